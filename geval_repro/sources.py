@@ -51,7 +51,9 @@ def load_registry(path: Path = REGISTRY_PATH) -> dict[str, Source]:
         try:
             source = Source(**entry)
         except TypeError as error:
-            raise ValueError(f"{path}: entry {entry.get('id', '?')!r} is malformed: {error}") from None
+            raise ValueError(
+                f"{path}: entry {entry.get('id', '?')!r} is malformed: {error}"
+            ) from None
         if source.id in registry:
             raise ValueError(f"{path}: source id {source.id!r} is listed twice")
         registry[source.id] = source

@@ -1,0 +1,169 @@
+"""Verified acquisition of upstream files: download, or read from an offline mirror.
+
+Every file is fetched with pooch: streamed to a temporary file beside its destination,
+checked against its pinned SHA-256 (and byte size, where known), and only then renamed into
+place, so bad bytes never reach the final path. A mirror directory laid out like the raw-file
+URLs (``<owner>/<repo>/<commit>/<path>``) replaces the network and goes through the same
+verification. Pooch (a maintained library used across scientific Python) supplies the
+timeout-aware HTTP downloader, retries with back-off, hash checks and the atomic rename.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pooch
+import requests
+
+from geval_repro.sources import Source, get_source
+
+MIRROR_ENV = "GEVAL_REPRO_MIRROR"
+RAW_GITHUB = "raw.githubusercontent.com"
+
+logger = logging.getLogger(__name__)
+
+
+class FetchError(RuntimeError):
+    """A file could not be obtained or failed verification."""
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A file to fetch: its URL, pinned hash, optional size and its local relative path."""
+
+    url: str
+    sha256: str
+    relpath: str
+    bytes: int | None = None
+    label: str = ""
+
+    @classmethod
+    def from_source(cls, source: Source) -> RemoteFile:
+        """The registry entry ``source`` as a fetchable file."""
+        return cls(source.url, source.sha256, source.relpath, source.bytes, source.id)
+
+    @classmethod
+    def from_url(cls, url: str, sha256: str, label: str = "") -> RemoteFile:
+        """A configured ``{url, sha256}`` file; its local path is derived from the URL."""
+        return cls(url, sha256, relpath_for_url(url), None, label or url)
+
+
+def relpath_for_url(url: str) -> str:
+    """Local relative path of a URL.
+
+    ``https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>`` maps to
+    ``<owner>/<repo>/<commit>/<path>`` (the mirror layout); any other URL to
+    ``<host>/<path>``.
+    """
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or not parsed.path.strip("/"):
+        raise FetchError(f"cannot fetch {url!r}: expected an http(s) URL of a file")
+    path = parsed.path.lstrip("/")
+    if ".." in Path(path).parts:
+        raise FetchError(f"cannot fetch {url!r}: '..' is not allowed in the path")
+    return path if parsed.netloc == RAW_GITHUB else f"{parsed.netloc}/{path}"
+
+
+def resolve_mirror(configured: str | os.PathLike[str] | None) -> Path | None:
+    """The mirror to use: the config value if set, else ``$GEVAL_REPRO_MIRROR``, else none."""
+    value = configured if configured not in (None, "") else os.environ.get(MIRROR_ENV) or None
+    if value is None:
+        return None
+    mirror = Path(value).expanduser().resolve()
+    if not mirror.is_dir():
+        raise FetchError(
+            f"mirror directory {mirror} does not exist: fix the config key 'mirror' or "
+            f"the environment variable {MIRROR_ENV}"
+        )
+    return mirror
+
+
+def _mirror_copier(source_path: Path):
+    """A pooch downloader that copies ``source_path`` (a mirror file) instead of downloading."""
+
+    def copy(url: str, output_file: str, _pooch: object) -> None:
+        shutil.copyfile(source_path, output_file)
+
+    return copy
+
+
+def _size_checked(downloader, remote: RemoteFile):
+    """Wrap a pooch downloader so that a file of the wrong size is refused before hashing."""
+
+    def download(url: str, output_file: str, pup: object) -> None:
+        downloader(url, output_file, pup)
+        actual = os.path.getsize(output_file)
+        if remote.bytes is not None and actual != remote.bytes:
+            raise ValueError(
+                f"{remote.label or remote.relpath}: {url} gave {actual} bytes, expected "
+                f"{remote.bytes} (truncated or wrong file)"
+            )
+
+    return download
+
+
+def fetch(
+    remote: RemoteFile,
+    raw_dir: str | os.PathLike[str],
+    *,
+    mirror: Path | None = None,
+    timeout: float = 60.0,
+    retries: int = 3,
+    progressbar: bool = True,
+) -> Path:
+    """Fetch ``remote`` into ``raw_dir/<relpath>``, verified, and return the final path.
+
+    With a mirror, ``mirror/<relpath>`` is copied if it exists (no network); a file missing
+    from the mirror is downloaded from its URL. A file already in place with the right hash
+    is kept. Any failure raises :class:`FetchError` naming the file, the URL and the fix.
+    """
+    mirrored = mirror / remote.relpath if mirror is not None else None
+    if mirrored is not None and mirrored.is_file():
+        inner = _mirror_copier(mirrored)
+        origin = f"mirror file {mirrored}"
+        retries = 0  # a local copy gives the same bytes every time
+    else:
+        inner = pooch.HTTPDownloader(progressbar=progressbar, timeout=timeout)
+        origin = remote.url
+    pup = pooch.create(
+        path=Path(raw_dir).resolve(),
+        base_url="",
+        registry={remote.relpath: f"sha256:{remote.sha256}"},
+        urls={remote.relpath: remote.url},
+        retry_if_failed=retries,
+    )
+    pooch_logger = pooch.get_logger()
+    level = pooch_logger.level
+    if mirrored is not None and mirrored.is_file():
+        pooch_logger.setLevel(logging.WARNING)  # its "Downloading ..." line would mislead
+    try:
+        path = Path(pup.fetch(remote.relpath, downloader=_size_checked(inner, remote)))
+    except ValueError as error:
+        raise FetchError(
+            f"{remote.label or remote.relpath} failed verification ({origin}): {error}. "
+            "The bad bytes were discarded; check the source or the mirror copy."
+        ) from error
+    except (requests.exceptions.RequestException, OSError) as error:
+        hint = (
+            f"not in the mirror {mirror} either" if mirror is not None else "no mirror configured"
+        )
+        raise FetchError(
+            f"could not download {remote.label or remote.relpath} from {remote.url} "
+            f"({type(error).__name__}: {error}); {hint}. To provide it offline, place the "
+            f"file at <mirror>/{remote.relpath} and set the config key 'mirror' or "
+            f"{MIRROR_ENV}"
+        ) from error
+    finally:
+        pooch_logger.setLevel(level)
+    logger.info("verified %s (%s) from %s", remote.relpath, remote.sha256[:12], origin)
+    return path
+
+
+def fetch_source(source_id: str, raw_dir: str | os.PathLike[str], **kwargs: object) -> Path:
+    """Fetch the registry entry ``source_id`` (see :func:`fetch` for the options)."""
+    return fetch(RemoteFile.from_source(get_source(source_id)), raw_dir, **kwargs)

@@ -1,0 +1,160 @@
+"""Fetching: verified downloads from a local HTTP server, and the offline mirror."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from geval_repro.fetch import FetchError, RemoteFile, fetch, fetch_source, relpath_for_url
+from geval_repro.sources import load_registry
+
+PAYLOAD = b"doc_id\tscore\n" + b"d1\t4.0\n" * 2000
+GOOD_SHA = hashlib.sha256(PAYLOAD).hexdigest()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves /good, /corrupt (same size, other bytes), /truncated, /slow, and /flaky (a 503
+    on its first request, the good file after)."""
+
+    flaky_calls = 0
+
+    def do_GET(self) -> None:
+        body = PAYLOAD
+        if self.path.endswith("/flaky"):
+            type(self).flaky_calls += 1
+            if type(self).flaky_calls == 1:
+                self.send_error(503)
+                return
+        elif self.path.endswith("/corrupt"):
+            body = PAYLOAD.replace(b"4.0", b"5.0", 1)
+        elif self.path.endswith("/truncated"):
+            body = PAYLOAD[: len(PAYLOAD) // 2]
+        elif self.path.endswith("/slow"):
+            time.sleep(3)
+        elif not self.path.endswith("/good"):
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        """Keep test output quiet."""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def _remote(server: str, name: str, size: int | None = len(PAYLOAD)) -> RemoteFile:
+    return RemoteFile(f"{server}/files/{name}", GOOD_SHA, f"local/{name}", size, f"test-{name}")
+
+
+def test_good_download_is_verified_and_placed(server: str, tmp_path: Path) -> None:
+    path = fetch(_remote(server, "good"), tmp_path, retries=0, progressbar=False)
+    assert path == tmp_path / "local" / "good"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == GOOD_SHA
+
+
+def test_corrupted_download_names_file_and_hashes_and_leaves_nothing(
+    server: str, tmp_path: Path
+) -> None:
+    with pytest.raises(FetchError) as info:
+        fetch(_remote(server, "corrupt"), tmp_path, retries=0, progressbar=False)
+    message = str(info.value)
+    assert "test-corrupt" in message
+    assert GOOD_SHA in message
+    assert hashlib.sha256(PAYLOAD.replace(b"4.0", b"5.0", 1)).hexdigest() in message
+    assert not (tmp_path / "local" / "corrupt").exists()
+    assert list((tmp_path / "local").iterdir()) == []  # no temporary leftovers
+
+
+def test_truncated_download_is_refused_by_size(server: str, tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match=r"expected 14013|truncated"):
+        fetch(_remote(server, "truncated"), tmp_path, retries=0, progressbar=False)
+    assert not (tmp_path / "local" / "truncated").exists()
+
+
+def test_truncated_download_without_known_size_fails_the_hash(server: str, tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match=GOOD_SHA):
+        fetch(_remote(server, "truncated", None), tmp_path, retries=0, progressbar=False)
+
+
+def test_timeout_is_an_error_naming_url_and_fix(server: str, tmp_path: Path) -> None:
+    with pytest.raises(FetchError) as info:
+        fetch(_remote(server, "slow"), tmp_path, timeout=0.5, retries=0, progressbar=False)
+    assert f"{server}/files/slow" in str(info.value)
+    assert "GEVAL_REPRO_MIRROR" in str(info.value)
+    assert not (tmp_path / "local" / "slow").exists()
+
+
+def test_retry_recovers_after_a_transient_failure(server: str, tmp_path: Path) -> None:
+    path = fetch(_remote(server, "flaky"), tmp_path, retries=1, progressbar=False)
+    assert path.read_bytes() == PAYLOAD
+    assert _Handler.flaky_calls == 2
+
+
+def test_without_retries_a_transient_failure_is_an_error(server: str, tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match="404"):
+        fetch(_remote(server, "missing"), tmp_path, retries=0, progressbar=False)
+
+
+def test_mirror_is_verified_like_a_download(tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    remote = RemoteFile("https://example.invalid/a/b.tsv", GOOD_SHA, "a/b.tsv", len(PAYLOAD), "m")
+    (mirror / "a").mkdir(parents=True)
+    (mirror / "a" / "b.tsv").write_bytes(PAYLOAD[:-1] + b"X")  # same size, wrong bytes
+    with pytest.raises(FetchError, match=GOOD_SHA):
+        fetch(remote, tmp_path / "raw", mirror=mirror)
+    assert not (tmp_path / "raw" / "a" / "b.tsv").exists()
+    (mirror / "a" / "b.tsv").write_bytes(PAYLOAD)
+    assert fetch(remote, tmp_path / "raw", mirror=mirror).read_bytes() == PAYLOAD
+
+
+def test_offline_and_not_in_mirror_names_file_url_and_fix(tmp_path: Path) -> None:
+    remote = RemoteFile("http://127.0.0.1:9/x/y.json", GOOD_SHA, "x/y.json", None, "thing")
+    with pytest.raises(FetchError) as info:
+        fetch(remote, tmp_path / "raw", mirror=tmp_path, retries=0, progressbar=False)
+    message = str(info.value)
+    assert "thing" in message and "http://127.0.0.1:9/x/y.json" in message
+    assert "<mirror>/x/y.json" in message
+
+
+def test_every_mirrored_source_verifies_from_the_mirror(mirror_dir: Path, tmp_path: Path) -> None:
+    mirrored = [s for s in load_registry().values() if s.mirrored]
+    assert len(mirrored) == 20
+    for source in mirrored:
+        path = fetch_source(source.id, tmp_path, mirror=mirror_dir)
+        assert path.stat().st_size == source.bytes
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
+
+
+def test_registry_covers_the_mirror_manifest(mirror_dir: Path) -> None:
+    rows = [line.split("\t") for line in (mirror_dir / "MANIFEST.tsv").read_text().splitlines()[1:]]
+    registry = {s.relpath: s for s in load_registry().values()}
+    for relpath, sha, size, url, _license in rows:
+        assert relpath in registry, relpath
+        assert (registry[relpath].sha256, registry[relpath].bytes) == (sha, int(size))
+        assert registry[relpath].url == url
+
+
+def test_relpath_for_url() -> None:
+    raw = "https://raw.githubusercontent.com/o/r/abc/results/x.json"
+    assert relpath_for_url(raw) == "o/r/abc/results/x.json"
+    assert relpath_for_url("https://example.org/d/x.json") == "example.org/d/x.json"
+    with pytest.raises(FetchError):
+        relpath_for_url("file:///etc/passwd")
+    with pytest.raises(FetchError):
+        relpath_for_url("https://example.org/../x")
