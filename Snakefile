@@ -1,0 +1,42 @@
+"""geval-repro: reproduce G-Eval's meta-evaluation (Liu et al., EMNLP 2023).
+
+Run `snakemake --cores 4`. Configuration: workflow/config.yaml (schema in
+workflow/schemas/config.schema.yaml); offline use: --config mirror=PATH or
+GEVAL_REPRO_MIRROR=PATH.
+"""
+
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+from geval_repro.config import check_config, judge_files, remote_files
+from geval_repro.fetch import resolve_mirror
+
+min_version("8.20")
+
+
+configfile: "workflow/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+check_config(config)
+
+DATA = Path(config["data_dir"])
+RAW = DATA / "raw"
+PROCESSED = DATA / "processed"
+RESULTS = Path(config["results_dir"])
+LOGS = RESULTS / "logs"
+MIRROR = resolve_mirror(config.get("mirror"))
+REMOTES = remote_files(config)
+JUDGES = config["judges_to_run"]
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/fetch.smk"
+include: "workflow/rules/tables.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.tables.input,

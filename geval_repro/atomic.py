@@ -1,0 +1,55 @@
+"""Atomic file output: write to a temporary file beside the target, then rename.
+
+A failed step never leaves a partial or corrupt file at the final path: the bytes go to
+``<dir>/.<name>.<random>.tmp`` and reach ``path`` only through ``os.replace`` once the
+writer has finished without error (and, where given, the written file passed ``verify``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path; on success rename it to ``path``, on error delete it."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) atomically."""
+    with atomic_path(path) as temporary:
+        temporary.write_text(text, encoding="utf-8")
+
+
+def write_parquet(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    verify: Callable[[pd.DataFrame], object] | None = None,
+) -> None:
+    """Write ``df`` as parquet atomically; ``verify`` re-reads the file and may raise."""
+    with atomic_path(path) as temporary:
+        df.to_parquet(temporary, index=False)
+        if verify is not None:
+            verify(pd.read_parquet(temporary))
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Write ``df`` as CSV atomically, with a fixed float format for byte-stable reruns."""
+    with atomic_path(path) as temporary:
+        df.to_csv(temporary, index=False, float_format="%.6g", lineterminator="\n")

@@ -1,0 +1,103 @@
+"""Pipeline configuration: checks beyond the JSON schema, and where each judge file lives.
+
+The JSON schema (``workflow/schemas/config.schema.yaml``) checks shapes and types; this
+module checks what a schema cannot (every judge to run is defined, every ``source`` id
+exists) and turns a judge's file specs into local paths and fetchable remote files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from geval_repro.fetch import RemoteFile
+from geval_repro.sources import REPO_ROOT, get_source, load_registry
+
+SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the key and the fix."""
+
+
+@dataclass(frozen=True)
+class JudgeFile:
+    """One judge input file: a local path, and the remote file behind it (if any)."""
+
+    path: Path
+    remote: RemoteFile | None
+
+
+def load_config(path: Path = DEFAULT_CONFIG_PATH) -> dict[str, Any]:
+    """Read and check a config file (the default one unless ``path`` is given)."""
+    with open(path, encoding="utf-8") as handle:
+        config = yaml.safe_load(handle)
+    check_config(config, origin=str(path))
+    return config
+
+
+def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
+    """Validate ``config`` against the JSON schema and the cross-references in it."""
+    with open(SCHEMA_PATH, encoding="utf-8") as handle:
+        schema = yaml.safe_load(handle)
+    errors = sorted(Draft202012Validator(schema).iter_errors(config), key=lambda e: e.path)
+    if errors:
+        lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {e.message}" for e in errors]
+        raise ConfigError(f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines))
+    for name in config["judges_to_run"]:
+        if name not in config["judges"]:
+            raise ConfigError(
+                f"{origin}: judges_to_run names {name!r}, which is not defined under judges "
+                f"(defined: {', '.join(sorted(config['judges']))})"
+            )
+    registry = load_registry()
+    for name, judge in config["judges"].items():
+        for spec in _file_specs(judge).values():
+            if "source" in spec and spec["source"] not in registry:
+                raise ConfigError(
+                    f"{origin}: judge {name!r} names source {spec['source']!r}, "
+                    "which is not an id in data/sources.yaml"
+                )
+
+
+def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
+    """The judge's file specs keyed by dimension (``"*"`` for a single scores file)."""
+    if "files" in judge:
+        return dict(judge["files"])
+    return {"*": judge["file"]}
+
+
+def judge_file(spec: Mapping[str, str], raw_dir: Path, label: str) -> JudgeFile:
+    """Resolve one file spec to its local path (and its remote file when it is fetched)."""
+    if "path" in spec:
+        return JudgeFile(Path(spec["path"]), None)
+    if "source" in spec:
+        remote = RemoteFile.from_source(get_source(spec["source"]))
+    else:
+        remote = RemoteFile.from_url(spec["url"], spec["sha256"], label)
+    return JudgeFile(raw_dir / remote.relpath, remote)
+
+
+def judge_files(config: Mapping[str, Any], name: str, raw_dir: Path) -> dict[str, JudgeFile]:
+    """All files of judge ``name`` keyed by dimension (``"*"`` for a scores file)."""
+    judge = config["judges"][name]
+    return {
+        dim: judge_file(spec, raw_dir, f"judge {name}, {dim}")
+        for dim, spec in _file_specs(judge).items()
+    }
+
+
+def remote_files(config: Mapping[str, Any]) -> dict[str, RemoteFile]:
+    """Every fetchable file keyed by its relative path: the registry plus judge URLs."""
+    remotes = {s.relpath: RemoteFile.from_source(s) for s in load_registry().values()}
+    for name in config["judges_to_run"]:
+        for judge_input in judge_files(config, name, Path(".")).values():
+            if judge_input.remote is not None:
+                remotes[judge_input.remote.relpath] = judge_input.remote
+    return remotes

@@ -1,0 +1,91 @@
+"""Figures for print: every figure is saved as PNG and SVG side by side, atomically.
+
+Matplotlib runs on the non-interactive Agg backend; SVGs carry no timestamp or random ids
+(``svg.hashsalt`` and ``metadata={"Date": None}``), so reruns give identical files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from geval_repro.atomic import atomic_path
+
+plt.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
+
+COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
+
+
+def save_figure(fig: plt.Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
+    """Save ``fig`` as PNG and SVG atomically and close it."""
+    with atomic_path(png) as temporary:
+        fig.savefig(temporary, format="png", metadata={"Software": None})
+    with atomic_path(svg) as temporary:
+        fig.savefig(temporary, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+
+
+def sweep_figure(
+    sweep: pd.DataFrame,
+    *,
+    coefficient: str,
+    parser: str,
+    paper: Mapping[str, float],
+    title: str,
+) -> plt.Figure:
+    """Correlation vs replies per item, one panel per dimension.
+
+    Lines: the first-n mean (released order) and the mean over random n-subsets with its
+    2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension.
+    """
+    rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
+    dimensions = list(dict.fromkeys(rows["dimension"]))
+    fig, axes = plt.subplots(
+        1, len(dimensions), figsize=(3.2 * len(dimensions), 3.2), sharey=True, squeeze=False
+    )
+    for ax, dimension in zip(axes[0], dimensions, strict=True):
+        dim_rows = rows[rows["dimension"] == dimension]
+        random = dim_rows[dim_rows["mode"] == "random"].sort_values("n")
+        first = dim_rows[dim_rows["mode"] == "first"].sort_values("n")
+        ax.fill_between(
+            random["n"], random["band_low"], random["band_high"], alpha=0.25, label="95 % band"
+        )
+        ax.plot(random["n"], random["value"], marker="o", ms=3, label="random n-subsets (mean)")
+        ax.plot(first["n"], first["value"], marker="s", ms=3, label="first n replies")
+        if dimension in paper:
+            ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
+        ax.set_title(dimension)
+        ax.set_xlabel("replies averaged per item (n)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"summary-level {COEFFICIENT_SYMBOL[coefficient]}")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figure:
+    """Share of tied within-document pairs of item scores vs replies per item."""
+    rows = sweep[
+        (sweep["parser"] == parser)
+        & (sweep["mode"] == "first")
+        & (sweep["coefficient"] == "kendall")
+    ]
+    fig, ax = plt.subplots(figsize=(4.5, 3.2))
+    for dimension, dim_rows in rows.groupby("dimension", sort=False):
+        dim_rows = dim_rows.sort_values("n")
+        ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
+    ax.set_xlabel("replies averaged per item (n, first n)")
+    ax.set_ylabel("tied within-document pairs (%)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig

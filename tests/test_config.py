@@ -1,0 +1,95 @@
+"""Configuration: the schema, cross-references, and judge file resolution."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from geval_repro.config import (
+    DEFAULT_CONFIG_PATH,
+    ConfigError,
+    check_config,
+    judge_files,
+    load_config,
+    remote_files,
+)
+from geval_repro.sources import get_source
+
+
+@pytest.fixture
+def config() -> dict:
+    return load_config()
+
+
+def test_default_config_runs_the_released_gpt4_replies(config: dict) -> None:
+    assert config["judges_to_run"] == ["gpt4-released"]
+    judge = config["judges"]["gpt4-released"]
+    assert judge["format"] == "geval-released"
+    assert sorted(judge["files"]) == ["coherence", "consistency", "fluency", "relevance"]
+
+
+def test_default_judge_files_are_the_registry_entries(config: dict) -> None:
+    files = judge_files(config, "gpt4-released", Path("raw"))
+    for dimension, short in [("coherence", "coh"), ("consistency", "con"), ("fluency", "flu")]:
+        source = get_source(f"geval4_replies_{short}")
+        remote = files[dimension].remote
+        assert remote is not None
+        assert (remote.url, remote.sha256, remote.relpath) == (
+            source.url,
+            source.sha256,
+            source.relpath,
+        )
+        assert files[dimension].path == Path("raw") / source.relpath
+
+
+def test_remote_files_cover_registry_and_judges(config: dict) -> None:
+    remotes = remote_files(config)
+    assert get_source("summeval").relpath in remotes
+    assert get_source("geval4_replies_rel").relpath in remotes
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda c: c.update(seed=-1), "seed"),
+        (lambda c: c["bootstrap"].update(n_resamples="many"), "n_resamples"),
+        (lambda c: c.update(judges_to_run=["nobody"]), "nobody"),
+        (lambda c: c["judges"]["gpt4-released"].update(format="csv"), "format"),
+        (
+            lambda c: c["judges"]["gpt4-released"]["files"].update(
+                coherence={"url": "https://x/y.json", "sha256": "abc"}
+            ),
+            "files/coherence",
+        ),
+        (
+            lambda c: c["judges"]["gpt4-released"]["files"].update(
+                coherence={"source": "no_such_id"}
+            ),
+            "no_such_id",
+        ),
+        (lambda c: c.update(unexpected=1), "unexpected"),
+    ],
+)
+def test_invalid_configs_name_the_key(config: dict, mutate, message: str) -> None:
+    broken = copy.deepcopy(config)
+    mutate(broken)
+    with pytest.raises(ConfigError, match=message):
+        check_config(broken)
+
+
+def test_a_local_path_judge_is_read_as_is(config: dict) -> None:
+    extra = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
+    extra["judges"]["mine"] = {
+        "benchmark": "summeval",
+        "format": "geval-released",
+        "label": "mine",
+        "files": {"fluency": {"path": "runs/flu.json"}},
+    }
+    extra["judges_to_run"] = ["mine"]
+    check_config(extra)
+    files = judge_files(extra, "mine", Path("raw"))
+    assert files["fluency"].path == Path("runs/flu.json")
+    assert files["fluency"].remote is None
