@@ -1,0 +1,25 @@
+"""Loaders: raw upstream files to tidy tables validated by :mod:`geval_repro.schemas`.
+
+Every loader takes explicit file paths (the pipeline passes ``data/raw/...``, tests the
+mirror), returns a ``pandas.DataFrame`` and raises ``ValueError`` naming the file, the item
+and the fix when the input is not what the pinned upstream file holds.
+"""
+
+from geval_repro.load.metriceval import load_metriceval_experts
+from geval_repro.load.multiref import load_multiref
+from geval_repro.load.qags import load_qags, load_qags_mturk
+from geval_repro.load.replies import load_released_replies
+from geval_repro.load.scores import load_item_scores
+from geval_repro.load.summeval import load_summeval
+from geval_repro.load.topical_chat import load_topical_chat
+
+__all__ = [
+    "load_item_scores",
+    "load_metriceval_experts",
+    "load_multiref",
+    "load_qags",
+    "load_qags_mturk",
+    "load_released_replies",
+    "load_summeval",
+    "load_topical_chat",
+]

@@ -1,0 +1,75 @@
+"""SummEval expert annotations and G-Eval scores as released by MetricEval (Xiao et al., 2023).
+
+isle-dev/MetricEval ``metric_eval/data/metric_scores_long.csv`` (and ``..._2nd_run.csv``, a
+second G-Eval run) has one row per (``test_id``, ``model_id``) = (doc_id, system_id): 1,700
+rows, the 1,600 SummEval summaries of nlpyang/geval ``data/summeval.json`` plus 100 rows of
+an extra system ``M23_dynamicmix`` that summeval.json does not have. Columns
+``Expert.<e>.<DIM>`` (e = 1..3, DIM in COH/CON/FLU/REL) hold each expert's integer rating
+1-5; their mean is summeval.json's score. Columns ``G.EVAL.3.5.<DIM>`` and
+``G.EVAL.4.<DIM>`` hold G-Eval scores, like every metric column of the file standardized
+(z-scored: mean 0, sample standard deviation 1) over all 1,700 rows, ``M23_dynamicmix``
+included; the pipeline reads those as judge runs of format ``scores``
+(:mod:`geval_repro.load.scores`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from geval_repro.schemas import (
+    METRICEVAL_EXPERTS,
+    METRICEVAL_N_EXPERTS,
+    SUMMEVAL_DIMENSIONS,
+    UPSTREAM_FIX,
+    validate_table,
+)
+
+SYSTEMS_NOT_IN_SUMMEVAL = ("M23_dynamicmix",)
+DIMENSION_CODES = dict(zip(("COH", "CON", "FLU", "REL"), SUMMEVAL_DIMENSIONS, strict=True))
+EXPERT_COLUMNS = {
+    f"Expert.{expert}.{code}": (expert, dimension)
+    for expert in range(1, METRICEVAL_N_EXPERTS + 1)
+    for code, dimension in DIMENSION_CODES.items()
+}
+KEY_COLUMNS = {"test_id": "doc_id", "model_id": "system_id"}
+
+
+def _long(path: str | Path, columns: dict[str, tuple], labels: tuple[str, str]) -> pd.DataFrame:
+    """The file's ``columns`` melted to rows of (doc_id, system_id, *labels, score).
+
+    Rows of systems not in summeval.json are dropped first; each melted column's two labels
+    come from ``columns[name]``.
+    """
+    frame = pd.read_csv(path)
+    missing = [name for name in (*KEY_COLUMNS, *columns) if name not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {missing}. Fix: {UPSTREAM_FIX}.")
+    frame = frame.loc[~frame["model_id"].isin(SYSTEMS_NOT_IN_SUMMEVAL)]
+    long = frame.rename(columns=KEY_COLUMNS).melt(
+        id_vars=list(KEY_COLUMNS.values()),
+        value_vars=list(columns),
+        var_name="column",
+        value_name="score",
+    )
+    for position, label in enumerate(labels):
+        long.insert(
+            2 + position, label, long["column"].map({k: v[position] for k, v in columns.items()})
+        )
+    return long.drop(columns="column")
+
+
+def load_metriceval_experts(path: str | Path) -> pd.DataFrame:
+    """The three experts' SummEval ratings in long form, the 1,600 summeval.json summaries only.
+
+    Columns: doc_id, system_id, expert (1..3), dimension (coherence, consistency, fluency,
+    relevance), score (int 1-5). 19,200 rows = 1,600 summaries x 3 experts x 4 dimensions.
+    """
+    table = _long(path, EXPERT_COLUMNS, ("expert", "dimension"))
+    table = table[["doc_id", "system_id", "expert", "dimension", "score"]].astype(
+        {"expert": "int64"}
+    )
+    return validate_table(
+        table, METRICEVAL_EXPERTS, path, ["doc_id", "system_id", "expert", "dimension"]
+    )
