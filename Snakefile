@@ -26,6 +26,8 @@ RAW = DATA / "raw"
 PROCESSED = DATA / "processed"
 RESULTS = Path(config["results_dir"])
 LOGS = RESULTS / "logs"
+ROOT_TABLES = RESULTS / "tables"
+ROOT_FIGURES = RESULTS / "figures"
 MIRROR = resolve_mirror(config.get("mirror"))
 REMOTES = remote_files(config)
 JUDGES = config["judges_to_run"]
@@ -34,9 +36,11 @@ JUDGES = config["judges_to_run"]
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/judges.smk"
 
 
 rule all:
     default_target: True
     input:
         rules.tables.input,
+        rules.judges.input,

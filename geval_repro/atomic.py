@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
@@ -26,6 +29,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     temporary = Path(name)
     try:
         yield temporary
+        os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)
@@ -47,9 +51,3 @@ def write_parquet(
         df.to_parquet(temporary, index=False)
         if verify is not None:
             verify(pd.read_parquet(temporary))
-
-
-def write_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write ``df`` as CSV atomically, with a fixed float format for byte-stable reruns."""
-    with atomic_path(path) as temporary:
-        df.to_csv(temporary, index=False, float_format="%.6g", lineterminator="\n")

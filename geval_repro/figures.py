@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 import matplotlib
 
@@ -16,6 +17,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from geval_repro.atomic import atomic_path
+from geval_repro.paper import paper_value
 
 plt.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
 
@@ -89,3 +91,34 @@ def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figu
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def sweep_figures(
+    sweep_csv: str | os.PathLike[str],
+    *,
+    label: str,
+    paper_metric: str | None,
+    out_dir: str | os.PathLike[str],
+    parser: str = "original",
+) -> None:
+    """The sweep's figures for one judge run: ρ and τ vs n, and the tie rate vs n."""
+    sweep = pd.read_csv(sweep_csv)
+    out = Path(out_dir)
+    for coefficient in ("spearman", "kendall"):
+        printed = {
+            dim: value
+            for dim in sweep["dimension"].unique()
+            if paper_metric
+            and (value := paper_value("summeval", dim, paper_metric, coefficient)) is not None
+        }
+        fig = sweep_figure(
+            sweep,
+            coefficient=coefficient,
+            parser=parser,
+            paper=printed,
+            title=f"{label}: SummEval summary-level {COEFFICIENT_SYMBOL[coefficient]} "
+            f"vs replies per item ({parser} parser)",
+        )
+        save_figure(fig, out / f"sweep_{coefficient}.png", out / f"sweep_{coefficient}.svg")
+    fig = tie_rate_figure(sweep, parser=parser, title=f"{label}: ties among item scores")
+    save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")

@@ -1,0 +1,152 @@
+"""Per-item scores of a judge run: mean, first reply, mode, and probability-weighted scores.
+
+An item is one (judge, benchmark, dimension, doc_id, system_id). Its replies are parsed by
+:mod:`geval_repro.judge.parse`; the *counted* values are every reply under ``original``
+(0.0 for an unread one, as the released script does) and the parsed replies under
+``tolerant``.
+
+- ``mean``: mean of the counted values, the paper's sampling estimate of
+  ``sum_s p(s) * s`` (Eq. 1). It is rounded to :data:`MEAN_DECIMALS` decimals so that two
+  items with the same multiset of replies get bit-identical means whatever the summation
+  order (replies carry at most a few decimals, so this merges only means that are equal).
+- ``first``: the counted value of the first reply in released order (smallest
+  ``reply_index``); NaN under ``tolerant`` when that reply is unparsed. It is the one-reply
+  score a judge sampled once would give.
+- ``mode``: the most frequent counted value; ties go to the smallest value.
+- An item with no counted value has NaN ``mean``/``first``/``mode``; it is left out of its
+  document's correlation.
+
+:func:`weighted_score` and :func:`weighted_scores` give the probability-weighted score
+``sum_s p(s) * s / sum_s p(s)`` over the valid score levels from a level distribution or
+top-logprobs (pass probabilities, i.e. ``exp`` of the logprobs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.judge.parse import Parser, parse_table
+
+ITEM_KEYS: tuple[str, ...] = ("judge", "benchmark", "dimension", "doc_id", "system_id")
+REPLY_COLUMNS: tuple[str, ...] = (*ITEM_KEYS, "reply_index", "reply")
+MEAN_DECIMALS = 12
+
+_SCORE_TOKEN = re.compile(r"\d+")
+
+
+def check_replies_table(replies: pd.DataFrame) -> None:
+    """Raise when columns are missing or an item repeats a ``reply_index``."""
+    missing = set(REPLY_COLUMNS) - set(replies.columns)
+    if missing:
+        raise ValueError(
+            f"replies table lacks columns {sorted(missing)}; expected {list(REPLY_COLUMNS)} "
+            "(geval_repro.load.replies builds this table)"
+        )
+    dup = replies.duplicated([*ITEM_KEYS, "reply_index"], keep=False)
+    if dup.any():
+        examples = replies.loc[dup, [*ITEM_KEYS, "reply_index"]].drop_duplicates().head(5)
+        raise ValueError(
+            f"{int(dup.sum())} replies repeat an item's reply_index, e.g.\n"
+            f"{examples.to_string(index=False)}\nfix: each reply of an item needs its own index"
+        )
+
+
+def round_mean(mean: np.ndarray | pd.Series) -> np.ndarray | pd.Series:
+    """Round item means to :data:`MEAN_DECIMALS` decimals (order-independent ties)."""
+    return np.round(mean, MEAN_DECIMALS)
+
+
+def item_scores(replies: pd.DataFrame, parser: Parser) -> pd.DataFrame:
+    """Per-item scores of a long replies table under one parser.
+
+    Returns one row per item with the columns of :data:`ITEM_KEYS` and ``parser``, ``mean``,
+    ``first``, ``mode``, ``n_replies`` (all replies), ``n_parsed`` (replies the parser read)
+    and ``n_counted`` (values entering the mean: ``n_replies`` under ``original``,
+    ``n_parsed`` under ``tolerant``). Rows are sorted by the item keys.
+    """
+    check_replies_table(replies)
+    keys = list(ITEM_KEYS)
+    parsed = parse_table(replies.loc[:, list(REPLY_COLUMNS)], parser)
+    parsed = parsed.sort_values([*keys, "reply_index"], kind="stable")
+    parsed["read"] = ~parsed["unread"]
+
+    grouped = parsed.groupby(keys, sort=True, observed=True)
+    out = grouped.agg(
+        total=("score", "sum"),
+        n_counted=("score", "count"),
+        n_replies=("reply", "size"),
+        n_parsed=("read", "sum"),
+    )
+    out["mean"] = round_mean(out["total"] / out["n_counted"].where(out["n_counted"] > 0))
+    out["first"] = parsed.drop_duplicates(keys, keep="first").set_index(keys)["score"]
+
+    counted = parsed.loc[parsed["score"].notna()]
+    freq = counted.groupby([*keys, "score"], sort=False, observed=True).size()
+    freq = freq.rename("freq").reset_index()
+    freq = freq.sort_values([*keys, "freq", "score"], ascending=[True] * len(keys) + [False, True])
+    out["mode"] = freq.drop_duplicates(keys, keep="first").set_index(keys)["score"]
+
+    out = out.reset_index().assign(parser=parser)
+    columns = [*keys, "parser", "mean", "first", "mode", "n_replies", "n_parsed", "n_counted"]
+    return out.loc[:, columns].astype({"n_replies": "int64", "n_parsed": "int64"})
+
+
+def _valid_level(token: str | int, low: int, high: int) -> int | None:
+    if isinstance(token, bool):
+        return None
+    if isinstance(token, int | np.integer):
+        level = int(token)
+    elif isinstance(token, str) and _SCORE_TOKEN.fullmatch(token.strip()):
+        level = int(token.strip())
+    else:
+        return None
+    return level if low <= level <= high else None
+
+
+def weighted_score(probs: Mapping[str | int, float], scale: tuple[int, int]) -> float:
+    """``sum_s p(s) * s / sum_s p(s)`` over the valid score tokens, renormalized.
+
+    ``probs`` maps tokens (``"3"``, ``" 3"`` or ``3``) to probabilities, e.g. a judge's
+    top-logprobs after ``exp``. Valid tokens are integers (surrounding whitespace allowed)
+    within ``scale`` = (min, max); other tokens' mass is dropped and the rest renormalized.
+    Tokens naming the same level add up. NaN when no valid token has positive mass.
+    Example: {"3": 0.6, "4": 0.3, "2": 0.05, "the": 0.05} on (1, 5) gives
+    (1.8 + 1.2 + 0.1) / 0.95 = 3.2631...
+    """
+    low, high = scale
+    mass = 0.0
+    weighted = 0.0
+    for token, p in probs.items():
+        if not np.isfinite(p) or p < 0:
+            raise ValueError(f"probability of token {token!r} is {p!r}: must be finite and >= 0")
+        level = _valid_level(token, low, high)
+        if level is not None:
+            mass += p
+            weighted += p * level
+    return weighted / mass if mass > 0 else float("nan")
+
+
+def weighted_scores(probs: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """Vectorized :func:`weighted_score`: ``probs[..., k]`` is the probability of ``levels[k]``.
+
+    Only the valid levels are given (mass on other tokens is simply not passed), so the
+    result ``sum_k p_k * levels[k] / sum_k p_k`` is renormalized over them; NaN where the
+    valid mass is 0. Shape: ``probs.shape[:-1]``.
+    """
+    p = np.asarray(probs, dtype=float)
+    lv = np.asarray(levels, dtype=float)
+    if p.shape[-1:] != lv.shape:
+        raise ValueError(
+            f"probs has last axis {p.shape[-1:]} but {lv.size} levels were given: "
+            "pass one probability column per level"
+        )
+    if not np.isfinite(p).all() or (p < 0).any():
+        raise ValueError("probabilities must be finite and >= 0")
+    mass = p.sum(axis=-1)
+    weighted = (p * lv).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(mass > 0, weighted / mass, np.nan)

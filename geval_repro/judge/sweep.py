@@ -1,0 +1,321 @@
+"""Replies-per-item sweep: summary-level correlation with human scores vs replies per item.
+
+For each run (judge, benchmark, dimension), parser and coefficient, and n = 1..n_max
+(n_max defaults to the run's replies per item, 20 in the release):
+
+- ``first``: each item's score is the mean of its first n replies in released order;
+- ``random``: ``draws`` draws (default 200); in each, every item independently gets a
+  uniformly random n-subset of its replies (without replacement) and its score is their
+  mean. ``value`` is the mean of the draws' correlations, ``band_low``/``band_high`` the
+  2.5 / 97.5 percentiles over draws (NaN for ``first``). A draw whose correlation is
+  undefined (no document kept) makes all three NaN rather than being dropped silently.
+
+An item's mean follows the parser's counting rule (see :mod:`geval_repro.judge.item_scores`):
+under ``original`` all n replies count (0 for an unread one); under ``tolerant`` the mean
+is over the parsed replies among the n taken, and an item none of whose n replies parsed
+has no score in that draw (it is left out of its document's correlation). Means are rounded
+like :func:`geval_repro.judge.item_scores.round_mean`, so at n = n_max both modes equal the
+full-mean scores of :func:`geval_repro.judge.item_scores.item_scores` exactly.
+
+Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.correlate_batch`:
+per document, correlate the systems' scores with the human scores, skip a constant vector,
+average the kept documents), vectorized over a batch of score matrices: all draws of one
+n, or all n of the first-n mode, in one call. ``tie_rate`` is
+:func:`geval_repro.stats.ties.tie_rate` at the summary level (pairs of item scores within a
+document); for ``random`` it is pooled over the draws (tied pairs / pairs over every
+document of every draw), which equals the mean of the per-draw rates whenever each draw has
+the same number of pairs (always under ``original``). ``gain_share`` is
+``(value_n - value_1) / (value_nmax - value_1)`` per (run, parser, mode, coefficient), NaN
+when the denominator is 0 or undefined.
+
+Draws: for each draw, one random permutation of each item's replies (argsort of uniform
+keys, shape ``(draws, n_items, n_replies)``); the n-subset is its first n entries. Each
+n-subset is thus uniform, the subsets of one draw are nested across n (common random
+numbers, so the curve over n is smooth), and the same draws serve both parsers and all
+coefficients. The generator is seeded from the caller's ``seed`` and the run's judge,
+benchmark and dimension names (CRC-32), so a run's draws do not depend on which other runs
+are swept in the same call.
+
+Reply counts: every item of a run must have the same number of replies with
+``reply_index`` 0..R-1 (the released files have 20); otherwise :func:`reply_grid` raises,
+naming the items that differ.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.judge.item_scores import REPLY_COLUMNS, check_replies_table, round_mean
+from geval_repro.judge.parse import PARSERS, Parser, parse_table
+from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.levels import correlate_batch
+from geval_repro.stats.matrix import to_matrix
+from geval_repro.stats.ties import tie_rate
+
+Mode = Literal["first", "random"]
+MODES: tuple[Mode, ...] = ("first", "random")
+DEFAULT_DRAWS = 200
+BAND_PERCENTILES = (2.5, 97.5)
+SWEEP_COLUMNS = (
+    "judge",
+    "dimension",
+    "parser",
+    "mode",
+    "n",
+    "coefficient",
+    "value",
+    "band_low",
+    "band_high",
+    "tie_rate",
+    "gain_share",
+)
+RUN_KEYS = ("judge", "benchmark", "dimension")
+
+
+@dataclass(frozen=True)
+class ReplyGrid:
+    """One run's parsed replies laid out for the sweep.
+
+    ``values[i, r]``: the counted value of item ``i``'s reply ``r`` (released order), NaN
+    when the parser leaves it out. Item ``i`` is system ``systems[rows[i]]`` on document
+    ``docs[cols[i]]``; ``human`` is the ``(n_systems, n_docs)`` human matrix of the run's
+    dimension over the same labels (NaN where the run has no item).
+    """
+
+    values: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    systems: list
+    docs: list
+    human: np.ndarray
+
+    def matrices(self, item_scores: np.ndarray) -> np.ndarray:
+        """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``."""
+        shape = (*item_scores.shape[:-1], len(self.systems), len(self.docs))
+        out = np.full(shape, np.nan)
+        out[..., self.rows, self.cols] = item_scores
+        return out
+
+
+def _fixed_reply_count(run: pd.DataFrame) -> int:
+    """The run's replies per item; raise when items differ or indices are not 0..R-1."""
+    keys = ["doc_id", "system_id"]
+    per_item = run.groupby(keys, sort=True).agg(
+        n=("reply_index", "size"), low=("reply_index", "min"), high=("reply_index", "max")
+    )
+    count = int(per_item["n"].mode().min())
+    bad = per_item[
+        (per_item["n"] != count) | (per_item["low"] != 0) | (per_item["high"] != count - 1)
+    ]
+    if len(bad):
+        first = run.iloc[0]
+        listed = ", ".join(
+            f"(doc_id={d!r}, system_id={s!r}: {n} replies, reply_index {lo}..{hi})"
+            for (d, s), n, lo, hi in bad[["n", "low", "high"]].head(5).itertuples(name=None)
+        )
+        raise ValueError(
+            f"sweep needs the same number of replies per item, with reply_index 0..R-1; in run "
+            f"judge={first['judge']!r}, dimension={first['dimension']!r} most items have "
+            f"{count} but {len(bad)} item(s) differ: {listed}. Fix: sweep only runs whose "
+            "items all carry the same replies (drop or re-query the items listed)"
+        )
+    return count
+
+
+def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyGrid:
+    """Lay out one run's replies (a single judge, benchmark and dimension) for the sweep.
+
+    ``human`` is the wide human table (``doc_id``, ``system_id``, one column per dimension).
+    Raises when the run's reply counts differ between items or an item has no human score.
+    """
+    check_replies_table(run)
+    if len(run) == 0:
+        raise ValueError("empty replies table: nothing to sweep")
+    distinct = run.loc[:, list(RUN_KEYS)].drop_duplicates()
+    if len(distinct) != 1:
+        raise ValueError(
+            f"reply_grid takes one run, got {len(distinct)}: {distinct.to_dict('records')}"
+        )
+    dimension = str(distinct["dimension"].iloc[0])
+    if dimension not in human.columns:
+        raise ValueError(f"human table has no {dimension!r} column")
+    count = _fixed_reply_count(run)
+
+    ordered = run.sort_values(["doc_id", "system_id", "reply_index"], kind="stable")
+    parsed = parse_table(ordered.loc[:, list(REPLY_COLUMNS)], parser)
+    values = parsed["score"].to_numpy(dtype=float).reshape(-1, count)
+    items = ordered.loc[ordered["reply_index"] == 0, ["doc_id", "system_id"]]
+
+    gold = items.merge(
+        human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"], how="left"
+    )
+    absent = gold[dimension].isna()
+    if absent.any():
+        listed = ", ".join(
+            f"(doc_id={d!r}, system_id={s!r})"
+            for d, s in gold.loc[absent, ["doc_id", "system_id"]].head(5).itertuples(index=False)
+        )
+        raise ValueError(
+            f"{int(absent.sum())} item(s) of the {dimension} run have no human score, e.g. "
+            f"{listed}. Fix: pass the human table of the benchmark the replies belong to"
+        )
+    human_matrix, systems, docs = to_matrix(gold, dimension)
+    rows = pd.Index(systems).get_indexer(items["system_id"])
+    cols = pd.Index(docs).get_indexer(items["doc_id"])
+    return ReplyGrid(values, rows, cols, systems, docs, human_matrix)
+
+
+def _prefix_means(values: np.ndarray) -> np.ndarray:
+    """Means of the first n counted values along the last axis, for every n (NaN if none).
+
+    ``values`` ``(..., R)`` -> ``(R, ...)`` with entry ``n - 1`` the mean over the first n.
+    """
+    counted = ~np.isnan(values)
+    sums = np.cumsum(np.where(counted, values, 0.0), axis=-1)
+    counts = np.cumsum(counted, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = round_mean(np.where(counts > 0, sums / counts, np.nan))
+    return np.moveaxis(means, -1, 0)
+
+
+def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
+    names = [zlib.crc32(str(name).encode("utf-8")) for name in (judge, benchmark, dimension)]
+    return np.random.SeedSequence([seed, *names])
+
+
+def random_permutations(
+    n_items: int, n_replies: int, draws: int, seed: np.random.SeedSequence | int
+) -> np.ndarray:
+    """``(draws, n_items, n_replies)``: an independent random permutation per draw and item."""
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((draws, n_items, n_replies)), axis=-1)
+
+
+def _sweep_grid(
+    grid: ReplyGrid,
+    coefficients: Iterable[str],
+    n_max: int,
+    first: bool,
+    permutations: np.ndarray | None,
+) -> pd.DataFrame:
+    """Sweep rows (without run labels and gain share) for one laid-out run and parser.
+
+    ``first``: include the first-n mode; ``permutations``: the random mode's draws
+    (``None`` to skip the random mode).
+    """
+    coefficients = tuple(coefficients)
+    rows: list[dict] = []
+    ns = np.arange(1, n_max + 1)
+    if first:
+        batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
+        human = np.broadcast_to(grid.human, batch.shape)
+        ties = [tie_rate(matrix, "summary").rate for matrix in batch]
+        for coefficient in coefficients:
+            value = correlate_batch(batch, human, "summary", coefficient).value
+            rows += [
+                {
+                    "mode": "first",
+                    "n": int(n),
+                    "coefficient": coefficient,
+                    "value": float(v),
+                    "band_low": np.nan,
+                    "band_high": np.nan,
+                    "tie_rate": t,
+                }
+                for n, v, t in zip(ns, value, ties, strict=True)
+            ]
+    if permutations is not None:
+        taken = permutations[..., :n_max]  # the first n_max of each item's permutation
+        drawn = np.take_along_axis(grid.values[None, :, :], taken, axis=-1)
+        means = _prefix_means(drawn)  # (n_max, draws, n_items)
+        for n in ns:
+            batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
+            human = np.broadcast_to(grid.human, batch.shape)
+            pooled = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
+            ties = tie_rate(pooled, "summary").rate
+            for coefficient in coefficients:
+                value = correlate_batch(batch, human, "summary", coefficient).value
+                low, high = np.percentile(value, BAND_PERCENTILES)
+                rows.append(
+                    {
+                        "mode": "random",
+                        "n": int(n),
+                        "coefficient": coefficient,
+                        "value": float(value.mean()),
+                        "band_low": float(low),
+                        "band_high": float(high),
+                        "tie_rate": ties,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _gain_share(frame: pd.DataFrame) -> pd.Series:
+    """``(value_n - value_1) / (value_nmax - value_1)`` within each sweep curve."""
+    curve = ["judge", "dimension", "parser", "mode", "coefficient"]
+    grouped = frame.sort_values("n").groupby(curve, sort=False)["value"]
+    start = grouped.transform("first")  # value at n = 1
+    span = grouped.transform("last") - start  # value at n = n_max minus value at n = 1
+    return ((frame["value"] - start) / span).where(span != 0)
+
+
+def sweep(
+    replies: pd.DataFrame,
+    human: pd.DataFrame,
+    *,
+    seed: int,
+    parsers: Iterable[Parser] = PARSERS,
+    coefficients: Iterable[str] = COEFFICIENTS,
+    modes: Iterable[Mode] = MODES,
+    draws: int = DEFAULT_DRAWS,
+    n_max: int | None = None,
+) -> pd.DataFrame:
+    """The replies-per-item sweep of every run in ``replies`` (see the module docstring).
+
+    ``replies``: the long replies table (one or more runs); ``human``: the wide human table
+    (:func:`geval_repro.load.summeval.load_summeval`); ``seed``: a non-negative integer;
+    ``n_max``: the largest n (default: the run's replies per item). Returns a DataFrame
+    with the columns of :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode,
+    coefficient and n.
+    """
+    modes = tuple(modes)
+    parsers = tuple(parsers)
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise ValueError(f"unknown sweep modes {sorted(unknown)}: use {MODES}")
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    check_replies_table(replies)
+    benchmarks = sorted(replies["benchmark"].unique())
+    if len(benchmarks) != 1:
+        raise ValueError(
+            f"sweep correlates at SummEval's summary level, one benchmark at a time; the "
+            f"replies table holds {benchmarks}: pass one benchmark's replies"
+        )
+    frames = []
+    for (judge, benchmark, dimension), run in replies.groupby(list(RUN_KEYS), sort=True):
+        count = _fixed_reply_count(run)
+        top = count if n_max is None else n_max
+        if not 1 <= top <= count:
+            raise ValueError(
+                f"n_max={top} but run judge={judge!r}, dimension={dimension!r} has {count} "
+                "replies per item: choose 1 <= n_max <= replies per item"
+            )
+        permutations = None
+        for parser in parsers:
+            grid = reply_grid(run, human, parser)
+            if "random" in modes and permutations is None:  # shared by both parsers
+                seq = _run_seed(seed, str(judge), str(benchmark), str(dimension))
+                permutations = random_permutations(len(grid.rows), count, draws, seq)
+            part = _sweep_grid(grid, coefficients, top, "first" in modes, permutations)
+            frames.append(part.assign(judge=judge, dimension=dimension, parser=parser))
+    out = pd.concat(frames, ignore_index=True)
+    out["gain_share"] = _gain_share(out)
+    order = ["judge", "dimension", "parser", "mode", "coefficient", "n"]
+    return out.loc[:, list(SWEEP_COLUMNS)].sort_values(order, ignore_index=True)

@@ -1,0 +1,1 @@
+"""Pipeline steps: what each Snakemake rule calls (rules stay one call long)."""

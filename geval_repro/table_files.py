@@ -1,0 +1,20 @@
+"""Result tables on disk: a CSV and its Markdown twin, side by side, written atomically."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from geval_repro.atomic import write_text
+from geval_repro.correlation_table import COLUMNS, check_rows, to_markdown
+
+
+def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str]) -> None:
+    """Write ``<stem>.csv`` and ``<stem>.md``; correlation-shaped tables are checked first."""
+    if list(df.columns) == COLUMNS:
+        check_rows(df)
+    stem = Path(stem)
+    write_text(stem.with_name(stem.name + ".csv"), df.to_csv(index=False, lineterminator="\n"))
+    write_text(stem.with_name(stem.name + ".md"), to_markdown(df))

@@ -1,0 +1,194 @@
+"""The replies-per-item sweep: hand-computed curves, n = n_max equals the full mean, seeding."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from geval_repro.judge.sweep import SWEEP_COLUMNS, sweep
+
+
+def _replies(items: dict[tuple[str, str], list[str]], dimension: str = "coherence") -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "judge": "j",
+                "benchmark": "summeval",
+                "dimension": dimension,
+                "doc_id": doc,
+                "system_id": system,
+                "reply_index": i,
+                "reply": reply,
+            }
+            for (doc, system), replies in items.items()
+            for i, reply in enumerate(replies)
+        ]
+    )
+
+
+def _human(values: dict[tuple[str, str], float], dimension: str = "coherence") -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"doc_id": d, "system_id": s, dimension: v} for (d, s), v in values.items()]
+    )
+
+
+# one document, three systems, human 1, 2, 3
+TINY = _replies({("d1", "A"): ["1", "5"], ("d1", "B"): ["2", "2"], ("d1", "C"): ["3", "1"]})
+TINY_HUMAN = _human({("d1", "A"): 1.0, ("d1", "B"): 2.0, ("d1", "C"): 3.0})
+
+
+def _pick(frame: pd.DataFrame, **where: object) -> pd.DataFrame:
+    mask = np.ones(len(frame), dtype=bool)
+    for column, value in where.items():
+        mask &= (frame[column] == value).to_numpy()
+    return frame.loc[mask]
+
+
+def test_first_n_by_hand() -> None:
+    got = sweep(TINY, TINY_HUMAN, seed=0, parsers=["original"], modes=["first"])
+    assert list(got.columns) == list(SWEEP_COLUMNS)
+    pearson = _pick(got, coefficient="pearson").set_index("n")
+    # n = 1: scores (1, 2, 3) -> r = 1; no tied pair among 3
+    assert pearson.loc[1, "value"] == pytest.approx(1.0)
+    assert pearson.loc[1, "tie_rate"] == 0.0
+    # n = 2: means (3, 2, 2): xc = (2, -1, -1)/3, yc = (-1, 0, 1): r = -1 / (sqrt(6)/3 * sqrt(2))
+    assert pearson.loc[2, "value"] == pytest.approx(-math.sqrt(3) / 2)
+    assert pearson.loc[2, "tie_rate"] == pytest.approx(1 / 3)  # B and C tie
+    assert math.isnan(pearson.loc[1, "band_low"]) and math.isnan(pearson.loc[2, "band_high"])
+    assert pearson["gain_share"].tolist() == [0.0, 1.0]
+    # Kendall at n = 2: pairs (A,B) x+,y- ; (A,C) x+,y- ; (B,C) x tie -> tau-b = -2/sqrt(2*3)
+    kendall = _pick(got, coefficient="kendall").set_index("n")
+    assert kendall.loc[2, "value"] == pytest.approx(-2 / math.sqrt(6))
+
+
+def test_random_n1_draws_uniform_subsets() -> None:
+    # n = 1: A in {1, 5}, B = 2, C in {3, 1}; Pearson with (1, 2, 3) for the four choices:
+    # (1,2,3) -> 1; (1,2,1) -> 0; (5,2,3) -> -6/sqrt(84); (5,2,1) -> -12/sqrt(156)
+    outcomes = [1.0, 0.0, -6 / math.sqrt(84), -12 / math.sqrt(156)]
+    got = sweep(
+        TINY, TINY_HUMAN, seed=7, parsers=["original"], coefficients=["pearson"], draws=4000
+    )
+    row = _pick(got, mode="random", n=1).iloc[0]
+    assert row["band_low"] == pytest.approx(min(outcomes))
+    assert row["band_high"] == pytest.approx(max(outcomes))
+    # mean of 4000 seeded draws vs the exact expectation (sd of one draw ~ 0.77: se ~ 0.012)
+    assert row["value"] == pytest.approx(np.mean(outcomes), abs=0.06)
+    full = _pick(got, mode="random", n=2).iloc[0]
+    assert full["value"] == pytest.approx(-math.sqrt(3) / 2)
+    assert full["band_low"] == pytest.approx(full["band_high"])
+
+
+def test_tolerant_leaves_items_without_parsed_replies_out() -> None:
+    replies = _replies(
+        {
+            ("d1", "A"): ["N/A", "1"],
+            ("d1", "B"): ["3", "3"],
+            ("d1", "C"): ["2", "2"],
+            ("d1", "D"): ["4", "9"],  # "9" is out of scale: D's mean stays 4
+        }
+    )
+    human = _human({("d1", "A"): 1.0, ("d1", "B"): 2.0, ("d1", "C"): 3.0, ("d1", "D"): 4.0})
+    got = sweep(replies, human, seed=0, coefficients=["spearman"], modes=["first"])
+    tol = _pick(got, parser="tolerant").set_index("n")
+    # n = 1: A unparsed -> (B, C, D) = (3, 2, 4) vs (2, 3, 4): rho = 0.5
+    assert tol.loc[1, "value"] == pytest.approx(0.5)
+    # n = 2: (1, 3, 2, 4) vs (1, 2, 3, 4): rho = 1 - 6*2/(4*15) = 0.8
+    assert tol.loc[2, "value"] == pytest.approx(0.8)
+    orig = _pick(got, parser="original").set_index("n")
+    # original n = 1: (0, 3, 2, 4) -> rho 0.8; n = 2: (0.5, 3, 2, 6.5) -> rho 0.8
+    assert orig.loc[1, "value"] == pytest.approx(0.8)
+    assert orig.loc[2, "value"] == pytest.approx(0.8)
+    assert math.isnan(orig.loc[2, "gain_share"])  # no gain from n = 1 to n = 2
+
+
+def _synthetic(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """SYNTHETIC replies (not model output): 12 documents x 8 systems x 20 replies."""
+    rng = np.random.default_rng(seed)
+    keys = [(f"d{d:02d}", f"M{s}") for d in range(12) for s in range(8)]
+    human = _human(
+        {k: float(v) for k, v in zip(keys, rng.integers(3, 16, len(keys)) / 3, strict=True)}
+    )
+    gold = human["coherence"].to_numpy()
+    ratings = np.clip(np.rint(gold[:, None] + rng.normal(0, 1.0, (len(keys), 20))), 1, 5)
+    text = ratings.astype(int).astype(str).astype(object)
+    text[rng.random(text.shape) < 0.1] = "N/A"
+    text[rng.random(text.shape) < 0.05] = "- Coherence: 4"
+    return _replies({k: list(row) for k, row in zip(keys, text, strict=True)}), human
+
+
+def _released_parse(reply: str) -> float:
+    matched = re.search(r"^ ?([\d\.]+)", reply)
+    if matched:
+        try:
+            return float(matched.group(1))
+        except ValueError:
+            return 0.0
+    return 0.0
+
+
+def _tolerant_parse(reply: str) -> float:
+    text = reply.strip()
+    if text.lower().startswith("- coherence:"):
+        text = text[len("- coherence:") :].strip()
+    return float(text) if text.isdigit() and 1 <= int(text) <= 5 else math.nan
+
+
+def _scipy_summary(replies: pd.DataFrame, human: pd.DataFrame, parse, coefficient: str) -> float:
+    """Released-script protocol, written independently: per document, scipy over systems."""
+    scored = replies.assign(value=[parse(r) for r in replies["reply"]])
+    means = scored.groupby(["doc_id", "system_id"])["value"].mean().rename("m").reset_index()
+    table = means.merge(human, on=["doc_id", "system_id"]).dropna()
+    func = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
+    kept = []
+    for _, doc in table.groupby("doc_id"):
+        if doc["m"].nunique() > 1 and doc["coherence"].nunique() > 1:
+            kept.append(func[coefficient](doc["m"], doc["coherence"])[0])
+    return float(np.mean(kept))
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+def test_n20_equals_full_mean(coefficient: str) -> None:
+    replies, human = _synthetic(11)
+    got = sweep(replies, human, seed=3, coefficients=[coefficient], draws=50)
+    for parser, parse in (("original", _released_parse), ("tolerant", _tolerant_parse)):
+        expected = _scipy_summary(replies, human, parse, coefficient)
+        rows = _pick(got, parser=parser, n=20).set_index("mode")
+        assert rows.loc["first", "value"] == pytest.approx(expected, abs=1e-12)
+        assert rows.loc["random", "value"] == pytest.approx(expected, abs=1e-12)
+        assert rows.loc["random", "band_low"] == pytest.approx(expected, abs=1e-12)
+        assert rows.loc["random", "band_high"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_random_sweep_is_deterministic_from_seed_and_gain_share_ends() -> None:
+    replies, human = _synthetic(5)
+    first = sweep(replies, human, seed=42, draws=30)
+    again = sweep(replies, human, seed=42, draws=30)
+    other = sweep(replies, human, seed=43, draws=30)
+    pd.testing.assert_frame_equal(first, again)
+    random_rows = (first["mode"] == "random") & (first["n"] < 20)
+    assert not np.allclose(first.loc[random_rows, "value"], other.loc[random_rows, "value"])
+    fixed = first["mode"] == "first"
+    pd.testing.assert_frame_equal(first.loc[fixed], other.loc[fixed])
+    assert len(first) == 2 * 2 * 3 * 20  # parsers x modes x coefficients x n
+    assert (first.loc[first["n"] == 1, "gain_share"] == 0.0).all()
+    assert (first.loc[first["n"] == 20, "gain_share"] == 1.0).all()
+
+
+def test_n_max_and_ragged_counts() -> None:
+    got = sweep(TINY, TINY_HUMAN, seed=0, n_max=1, modes=["first"])
+    assert set(got["n"]) == {1}
+    with pytest.raises(ValueError, match="n_max"):
+        sweep(TINY, TINY_HUMAN, seed=0, n_max=3)
+    ragged = TINY.iloc[:-1]  # C loses its second reply
+    with pytest.raises(ValueError, match=r"doc_id='d1', system_id='C': 1 replies"):
+        sweep(ragged, TINY_HUMAN, seed=0)
+
+
+def test_items_without_human_scores_are_an_error() -> None:
+    with pytest.raises(ValueError, match="no human score"):
+        sweep(TINY, TINY_HUMAN.iloc[:2], seed=0)

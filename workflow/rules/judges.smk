@@ -1,0 +1,132 @@
+"""Judge runs: per-item scores, correlation tables, diagnostics, the sweep and its figures."""
+
+from geval_repro.figures import sweep_figures
+from geval_repro.pipeline import judge_tables
+
+RELEASED = [j for j in JUDGES if config["judges"][j]["format"] == "geval-released"]
+SCORED = [j for j in JUDGES if config["judges"][j]["format"] == "scores"]
+JUDGE_TABLES = ROOT_TABLES / "judges"
+RELEASED_TABLES = [
+    "correlations",
+    "main",
+    "one_reply",
+    "parsers",
+    "diagnostics",
+    "rollups",
+    "significance",
+]
+SWEEP_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
+
+
+def one_of(names):
+    """A wildcard constraint matching exactly one of ``names`` (nothing when empty)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+def judge_outputs(judge):
+    """Every result file of one judge run."""
+    tables = JUDGE_TABLES / judge
+    if judge in SCORED:
+        return [tables / "correlations.csv", tables / "correlations.md"]
+    figures = ROOT_FIGURES / "judges" / judge
+    return [
+        *[tables / f"{name}.{ext}" for name in RELEASED_TABLES for ext in ("csv", "md")],
+        tables / "sweep.csv",
+        *[figures / f"{name}.{ext}" for name in SWEEP_FIGURES for ext in ("png", "svg")],
+    ]
+
+
+rule judge_item_scores:
+    input:
+        PROCESSED / "judges" / "{judge}" / "replies.parquet",
+    output:
+        PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
+    log:
+        LOGS / "judges" / "{judge}_item_scores.log",
+    run:
+        judge_tables.build_item_scores(input[0], output[0])
+
+
+rule judge_released_tables:
+    input:
+        item_scores=PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
+        replies=PROCESSED / "judges" / "{judge}" / "replies.parquet",
+        summeval=PROCESSED / "summeval.parquet",
+    output:
+        expand(JUDGE_TABLES / "{{judge}}" / "{name}.{ext}", name=RELEASED_TABLES, ext=["csv", "md"]),
+    wildcard_constraints:
+        judge=one_of(RELEASED),
+    log:
+        LOGS / "judges" / "{judge}_tables.log",
+    run:
+        judge_tables.released_tables(
+            wildcards.judge,
+            config["judges"][wildcards.judge],
+            input.item_scores,
+            input.replies,
+            input.summeval,
+            config,
+            JUDGE_TABLES / wildcards.judge,
+        )
+
+
+rule judge_scores_tables:
+    input:
+        scores=PROCESSED / "judges" / "{judge}" / "scores.parquet",
+        summeval=PROCESSED / "summeval.parquet",
+    output:
+        JUDGE_TABLES / "{judge}" / "correlations.csv",
+        JUDGE_TABLES / "{judge}" / "correlations.md",
+    wildcard_constraints:
+        judge=one_of(SCORED),
+    log:
+        LOGS / "judges" / "{judge}_tables.log",
+    run:
+        judge_tables.scores_tables(
+            wildcards.judge,
+            config["judges"][wildcards.judge],
+            input.scores,
+            input.summeval,
+            config,
+            JUDGE_TABLES / wildcards.judge,
+        )
+
+
+rule judge_sweep:
+    input:
+        replies=PROCESSED / "judges" / "{judge}" / "replies.parquet",
+        summeval=PROCESSED / "summeval.parquet",
+    output:
+        JUDGE_TABLES / "{judge}" / "sweep.csv",
+    log:
+        LOGS / "judges" / "{judge}_sweep.log",
+    threads: 1
+    run:
+        judge_tables.sweep_table(input.replies, input.summeval, config, output[0])
+
+
+rule judge_sweep_figures:
+    input:
+        JUDGE_TABLES / "{judge}" / "sweep.csv",
+    output:
+        expand(
+            ROOT_FIGURES / "judges" / "{{judge}}" / "{name}.{ext}",
+            name=SWEEP_FIGURES,
+            ext=["png", "svg"],
+        ),
+    log:
+        LOGS / "judges" / "{judge}_sweep_figures.log",
+    localrule: True
+    run:
+        spec = config["judges"][wildcards.judge]
+        sweep_figures(
+            input[0],
+            label=spec["label"],
+            paper_metric=spec.get("paper_metric"),
+            out_dir=ROOT_FIGURES / "judges" / wildcards.judge,
+        )
+
+
+rule judges:
+    input:
+        [judge_outputs(judge) for judge in JUDGES],
