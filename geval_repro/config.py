@@ -56,6 +56,10 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
                 f"{origin}: judges_to_run names {name!r}, which is not defined under judges "
                 f"(defined: {', '.join(sorted(config['judges']))})"
             )
+    for pair in config["rerun_pairs"]:
+        for name in pair:
+            if name not in config["judges"]:
+                raise ConfigError(f"{origin}: rerun_pairs names {name!r}, not defined under judges")
     registry = load_registry()
     for name, judge in config["judges"].items():
         for spec in _file_specs(judge).values():

@@ -25,7 +25,7 @@ def config() -> dict:
 
 
 def test_default_config_runs_the_released_gpt4_replies(config: dict) -> None:
-    assert config["judges_to_run"] == ["gpt4-released"]
+    assert config["judges_to_run"][0] == "gpt4-released"
     judge = config["judges"]["gpt4-released"]
     assert judge["format"] == "geval-released"
     assert sorted(judge["files"]) == ["coherence", "consistency", "fluency", "relevance"]

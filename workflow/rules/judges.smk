@@ -2,6 +2,7 @@
 
 from geval_repro.figures import sweep_figures
 from geval_repro.pipeline import judge_tables
+from geval_repro.pipeline.rerun_agreement import rerun_agreement
 
 RELEASED = [j for j in JUDGES if config["judges"][j]["format"] == "geval-released"]
 SCORED = [j for j in JUDGES if config["judges"][j]["format"] == "scores"]
@@ -127,6 +128,34 @@ rule judge_sweep_figures:
         )
 
 
+RERUN_PAIRS = [
+    pair for pair in config["rerun_pairs"] if all(name in SCORED for name in pair)
+]
+
+
+rule rerun_agreement:
+    input:
+        scores=[
+            PROCESSED / "judges" / name / "scores.parquet" for pair in RERUN_PAIRS for name in pair
+        ],
+        summeval=PROCESSED / "summeval.parquet",
+    output:
+        ROOT_TABLES / "rerun_agreement.csv",
+        ROOT_TABLES / "rerun_agreement.md",
+    log:
+        LOGS / "rerun_agreement.log",
+    run:
+        rerun_agreement(
+            RERUN_PAIRS,
+            {name: PROCESSED / "judges" / name / "scores.parquet" for name in SCORED},
+            input.summeval,
+            config,
+            ROOT_TABLES / "rerun_agreement",
+        )
+
+
 rule judges:
     input:
         [judge_outputs(judge) for judge in JUDGES],
+        [rules.rerun_agreement.output] if RERUN_PAIRS else [],
+
