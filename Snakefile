@@ -37,6 +37,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/judges.smk"
+include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/correlations.smk"
 
 
 rule all:
@@ -44,3 +46,6 @@ rule all:
     input:
         rules.tables.input,
         rules.judges.input,
+        rules.correlations.output,
+        rules.paper_layout.output,
+        rules.human_tables.output,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -18,3 +19,9 @@ def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str]) -> None:
     stem = Path(stem)
     write_text(stem.with_name(stem.name + ".csv"), df.to_csv(index=False, lineterminator="\n"))
     write_text(stem.with_name(stem.name + ".md"), to_markdown(df))
+
+
+def concat_csv(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str]) -> None:
+    """Concatenate CSV tables of one shape (e.g. the sweeps of several judges) into ``out``."""
+    table = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+    write_text(out, table.to_csv(index=False, lineterminator="\n"))

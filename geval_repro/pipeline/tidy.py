@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -64,7 +63,7 @@ def qags_mturk(raw: PathLike, subset: str, out: PathLike) -> None:
 def judge_table(
     judge: str,
     spec: Mapping[str, Any],
-    files: Mapping[str, Path],
+    files: Mapping[str, PathLike],
     summeval_table: PathLike,
     out: PathLike,
 ) -> None:

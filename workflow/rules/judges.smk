@@ -2,40 +2,8 @@
 
 from geval_repro.figures import sweep_figures
 from geval_repro.pipeline import judge_tables
+from geval_repro.table_files import concat_csv
 from geval_repro.pipeline.rerun_agreement import rerun_agreement
-
-RELEASED = [j for j in JUDGES if config["judges"][j]["format"] == "geval-released"]
-SCORED = [j for j in JUDGES if config["judges"][j]["format"] == "scores"]
-JUDGE_TABLES = ROOT_TABLES / "judges"
-RELEASED_TABLES = [
-    "correlations",
-    "main",
-    "one_reply",
-    "parsers",
-    "diagnostics",
-    "rollups",
-    "significance",
-]
-SWEEP_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
-
-
-def one_of(names):
-    """A wildcard constraint matching exactly one of ``names`` (nothing when empty)."""
-    return "|".join(re.escape(n) for n in names) or "(?!)"
-
-
-def judge_outputs(judge):
-    """Every result file of one judge run."""
-    tables = JUDGE_TABLES / judge
-    if judge in SCORED:
-        return [tables / "correlations.csv", tables / "correlations.md"]
-    figures = ROOT_FIGURES / "judges" / judge
-    return [
-        *[tables / f"{name}.{ext}" for name in RELEASED_TABLES for ext in ("csv", "md")],
-        tables / "sweep.csv",
-        *[figures / f"{name}.{ext}" for name in SWEEP_FIGURES for ext in ("png", "svg")],
-    ]
-
 
 rule judge_item_scores:
     input:
@@ -128,11 +96,6 @@ rule judge_sweep_figures:
         )
 
 
-RERUN_PAIRS = [
-    pair for pair in config["rerun_pairs"] if all(name in SCORED for name in pair)
-]
-
-
 rule rerun_agreement:
     input:
         scores=[
@@ -154,8 +117,22 @@ rule rerun_agreement:
         )
 
 
+rule sweep_all:
+    input:
+        [JUDGE_TABLES / judge / "sweep.csv" for judge in RELEASED],
+    output:
+        ROOT_TABLES / "sweep.csv",
+    log:
+        LOGS / "sweep_all.log",
+    localrule: True
+    run:
+        concat_csv(input, output[0])
+
+
 rule judges:
     input:
         [judge_outputs(judge) for judge in JUDGES],
         [rules.rerun_agreement.output] if RERUN_PAIRS else [],
+        [rules.sweep_all.output] if RELEASED else [],
+
 

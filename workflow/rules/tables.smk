@@ -1,18 +1,7 @@
 """Tidy, validated tables in data/processed (parquet), one rule per upstream table."""
 
-from geval_repro.config import judge_files
 from geval_repro.pipeline import tidy
 
-
-def judge_inputs(wildcards):
-    """Local paths of a judge run's files, keyed by dimension ("*" for a scores file)."""
-    return {dim: str(f.path) for dim, f in judge_files(config, wildcards.judge, RAW).items()}
-
-
-def judge_table_path(judge):
-    """The processed table of a judge run: replies or item scores, by format."""
-    kind = "replies" if config["judges"][judge]["format"] == "geval-released" else "scores"
-    return PROCESSED / "judges" / judge / f"{kind}.parquet"
 
 
 rule tidy_summeval:
@@ -98,10 +87,8 @@ rule tidy_judge:
     log:
         LOGS / "tables" / "judge_{judge}_{kind}.log",
     run:
-        files = {dim: Path(path) for dim, path in judge_inputs(wildcards).items()}
-        tidy.judge_table(
-            wildcards.judge, config["judges"][wildcards.judge], files, input.summeval, output[0]
-        )
+        spec = config["judges"][wildcards.judge]
+        tidy.judge_table(wildcards.judge, spec, judge_inputs(wildcards), input.summeval, output[0])
 
 
 rule tables:

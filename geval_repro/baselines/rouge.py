@@ -1,0 +1,160 @@
+"""ROUGE F-measures with Google's ``rouge-score`` (the pip package of google-research/rouge).
+
+Each function scores hypotheses against references pair by pair and returns one
+F-measure per hypothesis as a float array: ``F_beta = (1 + beta^2) P R / (R + beta^2 P)``
+(0 when P = R = 0) from rouge-score's precision P and recall R. ``beta = 1`` is the usual
+F1 (rouge-score's ``fmeasure``); ``beta = 1.2`` is the ROUGE-L of the MS-COCO caption
+evaluation code (pycocoevalcap ``rouge.py``), used by USR's dialogue baselines.
+
+Tokenizers:
+
+- ``"default"``: rouge-score's own: lowercase, every character outside ``[a-z0-9]``
+  becomes a space, whitespace split; ``use_stemmer=True`` applies the Porter stemmer to
+  tokens longer than 3 characters (ROUGE-1.5.5's ``-m``).
+- ``"whitespace"``: split on whitespace only, case and punctuation tokens kept (pycocoevalcap
+  on pre-tokenized text); ``use_stemmer`` must be False.
+
+ROUGE types: ``rouge1``/``rouge2`` count clipped n-gram overlaps; ``rougeL`` is the LCS of
+the whole texts; ``rougeLsum`` is the summary-level union LCS of Lin (2004) over sentences,
+which the official ROUGE-1.5.5 script reports as ROUGE-L when texts are given one sentence
+per line. rouge-score reads sentences from newlines, so ``sentence_separator`` (for example
+``" . "``, the split BARTScore's ROUGE wrapper applies to the tokenized SummEval texts)
+first rewrites each text one sentence per line; it only changes ``rougeLsum``.
+
+Multi-reference aggregation (:func:`rouge_f_multi`): score the hypothesis against each
+reference separately, then take the mean or the max over references (BARTScore's SummEval
+protocol stores both; its README says "we take the average"; see docs/baselines.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Literal
+
+import numpy as np
+from rouge_score import rouge_scorer, tokenizers
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+TOKENIZERS = ("default", "whitespace")
+Aggregate = Literal["mean", "max"]
+
+
+class CachedTokenizer(tokenizers.Tokenizer):
+    """A rouge-score tokenizer that tokenizes each distinct text once.
+
+    ``kind="default"``: rouge-score's ``DefaultTokenizer(use_stemmer)``; ``"whitespace"``:
+    ``str.split()``. A text seen before (a reference scored against 16 systems, a
+    hypothesis against 11 references) comes from the cache.
+    """
+
+    def __init__(self, kind: str = "default", use_stemmer: bool = False) -> None:
+        if kind not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {kind!r}: use one of {TOKENIZERS}")
+        if kind == "whitespace" and use_stemmer:
+            raise ValueError("the whitespace tokenizer does not stem: pass use_stemmer=False")
+        split = (
+            tokenizers.DefaultTokenizer(use_stemmer).tokenize if kind == "default" else str.split
+        )
+        self._tokenize = lru_cache(maxsize=None)(split)
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(self._tokenize(text))
+
+
+def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray:
+    """``(1 + beta^2) P R / (R + beta^2 P)``, 0 where P = R = 0."""
+    precision = np.asarray(precision, dtype=float)
+    recall = np.asarray(recall, dtype=float)
+    denominator = recall + beta**2 * precision
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = (1 + beta**2) * precision * recall / denominator
+    return np.where(denominator > 0, score, 0.0)
+
+
+def one_sentence_per_line(text: str, separator: str) -> str:
+    """``text`` split at ``separator`` into sentences, one per line, each ending in " .".
+
+    Mirrors BARTScore's ``sent_no_tag`` (``text.split(" . ")``, then " ." appended to every
+    piece): with ``separator=" . "`` the tokens are unchanged, only line breaks are added.
+    """
+    marker = separator.strip()
+    return "\n".join(f"{piece} {marker}" for piece in text.split(separator))
+
+
+def rouge_f(
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    rouge_type: str,
+    *,
+    use_stemmer: bool = False,
+    tokenizer: str = "default",
+    beta: float = 1.0,
+    sentence_separator: str | None = None,
+) -> np.ndarray:
+    """ROUGE ``rouge_type`` F_beta of ``hypotheses[i]`` against ``references[i]``, shape (n,).
+
+    ``rouge_type``: one of :data:`ROUGE_TYPES`; ``tokenizer``: one of :data:`TOKENIZERS`;
+    ``sentence_separator``: applied to both texts first (see the module docstring).
+    """
+    if rouge_type not in ROUGE_TYPES:
+        raise ValueError(f"unknown ROUGE type {rouge_type!r}: use one of {ROUGE_TYPES}")
+    if len(hypotheses) != len(references):
+        raise ValueError(
+            f"rouge_f: {len(hypotheses)} hypotheses but {len(references)} references; "
+            "pass one reference per hypothesis"
+        )
+    scorer = rouge_scorer.RougeScorer(
+        [rouge_type], tokenizer=CachedTokenizer(tokenizer, use_stemmer)
+    )
+    if sentence_separator is not None:
+        hypotheses = [one_sentence_per_line(text, sentence_separator) for text in hypotheses]
+        references = [one_sentence_per_line(text, sentence_separator) for text in references]
+    scores = [
+        scorer.score(reference, hypothesis)[rouge_type]
+        for hypothesis, reference in zip(hypotheses, references, strict=True)
+    ]
+    precision = np.array([score.precision for score in scores], dtype=float)
+    recall = np.array([score.recall for score in scores], dtype=float)
+    return f_beta(precision, recall, beta)
+
+
+def rouge_f_multi(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    rouge_type: str,
+    *,
+    aggregate: Aggregate,
+    use_stemmer: bool = False,
+    tokenizer: str = "default",
+    beta: float = 1.0,
+    sentence_separator: str | None = None,
+) -> np.ndarray:
+    """ROUGE F_beta of each hypothesis against each of its references, mean or max over them.
+
+    ``references[i]`` lists the references of ``hypotheses[i]``; every hypothesis must have
+    the same number of references (SummEval: 11). Returns shape (n,).
+    """
+    if aggregate not in ("mean", "max"):
+        raise ValueError(f"unknown aggregate {aggregate!r}: use 'mean' or 'max'")
+    if len(hypotheses) != len(references):
+        raise ValueError(
+            f"rouge_f_multi: {len(hypotheses)} hypotheses but {len(references)} reference lists"
+        )
+    counts = {len(refs) for refs in references}
+    if len(counts) != 1 or 0 in counts:
+        raise ValueError(
+            "rouge_f_multi: every hypothesis needs the same, non-zero number of references; "
+            f"got counts {sorted(counts)}"
+        )
+    n_refs = counts.pop()
+    scores = rouge_f(
+        [hypothesis for hypothesis in hypotheses for _ in range(n_refs)],
+        [reference for refs in references for reference in refs],
+        rouge_type,
+        use_stemmer=use_stemmer,
+        tokenizer=tokenizer,
+        beta=beta,
+        sentence_separator=sentence_separator,
+    ).reshape(len(hypotheses), n_refs)
+    return scores.mean(axis=1) if aggregate == "mean" else scores.max(axis=1)

@@ -1,0 +1,145 @@
+"""The G-Eval paper's published correlations (Liu et al., EMNLP 2023, Tables 1-3).
+
+``data/paper/paper_tables.csv`` holds one row per printed number (see its README.md for the
+transcription source): ``table, benchmark, dimension, metric, coefficient, value``, with
+metric names exactly as printed and "-" cells omitted.
+
+Benchmarks and the level at which the paper correlates them (following UniEval):
+
+- ``summeval`` (Table 1, Spearman/Kendall): summary level, dimensions coherence,
+  consistency, fluency, relevance and the printed AVG;
+- ``topical_chat`` (Table 2, Pearson/Spearman, though the caption says Spearman/Kendall):
+  turn level = global, dimensions naturalness, coherence, engagingness, groundedness, AVG;
+- ``qags_cnndm``, ``qags_xsum`` (Table 3, Pearson/Spearman/Kendall): dataset level =
+  global, dimension consistency; ``qags_avg`` is the printed Average of the two subsets.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from geval_repro.stats.coefficients import COEFFICIENTS
+
+PAPER_TABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "paper" / "paper_tables.csv"
+COLUMNS = ["table", "benchmark", "dimension", "metric", "coefficient", "value"]
+AVERAGE = "AVG"
+QAGS_SUBSETS = ("qags_cnndm", "qags_xsum")
+DIMENSIONS = {
+    "summeval": ("coherence", "consistency", "fluency", "relevance"),
+    "topical_chat": ("naturalness", "coherence", "engagingness", "groundedness"),
+    "qags_cnndm": ("consistency",),
+    "qags_xsum": ("consistency",),
+    "qags_avg": ("consistency",),
+}
+BENCHMARKS = tuple(DIMENSIONS)
+PAPER_LEVEL = {
+    "summeval": "summary",
+    "topical_chat": "global",
+    "qags_cnndm": "global",
+    "qags_xsum": "global",
+    "qags_avg": "global",
+}
+TABLE_OF = {"summeval": 1, "topical_chat": 2, "qags_cnndm": 3, "qags_xsum": 3, "qags_avg": 3}
+# Printed numbers have 3 decimals: an average of rounded columns may differ from the rounded
+# average of unrounded values by up to 0.0005 + 0.0005.
+PRINTED_AVERAGE_TOLERANCE = 0.001
+
+
+def _validate(table: pd.DataFrame, path: Path) -> None:
+    """Raise naming the file and the first offending row when the CSV is malformed."""
+    if list(table.columns) != COLUMNS:
+        raise ValueError(f"{path}: columns must be {COLUMNS}, found {list(table.columns)}")
+    for row in table.itertuples(index=True):
+        where = f"{path}: row {row.Index + 2} ({row.benchmark}, {row.dimension}, {row.metric})"
+        if row.benchmark not in DIMENSIONS:
+            raise ValueError(f"{where}: unknown benchmark; use one of {BENCHMARKS}")
+        allowed = DIMENSIONS[row.benchmark] + (
+            () if row.benchmark.startswith("qags") else (AVERAGE,)
+        )
+        if row.dimension not in allowed:
+            raise ValueError(f"{where}: dimension must be one of {allowed}")
+        if row.coefficient not in COEFFICIENTS:
+            raise ValueError(f"{where}: coefficient must be one of {COEFFICIENTS}")
+        if row.table != TABLE_OF[row.benchmark]:
+            raise ValueError(
+                f"{where}: {row.benchmark} is printed in Table {TABLE_OF[row.benchmark]}"
+            )
+        if not -1.0 <= row.value <= 1.0:
+            raise ValueError(f"{where}: value {row.value} is not a correlation")
+    key = ["benchmark", "dimension", "metric", "coefficient"]
+    repeated = table[table.duplicated(subset=key, keep=False)]
+    if not repeated.empty:
+        raise ValueError(f"{path}: cells listed twice:\n{repeated.to_string()}")
+
+
+@cache
+def _load(path: Path) -> pd.DataFrame:
+    table = pd.read_csv(path, dtype={"metric": str, "dimension": str})
+    _validate(table, path)
+    return table
+
+
+def paper_table(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
+    """All printed numbers, long form (a fresh copy; see the module docstring)."""
+    return _load(path).copy()
+
+
+@cache
+def _lookup(path: Path) -> dict[tuple[str, str, str, str], float]:
+    table = _load(path)
+    key = zip(table.benchmark, table.dimension, table.metric, table.coefficient, strict=True)
+    return dict(zip(key, table.value.astype(float), strict=True))
+
+
+def paper_value(
+    benchmark: str, dimension: str, metric: str, coefficient: str, path: Path = PAPER_TABLES_PATH
+) -> float | None:
+    """The printed value, or None when the paper prints none (a "-" cell or no such row).
+
+    ``metric`` is the printed name ("G-Eval-4 -Probs"); ``dimension`` "AVG" gives the printed
+    AVG column; ``benchmark`` "qags_avg" with dimension "consistency" the Table 3 Average.
+    """
+    return _lookup(path).get((benchmark, dimension, metric, coefficient))
+
+
+def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
+    """Every printed average next to the mean of the printed columns it summarizes.
+
+    Rows: benchmark (summeval, topical_chat: AVG over dimensions; qags_avg: Average over
+    the two QAGS subsets), metric, coefficient, printed, column_mean, difference (printed -
+    column_mean) and consistent (``|difference| <= 0.001``, the most that rounding each
+    printed number to 3 decimals can explain). Only averages whose columns are all printed.
+    """
+    table = _load(path)
+    records = []
+    for benchmark, parts in (
+        ("summeval", table[table.benchmark == "summeval"]),
+        ("topical_chat", table[table.benchmark == "topical_chat"]),
+        ("qags_avg", table[table.benchmark.isin((*QAGS_SUBSETS, "qags_avg"))]),
+    ):
+        if benchmark == "qags_avg":
+            is_average = parts.benchmark == "qags_avg"
+            n_columns = len(QAGS_SUBSETS)
+        else:
+            is_average = parts.dimension == AVERAGE
+            n_columns = len(DIMENSIONS[benchmark])
+        averages = parts[is_average].set_index(["metric", "coefficient"]).value
+        columns = parts[~is_average].groupby(["metric", "coefficient"]).value.agg(["mean", "size"])
+        joined = columns[columns["size"] == n_columns].join(averages, how="inner")
+        for (metric, coefficient), row in joined.iterrows():
+            difference = row.value - row["mean"]
+            records.append(
+                {
+                    "benchmark": benchmark,
+                    "metric": metric,
+                    "coefficient": coefficient,
+                    "printed": row.value,
+                    "column_mean": row["mean"],
+                    "difference": difference,
+                    "consistent": abs(difference) <= PRINTED_AVERAGE_TOLERANCE + 1e-12,
+                }
+            )
+    return pd.DataFrame.from_records(records)

@@ -1,0 +1,180 @@
+"""Model-free baselines: per-item scores, then correlation rows against the human scores.
+
+Protocols (sources in docs/baselines.md):
+
+- SummEval (Table 1): ROUGE-1/2/L F1 with Porter stemming, ROUGE-L as the summary-level
+  LCS over sentences split at " . " (ROUGE-1.5.5's), against (a) the single reference of
+  summeval.json, (b) the mean and (c) the max over the 11 references of BARTScore's pickle.
+  (b) is BARTScore's protocol, from which the paper's rows come. Summary level.
+- Topical-Chat (Table 2): ROUGE-L (COCO: whitespace tokens, beta 1.2), BLEU-4 (COCO
+  smoothing) and METEOR (nltk, METEOR 1.0 on WordNet 3.0) of each response against its
+  context's original ground-truth response, the ground-truth rows left out (USR's protocol:
+  300 of 360 responses). Turn level (global).
+- QAGS (Table 3): ROUGE-2 and ROUGE-L (stemmed) between summary and source. Dataset level.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from geval_repro import correlation_table as ct
+from geval_repro.atomic import write_parquet
+from geval_repro.baselines.bleu import sentence_bleu
+from geval_repro.baselines.meteor import debian_wordnet, meteor
+from geval_repro.baselines.references import (
+    GROUND_TRUTH_SYSTEM,
+    summeval_references,
+    topical_chat_references,
+)
+from geval_repro.baselines.rouge import rouge_f, rouge_f_multi
+from geval_repro.paper import DIMENSIONS
+from geval_repro.pipeline.benchmark_rows import pooled_rows, summary_rows
+
+PathLike = str | os.PathLike[str]
+ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
+SENTENCE_SEPARATOR = " . "
+SUMMEVAL_VARIANTS = {
+    "1 reference (summeval.json)": None,
+    "11 references, mean": "mean",
+    "11 references, max": "max",
+}
+SUMMEVAL_PROTOCOL = "11 references, mean"
+TOPICAL_CHAT_VARIANT = "vs original ground truth, 300 responses (USR protocol)"
+QAGS_VARIANT = "vs source document"
+
+
+def _rouge_options(rouge_type: str) -> dict[str, Any]:
+    separator = SENTENCE_SEPARATOR if rouge_type == "rougeLsum" else None
+    return {"use_stemmer": True, "sentence_separator": separator}
+
+
+def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> None:
+    """ROUGE-1/2/L of every SummEval summary under each reference variant -> long parquet."""
+    table = pd.read_parquet(summeval)
+    multi = summeval_references(table, pd.read_parquet(references))
+    outputs = table["system_output"].tolist()
+    parts = []
+    for metric, rouge_type in ROUGE_TYPES.items():
+        for variant, aggregate in SUMMEVAL_VARIANTS.items():
+            options = _rouge_options(rouge_type)
+            if aggregate is None:
+                scores = rouge_f(outputs, table["reference"].tolist(), rouge_type, **options)
+            else:
+                scores = rouge_f_multi(outputs, multi, rouge_type, aggregate=aggregate, **options)
+            parts.append(
+                table[["doc_id", "system_id"]].assign(metric=metric, variant=variant, score=scores)
+            )
+    write_parquet(pd.concat(parts, ignore_index=True), out)
+
+
+def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: PathLike) -> None:
+    """ROUGE-L, BLEU-4 and METEOR of each non-ground-truth response -> long parquet."""
+    table = pd.read_parquet(topical_chat)
+    table = table.assign(reference=topical_chat_references(table))
+    table = table.loc[table["system_id"] != GROUND_TRUTH_SYSTEM]
+    responses, refs = table["response"].tolist(), table["reference"].tolist()
+    scores = {
+        "ROUGE-L": rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
+        "BLEU-4": sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
+        "METEOR": meteor(responses, refs, wordnet=debian_wordnet(Path(wordnet_cache))),
+    }
+    parts = [
+        table[["item_id", "context_id", "system_id"]].assign(
+            metric=metric, variant=TOPICAL_CHAT_VARIANT, score=values
+        )
+        for metric, values in scores.items()
+    ]
+    write_parquet(pd.concat(parts, ignore_index=True), out)
+
+
+def qags_scores(qags: Mapping[str, PathLike], out: PathLike) -> None:
+    """ROUGE-2 and ROUGE-L between each QAGS summary and its source -> long parquet."""
+    parts = []
+    for subset, path in qags.items():
+        table = pd.read_parquet(path)
+        for metric in ("ROUGE-2", "ROUGE-L"):
+            rouge_type = ROUGE_TYPES[metric]
+            values = rouge_f(
+                table["summary"].tolist(),
+                table["source"].tolist(),
+                rouge_type,
+                **_rouge_options(rouge_type),
+            )
+            parts.append(
+                table[["item_id"]].assign(
+                    subset=subset, metric=metric, variant=QAGS_VARIANT, score=values
+                )
+            )
+    write_parquet(pd.concat(parts, ignore_index=True), out)
+
+
+def baseline_rows(
+    summeval: PathLike,
+    summeval_scores_path: PathLike,
+    topical_chat: PathLike,
+    topical_chat_scores_path: PathLike,
+    qags: Mapping[str, PathLike],
+    qags_scores_path: PathLike,
+    settings: Mapping[str, Any],
+) -> pd.DataFrame:
+    """Correlation rows of every baseline variant, with AVG rows, next to the paper."""
+    parts = []
+    human = pd.read_parquet(summeval)
+    scores = pd.read_parquet(summeval_scores_path)
+    for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
+        table = human.merge(group[["doc_id", "system_id", "score"]], on=["doc_id", "system_id"])
+        protocol = "the variant of the paper's protocol" if variant == SUMMEVAL_PROTOCOL else ""
+        for dimension in DIMENSIONS["summeval"]:
+            parts.append(
+                summary_rows(
+                    table,
+                    dimension=dimension,
+                    metric=metric,
+                    variant=variant,
+                    metric_column="score",
+                    settings=settings,
+                    note=protocol,
+                )
+            )
+    chat = pd.read_parquet(topical_chat)
+    scores = pd.read_parquet(topical_chat_scores_path)
+    for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
+        table = chat.merge(group[["item_id", "score"]], on="item_id")
+        for dimension in DIMENSIONS["topical_chat"]:
+            parts.append(
+                pooled_rows(
+                    table,
+                    benchmark="topical_chat",
+                    dimension=dimension,
+                    metric=metric,
+                    variant=variant,
+                    metric_column="score",
+                    human_column=dimension,
+                    settings=settings,
+                    note="METEOR 1.0 (nltk), not the Java METEOR 1.5 of USR's toolkit"
+                    if metric == "METEOR"
+                    else "",
+                )
+            )
+    scores = pd.read_parquet(qags_scores_path)
+    for (subset, metric, variant), group in scores.groupby(["subset", "metric", "variant"]):
+        table = pd.read_parquet(qags[subset]).merge(group[["item_id", "score"]], on="item_id")
+        parts.append(
+            pooled_rows(
+                table,
+                benchmark=f"qags_{subset}",
+                dimension="consistency",
+                metric=metric,
+                variant=variant,
+                metric_column="score",
+                human_column="consistency",
+                settings=settings,
+            )
+        )
+    rows = pd.concat(parts, ignore_index=True)
+    return pd.concat([rows, ct.average_rows(rows)], ignore_index=True)

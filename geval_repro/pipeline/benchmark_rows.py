@@ -1,0 +1,126 @@
+"""Correlation rows that need no judge run: UniEval's released predictions, baselines, humans.
+
+Protocols (the paper follows UniEval): Topical-Chat at the turn level (one correlation over
+all 360 responses pooled: level ``global``, bootstrap over items); QAGS at the dataset level
+(one correlation per subset over its summaries: ``global``); the QAGS Average is the mean of
+the two subsets; SummEval at the summary level (per document over its 16 systems, constant
+vectors skipped, averaged over the documents kept; bootstrap over documents).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from geval_repro import correlation_table as ct
+from geval_repro.paper import DIMENSIONS
+from geval_repro.stats.matrix import to_matrix
+
+PathLike = str | os.PathLike[str]
+UNIEVAL = "UniEval"
+UNIEVAL_VARIANT = "released predictions"
+
+
+def pooled_rows(
+    table: pd.DataFrame,
+    *,
+    benchmark: str,
+    dimension: str,
+    metric: str,
+    variant: str,
+    metric_column: str,
+    human_column: str,
+    settings: Mapping[str, Any],
+    inputs: str = "item_id",
+    note: str = "",
+    paper_metric: str | None = None,
+) -> pd.DataFrame:
+    """Global-level rows (all items pooled) of ``metric_column`` against ``human_column``."""
+    frame = table.assign(_system="all")
+    metric_matrix, _, _ = to_matrix(frame, metric_column, systems="_system", inputs=inputs)
+    human_matrix, _, _ = to_matrix(frame, human_column, systems="_system", inputs=inputs)
+    return ct.correlation_rows(
+        benchmark=benchmark,
+        dimension=dimension,
+        metric=metric,
+        variant=variant,
+        level="global",
+        metric_scores=metric_matrix,
+        human_scores=human_matrix,
+        n_resamples=settings["bootstrap"]["n_resamples"],
+        seed=settings["seed"],
+        note=note,
+        paper_metric=paper_metric,
+    )
+
+
+def summary_rows(
+    table: pd.DataFrame,
+    *,
+    dimension: str,
+    metric: str,
+    variant: str,
+    metric_column: str,
+    settings: Mapping[str, Any],
+    note: str = "",
+    paper_metric: str | None = None,
+) -> pd.DataFrame:
+    """SummEval summary-level rows of ``metric_column`` against the expert mean ``dimension``."""
+    metric_matrix, _, _ = to_matrix(table, metric_column)
+    human_matrix, _, _ = to_matrix(table, dimension)
+    return ct.correlation_rows(
+        benchmark="summeval",
+        dimension=dimension,
+        metric=metric,
+        variant=variant,
+        level="summary",
+        metric_scores=metric_matrix,
+        human_scores=human_matrix,
+        n_resamples=settings["bootstrap"]["n_resamples"],
+        seed=settings["seed"],
+        note=note,
+        paper_metric=paper_metric,
+    )
+
+
+def unieval_rows(
+    topical_chat: PathLike,
+    qags: Mapping[str, PathLike],
+    settings: Mapping[str, Any],
+) -> pd.DataFrame:
+    """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)."""
+    note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
+    chat = pd.read_parquet(topical_chat)
+    parts = [
+        pooled_rows(
+            chat,
+            benchmark="topical_chat",
+            dimension=dimension,
+            metric=UNIEVAL,
+            variant=UNIEVAL_VARIANT,
+            metric_column=f"unieval_{dimension}",
+            human_column=dimension,
+            settings=settings,
+            note=note,
+        )
+        for dimension in DIMENSIONS["topical_chat"]
+    ]
+    for subset, path in qags.items():
+        parts.append(
+            pooled_rows(
+                pd.read_parquet(path),
+                benchmark=f"qags_{subset}",
+                dimension="consistency",
+                metric=UNIEVAL,
+                variant=UNIEVAL_VARIANT,
+                metric_column="unieval_consistency",
+                human_column="consistency",
+                settings=settings,
+                note=note,
+            )
+        )
+    rows = pd.concat(parts, ignore_index=True)
+    return pd.concat([rows, ct.average_rows(rows)], ignore_index=True)

@@ -1,0 +1,165 @@
+"""The combined correlation table and the paper-layout tables built from it.
+
+``results/tables/correlations.csv`` gathers every recomputed row (judge runs, UniEval's
+released predictions, the baselines, the human ceiling) and adds a row for every number the
+paper prints that this run did not recompute, with its status and the reason:
+``not-recomputable`` (needs model weights or a service this toolkit does not use),
+``not-released`` (the judge's replies were never published) or ``paper-only`` (recomputable
+by a judge run that was not part of this run).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from geval_repro import correlation_table as ct
+from geval_repro.atomic import write_text
+from geval_repro.paper import DIMENSIONS, paper_table
+from geval_repro.table_files import write_pair
+
+PathLike = str | os.PathLike[str]
+
+WEIGHTS = "needs model weights this toolkit does not download"
+NOT_RECOMPUTABLE = {
+    "BERTScore": f"{WEIGHTS} (BERT/RoBERTa)",
+    "MoverScore": f"{WEIGHTS} (BERT)",
+    "BARTScore": f"{WEIGHTS} (BART)",
+    "UniEval": f"{WEIGHTS} (UniEval); its SummEval predictions are not among the pinned sources",
+    "GPTScore": "needs GPT-3 API access (text-davinci models, retired)",
+    "FactCC": f"{WEIGHTS} (FactCC)",
+    "QAGS": f"{WEIGHTS} (question generation and answering models)",
+    "CTC": f"{WEIGHTS} (CTC)",
+    "USR": f"{WEIGHTS} (USR's RoBERTa models)",
+}
+NOT_RELEASED = {
+    "G-Eval-3.5": "G-Eval-3.5's per-item scores were never released (MetricEval's re-runs are "
+    "separate rows)",
+    "G-Eval-3.5 -Probs": "never released",
+    "G-Eval-4 -CoT": "the ablation's replies were never released",
+    "G-Eval-4 -Description": "the ablation's replies were never released",
+}
+UNRELEASED_BENCHMARK = (
+    "no G-Eval replies were released for this benchmark; a judge run configured by the user "
+    "fills the row in through the same pipeline"
+)
+JUDGE_ROWS = (
+    "the paper's number as printed; judge runs of this toolkit (e.g. gpt4-released, the "
+    "released replies, fetched from GitHub by the default config) are separate rows that face it"
+)
+
+
+def covered_metrics(rows: pd.DataFrame) -> set[tuple[str, str]]:
+    """(benchmark, printed metric) pairs recomputed under the printed name (non-fixture).
+
+    Judge runs carry their own names (their rows face the printed G-Eval values through
+    ``paper_value``), so the printed G-Eval rows always stay in the table as printed.
+    """
+    real = rows[rows["status"] == "recomputed"]
+    return set(zip(real["benchmark"], real["metric"], strict=True))
+
+
+def _reason(benchmark: str, metric: str) -> tuple[str, str]:
+    if metric in NOT_RECOMPUTABLE:
+        return "not-recomputable", NOT_RECOMPUTABLE[metric]
+    if metric in NOT_RELEASED:
+        return "not-released", NOT_RELEASED[metric]
+    if benchmark != "summeval" and metric.startswith("G-Eval"):
+        return "not-released", UNRELEASED_BENCHMARK
+    if metric.startswith("G-Eval-4"):
+        return "paper-only", JUDGE_ROWS
+    return "paper-only", "not recomputed in this run"
+
+
+def missing_rows(covered: set) -> pd.DataFrame:
+    """Paper-only rows for every printed (benchmark, metric) not in ``covered``."""
+    printed = paper_table()[["benchmark", "metric"]].drop_duplicates()
+    parts = []
+    for benchmark, metric in printed.itertuples(index=False):
+        key_benchmark = "qags_cnndm" if benchmark == "qags_avg" else benchmark
+        if (key_benchmark, metric) in covered:
+            continue
+        status, note = _reason(benchmark, metric)
+        parts.append(ct.paper_only_rows(benchmark, [metric], status, note))
+    return pd.concat(parts, ignore_index=True)
+
+
+def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
+    """Concatenate row files, add the missing printed numbers, write ``<stem>.csv|.md``."""
+    rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
+    rows = rows.astype({"n_items": "Int64", "n_groups": "Int64"})
+    table = pd.concat([rows, missing_rows(covered_metrics(rows))], ignore_index=True)
+    printed_order = {m: i for i, m in enumerate(dict.fromkeys(paper_table()["metric"]))}
+    table = (
+        table.assign(_order=table["metric"].map(printed_order).fillna(len(printed_order)))
+        .sort_values(
+            ["benchmark", "_order", "metric", "variant", "dimension", "level", "coefficient"],
+            kind="stable",
+        )
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+    write_pair(table, stem)
+    return table
+
+
+LAYOUT = {
+    1: (["summeval"], ["spearman", "kendall"]),
+    2: (["topical_chat"], ["pearson", "spearman"]),
+    3: (["qags_cnndm", "qags_xsum", "qags_avg"], ["pearson", "spearman", "kendall"]),
+}
+SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+
+def _cell(value: float, printed: float) -> str:
+    ours = "–" if math.isnan(value) else f"{value:.3f}"
+    paper = "" if math.isnan(printed) else f" ({printed:.3f})"
+    return ours + paper
+
+
+def paper_layout(table: pd.DataFrame, number: int) -> str:
+    """Table ``number`` of the paper laid out as printed: "ours (paper)" in every cell.
+
+    Rows: each (metric, variant, status) at the paper's level; "–" where we have no value.
+    """
+    benchmarks, coefficients = LAYOUT[number]
+    if number == 3:
+        columns = [(b, "consistency", c) for b in benchmarks for c in coefficients]
+        headers = [f"{b.removeprefix('qags_')} {SYMBOL[c]}" for b, _, c in columns]
+    else:
+        dims = [*DIMENSIONS[benchmarks[0]], "AVG"]
+        columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
+        headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
+    part = table[table["benchmark"].isin(benchmarks)]
+    part = part[~part["level"].isin(["system"])]
+    lines = [
+        f"Table {number}: ours (paper's printed value). Status: recomputed = computed here from "
+        "the pinned data; fixture = synthetic test data, not a result; paper-only / "
+        "not-released / not-recomputable = printed value only (see correlations.csv notes).",
+        "",
+        "| metric | variant | status | " + " | ".join(headers) + " |",
+        "|---|---|---|" + "---|" * len(headers),
+    ]
+    keys = ["metric", "variant", "status"]
+    for (metric, variant, status), group in part.groupby(keys, sort=False):
+        lookup = {
+            (r.benchmark, r.dimension, r.coefficient): (r.value, r.paper_value)
+            for r in group.itertuples()
+        }
+        cells = [
+            _cell(*[float(v) for v in lookup.get(col, (math.nan, math.nan))]) for col in columns
+        ]
+        if all(cell in ("–", "– ") for cell in cells):
+            continue
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_paper_layouts(correlations: PathLike, stems: Mapping[int, PathLike]) -> None:
+    """Write the paper-layout Markdown of Tables 1-3 from correlations.csv."""
+    table = pd.read_csv(correlations)
+    for number, stem in stems.items():
+        write_text(f"{stem}.md", paper_layout(table, number))

@@ -1,0 +1,138 @@
+"""Human-data tables: agreement, the human ceiling, QAGS re-derivation, score distributions.
+
+- SummEval experts (MetricEval's per-expert ratings): Krippendorff's alpha per dimension,
+  and the human ceiling: each expert's ratings against the mean of the other two at the
+  summary level (the paper's SummEval protocol), per expert and averaged over the three.
+- QAGS: per-summary consistency re-derived from the MTurk answers (majority of 3 workers
+  per sentence, then the share of consistent sentences), checked item by item against
+  UniEval's conversion; worker agreement (Krippendorff's alpha, nominal) per subset.
+- Distributions: counts of each human score per benchmark and dimension, and tie rates at
+  the level each benchmark is correlated at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from geval_repro import correlation_table as ct
+from geval_repro.figures import save_figure
+from geval_repro.human.agreement import expert_alpha
+from geval_repro.human.ceiling import leave_one_out_ceiling
+from geval_repro.human.distributions import score_counts, tie_rates
+from geval_repro.human.qags_consistency import (
+    compare_with_unieval,
+    summary_consistency,
+    worker_agreement,
+)
+from geval_repro.paper import DIMENSIONS
+from geval_repro.table_files import write_pair
+
+PathLike = str | os.PathLike[str]
+CEILING_METRIC = "Human: one expert vs mean of the other two"
+
+
+def ceiling_rows(experts: pd.DataFrame) -> pd.DataFrame:
+    """The human ceiling in the correlations.csv shape (no CI; status recomputed)."""
+    table = leave_one_out_ceiling(experts, coefficients=("pearson", "spearman", "kendall"))
+    rows = pd.DataFrame(
+        {
+            "benchmark": "summeval",
+            "dimension": table["dimension"],
+            "metric": CEILING_METRIC,
+            "variant": [
+                "mean over the 3 experts" if e == "mean" else f"expert {e}" for e in table["expert"]
+            ],
+            "level": table["level"],
+            "coefficient": table["coefficient"],
+            "value": table["value"],
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "n_items": table["n_items"],
+            "n_groups": table["n_groups"],
+            "tie_rate": np.nan,
+            "human_tie_rate": np.nan,
+            "paper_value": np.nan,
+            "delta": np.nan,
+            "status": "recomputed",
+            "note": "MetricEval per-expert SummEval ratings; the reference is the mean of two "
+            "experts, not three, so this is a yardstick rather than a strict upper bound",
+        }
+    )
+    return rows[ct.COLUMNS].astype({"n_items": "Int64", "n_groups": "Int64"})
+
+
+def human_tables(
+    processed: Mapping[str, PathLike], out_dir: PathLike, figure_stem: PathLike
+) -> pd.DataFrame:
+    """Write the human-data tables and figure; return the ceiling rows for correlations.csv.
+
+    ``processed`` maps table names (summeval, summeval_experts, topical_chat, qags_cnndm,
+    qags_xsum, qags_mturk_cnndm, qags_mturk_xsum) to their parquet files.
+    """
+    out = Path(out_dir)
+    tables = {name: pd.read_parquet(path) for name, path in processed.items()}
+    experts = tables["summeval_experts"]
+    write_pair(expert_alpha(experts), out / "summeval_expert_agreement")
+    ceiling = ceiling_rows(experts)
+    write_pair(ceiling, out / "summeval_human_ceiling")
+
+    mturk = pd.concat([tables["qags_mturk_cnndm"], tables["qags_mturk_xsum"]], ignore_index=True)
+    unieval = pd.concat([tables["qags_cnndm"], tables["qags_xsum"]], ignore_index=True)
+    check = compare_with_unieval(summary_consistency(mturk), unieval)
+    write_pair(check, out / "qags_mturk_vs_unieval")
+    write_pair(worker_agreement(mturk), out / "qags_worker_agreement")
+
+    human = {
+        "summeval": (tables["summeval"], DIMENSIONS["summeval"], "summary", "doc_id"),
+        "topical_chat": (tables["topical_chat"], DIMENSIONS["topical_chat"], "global", "item_id"),
+        "qags_cnndm": (tables["qags_cnndm"], ("consistency",), "global", "item_id"),
+        "qags_xsum": (tables["qags_xsum"], ("consistency",), "global", "item_id"),
+    }
+    counts, ties = [], []
+    for benchmark, (table, dimensions, level, inputs) in human.items():
+        counts.append(score_counts(table, dimensions).assign(benchmark=benchmark))
+        frame = table if inputs == "doc_id" else table.assign(system_id="all")
+        ties.append(tie_rates(frame, dimensions, level, inputs=inputs).assign(benchmark=benchmark))
+    counts_table = pd.concat(counts, ignore_index=True)
+    write_pair(_benchmark_first(counts_table), out / "score_distributions")
+    write_pair(_benchmark_first(pd.concat(ties, ignore_index=True)), out / "human_tie_rates")
+    save_figure(
+        distribution_figure(counts_table),
+        Path(f"{figure_stem}.png"),
+        Path(f"{figure_stem}.svg"),
+    )
+    return ceiling
+
+
+def _benchmark_first(table: pd.DataFrame) -> pd.DataFrame:
+    return table[["benchmark", *[c for c in table.columns if c != "benchmark"]]]
+
+
+def distribution_figure(counts: pd.DataFrame) -> plt.Figure:
+    """Share of items at each human score, one panel per benchmark, a bar group per dimension."""
+    benchmarks = list(dict.fromkeys(counts["benchmark"]))
+    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 3.4))
+    for ax, benchmark in zip(np.atleast_1d(axes), benchmarks, strict=True):
+        part = counts[counts["benchmark"] == benchmark]
+        wide = part.pivot(index="score", columns="dimension", values="share").fillna(0.0)
+        width = 0.8 / len(wide.columns)
+        positions = np.arange(len(wide.index))
+        for k, dimension in enumerate(wide.columns):
+            ax.bar(positions + k * width, 100 * wide[dimension], width, label=dimension)
+        ax.set_xticks(positions + 0.4 - width / 2)
+        labels = [f"{s:.2f}".rstrip("0").rstrip(".") for s in wide.index]
+        step = max(1, len(labels) // 8)
+        ax.set_xticklabels([lab if i % step == 0 else "" for i, lab in enumerate(labels)])
+        ax.set_xlabel("human score (mean of annotators)")
+        ax.set_title(benchmark)
+        ax.legend(fontsize=7)
+    np.atleast_1d(axes)[0].set_ylabel("share of items (%)")
+    fig.suptitle("Distribution of human scores", fontsize=10)
+    fig.tight_layout()
+    return fig

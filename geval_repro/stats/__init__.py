@@ -1,0 +1,39 @@
+"""Meta-evaluation statistics: coefficients, correlation levels, tie rates, uncertainty.
+
+Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing.
+"""
+
+from geval_repro.stats.bootstrap import bootstrap_ci
+from geval_repro.stats.coefficients import (
+    COEFFICIENTS,
+    kendall_rows,
+    pearson_rows,
+    spearman_rows,
+)
+from geval_repro.stats.levels import LEVELS, correlate
+from geval_repro.stats.matrix import to_matrix
+from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.stats.results import (
+    BootstrapResult,
+    LevelCorrelation,
+    PermutationResult,
+    TieRate,
+)
+from geval_repro.stats.ties import tie_rate
+
+__all__ = [
+    "COEFFICIENTS",
+    "LEVELS",
+    "BootstrapResult",
+    "LevelCorrelation",
+    "PermutationResult",
+    "TieRate",
+    "bootstrap_ci",
+    "correlate",
+    "kendall_rows",
+    "paired_permutation_test",
+    "pearson_rows",
+    "spearman_rows",
+    "tie_rate",
+    "to_matrix",
+]

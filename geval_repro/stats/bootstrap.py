@@ -1,0 +1,180 @@
+"""Percentile bootstrap confidence intervals for level correlations (Deutsch et al., 2021).
+
+Resampling units, on (n_systems, n_inputs) matrices (nlpstats' names):
+
+- ``inputs``: draw n_inputs columns with replacement (the same columns for the metric and
+  the human matrix); the default for the summary and system levels;
+- ``systems``: draw n_systems rows with replacement;
+- ``both``: draw rows and columns independently (Deutsch et al.'s Boot-Both);
+- ``items``: pool the cells where both scores are present and draw that many cells with
+  replacement; the default for (and only valid at) the global level, where the paper's
+  Topical-Chat and QAGS correlations pool items.
+
+Each resample's correlation is computed with the level's usual rule; resamples where it is
+undefined are dropped from the distribution (as nlpstats does) and counted. The interval is
+the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of the distribution
+(``numpy.percentile``, linear interpolation, as nlpstats). All resamples are drawn first from
+``numpy.random.default_rng(seed)`` and evaluated as batched matrices, so the result depends
+only on the data and the seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geval_repro.stats.levels import LEVELS, correlate_batch
+from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.results import BootstrapResult
+
+UNITS = ("inputs", "systems", "both", "items")
+DEFAULT_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
+CELLS_PER_BLOCK = 2**21  # resampled cells evaluated per numpy batch (bounds memory)
+
+
+def check_unit(unit: str | None, level: str) -> str:
+    """The resampling unit to use: ``unit``, or the level's default when ``unit`` is None."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+    if unit is None:
+        return DEFAULT_UNIT[level]
+    if unit not in UNITS:
+        raise ValueError(f"unknown resampling unit {unit!r}: use one of {UNITS}")
+    if unit == "items" and level != "global":
+        raise ValueError(
+            f"unit 'items' pools cells across inputs and applies only to the global level, "
+            f"not {level!r}: use 'inputs', 'systems' or 'both'"
+        )
+    return unit
+
+
+def resampled_correlations(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    *,
+    system_indices: np.ndarray | None = None,
+    input_indices: np.ndarray | None = None,
+    item_indices: np.ndarray | None = None,
+) -> np.ndarray:
+    """Level correlation of each resample given by explicit index arrays.
+
+    ``system_indices`` ``(n_resamples, n_systems)`` and/or ``input_indices``
+    ``(n_resamples, n_inputs)`` select rows/columns (None keeps them all); alternatively
+    ``item_indices`` ``(n_resamples, n_items)`` index the complete cells in row-major order
+    (global level only). Returns one value per resample (NaN where undefined).
+    """
+    metric, human = as_score_pair(metric, human)
+    n_systems, n_inputs = metric.shape
+    if item_indices is not None:
+        if system_indices is not None or input_indices is not None:
+            raise ValueError("give item_indices alone, or system/input indices, not both")
+        check_unit("items", level)
+        # The complete cells as one row: resampling items = resampling its columns.
+        complete = ~(np.isnan(metric) | np.isnan(human))
+        metric, human = metric[complete][None, :], human[complete][None, :]
+        n_systems, n_inputs = metric.shape
+        input_indices = item_indices
+    if system_indices is None and input_indices is None:
+        raise ValueError("give system_indices, input_indices or item_indices")
+    given = input_indices if input_indices is not None else system_indices
+    n_resamples = np.asarray(given).shape[0]
+    rows = (
+        np.broadcast_to(np.arange(n_systems), (n_resamples, n_systems))
+        if system_indices is None
+        else np.asarray(system_indices)
+    )
+    columns = (
+        np.broadcast_to(np.arange(n_inputs), (n_resamples, n_inputs))
+        if input_indices is None
+        else np.asarray(input_indices)
+    )
+    block = max(1, CELLS_PER_BLOCK // (rows.shape[1] * columns.shape[1]))
+    values = np.empty(n_resamples)
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        picked_rows = rows[start:stop, :, None]
+        picked_columns = columns[start:stop, None, :]
+        values[start:stop] = correlate_batch(
+            metric[picked_rows, picked_columns],
+            human[picked_rows, picked_columns],
+            level,
+            coefficient,
+        ).value
+    return values
+
+
+def bootstrap_ci(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    *,
+    unit: str | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int,
+) -> BootstrapResult:
+    """Percentile bootstrap CI of ``correlate(metric, human, level, coefficient)``.
+
+    ``unit`` None means the level's default (:data:`DEFAULT_UNIT`: inputs for summary and
+    system, items for global). Resample indices come from ``numpy.random.default_rng(seed)``:
+    systems ``(n_resamples, n_systems)`` first, then inputs ``(n_resamples, n_inputs)``, or
+    items ``(n_resamples, n_items)``.
+    """
+    metric, human = as_score_pair(metric, human)
+    unit = check_unit(unit, level)
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    rng = np.random.default_rng(seed)
+    n_systems, n_inputs = metric.shape
+    if unit == "items":
+        n_items = int((~(np.isnan(metric) | np.isnan(human))).sum())
+        if n_items < 2:
+            raise ValueError(f"item resampling needs at least 2 complete cells, got {n_items}")
+        values = resampled_correlations(
+            metric,
+            human,
+            level,
+            coefficient,
+            item_indices=rng.integers(0, n_items, size=(n_resamples, n_items)),
+        )
+    else:
+        system_indices = (
+            rng.integers(0, n_systems, size=(n_resamples, n_systems))
+            if unit in ("systems", "both")
+            else None
+        )
+        input_indices = (
+            rng.integers(0, n_inputs, size=(n_resamples, n_inputs))
+            if unit in ("inputs", "both")
+            else None
+        )
+        values = resampled_correlations(
+            metric,
+            human,
+            level,
+            coefficient,
+            system_indices=system_indices,
+            input_indices=input_indices,
+        )
+    distribution = values[~np.isnan(values)]
+    if distribution.size == 0:
+        raise ValueError(
+            f"every one of the {n_resamples} resamples gave an undefined {level}-level "
+            f"{coefficient} correlation: the scores are (nearly) constant"
+        )
+    alpha = (1 - confidence) / 2
+    low, high = np.percentile(distribution, [100 * alpha, 100 * (1 - alpha)])
+    distribution.setflags(write=False)
+    return BootstrapResult(
+        low=float(low),
+        high=float(high),
+        distribution=distribution,
+        unit=unit,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        n_invalid=int(values.size - distribution.size),
+    )

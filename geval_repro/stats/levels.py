@@ -1,0 +1,151 @@
+"""Correlation levels on (n_systems, n_inputs) score matrices, as in nlpstats and UniEval.
+
+- ``summary`` (nlpstats' "input" level; the paper's SummEval protocol): for each input
+  (column), correlate the systems' metric scores with their human scores over the systems
+  where both are present; skip the input when fewer than 2 such systems remain or when
+  either vector is constant (see the rule below); average the kept inputs' correlations.
+- ``system``: each system's mean metric score and mean human score over the inputs where
+  both are present, then one correlation over the systems.
+- ``global``: every cell where both scores are present, pooled into one correlation (the
+  paper's turn level for Topical-Chat and its dataset level for QAGS).
+
+Constant-vector rule: a vector counts as constant when its present values span less than
+``CONSTANT_ATOL`` = 1e-9, i.e. ``max(v) - min(v) < 1e-9`` (every ``|v - max(v)| < 1e-9``).
+On exactly represented scores this is the released scripts' rule (G-Eval's
+meta_eval_summeval.py and UniEval's correlation.py skip a document when
+``len(set(v)) <= 1``); it also skips vectors that differ only by floating-point noise,
+whose correlation would be a correlation of rounding errors. At the system and global
+levels a constant vector makes the value NaN.
+
+Near-ties: for Spearman and Kendall, values within a relative ``NEAR_TIE_RTOL`` = 1e-9 of
+each other are merged into exact ties before ranking
+(:func:`~geval_repro.stats.coefficients.collapse_near_ties`). Mathematically equal
+scores reached along different floating-point paths (system means of averaged 1-5
+ratings, summed in another order) then tie, as they do in exact arithmetic, instead of
+being ranked by rounding error (scipy's exact-equality ranking, and nlpstats', would break
+such ties arbitrarily). On exactly represented scores nothing changes. Pearson uses the
+values as they are.
+
+Everything is vectorized over the inputs and over any leading batch axes (resamples).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from geval_repro.stats.coefficients import collapse_near_ties, row_function
+from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.results import LevelCorrelation
+
+LEVELS = ("summary", "system", "global")
+CONSTANT_ATOL = 1e-9
+NEAR_TIE_RTOL = 1e-9
+RANK_COEFFICIENTS = ("spearman", "kendall")
+RowFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class BatchedCorrelation(NamedTuple):
+    """Level correlations of a batch of matrices ``(..., n_systems, n_inputs)``.
+
+    Every field has the batch shape ``(...)`` except ``per_group`` (``(..., n_inputs)`` for
+    the summary level, ``None`` otherwise).
+    """
+
+    value: np.ndarray
+    n_groups: np.ndarray
+    n_items: np.ndarray
+    per_group: np.ndarray | None
+
+
+def _span(values: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """``max - min`` of the present values per row (``-inf`` for a row with none)."""
+    high = np.where(present, values, -np.inf).max(axis=-1)
+    low = np.where(present, values, np.inf).min(axis=-1)
+    return high - low
+
+
+def _with_near_ties_collapsed(correlate_rows: RowFunction) -> RowFunction:
+    """``correlate_rows`` applied after merging near-ties (see the module docstring)."""
+
+    def collapsed(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return correlate_rows(
+            collapse_near_ties(x, NEAR_TIE_RTOL), collapse_near_ties(y, NEAR_TIE_RTOL)
+        )
+
+    return collapsed
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+
+
+def correlate_batch(
+    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+) -> BatchedCorrelation:
+    """Level correlations for every matrix of a batch (no input validation; see correlate).
+
+    ``metric`` and ``human`` are float arrays of shape ``(..., n_systems, n_inputs)``.
+    """
+    _check_level(level)
+    correlate_rows = row_function(coefficient)
+    if coefficient in RANK_COEFFICIENTS:
+        correlate_rows = _with_near_ties_collapsed(correlate_rows)
+    batch = metric.shape[:-2]
+    if level == "summary":
+        x = np.swapaxes(metric, -1, -2)
+        y = np.swapaxes(human, -1, -2)
+        present = ~(np.isnan(x) | np.isnan(y))
+        per_input = correlate_rows(x, y)
+        kept = (
+            (present.sum(axis=-1) >= 2)
+            & (_span(x, present) >= CONSTANT_ATOL)
+            & (_span(y, present) >= CONSTANT_ATOL)
+        )
+        n_groups = kept.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
+        value = np.where(n_groups > 0, value, np.nan)
+        n_items = (present & kept[..., None]).sum(axis=(-2, -1))
+        return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
+
+    present = ~(np.isnan(metric) | np.isnan(human))
+    if level == "system":
+        counts = present.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = np.where(present, metric, 0.0).sum(axis=-1) / counts
+            y = np.where(present, human, 0.0).sum(axis=-1) / counts
+    else:
+        x = metric.reshape(*batch, -1)
+        y = human.reshape(*batch, -1)
+    row_present = ~(np.isnan(x) | np.isnan(y))
+    defined = (_span(x, row_present) >= CONSTANT_ATOL) & (_span(y, row_present) >= CONSTANT_ATOL)
+    value = np.where(defined, correlate_rows(x, y), np.nan)
+    n_items = present.sum(axis=(-2, -1))
+    return BatchedCorrelation(value, np.ones(batch, dtype=int), n_items, None)
+
+
+def correlate(
+    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+) -> LevelCorrelation:
+    """Correlation of a metric matrix with a human matrix at ``level`` (see module docstring).
+
+    ``metric`` and ``human``: ``(n_systems, n_inputs)``, NaN = missing. ``coefficient``:
+    "pearson", "spearman" or "kendall". Returns value, n_groups (inputs kept for the summary
+    level, 1 otherwise), n_items (cells used) and, for the summary level, the per-input
+    values (NaN for skipped inputs).
+    """
+    metric, human = as_score_pair(metric, human)
+    result = correlate_batch(metric, human, level, coefficient)
+    per_group = result.per_group
+    if per_group is not None:
+        per_group.setflags(write=False)
+    return LevelCorrelation(
+        value=float(result.value),
+        n_groups=int(result.n_groups),
+        n_items=int(result.n_items),
+        per_group=per_group,
+    )

@@ -1,0 +1,75 @@
+"""Score matrices in the nlpstats convention: shape ``(n_systems, n_inputs)``, NaN = missing.
+
+Row ``s``, column ``i`` holds the score of system ``s``'s output for input ``i`` (a
+SummEval document, a Topical-Chat dialogue context, a QAGS article).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def to_matrix(
+    df: pd.DataFrame, value: str, systems: str = "system_id", inputs: str = "doc_id"
+) -> tuple[np.ndarray, list, list]:
+    """Pivot a long table into ``(matrix, system_labels, input_labels)``.
+
+    Rows of the matrix follow the sorted system labels, columns the sorted input labels;
+    a (system, input) pair absent from ``df`` is NaN. A pair listed twice is an error that
+    names the pair, since silently keeping one score would hide a data problem.
+    """
+    missing = [column for column in (value, systems, inputs) if column not in df.columns]
+    if missing:
+        raise KeyError(f"to_matrix: columns {missing} not in the table (has {list(df.columns)})")
+    unlabelled = df[systems].isna() | df[inputs].isna()
+    if unlabelled.any():
+        raise ValueError(
+            f"to_matrix: {int(unlabelled.sum())} rows lack a {systems} or {inputs} label "
+            f"(first at row index {df.index[unlabelled.to_numpy()][0]!r}): label or drop them"
+        )
+    duplicated = df.duplicated(subset=[systems, inputs], keep=False)
+    if duplicated.any():
+        pairs = df.loc[duplicated, [systems, inputs]].drop_duplicates().head(5)
+        listed = ", ".join(f"({s!r}, {i!r})" for s, i in pairs.itertuples(index=False))
+        raise ValueError(
+            f"to_matrix: {int(duplicated.sum())} rows repeat a ({systems}, {inputs}) pair, "
+            f"e.g. {listed}: keep one score per pair (aggregate or deduplicate first)"
+        )
+    system_labels = sorted(df[systems].unique())
+    input_labels = sorted(df[inputs].unique())
+    matrix = np.full((len(system_labels), len(input_labels)), np.nan)
+    rows = pd.Index(system_labels).get_indexer(df[systems])
+    columns = pd.Index(input_labels).get_indexer(df[inputs])
+    try:
+        scores = pd.to_numeric(df[value], errors="raise").to_numpy(dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"to_matrix: column {value!r} holds a non-numeric score: {error}"
+        ) from None
+    matrix[rows, columns] = scores
+    return matrix, system_labels, input_labels
+
+
+def as_score_matrix(scores: np.ndarray, name: str) -> np.ndarray:
+    """``scores`` as a float ``(n_systems, n_inputs)`` array; bad shapes or +-inf raise."""
+    matrix = np.asarray(scores, dtype=float)
+    if matrix.ndim != 2 or matrix.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty (n_systems, n_inputs) matrix, got shape {matrix.shape}"
+        )
+    if np.isinf(matrix).any():
+        raise ValueError(f"{name} contains +-inf: scores must be finite or NaN (missing)")
+    return matrix
+
+
+def as_score_pair(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a metric matrix and a human matrix of the same shape."""
+    metric = as_score_matrix(metric, "metric")
+    human = as_score_matrix(human, "human")
+    if metric.shape != human.shape:
+        raise ValueError(
+            f"metric and human matrices differ in shape: {metric.shape} vs {human.shape}; "
+            "build both with to_matrix over the same (system, input) pairs"
+        )
+    return metric, human

@@ -1,0 +1,153 @@
+"""Paired permutation test for the difference of two metrics' correlations (Deutsch et al.,
+2021; nlpstats' ``permutation_test``).
+
+Null hypothesis: metrics A and B are exchangeable on the same items, so
+``corr(A, human) - corr(B, human)`` is as likely as its negation. Each resample swaps the
+A and B scores of randomly chosen units (each unit with probability 1/2), then recomputes the
+difference at the same level with the same coefficient. Units (the level's default first):
+
+- ``inputs`` (default for summary): swap whole columns (inputs/documents);
+- ``systems`` (default for system): swap whole rows;
+- ``items`` (default for global): swap single cells;
+- ``both``: swap rows and columns independently; a cell ends up swapped when exactly one of
+  its row and column is (nlpstats applies the two swaps in turn, which is the same).
+
+Scale: A and B are first standardized, each by the mean and standard deviation of all its
+present cells (as nlpstats does), so that a swapped cell is on the scale of the scores
+around it. Correlations are invariant to this positive affine map, so the observed statistic
+is unchanged (up to rounding); it is computed on the standardized scores, like the
+permuted ones.
+
+P-value: ``(1 + k) / (1 + n)`` where ``n`` counts permuted differences that are defined and
+``k`` those at least as extreme as the observed one (|d| >= |observed| two-sided, d >=
+observed for "greater", d <= observed for "less"; differences within 1e-12 count as
+ties). The +1 makes the Monte Carlo p-value valid and never zero (Phipson & Smyth, 2010);
+nlpstats reports ``k / n_resamples`` instead, which ``distribution`` lets you recompute.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geval_repro.stats.bootstrap import UNITS
+from geval_repro.stats.levels import LEVELS, correlate_batch
+from geval_repro.stats.matrix import as_score_matrix, as_score_pair
+from geval_repro.stats.results import PermutationResult
+
+DEFAULT_UNIT = {"summary": "inputs", "system": "systems", "global": "items"}
+ALTERNATIVES = ("two-sided", "greater", "less")
+TIE_TOLERANCE = 1e-12
+CELLS_PER_BLOCK = 2**21  # permuted cells evaluated per numpy batch (bounds memory)
+
+
+def _standardize(scores: np.ndarray, name: str) -> np.ndarray:
+    """``(scores - mean) / sd`` over the present cells; a constant metric raises."""
+    sd = np.nanstd(scores)
+    if not sd > 0:
+        raise ValueError(f"{name} is constant over its present cells: nothing to compare")
+    return (scores - np.nanmean(scores)) / sd
+
+
+def permuted_differences(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    swap: np.ndarray,
+) -> np.ndarray:
+    """``corr(A', human) - corr(B', human)`` for each swap mask (no standardization).
+
+    ``swap``: booleans broadcastable to ``(n_resamples, n_systems, n_inputs)``; where True,
+    A' takes B's score and B' takes A's. Returns ``(n_resamples,)`` (NaN where undefined).
+    """
+    swap = np.asarray(swap, dtype=bool)
+    n_resamples = swap.shape[0]
+    n_cells = metric_a.size
+    block = max(1, CELLS_PER_BLOCK // n_cells)
+    differences = np.empty(n_resamples)
+    for start in range(0, n_resamples, block):
+        mask = swap[start : start + block]
+        a = np.where(mask, metric_b, metric_a)
+        b = np.where(mask, metric_a, metric_b)
+        target = np.broadcast_to(human, a.shape)
+        differences[start : start + block] = (
+            correlate_batch(a, target, level, coefficient).value
+            - correlate_batch(b, target, level, coefficient).value
+        )
+    return differences
+
+
+def paired_permutation_test(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    *,
+    n_resamples: int = 1000,
+    seed: int,
+    alternative: str = "two-sided",
+    unit: str | None = None,
+) -> PermutationResult:
+    """Test ``corr(metric_a) - corr(metric_b)`` against human scores (module docstring).
+
+    ``metric_a``, ``metric_b`` and ``human`` are (n_systems, n_inputs) matrices over the same
+    items; A and B must have the same missing cells. Swap masks come from
+    ``numpy.random.default_rng(seed).random(...) < 0.5``.
+    """
+    metric_a, human = as_score_pair(metric_a, human)
+    metric_b = as_score_matrix(metric_b, "metric_b")
+    if metric_b.shape != metric_a.shape:
+        raise ValueError(f"metric_a {metric_a.shape} and metric_b {metric_b.shape} differ")
+    if not np.array_equal(np.isnan(metric_a), np.isnan(metric_b)):
+        raise ValueError(
+            "metric_a and metric_b must score the same items: their missing cells differ"
+        )
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+    unit = DEFAULT_UNIT[level] if unit is None else unit
+    if unit not in UNITS:
+        raise ValueError(f"unknown permutation unit {unit!r}: use one of {UNITS}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}: use one of {ALTERNATIVES}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+
+    a = _standardize(metric_a, "metric_a")
+    b = _standardize(metric_b, "metric_b")
+    observed = float(
+        correlate_batch(a, human, level, coefficient).value
+        - correlate_batch(b, human, level, coefficient).value
+    )
+    if np.isnan(observed):
+        raise ValueError(f"the {level}-level {coefficient} correlation of A or B is undefined")
+
+    rng = np.random.default_rng(seed)
+    n_systems, n_inputs = a.shape
+    if unit == "items":
+        swap = rng.random((n_resamples, n_systems, n_inputs)) < 0.5
+    else:
+        swap = np.zeros((n_resamples, 1, 1), dtype=bool)
+        if unit in ("systems", "both"):
+            swap = swap ^ (rng.random((n_resamples, n_systems, 1)) < 0.5)
+        if unit in ("inputs", "both"):
+            swap = swap ^ (rng.random((n_resamples, 1, n_inputs)) < 0.5)
+    differences = permuted_differences(a, b, human, level, coefficient, swap)
+    defined = differences[~np.isnan(differences)]
+    if alternative == "two-sided":
+        extreme = np.abs(defined) >= abs(observed) - TIE_TOLERANCE
+    elif alternative == "greater":
+        extreme = defined >= observed - TIE_TOLERANCE
+    else:
+        extreme = defined <= observed + TIE_TOLERANCE
+    pvalue = (1 + int(extreme.sum())) / (1 + defined.size)
+    differences.setflags(write=False)
+    return PermutationResult(
+        statistic=observed,
+        pvalue=pvalue,
+        distribution=differences,
+        unit=unit,
+        alternative=alternative,
+        n_resamples=n_resamples,
+    )

@@ -1,0 +1,67 @@
+"""Result records of the meta-evaluation statistics (frozen, scipy-style attribute access)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class LevelCorrelation:
+    """One correlation at one level (see :func:`geval_repro.stats.levels.correlate`).
+
+    ``value``: the correlation (NaN when it is undefined); ``n_groups``: inputs kept for the
+    summary level, 1 for the system and global levels; ``n_items``: score cells (pairs of a
+    metric and a human score, both present) that entered the correlation; ``per_group``: for
+    the summary level, one value per input in column order, NaN where the input was skipped
+    (``None`` for the other levels).
+    """
+
+    value: float
+    n_groups: int
+    n_items: int
+    per_group: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class TieRate:
+    """Share of tied pairs among the pairs a coefficient compares (``rate`` = tied / pairs)."""
+
+    rate: float
+    n_tied_pairs: int
+    n_pairs: int
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResult:
+    """Percentile bootstrap interval ``[low, high]`` and the resampled correlations.
+
+    ``distribution`` holds the defined resampled values (resamples whose correlation is
+    undefined, e.g. every input skipped, are dropped as nlpstats does); ``n_invalid`` counts
+    the dropped ones.
+    """
+
+    low: float
+    high: float
+    distribution: np.ndarray
+    unit: str
+    confidence: float
+    n_resamples: int
+    n_invalid: int
+
+
+@dataclass(frozen=True, eq=False)
+class PermutationResult:
+    """Paired permutation test of ``corr(a) - corr(b)``.
+
+    ``statistic``: observed difference; ``pvalue``: (1 + #resamples at least as extreme) /
+    (1 + n_resamples); ``distribution``: the permuted differences.
+    """
+
+    statistic: float
+    pvalue: float
+    distribution: np.ndarray
+    unit: str
+    alternative: str
+    n_resamples: int

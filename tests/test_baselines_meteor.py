@@ -1,0 +1,76 @@
+"""nltk METEOR on Debian's WordNet 3.0 (geval_repro.baselines.meteor).
+
+Needs Debian's WordNet database: ``apt-get install -y --no-install-recommends wordnet-base
+wordnet-sense-index`` (see the module docstring). The reader is built in a temporary cache.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from geval_repro.baselines.meteor import (
+    WORDNET_LEXNAMES,
+    debian_wordnet,
+    lexnames_text,
+    meteor,
+)
+
+
+@pytest.fixture(scope="module")
+def wordnet(tmp_path_factory: pytest.TempPathFactory):
+    return debian_wordnet(tmp_path_factory.mktemp("nltk_data"))
+
+
+def test_debian_wordnet_is_wordnet_3_0(wordnet) -> None:
+    assert wordnet.get_version() == "3.0"
+    # WordNet 3.0 facts: dog.n.01 is in lexicographer file 05, noun.animal; car.n.01 has the
+    # lemmas car, auto, automobile, machine, motorcar.
+    assert wordnet.synset("dog.n.01").lexname() == "noun.animal"
+    assert [lemma.name() for lemma in wordnet.synset("car.n.01").lemmas()] == [
+        "car",
+        "auto",
+        "automobile",
+        "machine",
+        "motorcar",
+    ]
+    assert len(WORDNET_LEXNAMES) == 45
+    assert lexnames_text().splitlines()[5] == "05\tnoun.animal\t1"
+
+
+def test_meteor_hand_computed(wordnet) -> None:
+    # "the cat ran" vs "the cat sat": m = 2 exact matches, P = R = 2/3, Fmean = 2/3;
+    # one chunk ("the cat"): Pen = 0.5 * (1/2)^3 = 0.0625 -> 2/3 * 0.9375 = 0.625.
+    assert meteor(["the cat ran"], ["the cat sat"], wordnet=wordnet)[0] == pytest.approx(0.625)
+    # "car" vs "auto" (WordNet 3.0 synset car.n.01 holds both): one synonym match, P = R = 1,
+    # one chunk of one match: Pen = 0.5 * (1/1)^3 = 0.5 -> 0.5. Without WordNet it is 0, as
+    # for "car" vs "bicycle". (nltk compares synonyms with the reference word as left by the
+    # stem stage, so a pair like "big"/"large" fails: "large" has become "larg".)
+    assert meteor(["car", "car"], ["auto", "bicycle"], wordnet=wordnet) == pytest.approx([0.5, 0])
+
+
+def test_meteor_matches_nltk_documented_example(wordnet) -> None:
+    # nltk.translate.meteor_score docstring: round(meteor_score([reference1, reference2,
+    # reference3], hypothesis1), 4) == 0.6944 with nltk's own WordNet download.
+    hypothesis = (
+        "It is a guide to action which ensures that the military always obeys the commands of "
+        "the party"
+    )
+    references = [
+        "It is a guide to action that ensures that the military will forever heed Party commands",
+        "It is the guiding principle which guarantees the military forces always being under "
+        "the command of the Party",
+        "It is the practical guide for the army always to heed the directions of the party",
+    ]
+    assert round(float(meteor([hypothesis], [references], wordnet=wordnet)[0]), 4) == 0.6944
+
+
+def test_missing_database_names_the_install_command(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="wordnet-base wordnet-sense-index"):
+        debian_wordnet(tmp_path / "cache", wordnet_dir=tmp_path / "no-wordnet")
+
+
+def test_length_mismatch_raises(wordnet) -> None:
+    with pytest.raises(ValueError, match="1 hypotheses but 2 references"):
+        meteor(["a"], ["a", "b"], wordnet=wordnet)

@@ -1,0 +1,248 @@
+"""The correlation table: rows, paper look-ups, AVG rows, Markdown/CSV output, and UniEval's
+released predictions against the paper's printed UniEval rows."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from geval_repro.correlation_table import (
+    AVG_OF_PRINTED,
+    COLUMNS,
+    average_rows,
+    check_rows,
+    correlation_rows,
+    paper_only_rows,
+    to_markdown,
+    write_tables,
+)
+from geval_repro.sources import get_source
+from geval_repro.stats.levels import correlate
+from geval_repro.stats.matrix import to_matrix
+from geval_repro.stats.ties import tie_rate
+
+
+def fixture_matrices(seed: int, n_systems: int = 6, n_inputs: int = 20):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(3, 16, size=(n_systems, n_inputs)) / 3.0
+    metric = np.round(human + rng.normal(0, 0.8, human.shape), 1)
+    return metric, human
+
+
+def rows_for(benchmark, dimension, metric="G-Eval-4", level="summary", seed=0, **kwargs):
+    scores, human = fixture_matrices(seed)
+    return correlation_rows(
+        benchmark=benchmark,
+        dimension=dimension,
+        metric=metric,
+        variant="fixture",
+        level=level,
+        metric_scores=scores,
+        human_scores=human,
+        n_resamples=kwargs.pop("n_resamples", 0),
+        seed=1,
+        status="fixture",
+        **kwargs,
+    )
+
+
+def test_correlation_rows_values_and_paper_lookup() -> None:
+    metric, human = fixture_matrices(0)
+    metric[0, 0] = np.nan
+    rows = correlation_rows(
+        benchmark="summeval",
+        dimension="coherence",
+        metric="G-Eval-4",
+        variant="fixture",
+        level="summary",
+        metric_scores=metric,
+        human_scores=human,
+        n_resamples=200,
+        seed=3,
+        status="fixture",
+    )
+    assert list(rows.columns) == COLUMNS
+    assert list(rows.coefficient) == ["pearson", "spearman", "kendall"]
+    for row in rows.itertuples():
+        result = correlate(metric, human, "summary", row.coefficient)
+        assert row.value == result.value
+        assert (row.n_items, row.n_groups) == (result.n_items, result.n_groups)
+        assert row.ci_low < row.value < row.ci_high
+    human_without_hole = human.copy()
+    human_without_hole[0, 0] = np.nan  # tie rates count the complete cells only
+    assert rows.human_tie_rate.iloc[0] == tie_rate(human_without_hole, "summary").rate
+    spearman = rows.set_index("coefficient").loc["spearman"]
+    assert spearman.paper_value == 0.582  # Table 1, G-Eval-4 coherence rho
+    assert spearman.delta == pytest.approx(spearman.value - 0.582)
+    assert math.isnan(rows.set_index("coefficient").loc["pearson"].paper_value)  # not printed
+    assert "bootstrap CI over inputs, 200 resamples, seed 3" in spearman.note
+
+
+def test_no_paper_value_at_another_level_and_renamed_metrics() -> None:
+    system = rows_for("summeval", "coherence", level="system")
+    assert system.paper_value.isna().all()
+    renamed = rows_for("summeval", "coherence", metric="g4 mean-of-20", paper_metric="G-Eval-4")
+    assert renamed.set_index("coefficient").loc["kendall"].paper_value == 0.457
+
+
+def test_average_rows_show_printed_and_column_averages() -> None:
+    dims = ["coherence", "consistency", "fluency", "relevance"]
+    rows = pd.concat([rows_for("summeval", d, seed=i) for i, d in enumerate(dims)])
+    averages = average_rows(rows).set_index(["dimension", "coefficient"])
+    ours = rows[rows.coefficient == "spearman"].value.mean()
+    printed = averages.loc[("AVG", "spearman")]
+    of_columns = averages.loc[(AVG_OF_PRINTED, "spearman")]
+    assert printed.value == of_columns.value == pytest.approx(ours)
+    assert printed.paper_value == 0.514
+    assert of_columns.paper_value == pytest.approx((0.582 + 0.507 + 0.506 + 0.547) / 4)
+    assert "printed average 0.514 vs mean of printed columns 0.5355" in of_columns.note
+    assert (averages.status == "fixture").all()
+    assert math.isnan(averages.loc[("AVG", "pearson")].paper_value)
+
+
+def test_average_rows_need_every_dimension_once() -> None:
+    rows = pd.concat([rows_for("summeval", d) for d in ["coherence", "fluency", "relevance"]])
+    assert average_rows(rows).empty
+    doubled = pd.concat([rows, rows_for("summeval", "coherence")])
+    with pytest.raises(ValueError, match="repeated dimension rows"):
+        average_rows(doubled)
+
+
+def test_qags_average_rows() -> None:
+    rows = pd.concat(
+        [
+            rows_for(subset, "consistency", level="global", seed=i)
+            for i, subset in enumerate(["qags_cnndm", "qags_xsum"])
+        ]
+    )
+    averages = average_rows(rows).set_index(["benchmark", "dimension", "coefficient"])
+    row = averages.loc[("qags_avg", "consistency", "pearson")]
+    assert row.paper_value == 0.599
+    assert row.value == pytest.approx(rows[rows.coefficient == "pearson"].value.mean())
+    assert averages.loc[("qags_avg", AVG_OF_PRINTED, "pearson")].paper_value == pytest.approx(
+        0.5945
+    )
+
+
+def test_paper_only_rows() -> None:
+    rows = paper_only_rows("summeval", ["G-Eval-3.5", "GPTScore"], "not-released", "no replies")
+    assert rows.value.isna().all()
+    assert set(rows.status) == {"not-released"}
+    g35 = rows[rows.metric == "G-Eval-3.5"]
+    assert len(g35) == 10 + 2  # printed cells + one AVG-of-printed-columns per coefficient
+    gpt = rows[rows.metric == "GPTScore"]
+    assert len(gpt) == 5 + 1  # Kendall printed "-"
+    assert gpt[gpt.dimension == AVG_OF_PRINTED].paper_value.iloc[0] == pytest.approx(
+        (0.434 + 0.449 + 0.403 + 0.381) / 4
+    )
+    qags = paper_only_rows("qags_avg", ["G-Eval-4"], "not-recomputable", "prompts not released")
+    assert set(qags.dimension) == {"consistency", AVG_OF_PRINTED}
+    with pytest.raises(ValueError, match="prints no summeval number"):
+        paper_only_rows("summeval", ["G-Eval-5"], "paper-only", "")
+    with pytest.raises(ValueError, match="status"):
+        paper_only_rows("summeval", ["G-Eval-4"], "recomputed", "")
+
+
+def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
+    rows = rows_for("summeval", "coherence")
+    rows.loc[0, "note"] = "a | b"
+    text = to_markdown(rows)
+    lines = text.splitlines()
+    assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
+    assert len(lines) == 2 + len(rows)
+    assert "a \\| b" in text
+    assert f"| {rows.value.iloc[0]:.4f} |" in lines[2]
+    csv_path, md_path = tmp_path / "tables" / "correlations.csv", tmp_path / "tables" / "c.md"
+    write_tables(rows, csv_path, md_path)
+    back = pd.read_csv(csv_path)
+    assert list(back.columns) == COLUMNS
+    np.testing.assert_array_equal(back.value.to_numpy(), rows.value.to_numpy())
+    assert md_path.read_text(encoding="utf-8") == text
+    assert sorted(p.name for p in csv_path.parent.iterdir()) == ["c.md", "correlations.csv"]
+
+
+def test_check_rows_rejects_bad_tables() -> None:
+    rows = rows_for("summeval", "coherence")
+    with pytest.raises(ValueError, match="columns"):
+        check_rows(rows.drop(columns=["note"]))
+    bad = rows.copy()
+    bad.loc[0, "status"] = "simulated"
+    with pytest.raises(ValueError, match="unknown status"):
+        check_rows(bad)
+
+
+# --- UniEval's released predictions (real data from the mirror) ----------------------------
+
+
+def released(mirror_dir: Path, source_id: str) -> pd.DataFrame:
+    path = mirror_dir / get_source(source_id).relpath
+    return pd.DataFrame(json.loads(path.read_text(encoding="utf-8")))
+
+
+def unieval_rows(benchmark, dimension, items, coefficients) -> pd.DataFrame:
+    def score(value, key):
+        return (value if isinstance(value, dict) else ast.literal_eval(value))[key]
+
+    items = items.assign(
+        metric=items.predict_scores.map(lambda v: score(v, dimension)),
+        human=items.scores.map(lambda v: score(v, dimension)),
+    )
+    inputs = "doc_id" if "doc_id" in items else "source"
+    metric, _, _ = to_matrix(items, "metric", inputs=inputs)
+    human, _, _ = to_matrix(items, "human", inputs=inputs)
+    return correlation_rows(
+        benchmark=benchmark,
+        dimension=dimension,
+        metric="UniEval",
+        variant="released predictions",
+        level="global",
+        metric_scores=metric,
+        human_scores=human,
+        coefficients=coefficients,
+        n_resamples=200,
+        seed=0,
+    )
+
+
+def test_unieval_reproduces_table_3(mirror_dir: Path) -> None:
+    rows = pd.concat(
+        [
+            unieval_rows(
+                subset,
+                "consistency",
+                released(mirror_dir, f"unieval_pred_{subset}"),
+                ("pearson", "spearman", "kendall"),
+            )
+            for subset in ("qags_cnndm", "qags_xsum")
+        ]
+    )
+    assert rows.set_index("benchmark").n_items.to_dict() == {"qags_cnndm": 235, "qags_xsum": 239}
+    assert (rows.delta.abs() <= 0.0005).all(), rows[["benchmark", "coefficient", "value"]]
+    assert rows.note.str.contains("matches the printed").all()
+    averages = average_rows(rows)
+    printed = averages[averages.dimension == "consistency"]
+    assert len(printed) == 3
+    assert (printed.delta.abs() <= 0.001).all()  # the printed Average of rounded cells
+
+
+def test_unieval_topical_chat_differs_from_table_2(mirror_dir: Path) -> None:
+    """Recorded, not adjusted: the Table 2 UniEval row is not what the released predictions
+    give (e.g. naturalness rho 0.514 recomputed vs 0.330 printed)."""
+    items = released(mirror_dir, "unieval_pred_topical_chat")
+    dims = ["naturalness", "coherence", "engagingness", "groundedness"]
+    rows = pd.concat(
+        [unieval_rows("topical_chat", d, items, ("pearson", "spearman")) for d in dims]
+    )
+    assert (rows.n_items == 360).all()
+    rho = rows[(rows.coefficient == "spearman")].set_index("dimension")
+    assert rho.loc["naturalness"].value == pytest.approx(0.514, abs=0.0005)
+    assert rho.loc["naturalness"].paper_value == 0.330
+    assert rho.note.str.contains("differs from the printed").all()
+    averages = average_rows(rows)
+    assert len(averages) == 4  # AVG and AVG-of-printed-columns, for r and rho

@@ -1,0 +1,96 @@
+"""Rows that need no judge run: UniEval's predictions, the baselines, the human data."""
+
+from geval_repro.pipeline import baseline_tables
+from geval_repro.pipeline.benchmark_rows import unieval_rows
+from geval_repro.pipeline.human_tables import human_tables
+
+
+rule unieval_rows:
+    input:
+        topical_chat=PROCESSED / "topical_chat.parquet",
+        cnndm=PROCESSED / "qags_cnndm.parquet",
+        xsum=PROCESSED / "qags_xsum.parquet",
+    output:
+        ROWS / "unieval.csv",
+    log:
+        LOGS / "rows" / "unieval.log",
+    run:
+        rows = unieval_rows(input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, config)
+        write_rows(rows, output[0])
+
+
+rule baseline_scores_summeval:
+    input:
+        summeval=PROCESSED / "summeval.parquet",
+        references=PROCESSED / "summeval_references.parquet",
+    output:
+        PROCESSED / "baselines" / "summeval.parquet",
+    log:
+        LOGS / "baselines" / "summeval.log",
+    run:
+        baseline_tables.summeval_scores(input.summeval, input.references, output[0])
+
+
+rule baseline_scores_topical_chat:
+    input:
+        PROCESSED / "topical_chat.parquet",
+    output:
+        PROCESSED / "baselines" / "topical_chat.parquet",
+    log:
+        LOGS / "baselines" / "topical_chat.log",
+    run:
+        baseline_tables.topical_chat_scores(input[0], DATA / "cache" / "nltk", output[0])
+
+
+rule baseline_scores_qags:
+    input:
+        cnndm=PROCESSED / "qags_cnndm.parquet",
+        xsum=PROCESSED / "qags_xsum.parquet",
+    output:
+        PROCESSED / "baselines" / "qags.parquet",
+    log:
+        LOGS / "baselines" / "qags.log",
+    run:
+        baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
+
+
+rule baseline_rows:
+    input:
+        summeval=PROCESSED / "summeval.parquet",
+        summeval_scores=PROCESSED / "baselines" / "summeval.parquet",
+        topical_chat=PROCESSED / "topical_chat.parquet",
+        topical_chat_scores=PROCESSED / "baselines" / "topical_chat.parquet",
+        cnndm=PROCESSED / "qags_cnndm.parquet",
+        xsum=PROCESSED / "qags_xsum.parquet",
+        qags_scores=PROCESSED / "baselines" / "qags.parquet",
+    output:
+        ROWS / "baselines.csv",
+    log:
+        LOGS / "rows" / "baselines.log",
+    run:
+        rows = baseline_tables.baseline_rows(
+            input.summeval,
+            input.summeval_scores,
+            input.topical_chat,
+            input.topical_chat_scores,
+            {"cnndm": input.cnndm, "xsum": input.xsum},
+            input.qags_scores,
+            config,
+        )
+        write_rows(rows, output[0])
+
+
+rule human_tables:
+    input:
+        **{name: PROCESSED / f"{name}.parquet" for name in HUMAN_TABLE_INPUTS},
+    output:
+        [ROOT_TABLES / "human" / f"{name}.{ext}" for name in HUMAN_TABLES for ext in ("csv", "md")],
+        ROOT_FIGURES / "human_distributions.png",
+        ROOT_FIGURES / "human_distributions.svg",
+        rows=ROWS / "human_ceiling.csv",
+    log:
+        LOGS / "rows" / "human.log",
+    run:
+        paths = {name: input[name] for name in HUMAN_TABLE_INPUTS}
+        ceiling = human_tables(paths, ROOT_TABLES / "human", ROOT_FIGURES / "human_distributions")
+        write_rows(ceiling, output.rows)
