@@ -8,6 +8,9 @@ mirror is a test failure, never a silent skip: CI must exercise the real files.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,3 +30,58 @@ def mirror_dir() -> Path:
             "holds MANIFEST.tsv (CI uses ../shared/mirror)"
         )
     return path.resolve()
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """A finished ``snakemake`` run into a temporary folder (mirror + fixture judge)."""
+
+    data: Path
+    results: Path
+    config: Path
+
+
+def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> None:
+    """Run the workflow from the repository into ``data``/``results`` with the mirror."""
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        "4",
+        "--nolock",
+        "--configfile",
+        str(configfile),
+        "--config",
+        f"data_dir={data}",
+        f"results_dir={results}",
+        *extra,
+    ]
+    completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        pytest.fail(f"snakemake failed:\n{completed.stdout[-4000:]}\n{completed.stderr[-8000:]}")
+
+
+@pytest.fixture(scope="session")
+def pipeline_run(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> PipelineRun:
+    """The whole pipeline on the mirror, with the FIXTURE judge and the MetricEval runs."""
+    root = tmp_path_factory.mktemp("pipeline")
+    config = root / "config.yaml"
+    config.write_text(
+        (FIXTURES / "config_fixture.yaml").read_text()
+        + "\n".join(
+            [
+                "mirror: " + str(mirror_dir),
+                "rerun_pairs:",
+                "  - [gpt4-metriceval-run1, gpt4-metriceval-run2]",
+                "",
+            ]
+        )
+    )
+    text = config.read_text().replace(
+        "judges_to_run:\n  - fixture-gpt4\n",
+        "judges_to_run:\n  - fixture-gpt4\n  - gpt4-metriceval-run1\n  - gpt4-metriceval-run2\n",
+    )
+    config.write_text(text)
+    run_snakemake(root / "data", root / "results", config)
+    return PipelineRun(root / "data", root / "results", config)
