@@ -1,0 +1,97 @@
+"""The ``geval-repro recount`` command against an independent transcription of the released
+meta_eval_summeval.py (per-reply regex, per-document scipy loop) on the FIXTURE replies."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from geval_repro.cli import main
+from geval_repro.sources import get_source
+
+FIXTURE = Path(__file__).parent / "fixtures" / "judge_fixture" / "gpt4_coh_fixture.json"
+
+
+def released_script(replies_file: Path, summeval_file: Path) -> dict[str, float]:
+    """Summary-level correlations as nlpyang/geval's meta_eval_summeval.py computes them."""
+    human = {
+        (item["doc_id"], item["system_id"]): item["scores"]["coherence"]
+        for item in json.loads(summeval_file.read_text())
+    }
+    by_doc: dict[str, tuple[list[float], list[float]]] = {}
+    for item in json.loads(replies_file.read_text()):
+        scores = []
+        for reply in item["all_responses"]:
+            match = re.search(r"^ ?([\d\.]+)", reply)
+            try:
+                scores.append(float(match.group(1)) if match else 0.0)
+            except ValueError:
+                scores.append(0.0)
+        pred, gold = by_doc.setdefault(item["doc_id"], ([], []))
+        pred.append(sum(scores) / len(scores))
+        gold.append(human[item["doc_id"], item["system_id"]])
+    result = {}
+    for name, function in [
+        ("pearson", scipy.stats.pearsonr),
+        ("spearman", scipy.stats.spearmanr),
+        ("kendall", scipy.stats.kendalltau),
+    ]:
+        values = [
+            function(pred, gold)[0]
+            for pred, gold in by_doc.values()
+            if len(set(pred)) > 1 and len(set(gold)) > 1
+        ]
+        result[name] = float(np.mean(values))
+    return result
+
+
+def test_recount_json_equals_the_released_script(
+    mirror_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    argv = ["recount", str(FIXTURE), "--dimension", "coherence", "--json"]
+    assert main([*argv, "--raw-dir", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = released_script(FIXTURE, mirror_dir / get_source("summeval").relpath)
+    for key in ["dimension", "parser", "pearson", "spearman", "kendall", "n_docs"]:
+        assert key in out
+    assert out["parser"] == "original"
+    for coefficient, value in expected.items():
+        assert out[coefficient] == pytest.approx(value, abs=1e-12)
+    assert out["n_docs"] == 4
+    assert 0 <= out["tie_rate"] < 1
+    assert out["unparsed"] == sum(
+        not _released_reads(reply)
+        for item in json.loads(FIXTURE.read_text())
+        for reply in item["all_responses"]
+    )
+
+
+def _released_reads(reply: str) -> bool:
+    """Whether the released script reads a number from ``reply`` (else it scores 0)."""
+    match = re.search(r"^ ?([\d\.]+)", reply)
+    if match is None:
+        return False
+    try:
+        float(match.group(1))
+    except ValueError:
+        return False
+    return True
+
+
+def test_recount_text_and_errors(mirror_dir: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    raw = ["--raw-dir", str(tmp_path)]
+    assert (
+        main(["recount", str(FIXTURE), "--dimension", "coherence", "--parser", "tolerant", *raw])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "spearman" in text and "documents kept 4" in text and "left out" in text
+    assert main(["recount", str(tmp_path / "missing.json"), "--dimension", "fluency", *raw]) == 2
+    assert "missing.json" in capsys.readouterr().err
