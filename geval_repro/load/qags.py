@@ -22,14 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from geval_repro.load.unieval_pairs import read_with_predictions
 from geval_repro.schemas import (
     QAGS,
     QAGS_MTURK,
     QAGS_N_ITEMS,
     UPSTREAM_FIX,
-    read_json,
     require_numbers,
-    require_records,
     validate_table,
 )
 
@@ -49,23 +48,7 @@ def load_qags(data_path: str | Path, predictions_path: str | Path, subset: str) 
     unieval_consistency. The two files must hold identical items in the same order.
     """
     _check_subset(subset)
-    items = require_records(read_json(data_path), ITEM_KEYS, data_path)
-    predicted = require_records(
-        read_json(predictions_path), (*ITEM_KEYS, "predict_scores"), predictions_path
-    )
-    if len(items) != len(predicted):
-        raise ValueError(
-            f"{predictions_path}: {len(predicted)} items, but {data_path} has {len(items)}. "
-            f"Fix: {UPSTREAM_FIX}."
-        )
-    for index, (item, prediction) in enumerate(zip(items, predicted, strict=True)):
-        differing = [key for key in ITEM_KEYS if item[key] != prediction[key]]
-        if differing:
-            raise ValueError(
-                f"{predictions_path}: item {index} (doc_id={item['doc_id']!r}) differs from "
-                f"{data_path} in {differing}; the predictions do not belong to these items. "
-                f"Fix: {UPSTREAM_FIX}."
-            )
+    items, predicted = read_with_predictions(data_path, predictions_path, ITEM_KEYS)
     human = [
         require_numbers(item["scores"], ["consistency"], data_path, f"item {i} scores")[0]
         for i, item in enumerate(items)

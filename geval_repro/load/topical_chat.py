@@ -18,13 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from geval_repro.load.unieval_pairs import read_with_predictions
 from geval_repro.schemas import (
     TOPICAL_CHAT,
     TOPICAL_CHAT_DIMENSIONS,
-    UPSTREAM_FIX,
-    read_json,
     require_numbers,
-    require_records,
     validate_table,
 )
 
@@ -41,22 +39,7 @@ def load_topical_chat(data_path: str | Path, predictions_path: str | Path) -> pd
     each. The two files must hold the same items in the same order with identical text,
     system and human scores; any difference is an error naming the item.
     """
-    items = require_records(read_json(data_path), ITEM_KEYS, data_path)
-    predicted = require_records(
-        read_json(predictions_path), (*ITEM_KEYS, "predict_scores"), predictions_path
-    )
-    if len(items) != len(predicted):
-        raise ValueError(
-            f"{predictions_path}: {len(predicted)} items, but {data_path} has {len(items)}. "
-            f"Fix: {UPSTREAM_FIX}."
-        )
-    for index, (item, prediction) in enumerate(zip(items, predicted, strict=True)):
-        differing = [key for key in ITEM_KEYS if item[key] != prediction[key]]
-        if differing:
-            raise ValueError(
-                f"{predictions_path}: item {index} differs from item {index} of {data_path} in "
-                f"{differing}; the predictions do not belong to these items. Fix: {UPSTREAM_FIX}."
-            )
+    items, predicted = read_with_predictions(data_path, predictions_path, ITEM_KEYS)
     human = np.array(
         [
             require_numbers(item["scores"], TOPICAL_CHAT_DIMENSIONS, data_path, f"item {i} scores")

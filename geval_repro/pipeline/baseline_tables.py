@@ -33,7 +33,7 @@ from geval_repro.baselines.references import (
 )
 from geval_repro.baselines.rouge import rouge_f, rouge_f_multi
 from geval_repro.paper import DIMENSIONS
-from geval_repro.pipeline.benchmark_rows import pooled_rows, summary_rows
+from geval_repro.pipeline.benchmark_rows import table_rows
 
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
@@ -46,6 +46,7 @@ SUMMEVAL_VARIANTS = {
 SUMMEVAL_PROTOCOL = "11 references, mean"
 TOPICAL_CHAT_VARIANT = "vs original ground truth, 300 responses (USR protocol)"
 QAGS_VARIANT = "vs source document"
+METRIC_NOTES = {"METEOR": "METEOR 1.0 (nltk), not the Java METEOR 1.5 of USR's toolkit"}
 
 
 def _rouge_options(rouge_type: str) -> dict[str, Any]:
@@ -123,58 +124,51 @@ def baseline_rows(
     settings: Mapping[str, Any],
 ) -> pd.DataFrame:
     """Correlation rows of every baseline variant, with AVG rows, next to the paper."""
-    parts = []
-    human = pd.read_parquet(summeval)
-    scores = pd.read_parquet(summeval_scores_path)
-    for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
-        table = human.merge(group[["doc_id", "system_id", "score"]], on=["doc_id", "system_id"])
-        protocol = "the variant of the paper's protocol" if variant == SUMMEVAL_PROTOCOL else ""
-        for dimension in DIMENSIONS["summeval"]:
-            parts.append(
-                summary_rows(
-                    table,
-                    dimension=dimension,
-                    metric=metric,
-                    variant=variant,
-                    metric_column="score",
-                    settings=settings,
-                    note=protocol,
-                )
-            )
-    chat = pd.read_parquet(topical_chat)
-    scores = pd.read_parquet(topical_chat_scores_path)
-    for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
-        table = chat.merge(group[["item_id", "score"]], on="item_id")
-        for dimension in DIMENSIONS["topical_chat"]:
-            parts.append(
-                pooled_rows(
-                    table,
-                    benchmark="topical_chat",
-                    dimension=dimension,
-                    metric=metric,
-                    variant=variant,
-                    metric_column="score",
-                    human_column=dimension,
-                    settings=settings,
-                    note="METEOR 1.0 (nltk), not the Java METEOR 1.5 of USR's toolkit"
-                    if metric == "METEOR"
-                    else "",
-                )
-            )
-    scores = pd.read_parquet(qags_scores_path)
-    for (subset, metric, variant), group in scores.groupby(["subset", "metric", "variant"]):
-        table = pd.read_parquet(qags[subset]).merge(group[["item_id", "score"]], on="item_id")
-        parts.append(
-            pooled_rows(
-                table,
-                benchmark=f"qags_{subset}",
-                dimension="consistency",
-                metric=metric,
-                variant=variant,
-                metric_column="score",
-                human_column="consistency",
-                settings=settings,
-            )
+    # (benchmark, human table, scores file, join keys, level, inputs, dimensions)
+    plans = [
+        (
+            "summeval",
+            pd.read_parquet(summeval),
+            pd.read_parquet(summeval_scores_path),
+            ["doc_id", "system_id"],
+            "summary",
+            "doc_id",
+        ),
+        (
+            "topical_chat",
+            pd.read_parquet(topical_chat),
+            pd.read_parquet(topical_chat_scores_path),
+            ["item_id"],
+            "global",
+            "item_id",
+        ),
+    ]
+    qags_scores = pd.read_parquet(qags_scores_path)
+    for subset, path in qags.items():
+        scores = qags_scores[qags_scores["subset"] == subset]
+        plans.append(
+            (f"qags_{subset}", pd.read_parquet(path), scores, ["item_id"], "global", "item_id")
         )
+    parts = []
+    for benchmark, human, scores, keys, level, inputs in plans:
+        for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
+            table = human.merge(group[[*keys, "score"]], on=keys)
+            notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}
+            for dimension in DIMENSIONS[benchmark]:
+                parts.append(
+                    table_rows(
+                        table,
+                        benchmark=benchmark,
+                        dimension=dimension,
+                        metric=metric,
+                        variant=variant,
+                        level=level,
+                        metric_column="score",
+                        human_column=dimension,
+                        settings=settings,
+                        inputs=inputs,
+                        note=notes.get(variant, notes.get(metric, "")),
+                    )
+                )
     rows = pd.concat(parts, ignore_index=True)
     return pd.concat([rows, ct.average_rows(rows)], ignore_index=True)

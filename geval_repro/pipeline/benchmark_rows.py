@@ -24,65 +24,45 @@ UNIEVAL = "UniEval"
 UNIEVAL_VARIANT = "released predictions"
 
 
-def pooled_rows(
+def table_rows(
     table: pd.DataFrame,
     *,
     benchmark: str,
     dimension: str,
     metric: str,
     variant: str,
+    level: str,
     metric_column: str,
     human_column: str,
     settings: Mapping[str, Any],
-    inputs: str = "item_id",
+    inputs: str,
     note: str = "",
     paper_metric: str | None = None,
+    status: str = "recomputed",
 ) -> pd.DataFrame:
-    """Global-level rows (all items pooled) of ``metric_column`` against ``human_column``."""
-    frame = table.assign(_system="all")
-    metric_matrix, _, _ = to_matrix(frame, metric_column, systems="_system", inputs=inputs)
-    human_matrix, _, _ = to_matrix(frame, human_column, systems="_system", inputs=inputs)
+    """Rows of ``metric_column`` against ``human_column`` at ``level``.
+
+    ``summary``: (system_id x ``inputs``) matrices, per input over its systems; ``global``:
+    every row of ``table`` pooled (one pseudo-system, one input per row).
+    """
+    systems = "system_id"
+    if level == "global":
+        table, systems = table.assign(_pooled="all"), "_pooled"
+    metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
+    human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
     return ct.correlation_rows(
         benchmark=benchmark,
         dimension=dimension,
         metric=metric,
         variant=variant,
-        level="global",
+        level=level,
         metric_scores=metric_matrix,
         human_scores=human_matrix,
         n_resamples=settings["bootstrap"]["n_resamples"],
         seed=settings["seed"],
         note=note,
         paper_metric=paper_metric,
-    )
-
-
-def summary_rows(
-    table: pd.DataFrame,
-    *,
-    dimension: str,
-    metric: str,
-    variant: str,
-    metric_column: str,
-    settings: Mapping[str, Any],
-    note: str = "",
-    paper_metric: str | None = None,
-) -> pd.DataFrame:
-    """SummEval summary-level rows of ``metric_column`` against the expert mean ``dimension``."""
-    metric_matrix, _, _ = to_matrix(table, metric_column)
-    human_matrix, _, _ = to_matrix(table, dimension)
-    return ct.correlation_rows(
-        benchmark="summeval",
-        dimension=dimension,
-        metric=metric,
-        variant=variant,
-        level="summary",
-        metric_scores=metric_matrix,
-        human_scores=human_matrix,
-        n_resamples=settings["bootstrap"]["n_resamples"],
-        seed=settings["seed"],
-        note=note,
-        paper_metric=paper_metric,
+        status=status,
     )
 
 
@@ -95,9 +75,11 @@ def unieval_rows(
     note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
     chat = pd.read_parquet(topical_chat)
     parts = [
-        pooled_rows(
+        table_rows(
             chat,
             benchmark="topical_chat",
+            level="global",
+            inputs="item_id",
             dimension=dimension,
             metric=UNIEVAL,
             variant=UNIEVAL_VARIANT,
@@ -110,9 +92,11 @@ def unieval_rows(
     ]
     for subset, path in qags.items():
         parts.append(
-            pooled_rows(
+            table_rows(
                 pd.read_parquet(path),
                 benchmark=f"qags_{subset}",
+                level="global",
+                inputs="item_id",
                 dimension="consistency",
                 metric=UNIEVAL,
                 variant=UNIEVAL_VARIANT,

@@ -28,6 +28,7 @@ from geval_repro.judge.item_scores import item_scores
 from geval_repro.judge.parse import PARSERS
 from geval_repro.judge.rollups import rollup
 from geval_repro.judge.sweep import sweep
+from geval_repro.pipeline.benchmark_rows import table_rows
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.permutation import paired_permutation_test
@@ -79,25 +80,28 @@ def _rows_for(
     paper_metric: str | None,
     settings: Mapping[str, Any],
 ) -> pd.DataFrame:
+    """Summary-level rows of one per-item ``score`` column, per dimension the run scored."""
     parts = []
     for dimension in SUMMEVAL_DIMENSIONS:
         if not (items["dimension"] == dimension).any():
             continue
-        judge_matrix, gold = paired_matrices(items, human, dimension, score)
+        rows = items.loc[items["dimension"] == dimension, ["doc_id", "system_id", score]]
+        joined = rows.merge(human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"])
         parts.append(
-            ct.correlation_rows(
+            table_rows(
+                joined.rename(columns={score: "judge", dimension: "human"}),
                 benchmark="summeval",
                 dimension=dimension,
                 metric=judge,
                 variant=variant,
                 level=LEVEL,
-                metric_scores=judge_matrix,
-                human_scores=gold,
-                n_resamples=settings["bootstrap"]["n_resamples"],
-                seed=settings["seed"],
-                status=status_of(spec),
-                paper_metric=paper_metric,
+                metric_column="judge",
+                human_column="human",
+                settings=settings,
+                inputs="doc_id",
                 note=spec["label"],
+                paper_metric=paper_metric,
+                status=status_of(spec),
             )
         )
     return pd.concat(parts, ignore_index=True)
