@@ -7,7 +7,8 @@ Protocols (sources in docs/baselines.md):
   summeval.json, (b) the mean and (c) the max over the 11 references of BARTScore's pickle.
   (b) is BARTScore's protocol, from which the paper's rows come. Summary level.
 - Topical-Chat (Table 2): ROUGE-L (COCO: whitespace tokens, beta 1.2), BLEU-4 (COCO
-  smoothing) and METEOR (nltk, METEOR 1.0 on WordNet 3.0) of each response against its
+  smoothing) and METEOR (METEOR 1.5, the Java jar of the COCO toolkit that USR used, as
+  "METEOR 1.5"; and nltk's METEOR 1.0 on WordNet 3.0, as "METEOR") of each response against its
   context's original ground-truth response, the ground-truth rows left out (USR's protocol:
   300 of 360 responses). Turn level (global).
 - QAGS (Table 3): ROUGE-2 and ROUGE-L (stemmed) between summary and source. Dataset level.
@@ -26,6 +27,7 @@ from geval_repro import correlation_table as ct
 from geval_repro.atomic import write_parquet
 from geval_repro.baselines.bleu import sentence_bleu
 from geval_repro.baselines.meteor import debian_wordnet, meteor
+from geval_repro.baselines.meteor_java import meteor_coco
 from geval_repro.baselines.references import (
     GROUND_TRUTH_SYSTEM,
     summeval_references,
@@ -46,7 +48,12 @@ SUMMEVAL_VARIANTS = {
 SUMMEVAL_PROTOCOL = "11 references, mean"
 TOPICAL_CHAT_VARIANT = "vs original ground truth, 300 responses (USR protocol)"
 QAGS_VARIANT = "vs source document"
-METRIC_NOTES = {"METEOR": "METEOR 1.0 (nltk), not the Java METEOR 1.5 of USR's toolkit"}
+METRIC_NOTES = {
+    "METEOR": "METEOR 1.0 (nltk on WordNet 3.0), not the Java METEOR 1.5 of USR's toolkit",
+    "METEOR 1.5": "METEOR 1.5 (Java jar of pycocoevalcap 1.2), the METEOR of USR's toolkit",
+}
+# Our metric names that stand for a printed row under another name.
+PAPER_METRICS = {"METEOR 1.5": "METEOR"}
 
 
 def _rouge_options(rouge_type: str) -> dict[str, Any]:
@@ -83,6 +90,7 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
         "ROUGE-L": rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
         "BLEU-4": sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
         "METEOR": meteor(responses, refs, wordnet=debian_wordnet(Path(wordnet_cache))),
+        "METEOR 1.5": meteor_coco(responses, refs),
     }
     parts = [
         table[["item_id", "context_id", "system_id"]].assign(
@@ -168,7 +176,8 @@ def baseline_rows(
                         settings=settings,
                         inputs=inputs,
                         note=notes.get(variant, notes.get(metric, "")),
+                        paper_metric=PAPER_METRICS.get(metric),
                     )
                 )
     rows = pd.concat(parts, ignore_index=True)
-    return pd.concat([rows, ct.average_rows(rows)], ignore_index=True)
+    return pd.concat([rows, ct.average_rows(rows, PAPER_METRICS)], ignore_index=True)
