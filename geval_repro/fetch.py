@@ -26,6 +26,10 @@ MIRROR_ENV = "GEVAL_REPRO_MIRROR"
 RAW_GITHUB = "raw.githubusercontent.com"
 
 logger = logging.getLogger(__name__)
+_JUDGE_HINT = (
+    "; or leave the judge out of judges_to_run (workflow/configs/mirrored_data.yaml runs "
+    "everything the mirror holds)"
+)
 
 
 class FetchError(RuntimeError):
@@ -156,7 +160,7 @@ def fetch(
             f"could not download {remote.label or remote.relpath} from {remote.url} "
             f"({type(error).__name__}: {error}); {hint}. To provide it offline, place the "
             f"file at <mirror>/{remote.relpath} and set the config key 'mirror' or "
-            f"{MIRROR_ENV}"
+            f"{MIRROR_ENV}{_JUDGE_HINT if remote.label.startswith('judge ') else ''}"
         ) from error
     finally:
         pooch_logger.setLevel(level)
