@@ -39,6 +39,7 @@ include: "workflow/rules/tables.smk"
 include: "workflow/rules/judges.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/correlations.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -49,3 +50,6 @@ rule all:
         rules.correlations.output,
         rules.paper_layout.output,
         rules.human_tables.output,
+        rules.notebooks.input,
+        rules.readme_results.output,
+        rules.report_assets.input,

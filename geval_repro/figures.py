@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -96,12 +97,12 @@ def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figu
 def sweep_figures(
     sweep_csv: str | os.PathLike[str],
     *,
-    label: str,
-    paper_metric: str | None,
+    spec: Mapping[str, Any],
     out_dir: str | os.PathLike[str],
     parser: str = "original",
 ) -> None:
-    """The sweep's figures for one judge run: ρ and τ vs n, and the tie rate vs n."""
+    """The sweep's figures for one judge run (config ``spec``): ρ, τ and the tie rate vs n."""
+    label, paper_metric = spec["label"], spec.get("paper_metric")
     sweep = pd.read_csv(sweep_csv)
     out = Path(out_dir)
     for coefficient in ("spearman", "kendall"):

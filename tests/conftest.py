@@ -47,6 +47,7 @@ def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> N
         sys.executable,
         "-m",
         "snakemake",
+        *extra,
         "--cores",
         "4",
         "--nolock",
@@ -55,7 +56,6 @@ def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> N
         "--config",
         f"data_dir={data}",
         f"results_dir={results}",
-        *extra,
     ]
     completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     if completed.returncode != 0:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from rouge_score import rouge_scorer, tokenizers
@@ -119,24 +119,21 @@ def rouge_f(
     return f_beta(precision, recall, beta)
 
 
-def rouge_f_multi(
+def rouge_f_per_reference(
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str]],
     rouge_type: str,
     *,
-    aggregate: Aggregate,
     use_stemmer: bool = False,
     tokenizer: str = "default",
     beta: float = 1.0,
     sentence_separator: str | None = None,
 ) -> np.ndarray:
-    """ROUGE F_beta of each hypothesis against each of its references, mean or max over them.
+    """ROUGE F_beta of each hypothesis against each of its references: shape (n, n_refs).
 
     ``references[i]`` lists the references of ``hypotheses[i]``; every hypothesis must have
-    the same number of references (SummEval: 11). Returns shape (n,).
+    the same number of references (SummEval: 11).
     """
-    if aggregate not in ("mean", "max"):
-        raise ValueError(f"unknown aggregate {aggregate!r}: use 'mean' or 'max'")
     if len(hypotheses) != len(references):
         raise ValueError(
             f"rouge_f_multi: {len(hypotheses)} hypotheses but {len(references)} reference lists"
@@ -148,7 +145,7 @@ def rouge_f_multi(
             f"got counts {sorted(counts)}"
         )
     n_refs = counts.pop()
-    scores = rouge_f(
+    return rouge_f(
         [hypothesis for hypothesis in hypotheses for _ in range(n_refs)],
         [reference for refs in references for reference in refs],
         rouge_type,
@@ -157,4 +154,21 @@ def rouge_f_multi(
         beta=beta,
         sentence_separator=sentence_separator,
     ).reshape(len(hypotheses), n_refs)
+
+
+def rouge_f_multi(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    rouge_type: str,
+    *,
+    aggregate: Aggregate,
+    **options: Any,
+) -> np.ndarray:
+    """ROUGE F_beta of each hypothesis against its references, ``mean`` or ``max`` over them.
+
+    ``options``: those of :func:`rouge_f_per_reference`. Returns shape (n,).
+    """
+    if aggregate not in ("mean", "max"):
+        raise ValueError(f"unknown aggregate {aggregate!r}: use 'mean' or 'max'")
+    scores = rouge_f_per_reference(hypotheses, references, rouge_type, **options)
     return scores.mean(axis=1) if aggregate == "mean" else scores.max(axis=1)

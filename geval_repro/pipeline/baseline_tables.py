@@ -33,18 +33,13 @@ from geval_repro.baselines.references import (
     summeval_references,
     topical_chat_references,
 )
-from geval_repro.baselines.rouge import rouge_f, rouge_f_multi
+from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference
 from geval_repro.paper import DIMENSIONS
 from geval_repro.pipeline.benchmark_rows import table_rows
 
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
 SENTENCE_SEPARATOR = " . "
-SUMMEVAL_VARIANTS = {
-    "1 reference (summeval.json)": None,
-    "11 references, mean": "mean",
-    "11 references, max": "max",
-}
 SUMMEVAL_PROTOCOL = "11 references, mean"
 TOPICAL_CHAT_VARIANT = "vs original ground truth, 300 responses (USR protocol)"
 QAGS_VARIANT = "vs source document"
@@ -68,12 +63,16 @@ def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> 
     outputs = table["system_output"].tolist()
     parts = []
     for metric, rouge_type in ROUGE_TYPES.items():
-        for variant, aggregate in SUMMEVAL_VARIANTS.items():
-            options = _rouge_options(rouge_type)
-            if aggregate is None:
-                scores = rouge_f(outputs, table["reference"].tolist(), rouge_type, **options)
-            else:
-                scores = rouge_f_multi(outputs, multi, rouge_type, aggregate=aggregate, **options)
+        options = _rouge_options(rouge_type)
+        per_reference = rouge_f_per_reference(outputs, multi, rouge_type, **options)
+        variants = {
+            "1 reference (summeval.json)": rouge_f(
+                outputs, table["reference"].tolist(), rouge_type, **options
+            ),
+            "11 references, mean": per_reference.mean(axis=1),
+            "11 references, max": per_reference.max(axis=1),
+        }
+        for variant, scores in variants.items():
             parts.append(
                 table[["doc_id", "system_id"]].assign(metric=metric, variant=variant, score=scores)
             )
@@ -127,11 +126,13 @@ def baseline_rows(
     summeval_scores_path: PathLike,
     topical_chat: PathLike,
     topical_chat_scores_path: PathLike,
-    qags: Mapping[str, PathLike],
+    qags_cnndm: PathLike,
+    qags_xsum: PathLike,
     qags_scores_path: PathLike,
     settings: Mapping[str, Any],
 ) -> pd.DataFrame:
     """Correlation rows of every baseline variant, with AVG rows, next to the paper."""
+    qags = {"cnndm": qags_cnndm, "xsum": qags_xsum}
     # (benchmark, human table, scores file, join keys, level, inputs, dimensions)
     plans = [
         (

@@ -17,6 +17,7 @@ rule unieval_rows:
     run:
         rows = unieval_rows(input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, config)
         write_rows(rows, output[0])
+        trace(output, input)
 
 
 rule baseline_scores_summeval:
@@ -29,6 +30,7 @@ rule baseline_scores_summeval:
         LOGS / "baselines" / "summeval.log",
     run:
         baseline_tables.summeval_scores(input.summeval, input.references, output[0])
+        trace(output, input)
 
 
 rule baseline_scores_topical_chat:
@@ -40,6 +42,7 @@ rule baseline_scores_topical_chat:
         LOGS / "baselines" / "topical_chat.log",
     run:
         baseline_tables.topical_chat_scores(input[0], DATA / "cache" / "nltk", output[0])
+        trace(output, input)
 
 
 rule baseline_scores_qags:
@@ -52,6 +55,7 @@ rule baseline_scores_qags:
         LOGS / "baselines" / "qags.log",
     run:
         baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
+        trace(output, input)
 
 
 rule baseline_rows:
@@ -68,16 +72,8 @@ rule baseline_rows:
     log:
         LOGS / "rows" / "baselines.log",
     run:
-        rows = baseline_tables.baseline_rows(
-            input.summeval,
-            input.summeval_scores,
-            input.topical_chat,
-            input.topical_chat_scores,
-            {"cnndm": input.cnndm, "xsum": input.xsum},
-            input.qags_scores,
-            config,
-        )
-        write_rows(rows, output[0])
+        write_rows(baseline_tables.baseline_rows(*input, config), output[0])
+        trace(output, input)
 
 
 rule human_tables:
@@ -94,3 +90,4 @@ rule human_tables:
         paths = {name: input[name] for name in HUMAN_TABLE_INPUTS}
         ceiling = human_tables(paths, ROOT_TABLES / "human", ROOT_FIGURES / "human_distributions")
         write_rows(ceiling, output.rows)
+        trace(output, input)

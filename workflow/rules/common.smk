@@ -86,3 +86,10 @@ def write_rows(rows, path):
 
     check_rows(rows)
     write_text(path, rows.to_csv(index=False, lineterminator="\n"))
+
+
+def trace(output, input, judges=()):
+    """Write the provenance sidecar of every output (see geval_repro.provenance)."""
+    from geval_repro.provenance import write_provenance
+
+    write_provenance(output, input, config=config, raw_dir=RAW, judges=judges)

@@ -17,6 +17,7 @@ rule correlations:
     localrule: True
     run:
         combine(input, ROOT_TABLES / "correlations")
+        trace(output, input)
 
 
 rule paper_layout:
@@ -31,3 +32,4 @@ rule paper_layout:
         write_paper_layouts(
             input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}
         )
+        trace(output, input)

@@ -14,6 +14,7 @@ rule judge_item_scores:
         LOGS / "judges" / "{judge}_item_scores.log",
     run:
         judge_tables.build_item_scores(input[0], output[0])
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule judge_released_tables:
@@ -25,18 +26,14 @@ rule judge_released_tables:
         expand(JUDGE_TABLES / "{{judge}}" / "{name}.{ext}", name=RELEASED_TABLES, ext=["csv", "md"]),
     wildcard_constraints:
         judge=one_of(RELEASED),
+    params:
+        spec=lambda wildcards: config["judges"][wildcards.judge],
+        out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_tables.log",
     run:
-        judge_tables.released_tables(
-            wildcards.judge,
-            config["judges"][wildcards.judge],
-            input.item_scores,
-            input.replies,
-            input.summeval,
-            config,
-            JUDGE_TABLES / wildcards.judge,
-        )
+        judge_tables.released_tables(wildcards.judge, params.spec, *input, config, params.out)
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule judge_scores_tables:
@@ -48,17 +45,14 @@ rule judge_scores_tables:
         JUDGE_TABLES / "{judge}" / "correlations.md",
     wildcard_constraints:
         judge=one_of(SCORED),
+    params:
+        spec=lambda wildcards: config["judges"][wildcards.judge],
+        out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_tables.log",
     run:
-        judge_tables.scores_tables(
-            wildcards.judge,
-            config["judges"][wildcards.judge],
-            input.scores,
-            input.summeval,
-            config,
-            JUDGE_TABLES / wildcards.judge,
-        )
+        judge_tables.scores_tables(wildcards.judge, params.spec, *input, config, params.out)
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule judge_sweep:
@@ -72,6 +66,7 @@ rule judge_sweep:
     threads: 1
     run:
         judge_tables.sweep_table(input.replies, input.summeval, config, output[0])
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule judge_sweep_figures:
@@ -83,17 +78,15 @@ rule judge_sweep_figures:
             name=SWEEP_FIGURES,
             ext=["png", "svg"],
         ),
+    params:
+        spec=lambda wildcards: config["judges"][wildcards.judge],
+        out=lambda wildcards: ROOT_FIGURES / "judges" / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_sweep_figures.log",
     localrule: True
     run:
-        spec = config["judges"][wildcards.judge]
-        sweep_figures(
-            input[0],
-            label=spec["label"],
-            paper_metric=spec.get("paper_metric"),
-            out_dir=ROOT_FIGURES / "judges" / wildcards.judge,
-        )
+        sweep_figures(input[0], spec=params.spec, out_dir=params.out)
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule rerun_agreement:
@@ -115,6 +108,7 @@ rule rerun_agreement:
             config,
             ROOT_TABLES / "rerun_agreement",
         )
+        trace(output, input)
 
 
 rule sweep_all:
@@ -127,6 +121,7 @@ rule sweep_all:
     localrule: True
     run:
         concat_csv(input, output[0])
+        trace(output, input)
 
 
 rule judges:

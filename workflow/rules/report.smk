@@ -5,159 +5,114 @@
 - ``readme_results``: the README results section generated from results/
   (``results/readme_results.md``); ``snakemake readme`` copies it into README.md between
   the markers.
-- ``snakemake --report results/report.html``: every table, figure and notebook of the run,
-  each with a caption from ``workflow/report/*.rst``. The report shows files under
-  ``results/report/``: tables rendered to HTML (with a banner on fixture tables), copies of
-  the figures and the executed notebooks as HTML, so that everything is shown inline.
+- ``snakemake --report results/report.html`` (after a run): every table, figure and notebook
+  of the run, each with a caption from ``workflow/report/*.rst``. The report shows files
+  under ``results/report/``: tables rendered to HTML (with a banner on fixture tables),
+  copies of the figures and the executed notebooks as HTML, so everything shows inline.
 
-Every rule here is a local rule: each is short, and none needs a compute node.
+Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and RELEASED,
+PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
+workflow/report/. The helpers live in geval_repro.reader_outputs and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
 """
 
-import html
 import os
 import shutil
 from pathlib import Path
 
-import nbformat
-import pandas as pd
-from nbclient import NotebookClient
-from nbconvert import HTMLExporter
-from nbconvert.filters.markdown_mistune import markdown2html_mistune
-
-from geval_repro.atomic import atomic_path, write_text
-from geval_repro.readme_results import render_section, update_readme
+from geval_repro.atomic import write_text
+from geval_repro.readme_results import render_section, results_link, update_readme
+from geval_repro.reader_outputs import execute_notebook_file, notebook_page, table_page
 
 
 report: "../report/workflow.rst"
 
 
-TABLES = RESULTS / "tables"
-FIGURES = RESULTS / "figures"
-REPORT = RESULTS / "report"
-NOTEBOOK_TIMEOUT = 900  # seconds per cell
-
-PROCESSED_TABLES = [
-    PROCESSED / f"{name}.parquet"
-    for name in (
-        "summeval",
-        "summeval_references",
-        "summeval_experts",
-        "topical_chat",
-        "qags_cnndm",
-        "qags_xsum",
-        "qags_mturk_cnndm",
-        "qags_mturk_xsum",
-    )
+REPORT_DIR = RESULTS / "report"
+# Tables of a judge run with a caption each; runs of format "scores" have correlations only.
+REPORT_JUDGE_TABLES = [
+    "correlations",
+    "main",
+    "one_reply",
+    "parsers",
+    "diagnostics",
+    "rollups",
+    "significance",
 ]
-PAPER_TABLES = ["table1_summeval", "table2_topical_chat", "table3_qags"]
-HUMAN_TABLES = ["agreement", "qags_mturk", "score_distributions"]
-JUDGE_TABLES = ["main", "one_reply", "diagnostics", "parsers", "rollups"]
-JUDGE_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
+REPORT_JUDGE_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
 
 
-def judge_tables(judge, ext):
-    return [TABLES / "judges" / judge / f"{name}.{ext}" for name in JUDGE_TABLES]
-
-
-def judge_figures(judge, ext="png"):
-    return [FIGURES / "judges" / judge / f"{name}.{ext}" for name in JUDGE_FIGURES]
+# Per judge run: the captioned tables it writes (runs of format "scores": correlations only)
+# and its figures (only runs with replies have a sweep).
+REPORT_JUDGE_FILES = {
+    judge: (
+        (REPORT_JUDGE_TABLES, REPORT_JUDGE_FIGURES) if judge in RELEASED else (["correlations"], [])
+    )
+    for judge in JUDGES
+}
 
 
 NOTEBOOK_INPUTS = {
-    "01_data_tour": PROCESSED_TABLES,
+    "01_data_tour": [
+        PROCESSED / f"{name}.parquet"
+        for name in (
+            "summeval",
+            "summeval_references",
+            "summeval_experts",
+            "topical_chat",
+            "qags_cnndm",
+            "qags_xsum",
+            "qags_mturk_cnndm",
+            "qags_mturk_xsum",
+        )
+    ],
     "02_summeval_recount": [
-        TABLES / "correlations.csv",
-        TABLES / "table1_summeval.md",
-        *(t for j in JUDGES for t in judge_tables(j, "csv") + judge_tables(j, "md")),
+        ROOT_TABLES / "correlations.csv",
+        ROOT_TABLES / "table1_summeval.md",
+        *(
+            ROOT_TABLES / "judges" / j / f"{name}.{ext}"
+            for j in JUDGES
+            for name in REPORT_JUDGE_FILES[j][0]
+            for ext in ("csv", "md")
+        ),
     ],
     "03_sweep": [
-        TABLES / "sweep.csv",
-        *(TABLES / "judges" / j / "sweep.csv" for j in JUDGES),
-        *(f for j in JUDGES for f in judge_figures(j)),
+        *(ROOT_TABLES / "judges" / j / "sweep.csv" for j in RELEASED),
+        *(
+            ROOT_FIGURES / "judges" / j / f"{name}.png"
+            for j in RELEASED
+            for name in REPORT_JUDGE_FILES[j][1]
+        ),
     ],
     "04_topical_chat_qags": [
-        TABLES / "correlations.csv",
-        TABLES / "table2_topical_chat.md",
-        TABLES / "table3_qags.md",
-        *(TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
-        FIGURES / "human_distributions.png",
+        ROOT_TABLES / "correlations.csv",
+        ROOT_TABLES / "table2_topical_chat.md",
+        ROOT_TABLES / "table3_qags.md",
+        *(ROOT_TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
+        ROOT_FIGURES / "human_distributions.png",
     ],
 }
 
-# Report entries: (file shown, caption in workflow/report/, category, subcategory).
+# Report entries outside the judge runs: key -> (table under results/tables, without its
+# extension; category; subcategory). The caption of entry KEY is workflow/report/KEY.rst.
 REPORT_TABLES = {
-    "correlations": ("correlations.rst", "Tables: ours vs the paper", "All rows"),
+    "correlations": ("correlations", "Tables: ours vs the paper", "All rows"),
     **{
-        name: (f"{name}.rst", "Tables: ours vs the paper", "Paper layout")
-        for name in PAPER_TABLES
+        name: (name, "Tables: ours vs the paper", "Paper layout")
+        for name in PAPER_LAYOUTS.values()
     },
+    **(
+        {"rerun_agreement": ("rerun_agreement", "Judge runs", "Run-to-run agreement")}
+        if RERUN_PAIRS
+        else {}
+    ),
     **{
-        f"human/{name}": (f"human_{name}.rst", "Human judgements", "Tables")
+        f"human_{name}": (f"human/{name}", "Human judgements", "Tables")
         for name in HUMAN_TABLES
     },
 }
 REPORT_FIGURES = {
-    "human_distributions": ("human_distributions.rst", "Human judgements", "Figures"),
+    "human_distributions": ("human_distributions", "Human judgements", "Figures"),
 }
-
-HTML_PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1em; }}
-table {{ border-collapse: collapse; font-size: 0.85em; }}
-th, td {{ border: 1px solid #bbb; padding: 2px 6px; text-align: right; }}
-th {{ background: #eee; }}
-.fixture {{ background: #fdd; border: 2px solid #c00; padding: 0.5em; font-weight: bold; }}
-</style></head>
-<body>
-{body}
-</body></html>
-"""
-FIXTURE_BANNER = (
-    '<p class="fixture">FIXTURE: rows with status "fixture" come from synthetic test data '
-    "(tests/fixtures), not from the released replies. They are not results.</p>"
-)
-
-
-def has_fixture_rows(csv_path):
-    """Whether a table's CSV twin has rows with status ``fixture``."""
-    if not os.path.isfile(csv_path):
-        return False
-    table = pd.read_csv(csv_path)
-    return "status" in table.columns and bool((table["status"] == "fixture").any())
-
-
-def render_table_page(md_path, csv_path, out_path):
-    """An HTML page of a Markdown table, naming its source files; fixture tables get a banner."""
-    body = [f"<p>Source: <code>{html.escape(str(md_path))}</code>"]
-    if os.path.isfile(csv_path):
-        body.append(f" (machine-readable: <code>{html.escape(str(csv_path))}</code>)")
-    body.append("</p>")
-    if has_fixture_rows(csv_path):
-        body.append(FIXTURE_BANNER)
-    body.append(markdown2html_mistune(Path(md_path).read_text(encoding="utf-8")))
-    write_text(out_path, HTML_PAGE.format(title=html.escape(Path(md_path).name), body="".join(body)))
-
-
-def execute_notebook(source, target, results_dir, processed_dir):
-    """Run a notebook top to bottom in the notebooks/ folder against the given folders."""
-    notebook = nbformat.read(source, as_version=4)
-    env = {
-        **os.environ,
-        "GEVAL_REPRO_RESULTS": str(Path(results_dir).resolve()),
-        "GEVAL_REPRO_PROCESSED": str(Path(processed_dir).resolve()),
-        "MPLBACKEND": "Agg",
-    }
-    client = NotebookClient(
-        notebook,
-        timeout=NOTEBOOK_TIMEOUT,
-        kernel_name="python3",
-        record_timing=False,
-        resources={"metadata": {"path": str(Path(source).parent)}},
-    )
-    client.execute(env=env)
-    with atomic_path(target) as temporary:
-        nbformat.write(notebook, str(temporary))
 
 
 rule notebooks:
@@ -172,135 +127,159 @@ rule notebook:
         results=lambda wildcards: NOTEBOOK_INPUTS[wildcards.notebook],
     output:
         RESULTS / "notebooks" / "{notebook}.ipynb",
+    log:
+        LOGS / "notebooks" / "{notebook}.log",
     wildcard_constraints:
         notebook="|".join(NOTEBOOK_INPUTS),
     localrule: True
     run:
-        execute_notebook(input.notebook, output[0], RESULTS, PROCESSED)
+        execute_notebook_file(
+            input.notebook, output[0], results_dir=RESULTS, processed_dir=PROCESSED, log=log[0]
+        )
 
 
 rule readme_results:
     """The README results section, from results/ (see geval_repro.readme_results)."""
     input:
-        TABLES / "correlations.csv",
-        *(TABLES / f"{name}.md" for name in PAPER_TABLES),
-        *(TABLES / "judges" / j / "main.csv" for j in JUDGES),
-        *(TABLES / "judges" / j / "main.md" for j in JUDGES),
-        *(TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
-        FIGURES / "human_distributions.png",
+        ROOT_TABLES / "correlations.csv",
+        *(ROOT_TABLES / f"{name}.md" for name in PAPER_LAYOUTS.values()),
+        *(ROOT_TABLES / "judges" / j / "correlations.csv" for j in JUDGES),
+        *(ROOT_TABLES / "judges" / j / f"{t}.csv" for j in RELEASED for t in ("main", "one_reply")),
+        *(ROOT_FIGURES / "judges" / j / "sweep_spearman.png" for j in RELEASED),
+        *(ROOT_TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
+        ROOT_FIGURES / "human_distributions.png",
         "data/sources.yaml",
     output:
         RESULTS / "readme_results.md",
+    log:
+        LOGS / "readme_results.log",
+    params:
+        labels={name: config["judges"][name]["label"] for name in JUDGES},
     localrule: True
     run:
-        write_text(output[0], render_section(RESULTS, link=os.path.relpath(RESULTS)))
+        section = render_section(RESULTS, link=os.path.relpath(RESULTS), labels=params.labels)
+        write_text(output[0], section)
 
 
 rule readme:
-    """Copy the generated results section into README.md: `snakemake readme`."""
+    """Copy the generated results section into README.md: `snakemake readme`. Refuses a
+    results folder outside the repository (a test run must never rewrite the README)."""
     input:
         RESULTS / "readme_results.md",
+    log:
+        LOGS / "readme.log",
     localrule: True
     run:
+        results_link(RESULTS, "README.md")
         if update_readme("README.md", Path(input[0]).read_text(encoding="utf-8")):
             print("README.md: results section updated")
 
 
 rule report_assets:
-    """Everything the report shows (`snakemake --report results/report.html` after a run)."""
+    """Everything the report shows (then `snakemake --report results/report.html`)."""
     input:
-        expand(REPORT / "tables" / "{table}.html", table=REPORT_TABLES),
-        expand(REPORT / "figures" / "{figure}.png", figure=REPORT_FIGURES),
-        expand(
-            REPORT / "tables" / "judges" / "{judge}" / "{table}.html",
-            judge=JUDGES,
-            table=JUDGE_TABLES,
-        ),
-        expand(
-            REPORT / "figures" / "judges" / "{judge}" / "{figure}.png",
-            judge=JUDGES,
-            figure=JUDGE_FIGURES,
-        ),
-        expand(REPORT / "notebooks" / "{notebook}.html", notebook=NOTEBOOK_INPUTS),
+        expand(REPORT_DIR / "tables" / "{table}.html", table=REPORT_TABLES),
+        expand(REPORT_DIR / "figures" / "{figure}.png", figure=REPORT_FIGURES),
+        [
+            REPORT_DIR / "tables" / "judges" / j / f"{name}.html"
+            for j in JUDGES
+            for name in REPORT_JUDGE_FILES[j][0]
+        ],
+        [
+            REPORT_DIR / "figures" / "judges" / j / f"{name}.png"
+            for j in JUDGES
+            for name in REPORT_JUDGE_FILES[j][1]
+        ],
+        expand(REPORT_DIR / "notebooks" / "{notebook}.html", notebook=NOTEBOOK_INPUTS),
 
 
-for key, (caption, category, subcategory) in REPORT_TABLES.items():
+for key, (table, category, subcategory) in REPORT_TABLES.items():
 
     rule:
         name:
-            f"report_table_{key.replace('/', '_')}"
+            f"report_table_{key}"
         input:
-            md=TABLES / f"{key}.md",
+            md=ROOT_TABLES / f"{table}.md",
         output:
             report(
-                REPORT / "tables" / f"{key}.html",
-                caption=f"../report/{caption}",
+                REPORT_DIR / "tables" / f"{key}.html",
+                caption=f"../report/{key}.rst",
                 category=category,
                 subcategory=subcategory,
             ),
         params:
-            csv=TABLES / f"{key}.csv",
+            csv=ROOT_TABLES / f"{table}.csv",
+        log:
+            LOGS / "report" / f"table_{key}.log",
         localrule: True
         run:
-            render_table_page(input.md, params.csv, output[0])
+            table_page(input.md, params.csv, output[0])
 
 
-for key, (caption, category, subcategory) in REPORT_FIGURES.items():
+for key, (figure, category, subcategory) in REPORT_FIGURES.items():
 
     rule:
         name:
             f"report_figure_{key}"
         input:
-            FIGURES / f"{key}.png",
+            ROOT_FIGURES / f"{figure}.png",
         output:
             report(
-                REPORT / "figures" / f"{key}.png",
-                caption=f"../report/{caption}",
+                REPORT_DIR / "figures" / f"{key}.png",
+                caption=f"../report/{key}.rst",
                 category=category,
                 subcategory=subcategory,
             ),
+        log:
+            LOGS / "report" / f"figure_{key}.log",
         localrule: True
         run:
             shutil.copyfile(input[0], output[0])
 
 
-for table in JUDGE_TABLES:
+for table in REPORT_JUDGE_TABLES:
 
     rule:
         name:
             f"report_judge_{table}"
         input:
-            md=TABLES / "judges" / "{judge}" / f"{table}.md",
+            md=ROOT_TABLES / "judges" / "{judge}" / f"{table}.md",
         output:
             report(
-                REPORT / "tables" / "judges" / "{judge}" / f"{table}.html",
+                REPORT_DIR / "tables" / "judges" / "{judge}" / f"{table}.html",
                 caption=f"../report/judge_{table}.rst",
-                category="SummEval recount: {judge}",
+                category="Judge run {judge}",
                 subcategory="Tables",
             ),
         params:
-            csv=lambda wildcards, table=table: TABLES / "judges" / wildcards.judge / f"{table}.csv",
+            csv=lambda wildcards, table=table: (
+                ROOT_TABLES / "judges" / wildcards.judge / f"{table}.csv"
+            ),
+        log:
+            LOGS / "report" / "judges" / "{judge}" / f"{table}.log",
         wildcard_constraints:
             judge="[^/]+",
         localrule: True
         run:
-            render_table_page(input.md, params.csv, output[0])
+            table_page(input.md, params.csv, output[0])
 
 
-for figure in JUDGE_FIGURES:
+for figure in REPORT_JUDGE_FIGURES:
 
     rule:
         name:
             f"report_judge_{figure}"
         input:
-            FIGURES / "judges" / "{judge}" / f"{figure}.png",
+            ROOT_FIGURES / "judges" / "{judge}" / f"{figure}.png",
         output:
             report(
-                REPORT / "figures" / "judges" / "{judge}" / f"{figure}.png",
+                REPORT_DIR / "figures" / "judges" / "{judge}" / f"{figure}.png",
                 caption=f"../report/judge_{figure}.rst",
-                category="SummEval recount: {judge}",
+                category="Judge run {judge}",
                 subcategory="Figures",
             ),
+        log:
+            LOGS / "report" / "judges" / "{judge}" / f"{figure}.log",
         wildcard_constraints:
             judge="[^/]+",
         localrule: True
@@ -313,11 +292,12 @@ rule report_notebook:
         RESULTS / "notebooks" / "{notebook}.ipynb",
     output:
         report(
-            REPORT / "notebooks" / "{notebook}.html",
+            REPORT_DIR / "notebooks" / "{notebook}.html",
             caption="../report/notebook.rst",
             category="Notebooks",
         ),
+    log:
+        LOGS / "report" / "notebooks" / "{notebook}.log",
     localrule: True
     run:
-        body, _ = HTMLExporter(template_name="basic").from_filename(input[0])
-        write_text(output[0], HTML_PAGE.format(title=wildcards.notebook, body=body))
+        notebook_page(input[0], output[0])

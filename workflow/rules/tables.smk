@@ -13,6 +13,7 @@ rule tidy_summeval:
         LOGS / "tables" / "summeval.log",
     run:
         tidy.summeval(input[0], output[0])
+        trace(output, input)
 
 
 rule tidy_summeval_references:
@@ -24,6 +25,7 @@ rule tidy_summeval_references:
         LOGS / "tables" / "summeval_references.log",
     run:
         tidy.summeval_references(input[0], output[0])
+        trace(output, input)
 
 
 rule tidy_summeval_experts:
@@ -35,6 +37,7 @@ rule tidy_summeval_experts:
         LOGS / "tables" / "summeval_experts.log",
     run:
         tidy.summeval_experts(input[0], output[0])
+        trace(output, input)
 
 
 rule tidy_topical_chat:
@@ -47,6 +50,7 @@ rule tidy_topical_chat:
         LOGS / "tables" / "topical_chat.log",
     run:
         tidy.topical_chat(input.data, input.predictions, output[0])
+        trace(output, input)
 
 
 rule tidy_qags:
@@ -61,6 +65,7 @@ rule tidy_qags:
         LOGS / "tables" / "qags_{subset}.log",
     run:
         tidy.qags(input.data, input.predictions, wildcards.subset, output[0])
+        trace(output, input)
 
 
 rule tidy_qags_mturk:
@@ -74,6 +79,7 @@ rule tidy_qags_mturk:
         LOGS / "tables" / "qags_mturk_{subset}.log",
     run:
         tidy.qags_mturk(input[0], wildcards.subset, output[0])
+        trace(output, input)
 
 
 rule tidy_judge:
@@ -89,6 +95,7 @@ rule tidy_judge:
     run:
         spec = config["judges"][wildcards.judge]
         tidy.judge_table(wildcards.judge, spec, judge_inputs(wildcards), input.summeval, output[0])
+        trace(output, input, judges=[wildcards.judge])
 
 
 rule tables:

@@ -1,0 +1,557 @@
+"""Build the notebooks of this folder from Python source, so they are reviewed as Python.
+
+Each notebook is a list of Markdown and code cells defined below. All of them start with
+the same two cells:
+
+- a parameters cell (tagged ``parameters``): the folders the notebook reads, taken from the
+  environment variables ``GEVAL_REPRO_RESULTS`` and ``GEVAL_REPRO_PROCESSED`` (set by the
+  pipeline's ``notebook`` rule and by the tests), by default the repository's ``results/``
+  and ``data/processed/``;
+- a helpers cell: small readers of what the pipeline wrote and one plotting function. They
+  only present; every number is computed by the pipeline (``geval_repro``).
+
+Usage (from the repository root)::
+
+    python notebooks/build_notebooks.py            # write the notebooks, without outputs
+    python notebooks/build_notebooks.py --execute  # write them and run them against results/
+
+Committed notebooks are written with ``--execute`` after a full pipeline run, so that they
+render with their outputs on GitHub. Cell ids are fixed (``<notebook>-<index>``) and no
+execution timing is recorded, so a rebuild from the same results gives the same file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import nbformat
+
+from geval_repro.reader_outputs import execute_notebook
+
+HERE = Path(__file__).resolve().parent
+
+PARAMETERS = """\
+# Parameters: the folders this notebook reads. The pipeline's `notebook` rule and the tests
+# set them through the environment; by default, the repository's own folders.
+import os
+from pathlib import Path
+
+RESULTS = Path(os.environ.get("GEVAL_REPRO_RESULTS", "../results"))
+PROCESSED = Path(os.environ.get("GEVAL_REPRO_PROCESSED", "../data/processed"))"""
+
+HELPERS = '''\
+%matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import Image, Markdown, display
+
+from geval_repro.readme_results import FIXTURE, judge_status, judges_in
+
+TABLES = RESULTS / "tables"
+FIGURES = RESULTS / "figures"
+VALUE_STATUSES = ["recomputed", "fixture"]
+COMPACT = ["dimension", "metric", "variant", "coefficient", "value", "ci_low", "ci_high",
+           "paper_value", "delta", "status"]
+SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
+pd.set_option("display.precision", 3)
+pd.set_option("display.max_colwidth", 60)
+pd.set_option("display.max_rows", 200)
+
+
+def say(text):
+    """Show Markdown text."""
+    display(Markdown(text))
+
+
+def read_table(name):
+    """A CSV table the pipeline wrote under results/tables (name without .csv), or None."""
+    path = TABLES / f"{name}.csv"
+    if not path.is_file():
+        say(f"*`{path.relative_to(RESULTS)}` is not in this results folder.*")
+        return None
+    return pd.read_csv(path)
+
+
+def show_table(name):
+    """Display a Markdown table the pipeline wrote under results/tables."""
+    path = TABLES / f"{name}.md"
+    if path.is_file():
+        display(Markdown(path.read_text(encoding="utf-8")))
+    else:
+        say(f"*`{path.relative_to(RESULTS)}` is not in this results folder.*")
+
+
+def show_figure(name):
+    """Display a PNG figure the pipeline wrote under results/figures."""
+    path = FIGURES / f"{name}.png"
+    if path.is_file():
+        display(Image(filename=str(path)))
+    else:
+        say(f"*`{path.relative_to(RESULTS)}` is not in this results folder.*")
+
+
+def fixture_banner(judge):
+    """A warning shown above every table of a fixture judge run."""
+    say(f"> **FIXTURE: `{judge}` is synthetic test data** (tests/fixtures), not a released "
+        "judge output. Its numbers are not results and must not be cited.")
+
+
+def compare_plot(rows, *, x, order, title, ylabel, series="metric", labels=None):
+    """Our values (dots with their 95 % bootstrap interval) and the paper's printed values
+    (black crosses) on the same axes; ``rows`` hold one coefficient, ``x`` names the column
+    laid along the x axis in ``order`` (tick ``labels`` default to the values)."""
+    rows = rows[rows[x].isin(order)]
+    positions = {value: i for i, value in enumerate(order)}
+    names = list(dict.fromkeys(rows[series]))
+    width = 0.8 / max(len(names), 1)
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(positions) + 4), 3.8))
+    for k, name in enumerate(names):
+        part = rows[rows[series] == name]
+        xs = part[x].map(positions).to_numpy(dtype=float) - 0.4 + width * (k + 0.5)
+        ours = part["status"].isin(VALUE_STATUSES).to_numpy()
+        value = part["value"].to_numpy(dtype=float)
+        low = np.nan_to_num(value - part["ci_low"].to_numpy(dtype=float))
+        high = np.nan_to_num(part["ci_high"].to_numpy(dtype=float) - value)
+        ax.errorbar(xs[ours], value[ours], yerr=[low[ours], high[ours]], fmt="o", ms=4,
+                    capsize=2, label=f"{name} (ours, 95 % CI)")
+        ax.scatter(xs, part["paper_value"], marker="x", color="black", s=30, zorder=3,
+                   label="paper (printed)" if k == 0 else None)
+    ax.set_xticks(range(len(order)), labels or order)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    plt.show()'''
+
+
+def md(text: str) -> tuple[str, str]:
+    return ("markdown", text.strip("\n"))
+
+
+def code(text: str) -> tuple[str, str]:
+    return ("code", text.strip("\n"))
+
+
+DATA_TOUR = [
+    md("""
+# A tour of the data and of G-Eval's protocol
+
+What each benchmark holds, how G-Eval scores a text, and how its scores are compared with
+human judgements. This notebook reads the processed tables the pipeline wrote to
+`data/processed/` (each validated against a schema in `geval_repro.schemas`); it computes
+no result.
+"""),
+    md("""
+## SummEval
+
+100 CNN/DailyMail articles, each summarized by 16 systems: 1,600 summaries. Three experts
+rated every summary for **coherence**, **consistency**, **fluency** and **relevance** on a
+1-5 scale; G-Eval (like UniEval before it) uses the mean of the three as the human score.
+Sources: `data/summeval.json` of nlpyang/geval (the file G-Eval used), the per-expert
+ratings published by MetricEval, and the 11 reference summaries per article from
+BARTScore's copy of SummEval.
+"""),
+    code("""
+summeval = pd.read_parquet(PROCESSED / "summeval.parquet")
+dimensions = ["coherence", "consistency", "fluency", "relevance"]
+say(f"{len(summeval):,} summaries: {summeval['doc_id'].nunique()} documents x "
+    f"{summeval['system_id'].nunique()} systems.")
+summeval[dimensions].describe().round(2)
+"""),
+    code("""
+example = summeval.iloc[0]
+scores = ", ".join(f"{d} {example[d]:.2f}" for d in dimensions)
+say(f"Document `{example['doc_id']}`, system `{example['system_id']}`: article of "
+    f"{len(example['source'].split())} words, summary of "
+    f"{len(example['system_output'].split())} words.\\n\\n"
+    f"Summary: *{example['system_output'].strip()}*\\n\\nExpert means: {scores}.")
+"""),
+    code("""
+experts = pd.read_parquet(PROCESSED / "summeval_experts.parquet")
+references = pd.read_parquet(PROCESSED / "summeval_references.parquet")
+say(f"Per-expert ratings: {len(experts):,} rows ({experts['expert'].nunique()} experts x "
+    f"4 dimensions x 1,600 summaries). References: "
+    f"{references.groupby('doc_id').size().iloc[0]} per document.")
+pd.crosstab(experts["dimension"], experts["score"]).rename_axis(
+    index="dimension", columns="expert rating"
+)
+"""),
+    md("""
+## Topical-Chat
+
+60 dialogue contexts, each with 6 candidate responses (4 system responses, the original
+human turn and a newly written human turn): 360 responses, rated by three annotators
+(Mehri & Eskenazi, 2020, USR). G-Eval's Table 2 uses **naturalness** (1-3), **coherence**
+(1-3), **engagingness** (1-3) and **groundedness** (0-1), each the mean of the annotators.
+Source: UniEval's conversion of the USR annotations, which also carries UniEval's
+predictions.
+"""),
+    code("""
+topical = pd.read_parquet(PROCESSED / "topical_chat.parquet")
+tc_dimensions = ["naturalness", "coherence", "engagingness", "groundedness"]
+say(f"{len(topical)} responses: {topical['context_id'].nunique()} contexts x "
+    f"{topical['system_id'].nunique()} responders ({', '.join(topical['system_id'].unique())}).")
+topical[tc_dimensions].describe().round(2)
+"""),
+    md("""
+## QAGS
+
+Summaries of CNN/DailyMail (235) and XSum (239) articles. Three crowd workers judged each
+summary sentence as supported by the article or not; a summary's **consistency** is the
+share of its sentences the majority judged supported (Wang et al., 2020). Sources:
+UniEval's conversion (scores and UniEval's predictions) and the original MTurk annotations
+of the QAGS repository.
+"""),
+    code("""
+qags = pd.concat(
+    [pd.read_parquet(PROCESSED / f"qags_{s}.parquet") for s in ("cnndm", "xsum")]
+)
+mturk = pd.concat(
+    [pd.read_parquet(PROCESSED / f"qags_mturk_{s}.parquet") for s in ("cnndm", "xsum")]
+)
+sentences = mturk.groupby(["subset", "summary_index", "sentence_index"]).size()
+summary = pd.DataFrame({
+    "summaries": qags.groupby("subset").size(),
+    "mean consistency": qags.groupby("subset")["consistency"].mean(),
+    "MTurk sentences": sentences.groupby("subset").size(),
+    "answers per sentence": sentences.groupby("subset").mean(),
+    "share of 'yes' answers": mturk.groupby("subset")["response"].apply(
+        lambda r: (r == "yes").mean()
+    ),
+})
+summary.round(3)
+"""),
+    md("""
+## How G-Eval scores a text
+
+G-Eval prompts an LLM with a task introduction, the evaluation criteria, evaluation steps
+(written by the LLM itself, "auto chain-of-thought") and the text; the LLM replies with a
+rating. Rather than take the rating it would most likely give, G-Eval weights every
+possible rating by its probability (Eq. 1 of the paper):
+
+$$\\text{score} = \\sum_{i} p(s_i)\\, s_i$$
+
+With token probabilities (GPT-3.5, `text-davinci-003`) this is computed directly. The GPT-4
+API returned no probabilities, so the paper sampled 20 replies per item and averaged them:
+the sample mean estimates the same sum.
+
+**Worked example.** A judge puts probability 0.05 on 3, 0.60 on 4 and 0.35 on 5:
+"""),
+    code("""
+from geval_repro.judge.item_scores import weighted_score
+
+probs = {"3": 0.05, "4": 0.60, "5": 0.35}
+score = weighted_score(probs, scale=(1, 5))
+terms = " + ".join(f"{p:.2f} × {s}" for s, p in probs.items())
+say(f"score = {terms} = **{score:.2f}** (`weighted_score` in `geval_repro.judge.item_scores`)")
+
+levels = np.arange(1, 6)
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.bar(levels, [probs.get(str(s), 0.0) for s in levels], color="tab:blue", alpha=0.7)
+ax.axvline(score, color="black", ls="--", label=f"probability-weighted score = {score:.2f}")
+ax.axvline(4, color="tab:red", ls=":", label="most likely rating = 4")
+ax.set_xlabel("rating (1-5 scale)")
+ax.set_ylabel("probability")
+ax.set_title("G-Eval's score: the probability-weighted mean rating", fontsize=10)
+ax.legend(fontsize=7, loc="upper left")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+The most likely rating alone would be 4 for this summary and for every summary whose
+probabilities lean to 4; the weighted score (4.30) separates them, which reduces ties and
+lets the score follow finer differences in quality.
+
+## How the scores are compared with humans
+
+Following UniEval, the paper correlates metric scores with human scores at a different
+level per benchmark:
+
+- **SummEval, summary level**: for each document, correlate the 16 systems' metric scores
+  with their 16 human scores (a document whose scores are all equal on either side is
+  skipped), then average over the documents;
+- **Topical-Chat, turn level**: one correlation over all 360 responses;
+- **QAGS, dataset level**: one correlation over all summaries of a subset; the Average
+  column is the mean of the two subsets.
+
+The other notebooks show the recomputed correlations next to the paper's printed ones:
+`02_summeval_recount`, `03_sweep` and `04_topical_chat_qags`.
+"""),
+]
+
+SUMMEVAL_RECOUNT = [
+    md("""
+# SummEval: the G-Eval recount
+
+Summary-level correlations of G-Eval's scores with SummEval's expert ratings, recomputed
+from the judge runs of this pipeline run, next to the numbers printed in Table 1 of the
+paper. The main table averages a run's replies per item (the paper's estimate of the
+probability-weighted score), the one-reply table takes a single reply, and the diagnostics
+show how the reply parser treats what GPT-4 wrote.
+"""),
+    code("""
+runs = {judge: judge_status(RESULTS, judge) for judge in judges_in(RESULTS)}
+real = [j for j, status in runs.items() if status != FIXTURE]
+say("Judge runs in this results folder: "
+    + (", ".join(f"`{j}` ({'FIXTURE' if s == FIXTURE else 'recomputed'})"
+                 for j, s in runs.items()) or "none") + ".")
+if "gpt4-released" not in runs:
+    say("**The recount of the released G-Eval-4 replies is not in this folder.** Those four "
+        "files of nlpyang/geval are downloaded from GitHub, so the recount is produced by "
+        "the first command (`snakemake --cores 4`) on a networked machine.")
+if runs and not real:
+    say("> **Only the fixture judge ran.** Every judge number below is synthetic test data, "
+        "shown to exercise the notebook; none of it is a result.")
+"""),
+    md("""
+## Table 1 in the paper's layout
+
+As written by the pipeline (`results/tables/table1_summeval.md`): our value next to the
+printed one for every metric the paper lists.
+"""),
+    code("""
+show_table("table1_summeval")
+"""),
+    md("""
+## Main table and one reply per item, per judge run
+
+For each run: Spearman ρ and Kendall τ per dimension, ours (dot, 95 % bootstrap interval
+over documents) against the paper's printed value (cross): the run's `paper_metric` row for
+the mean of the replies, its "-Probs" row for one reply.
+"""),
+    code("""
+SUMMEVAL_COLUMNS = ["coherence", "consistency", "fluency", "relevance", "AVG"]
+for judge, status in runs.items():
+    say(f"### `{judge}`")
+    if status == FIXTURE:
+        fixture_banner(judge)
+    tables = {name: read_table(f"judges/{judge}/{name}")
+              for name in ("main", "one_reply")
+              if (TABLES / "judges" / judge / f"{name}.csv").is_file()}
+    if not tables:  # a run of per-item scores: its correlation table only
+        tables = {"correlations": read_table(f"judges/{judge}/correlations")}
+    for name, table in tables.items():
+        rows = table[table["dimension"].isin(SUMMEVAL_COLUMNS)]
+        display(rows[COMPACT].reset_index(drop=True))
+        tag = " (FIXTURE)" if status == FIXTURE else ""
+        for coefficient in ("spearman", "kendall"):
+            part = rows[rows["coefficient"] == coefficient]
+            compare_plot(part, x="dimension", order=SUMMEVAL_COLUMNS, series="variant",
+                         title=f"{judge}{tag}, {name.replace('_', ' ')}: summary-level "
+                               f"{SYMBOL[coefficient]}",
+                         ylabel=f"{SYMBOL[coefficient]} with expert mean")
+"""),
+    md("""
+## How the parser reads the replies
+
+The released script reads a reply with the regex `^ ?([\\d\\.]+)` and scores an unreadable
+reply 0, still counting it in the item's mean; the tolerant parser reads an in-scale number
+after an optional label and leaves unreadable replies out. The diagnostics count what each
+parser could not read; the parser table shows how much that moves the correlations.
+"""),
+    code("""
+for judge, status in runs.items():
+    if not (TABLES / "judges" / judge / "diagnostics.csv").is_file():
+        continue
+    say(f"### `{judge}`")
+    if status == FIXTURE:
+        fixture_banner(judge)
+    display(read_table(f"judges/{judge}/diagnostics"))
+    parsers = read_table(f"judges/{judge}/parsers")
+    display(parsers[parsers["coefficient"].isin(["spearman", "kendall"])].reset_index(drop=True))
+"""),
+    md("""
+## Roll-ups and the mean-vs-one-reply test
+
+Roll-ups: mean normalized score, pass rate and mean absolute error against the expert mean.
+Significance: paired permutation test of the mean of the replies against one reply.
+"""),
+    code("""
+for judge, status in runs.items():
+    if not (TABLES / "judges" / judge / "rollups.csv").is_file():
+        continue
+    say(f"### `{judge}`")
+    if status == FIXTURE:
+        fixture_banner(judge)
+    display(read_table(f"judges/{judge}/rollups"))
+    display(read_table(f"judges/{judge}/significance"))
+"""),
+    md("""
+## Run-to-run agreement of published re-runs
+
+MetricEval (Xiao et al., 2023) published per-item scores of two independent runs of G-Eval-4
+and of G-Eval-3.5 on SummEval. How closely two runs of the same judge agree bounds how
+precisely any single run's correlation can be read.
+"""),
+    code("""
+if (TABLES / "rerun_agreement.md").is_file():
+    show_table("rerun_agreement")
+else:
+    say("No pair of re-runs of one judge was part of this run.")
+"""),
+]
+
+SWEEP = [
+    md("""
+# How many replies per item? The sweep
+
+G-Eval-4's score of an item is the mean of 20 sampled replies. For n = 1 ... 20, the sweep
+averages the first n replies (released order) or random n-subsets (mean and 2.5-97.5 %
+band over the draws), and correlates the result with the expert ratings at SummEval's
+summary level. The dashed line marks the paper's printed value. Averaging more replies
+breaks ties between items (last figure), which is much of why Kendall's τ rises with n.
+"""),
+    code("""
+runs = {judge: judge_status(RESULTS, judge) for judge in judges_in(RESULTS)}
+swept = [j for j in runs if (TABLES / "judges" / j / "sweep.csv").is_file()]
+if not swept:
+    say("No judge run with replies is in this results folder, so there is no sweep. The "
+        "released G-Eval-4 replies are downloaded by the first command (`snakemake --cores 4`) "
+        "on a networked machine.")
+if swept and all(runs[j] == FIXTURE for j in swept):
+    say("> **Only the fixture judge ran.** The curves below come from synthetic test "
+        "replies; none of it is a result.")
+"""),
+    code("""
+for judge in swept:
+    say(f"## `{judge}`")
+    if runs[judge] == FIXTURE:
+        fixture_banner(judge)
+    for name in ("sweep_spearman", "sweep_kendall", "tie_rate"):
+        show_figure(f"judges/{judge}/{name}")
+"""),
+    md("""
+## The curves in numbers
+
+Correlation at selected n (released parser, Spearman ρ and Kendall τ), and `gain_share`:
+the share of the gain from 1 to 20 replies reached at n.
+"""),
+    code("""
+for judge in swept:
+    say(f"### `{judge}`" + (" (FIXTURE)" if runs[judge] == FIXTURE else ""))
+    sweep = read_table(f"judges/{judge}/sweep")
+    picked = sweep[(sweep["parser"] == "original") & sweep["n"].isin([1, 2, 5, 10, 20])]
+    display(picked.pivot_table(index=["coefficient", "mode", "dimension"], columns="n",
+                               values=["value", "gain_share"]).round(3))
+"""),
+]
+
+TOPICAL_QAGS = [
+    md("""
+# Topical-Chat and QAGS: baselines, UniEval and the human data
+
+G-Eval's scores for Topical-Chat and QAGS were not released, so their G-Eval rows repeat
+the paper (status `not-released` or `paper-only`). What can be recomputed from the pinned
+data is: the reference-based baselines, UniEval's rows from its released predictions, and
+the human data themselves. Every plot marks the paper's printed value (black cross) on the
+same axes as ours (dot, 95 % bootstrap interval).
+"""),
+    code("""
+correlations = read_table("correlations")
+say("Rows by benchmark and status:")
+display(pd.crosstab(correlations["benchmark"], correlations["status"]))
+"""),
+    md("""
+## Topical-Chat (Table 2: turn level, Pearson r and Spearman ρ)
+"""),
+    code("""
+show_table("table2_topical_chat")
+"""),
+    code("""
+tc = correlations[(correlations["benchmark"] == "topical_chat")
+                  & (correlations["level"] == "global")
+                  & correlations["status"].isin(VALUE_STATUSES)
+                  & correlations["paper_value"].notna()]
+tc = tc.assign(series=tc["metric"].where(~tc.duplicated(["metric", "dimension", "coefficient"],
+                                                         keep=False),
+                                          tc["metric"] + " (" + tc["variant"] + ")"))
+for coefficient in ("pearson", "spearman"):
+    compare_plot(tc[tc["coefficient"] == coefficient], x="dimension", series="series",
+                 order=["naturalness", "coherence", "engagingness", "groundedness", "AVG"],
+                 title=f"Topical-Chat, turn level: {SYMBOL[coefficient]}, ours vs paper",
+                 ylabel=f"{SYMBOL[coefficient]} with human mean")
+"""),
+    md("""
+## QAGS (Table 3: dataset level, Pearson r, Spearman ρ, Kendall τ)
+"""),
+    code("""
+show_table("table3_qags")
+"""),
+    code("""
+qa = correlations[correlations["benchmark"].isin(["qags_cnndm", "qags_xsum", "qags_avg"])
+                  & (correlations["level"] == "global")
+                  & (correlations["dimension"] == "consistency")
+                  & correlations["status"].isin(VALUE_STATUSES)
+                  & correlations["paper_value"].notna()]
+qa = qa.assign(series=qa["metric"].where(~qa.duplicated(["metric", "benchmark", "coefficient"],
+                                                         keep=False),
+                                          qa["metric"] + " (" + qa["variant"] + ")"))
+for coefficient in ("pearson", "spearman", "kendall"):
+    compare_plot(qa[qa["coefficient"] == coefficient], x="benchmark", series="series",
+                 order=["qags_cnndm", "qags_xsum", "qags_avg"],
+                 labels=["CNN/DM", "XSum", "Average"],
+                 title=f"QAGS, dataset level: {SYMBOL[coefficient]}, ours vs paper",
+                 ylabel=f"{SYMBOL[coefficient]} with human consistency")
+"""),
+    md("""
+## The human data
+
+Agreement among annotators (SummEval's experts, QAGS's crowd workers), a human yardstick
+for SummEval (one expert against the mean of the other two), the QAGS scores re-derived
+from the original MTurk answers and checked against UniEval's conversion, and the
+distributions and tie rates of the human scores.
+"""),
+    code("""
+for path in sorted((TABLES / "human").glob("*.md")):
+    say(f"### `{path.stem}`")
+    show_table(f"human/{path.stem}")
+show_figure("human_distributions")
+"""),
+]
+
+NOTEBOOKS = {
+    "01_data_tour": DATA_TOUR,
+    "02_summeval_recount": SUMMEVAL_RECOUNT,
+    "03_sweep": SWEEP,
+    "04_topical_chat_qags": TOPICAL_QAGS,
+}
+
+
+def build(name: str) -> nbformat.NotebookNode:
+    """The notebook ``name``: title cell, parameters, helpers, then its own cells."""
+    title, *rest = NOTEBOOKS[name]
+    cells = []
+    for index, (kind, source) in enumerate([title, code(PARAMETERS), code(HELPERS), *rest]):
+        v4 = nbformat.v4
+        cell = (v4.new_markdown_cell if kind == "markdown" else v4.new_code_cell)(source)
+        cell["id"] = f"{name}-{index}"
+        if index == 1:
+            cell["metadata"]["tags"] = ["parameters"]
+        cells.append(cell)
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook["metadata"] = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    nbformat.validate(notebook)
+    return notebook
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--execute", action="store_true", help="run them against results/")
+    parser.add_argument("names", nargs="*", default=list(NOTEBOOKS), help="notebooks to build")
+    args = parser.parse_args()
+    for name in args.names:
+        notebook = build(name)
+        if args.execute:
+            execute_notebook(notebook, cwd=HERE)
+        nbformat.write(notebook, str(HERE / f"{name}.ipynb"))
+        print(f"wrote {HERE / name}.ipynb")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""The notebooks: built from notebooks/build_notebooks.py, committed with their outputs, and
+executed (nbclient) against a pipeline run on the mirror plus the fixture judge; the same
+run executes them through the pipeline's rules and builds the Snakemake report."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from geval_repro.reader_outputs import execute_notebook
+from tests.conftest import PipelineRun, run_snakemake
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+READER_TARGETS = ("all", "notebooks", "readme_results", "report_assets")
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location(
+        "build_notebooks", NOTEBOOK_DIR / "build_notebooks.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BUILDER = _builder()
+NAMES = list(BUILDER.NOTEBOOKS)
+
+
+@pytest.fixture(scope="session")
+def fixture_run(pipeline_run: PipelineRun) -> Path:
+    """The shared pipeline run (mirror + fixture judge), readers' outputs included."""
+    return pipeline_run.results.parent
+
+
+def _text_outputs(notebook: nbformat.NotebookNode) -> str:
+    """Every stream, Markdown and plain-text output of a notebook, joined."""
+    parts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            parts.append(output.get("text", "") + data.get("text/markdown", ""))
+            parts.append(data.get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def _images(notebook: nbformat.NotebookNode) -> int:
+    return sum(
+        "image/png" in output.get("data", {})
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
+
+
+def _errors(notebook: nbformat.NotebookNode) -> list[str]:
+    return [
+        f"{output['ename']}: {output['evalue']}"
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if output["output_type"] == "error"
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_notebook_is_the_generated_one(name):
+    committed = nbformat.read(str(NOTEBOOK_DIR / f"{name}.ipynb"), as_version=4)
+    built = BUILDER.build(name)
+    assert [(c.cell_type, c.id, c.source) for c in committed.cells] == [
+        (c.cell_type, c.id, c.source) for c in built.cells
+    ], f"notebooks/{name}.ipynb is stale: run python notebooks/build_notebooks.py --execute"
+    assert committed.cells[1].metadata.get("tags") == ["parameters"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_notebook_keeps_its_outputs(name):
+    committed = nbformat.read(str(NOTEBOOK_DIR / f"{name}.ipynb"), as_version=4)
+    unexecuted = [c.id for c in committed.cells if c.cell_type == "code" and not c.execution_count]
+    assert not unexecuted, (
+        f"notebooks/{name}.ipynb has cells without outputs {unexecuted}: after a full pipeline "
+        "run, run python notebooks/build_notebooks.py --execute"
+    )
+    assert _errors(committed) == []
+
+
+# What each notebook must say when run against the fixture run (synthetic judge, offline).
+EXPECTED = {
+    "01_data_tour": [
+        "1,600 summaries: 100 documents x 16 systems",
+        "360 responses: 60 contexts x 6 responders",
+        "= **4.30**",
+    ],
+    "02_summeval_recount": [
+        "`fixture-gpt4` (FIXTURE)",
+        "`gpt4-metriceval-run1` (recomputed)",
+        "The recount of the released G-Eval-4 replies is not in this folder",
+        "FIXTURE: `fixture-gpt4` is synthetic test data",
+    ],
+    "03_sweep": [
+        "Only the fixture judge ran",
+        "FIXTURE: `fixture-gpt4` is synthetic test data",
+    ],
+    "04_topical_chat_qags": ["Rows by benchmark and status"],
+}
+MIN_IMAGES = {
+    "01_data_tour": 1,
+    "02_summeval_recount": 4,
+    "03_sweep": 3,
+    "04_topical_chat_qags": 5,
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_against_the_fixture_run(name, fixture_run):
+    notebook = nbformat.read(str(NOTEBOOK_DIR / f"{name}.ipynb"), as_version=4)
+    execute_notebook(
+        notebook,
+        cwd=NOTEBOOK_DIR,
+        results_dir=fixture_run / "results",
+        processed_dir=fixture_run / "data" / "processed",
+    )
+    assert _errors(notebook) == []
+    text = _text_outputs(notebook)
+    for expected in EXPECTED[name]:
+        assert expected in text
+    assert "not in this results folder" not in text  # every file it reads was written
+    assert _images(notebook) >= MIN_IMAGES[name]
+
+
+def test_pipeline_executes_the_notebooks_and_builds_the_report(fixture_run, pipeline_run):
+    results = fixture_run / "results"
+    for name in NAMES:
+        executed = nbformat.read(str(results / "notebooks" / f"{name}.ipynb"), as_version=4)
+        assert _errors(executed) == []
+        assert all(c.execution_count for c in executed.cells if c.cell_type == "code")
+    section = (results / "readme_results.md").read_text(encoding="utf-8")
+    assert "> **Fixture run.**" in section
+    report = fixture_run / "report.html"
+    run_snakemake(
+        pipeline_run.data,
+        pipeline_run.results,
+        pipeline_run.config,
+        *READER_TARGETS,
+        "--report",
+        str(report),
+    )
+    html = report.read_text(encoding="utf-8")
+    assert "Judge run fixture-gpt4" in html  # the fixture run's category
+    assert "is <strong>not</strong> part of" in html  # the released recount is not in it
+    assert "synthetic test data" in html  # captions and the fixture banner

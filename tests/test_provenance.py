@@ -1,0 +1,226 @@
+"""Provenance sidecars: input hashes, config, packages, git state; deterministic bytes."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import numpy
+import pandas
+import pytest
+
+from geval_repro.config import judge_files, load_config
+from geval_repro.provenance import (
+    ProvenanceError,
+    differences,
+    git_state,
+    read_provenance,
+    sidecar_path,
+    write_provenance,
+)
+from geval_repro.sources import get_source
+
+# Mirror path of the Topical-Chat conversion and its SHA-256 as listed in the mirror's
+# MANIFEST.tsv (independent of data/sources.yaml).
+TOPICAL_CHAT_RELPATH = (
+    "maszhongming/UniEval/d33e7b6cfebe97b2bafe435adbd818230d5a416a/"
+    "reproduce/data/dialogue/topical_chat.json"
+)
+TOPICAL_CHAT_SHA256 = "f6361daa6fe162f636d2071a60322a784acd770be0bf3a6920ac949d751b978a"
+# The released coherence replies, as printed in the reference notes of the paper tables.
+COH_REPLIES_SHA256 = "bec62a6a8408b7f0c7a55a665d8c9a44b97eecf671bf0b4319284b192d218508"
+
+
+@pytest.fixture
+def config() -> dict:
+    return copy.deepcopy(load_config())
+
+
+def _output(tmp_path: Path, name: str = "table.csv", text: str = "a,b\n1,2\n") -> Path:
+    path = tmp_path / "results" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_raw_input_resolves_to_the_registry_hash_of_the_file_read(mirror_dir, tmp_path, config):
+    raw_file = mirror_dir / TOPICAL_CHAT_RELPATH
+    output = _output(tmp_path)
+    (sidecar,) = write_provenance([output], [raw_file], config=config, raw_dir=mirror_dir)
+    record = read_provenance(sidecar)
+    assert sidecar == tmp_path / "results" / "table.csv.provenance.json"
+    (entry,) = record["inputs"]
+    assert entry["kind"] == "source"
+    assert entry["id"] == "topical_chat"
+    assert entry["relpath"] == TOPICAL_CHAT_RELPATH
+    assert entry["sha256"] == TOPICAL_CHAT_SHA256
+    assert entry["sha256"] == hashlib.sha256(raw_file.read_bytes()).hexdigest()
+    assert record["output"] == {
+        "name": "table.csv",
+        "sha256": hashlib.sha256(b"a,b\n1,2\n").hexdigest(),
+        "bytes": 8,
+    }
+
+
+def test_judge_files_by_url_and_by_local_path(tmp_path, config):
+    raw_dir = tmp_path / "raw"
+    local = tmp_path / "runs" / "coh.json"
+    local.parent.mkdir()
+    local.write_bytes(b'[{"all_responses": ["3"]}]')
+    config["judges"]["local-run"] = {
+        "benchmark": "summeval",
+        "format": "geval-released",
+        "label": "a local run",
+        "paper_metric": "G-Eval-4",
+        "files": {"coherence": {"path": str(local)}},
+    }
+    released = raw_dir / get_source("geval4_replies_coh").relpath  # need not exist
+    output = _output(tmp_path)
+    write_provenance(
+        [output],
+        [released, local],
+        config=config,
+        raw_dir=raw_dir,
+        judges=["gpt4-released", "local-run"],
+    )
+    record = read_provenance(sidecar_path(output))
+    by_kind = {entry["kind"]: entry for entry in record["inputs"]}
+    assert set(by_kind) == {"source", "local"}  # the released replies are registry sources
+    assert by_kind["source"]["id"] == "geval4_replies_coh"
+    assert by_kind["source"]["sha256"] == COH_REPLIES_SHA256
+    assert by_kind["local"] == {
+        "kind": "local",
+        "path": str(local),
+        "sha256": hashlib.sha256(local.read_bytes()).hexdigest(),
+    }
+    assert record["config"]["judges"]["gpt4-released"] == config["judges"]["gpt4-released"]
+    assert sorted(record["config"]["judges"]) == ["gpt4-released", "local-run"]
+
+
+def test_a_judge_file_outside_the_registry_is_recorded_by_url(tmp_path, config):
+    url = "https://example.org/runs/my_coh.json"
+    sha256 = "ab" * 32
+    config["judges"]["url-run"] = {
+        "benchmark": "summeval",
+        "format": "geval-released",
+        "label": "a run fetched by URL",
+        "paper_metric": "G-Eval-4",
+        "files": {"coherence": {"url": url, "sha256": sha256}},
+    }
+    raw_dir = tmp_path / "raw"
+    (fetched,) = [f.path for f in judge_files(config, "url-run", raw_dir).values()]
+    output = _output(tmp_path)
+    write_provenance([output], [fetched], config=config, raw_dir=raw_dir, judges=["url-run"])
+    (entry,) = read_provenance(sidecar_path(output))["inputs"]
+    assert entry["kind"] == "judge-file"
+    assert (entry["url"], entry["sha256"]) == (url, sha256)
+
+
+def test_runs_sharing_a_file_are_named_by_the_rule(mirror_dir, tmp_path, config):
+    shared = mirror_dir / get_source("metriceval_scores").relpath
+    scores = _output(tmp_path, "scores.parquet", "gpt-3.5 scores")
+    write_provenance(
+        [scores], [shared], config=config, raw_dir=mirror_dir, judges=["gpt35-metriceval-run1"]
+    )
+    table = _output(tmp_path, "correlations.csv", "x\n")
+    write_provenance([table], [scores], config=config, raw_dir=mirror_dir)
+    record = read_provenance(sidecar_path(table))
+    assert list(record["config"]["judges"]) == ["gpt35-metriceval-run1"]
+    assert [entry["id"] for entry in record["inputs"]] == ["metriceval_scores"]
+
+
+def test_inputs_are_taken_over_transitively_from_upstream_sidecars(mirror_dir, tmp_path, config):
+    processed = _output(tmp_path, "topical_chat.parquet", "not really parquet")
+    write_provenance(
+        [processed], [mirror_dir / TOPICAL_CHAT_RELPATH], config=config, raw_dir=mirror_dir
+    )
+    table = _output(tmp_path, "table2.md", "| x |\n")
+    write_provenance([table], [processed], config=config, raw_dir=mirror_dir)
+    upstream = read_provenance(sidecar_path(processed))["inputs"]
+    assert read_provenance(sidecar_path(table))["inputs"] == upstream
+
+
+def test_an_input_without_origin_is_an_error_naming_it(mirror_dir, tmp_path, config):
+    stray = _output(tmp_path, "stray.parquet")
+    with pytest.raises(ProvenanceError, match=r"stray\.parquet.*write_provenance"):
+        write_provenance([_output(tmp_path)], [stray], config=config, raw_dir=mirror_dir)
+    unknown_raw = mirror_dir / "someone" / "repo" / "file.json"
+    with pytest.raises(ProvenanceError, match=r"file\.json.*sources\.yaml"):
+        write_provenance([_output(tmp_path)], [unknown_raw], config=config, raw_dir=mirror_dir)
+
+
+def test_identical_inputs_give_identical_bytes_and_locations_do_not_count(
+    mirror_dir, tmp_path, config
+):
+    raw_file = mirror_dir / TOPICAL_CHAT_RELPATH
+    output = _output(tmp_path)
+    write_provenance([output], [raw_file], config=config, raw_dir=mirror_dir)
+    first = sidecar_path(output).read_bytes()
+    moved = config | {"results_dir": "/elsewhere", "data_dir": "/x", "mirror": "/m"}
+    write_provenance([output], [raw_file], config=moved, raw_dir=mirror_dir)
+    assert sidecar_path(output).read_bytes() == first
+    reseeded = config | {"seed": config["seed"] + 1}
+    write_provenance([output], [raw_file], config=reseeded, raw_dir=mirror_dir)
+    changed = differences(json.loads(first), read_provenance(sidecar_path(output)))
+    assert changed == [f"config.seed: {config['seed']} != {config['seed'] + 1}"]
+
+
+def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
+    output = _output(tmp_path)
+    write_provenance(
+        [output, sidecar_path(output)],  # a sidecar among the outputs is skipped
+        [mirror_dir / TOPICAL_CHAT_RELPATH],
+        config=config,
+        raw_dir=mirror_dir,
+        config_keys=["seed", "bootstrap"],
+    )
+    record = read_provenance(sidecar_path(output))
+    assert record["config"] == {"seed": config["seed"], "bootstrap": config["bootstrap"]}
+    assert record["packages"]["numpy"] == numpy.__version__
+    assert record["packages"]["pandas"] == pandas.__version__
+    assert {"python", "scipy", "snakemake", "rouge-score", "krippendorff"} <= set(
+        record["packages"]
+    )
+    assert "git" in record
+
+
+def test_differences_ignore_git_and_report_changed_output(tmp_path):
+    base = {
+        "format": 1,
+        "output": {"name": "t.csv", "sha256": "aa", "bytes": 1},
+        "inputs": [{"id": "x"}],
+        "git": {"commit": "1" * 40, "dirty": False},
+    }
+    later = copy.deepcopy(base) | {"git": {"commit": "2" * 40, "dirty": True}}
+    assert differences(base, later) == []
+    later["output"]["sha256"] = "bb"
+    later["inputs"] = [{"id": "y"}]
+    assert differences(base, later) == [
+        "inputs: only in committed [{'id': 'x'}]; only in regenerated [{'id': 'y'}]",
+        "output.sha256: 'aa' != 'bb'",
+    ]
+
+
+def _git(repo: Path, *args: str) -> str:
+    command = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    return subprocess.run([*command, *args], check=True, capture_output=True, text=True).stdout
+
+
+def test_git_state_commit_and_dirty_flag(tmp_path):
+    assert git_state(tmp_path) == {"commit": None, "dirty": None}
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "t.csv").write_text("a\n")
+    _git(tmp_path, "add", "code.py", "results/t.csv")
+    _git(tmp_path, "commit", "-q", "-m", "init")
+    head = _git(tmp_path, "log", "-1", "--format=%H").strip()
+    assert git_state(tmp_path) == {"commit": head, "dirty": False}
+    (tmp_path / "results" / "t.csv").write_text("b\n")  # a generated output changed
+    (tmp_path / "untracked.txt").write_text("?\n")
+    assert git_state(tmp_path) == {"commit": head, "dirty": False}
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert git_state(tmp_path) == {"commit": head, "dirty": True}

@@ -1,0 +1,109 @@
+"""Executed notebooks and report pages (geval_repro.reader_outputs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient.exceptions import CellExecutionError
+
+from geval_repro.reader_outputs import (
+    FIXTURE_BANNER,
+    execute_notebook,
+    execute_notebook_file,
+    has_fixture_rows,
+    notebook_page,
+    table_page,
+)
+
+TABLE_MD = "| dimension | value |\n|---|---|\n| coherence | 0.512 |\n"
+
+
+def _notebook(*sources: str) -> nbformat.NotebookNode:
+    cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    for index, cell in enumerate(cells):
+        cell["id"] = f"cell-{index}"
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    return notebook
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_table_page_shows_the_table_and_its_sources(tmp_path):
+    md = _write(tmp_path / "main.md", TABLE_MD)
+    csv = _write(tmp_path / "main.csv", "dimension,value,status\ncoherence,0.512,recomputed\n")
+    table_page(md, csv, tmp_path / "page.html")
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "<td>coherence</td>" in page and "<td>0.512</td>" in page
+    assert str(md) in page and str(csv) in page
+    assert FIXTURE_BANNER not in page
+    assert "<script" not in page
+
+
+def test_fixture_tables_get_the_banner(tmp_path):
+    md = _write(tmp_path / "main.md", TABLE_MD)
+    csv = _write(tmp_path / "main.csv", "value,status\n0.5,recomputed\n0.7,fixture\n")
+    assert has_fixture_rows(csv)
+    table_page(md, csv, tmp_path / "page.html")
+    assert FIXTURE_BANNER in (tmp_path / "page.html").read_text(encoding="utf-8")
+
+
+def test_tables_without_status_or_csv_have_no_fixture_rows(tmp_path):
+    assert not has_fixture_rows(tmp_path / "absent.csv")
+    assert not has_fixture_rows(_write(tmp_path / "empty.csv", ""))
+    assert not has_fixture_rows(_write(tmp_path / "t.csv", "a,b\nfixture,1\n"))
+    md = _write(tmp_path / "paper.md", TABLE_MD)
+    table_page(md, tmp_path / "absent.csv", tmp_path / "page.html")
+    assert "machine-readable" not in (tmp_path / "page.html").read_text(encoding="utf-8")
+
+
+def test_execute_notebook_passes_the_folders_and_runs_in_cwd(tmp_path):
+    results = tmp_path / "results"
+    notebook = _notebook(
+        "import os, pathlib\n"
+        "print(os.environ['GEVAL_REPRO_RESULTS'])\n"
+        "print(os.environ['GEVAL_REPRO_PROCESSED'])\n"
+        "print(pathlib.Path.cwd())"
+    )
+    execute_notebook(notebook, cwd=tmp_path, results_dir=results, processed_dir="data")
+    (output,) = notebook.cells[0]["outputs"]
+    assert output["text"].splitlines() == [
+        str(results.resolve()),
+        str(Path("data").resolve()),
+        str(tmp_path),
+    ]
+    assert "execution" not in notebook.cells[0]["metadata"]  # no timing recorded
+
+
+def test_a_failing_cell_is_logged_and_leaves_no_output(tmp_path):
+    source = tmp_path / "nb" / "broken.ipynb"
+    source.parent.mkdir()
+    nbformat.write(_notebook("x = 1", "raise RuntimeError('table missing')"), str(source))
+    target = tmp_path / "out" / "broken.ipynb"
+    log = tmp_path / "logs" / "broken.log"
+    with pytest.raises(CellExecutionError, match="table missing"):
+        execute_notebook_file(source, target, results_dir=tmp_path, processed_dir=tmp_path, log=log)
+    assert not target.exists()
+    assert "broken.ipynb: a cell failed" in log.read_text(encoding="utf-8")
+
+
+def test_executed_notebook_file_and_its_page(tmp_path):
+    source = tmp_path / "nb" / "ok.ipynb"
+    source.parent.mkdir()
+    nbformat.write(_notebook("print(6 * 7)"), str(source))
+    target = tmp_path / "out" / "ok.ipynb"
+    execute_notebook_file(
+        source, target, results_dir=tmp_path, processed_dir=tmp_path, log=tmp_path / "x.log"
+    )
+    executed = nbformat.read(str(target), as_version=4)
+    assert executed.cells[0]["outputs"][0]["text"] == "42\n"
+    notebook_page(target, tmp_path / "ok.html")
+    page = (tmp_path / "ok.html").read_text(encoding="utf-8")
+    assert "42" in page and "<title>ok</title>" in page
+    assert 'src="http' not in page

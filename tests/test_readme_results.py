@@ -1,0 +1,179 @@
+"""The README results section, generated from a small synthetic results folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from geval_repro.readme_results import (
+    END,
+    START,
+    main,
+    render_section,
+    replace_section,
+    results_link,
+    status_counts,
+    update_readme,
+)
+
+# SHA-256 of the four released reply files as printed in the reference notes (independent
+# of data/sources.yaml, from which the section reads them).
+REPLY_SHA256 = {
+    "results/gpt4_coh_detailed.json": (
+        "bec62a6a8408b7f0c7a55a665d8c9a44b97eecf671bf0b4319284b192d218508"
+    ),
+    "results/gpt4_con_detailed.json": (
+        "e09609ab249fc6aa2e4f11b7c16d7531b7036b163c8251e54a04ce4c3efa76ed"
+    ),
+    "results/gpt4_flu_detailed.json": (
+        "4f08454a9ac1c3c58f6e4d067a00ed37d83d4de2206b010d8a1ba6ef18ceae7d"
+    ),
+    "results/gpt4_rel_detailed.json": (
+        "c222933ff5ba552bb9ec3d2b495022a89b8019cf246710988a4e49804d47585a"
+    ),
+}
+
+STATUS_ROWS = [
+    ("summeval", "recomputed", 2),
+    ("summeval", "paper-only", 3),
+    ("topical_chat", "recomputed", 4),
+    ("topical_chat", "not-recomputable", 1),
+    ("qags_cnndm", "recomputed", 1),
+    ("qags_xsum", "not-released", 2),
+]
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _results(root: Path, *, fixture_judge: bool = False, released: bool = False) -> Path:
+    rows = [
+        {"benchmark": benchmark, "dimension": "x", "metric": "m", "status": status}
+        for benchmark, status, n in STATUS_ROWS
+        for _ in range(n)
+    ]
+    if fixture_judge:
+        rows += [{"benchmark": "summeval", "dimension": "x", "metric": "fx", "status": "fixture"}]
+        _write(root / "tables/judges/fixture-gpt4/correlations.csv", "metric,status\nfx,fixture\n")
+    if released:
+        _write(
+            root / "tables/judges/gpt4-released/correlations.csv", "metric,status\ng4,recomputed\n"
+        )
+        _write(
+            root / "tables/judges/gpt4-released/main.csv",
+            "dimension,variant,coefficient,value,ci_low,ci_high,paper_value,delta,status\n"
+            "coherence,mean-of-20/original,pearson,0.6,0.5,0.7,,,recomputed\n"
+            "coherence,mean-of-20/original,spearman,0.5861,0.52,0.64,0.582,0.0041,recomputed\n"
+            "AVG,mean-of-20/original,kendall,0.41,,,0.418,-0.008,recomputed\n",
+        )
+    _write(root / "tables/correlations.csv", pd.DataFrame(rows).to_csv(index=False))
+    _write(root / "tables/table1_summeval.md", "| T1 | SUMMEVAL-TABLE |\n|---|---|\n")
+    _write(root / "tables/table2_topical_chat.md", "| T2 | TOPICAL-TABLE |\n|---|---|\n")
+    _write(root / "tables/human/agreement.md", "| a |\n|---|\n")
+    return root
+
+
+def test_status_counts_by_benchmark_leave_fixtures_out(tmp_path):
+    results = _results(tmp_path, fixture_judge=True)
+    counts = status_counts(pd.read_csv(results / "tables/correlations.csv"))
+    assert counts.to_dict("records") == [
+        {"benchmark": "SummEval", "recomputed": 2, "paper-only": 3,
+         "not-recomputable": 0, "not-released": 0},
+        {"benchmark": "Topical-Chat", "recomputed": 4, "paper-only": 0,
+         "not-recomputable": 1, "not-released": 0},
+        {"benchmark": "QAGS-CNN/DM", "recomputed": 1, "paper-only": 0,
+         "not-recomputable": 0, "not-released": 0},
+        {"benchmark": "QAGS-XSum", "recomputed": 0, "paper-only": 0,
+         "not-recomputable": 0, "not-released": 2},
+    ]  # fmt: skip
+
+
+def test_offline_section_says_where_the_recount_comes_from_and_its_checksums(tmp_path):
+    section = render_section(_results(tmp_path))
+    assert "| SummEval | 2 | 3 | 0 | 0 |" in section
+    assert "Not in this results folder" in section
+    assert "first command, `snakemake --cores 4`, on a machine that can reach GitHub" in section
+    for path, sha256 in REPLY_SHA256.items():
+        assert f"| `{path}` | `{sha256}` |" in section
+    assert "SUMMEVAL-TABLE" in section and "TOPICAL-TABLE" in section
+    assert "`results/tables/table3_qags.md` is missing" in section
+    assert "[`results/tables/human/agreement.md`](results/tables/human/agreement.md)" in section
+    assert "Fixture run" not in section
+    assert START not in section and END not in section
+
+
+def test_released_recount_is_embedded_when_present(tmp_path):
+    section = render_section(_results(tmp_path, released=True))
+    assert "Not in this results folder" not in section
+    assert (
+        "| coherence | mean-of-20/original | spearman | 0.586 | 0.520 to 0.640 | 0.582 | +0.004 |"
+        in section
+    )
+    assert "| AVG | mean-of-20/original | kendall | 0.410 | – | 0.418 | -0.008 |" in section
+    assert "pearson" not in section  # Table 1 prints Spearman and Kendall only
+    assert REPLY_SHA256["results/gpt4_rel_detailed.json"] in section
+
+
+def test_other_real_judge_runs_are_listed_with_their_labels(tmp_path):
+    results = _results(tmp_path, fixture_judge=True)
+    _write(results / "tables/judges/rerun-1/correlations.csv", "metric,status\nr,recomputed\n")
+    section = render_section(results, labels={"rerun-1": "a re-run by someone"})
+    assert (
+        "- `rerun-1` (a re-run by someone): [`results/tables/judges/rerun-1/correlations.md`]"
+        "(results/tables/judges/rerun-1/correlations.md)"
+    ) in section
+    assert "- `fixture-gpt4`" not in section
+
+
+def test_fixture_rows_are_flagged_and_never_shown(tmp_path):
+    section = render_section(_results(tmp_path, fixture_judge=True))
+    assert "> **Fixture run.**" in section and "fixture-gpt4" in section
+    assert "SUMMEVAL-TABLE" not in section  # Table 1 holds SummEval rows, some of them fixture
+    assert "TOPICAL-TABLE" in section
+    assert "| SummEval | 2 | 3 | 0 | 0 |" in section
+    assert "Not in this results folder" in section  # the fixture is not the released recount
+
+
+def test_section_is_deterministic(tmp_path):
+    results = _results(tmp_path, fixture_judge=True)
+    assert render_section(results) == render_section(results)
+
+
+def test_replace_section_touches_only_the_marked_part():
+    readme = f"# Title\n\nintro\n\n{START}\nold text\n{END}\n\n## After\n"
+    new = replace_section(readme, "new text\n")
+    assert new == f"# Title\n\nintro\n\n{START}\nnew text\n{END}\n\n## After\n"
+    assert replace_section(new, "new text\n") == new
+    with pytest.raises(ValueError, match="exactly one"):
+        replace_section("# no markers\n", "x")
+    with pytest.raises(ValueError, match="comes before"):
+        replace_section(f"{END}\n{START}\n", "x")
+
+
+def test_command_line_check_and_update(tmp_path):
+    results = _results(tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# R\n\n{START}\ntyped by hand\n{END}\n", encoding="utf-8")
+    args = ["--results", str(results), "--readme", str(readme)]
+    assert main([*args, "--check"]) == 1
+    assert main(args) == 0
+    assert main([*args, "--check"]) == 0
+    assert "typed by hand" not in readme.read_text(encoding="utf-8")
+    assert update_readme(readme, render_section(results)) is False
+
+
+def test_a_readme_links_only_into_its_own_folder(tmp_path):
+    readme = tmp_path / "repo" / "README.md"
+    assert results_link(tmp_path / "repo" / "results", readme) == "results"
+    assert results_link(tmp_path / "repo" / "out" / "r1", readme) == "out/r1"
+    with pytest.raises(ValueError, match="outside"):
+        results_link(tmp_path / "elsewhere" / "results", readme)
+    readme.parent.mkdir()
+    readme.write_text(f"{START}\n{END}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="outside"):
+        main(["--results", str(_results(tmp_path / "elsewhere")), "--readme", str(readme)])
+    assert readme.read_text(encoding="utf-8") == f"{START}\n{END}\n"
