@@ -123,16 +123,12 @@ def rouge_f_per_reference(
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str]],
     rouge_type: str,
-    *,
-    use_stemmer: bool = False,
-    tokenizer: str = "default",
-    beta: float = 1.0,
-    sentence_separator: str | None = None,
+    **options: Any,
 ) -> np.ndarray:
     """ROUGE F_beta of each hypothesis against each of its references: shape (n, n_refs).
 
     ``references[i]`` lists the references of ``hypotheses[i]``; every hypothesis must have
-    the same number of references (SummEval: 11).
+    the same number of references (SummEval: 11). ``options``: those of :func:`rouge_f`.
     """
     if len(hypotheses) != len(references):
         raise ValueError(
@@ -149,10 +145,7 @@ def rouge_f_per_reference(
         [hypothesis for hypothesis in hypotheses for _ in range(n_refs)],
         [reference for refs in references for reference in refs],
         rouge_type,
-        use_stemmer=use_stemmer,
-        tokenizer=tokenizer,
-        beta=beta,
-        sentence_separator=sentence_separator,
+        **options,
     ).reshape(len(hypotheses), n_refs)
 
 
@@ -166,7 +159,7 @@ def rouge_f_multi(
 ) -> np.ndarray:
     """ROUGE F_beta of each hypothesis against its references, ``mean`` or ``max`` over them.
 
-    ``options``: those of :func:`rouge_f_per_reference`. Returns shape (n,).
+    ``options``: those of :func:`rouge_f`. Returns shape (n,).
     """
     if aggregate not in ("mean", "max"):
         raise ValueError(f"unknown aggregate {aggregate!r}: use 'mean' or 'max'")
