@@ -92,9 +92,14 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
     rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
     rows = rows.astype({"n_items": "Int64", "n_groups": "Int64"})
     table = pd.concat([rows, missing_rows(covered_metrics(rows))], ignore_index=True)
-    printed_order = {m: i for i, m in enumerate(dict.fromkeys(paper_table()["metric"]))}
+    printed = paper_table()[["benchmark", "metric"]].drop_duplicates()
+    printed_order = {key: i for i, key in enumerate(printed.itertuples(index=False, name=None))}
+    order = [
+        printed_order.get(key, len(printed_order))
+        for key in zip(table["benchmark"], table["metric"], strict=True)
+    ]
     table = (
-        table.assign(_order=table["metric"].map(printed_order).fillna(len(printed_order)))
+        table.assign(_order=order)
         .sort_values(
             ["benchmark", "_order", "metric", "variant", "dimension", "level", "coefficient"],
             kind="stable",
