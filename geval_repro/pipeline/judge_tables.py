@@ -45,13 +45,23 @@ def status_of(spec: Mapping[str, Any]) -> str:
     return "fixture" if spec.get("fixture", False) else "recomputed"
 
 
+def paired_items(
+    items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
+) -> pd.DataFrame:
+    """The judge's ``score`` of each item of ``dimension`` beside its human score.
+
+    Columns: doc_id, system_id, judge, human.
+    """
+    rows = items.loc[items["dimension"] == dimension, ["doc_id", "system_id", score]]
+    joined = rows.merge(human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"])
+    return joined.rename(columns={score: "judge", dimension: "human"})
+
+
 def paired_matrices(
     items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """(systems x documents) matrices of the judge's ``score`` and the human score, aligned."""
-    rows = items[items["dimension"] == dimension][["doc_id", "system_id", score]]
-    joined = rows.merge(human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"])
-    joined = joined.rename(columns={score: "judge", dimension: "human"})
+    joined = paired_items(items, human, dimension, score)
     judge, _, _ = to_matrix(joined, "judge")
     gold, _, _ = to_matrix(joined, "human")
     return judge, gold
@@ -85,11 +95,9 @@ def _rows_for(
     for dimension in SUMMEVAL_DIMENSIONS:
         if not (items["dimension"] == dimension).any():
             continue
-        rows = items.loc[items["dimension"] == dimension, ["doc_id", "system_id", score]]
-        joined = rows.merge(human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"])
         parts.append(
             table_rows(
-                joined.rename(columns={score: "judge", dimension: "human"}),
+                paired_items(items, human, dimension, score),
                 benchmark="summeval",
                 dimension=dimension,
                 metric=judge,
