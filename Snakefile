@@ -35,9 +35,9 @@ JUDGES = config["judges_to_run"]
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
-include: "workflow/rules/tables.smk"
+include: "workflow/rules/tidy.smk"
 include: "workflow/rules/judges.smk"
-include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
 include: "workflow/rules/report.smk"
 

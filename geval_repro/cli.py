@@ -22,9 +22,9 @@ import numpy as np
 from geval_repro.fetch import FetchError, fetch_source, resolve_mirror
 from geval_repro.judge.diagnostics import reply_diagnostics
 from geval_repro.judge.item_scores import item_scores
+from geval_repro.judge.pairing import paired_matrices
 from geval_repro.judge.parse import PARSERS
 from geval_repro.load import load_released_replies, load_summeval
-from geval_repro.pipeline.judge_tables import paired_matrices
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.sources import REPO_ROOT
 from geval_repro.stats.levels import correlate

@@ -31,6 +31,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ from geval_repro.paper import (
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.matrix import as_score_pair, to_matrix
 from geval_repro.stats.ties import tie_rate
 
 COLUMNS = [
@@ -457,3 +458,45 @@ def write_tables(df: pd.DataFrame, csv_path: Path | str, md_path: Path | str) ->
     check_rows(df)
     _write_atomically(Path(csv_path), df.to_csv(index=False, lineterminator="\n"))
     _write_atomically(Path(md_path), to_markdown(df))
+
+
+def table_rows(
+    table: pd.DataFrame,
+    *,
+    benchmark: str,
+    dimension: str,
+    metric: str,
+    variant: str,
+    level: str,
+    metric_column: str,
+    human_column: str,
+    settings: Mapping[str, Any],
+    inputs: str,
+    note: str = "",
+    paper_metric: str | None = None,
+    status: str = "recomputed",
+) -> pd.DataFrame:
+    """Rows of ``metric_column`` against ``human_column`` at ``level``.
+
+    ``summary``: (system_id x ``inputs``) matrices, per input over its systems; ``global``:
+    every row of ``table`` pooled (one pseudo-system, one input per row).
+    """
+    systems = "system_id"
+    if level == "global":
+        table, systems = table.assign(_pooled="all"), "_pooled"
+    metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
+    human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
+    return correlation_rows(
+        benchmark=benchmark,
+        dimension=dimension,
+        metric=metric,
+        variant=variant,
+        level=level,
+        metric_scores=metric_matrix,
+        human_scores=human_matrix,
+        n_resamples=settings["bootstrap"]["n_resamples"],
+        seed=settings["seed"],
+        note=note,
+        paper_metric=paper_metric,
+        status=status,
+    )

@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from geval_repro.atomic import atomic_path
@@ -123,3 +124,27 @@ def sweep_figures(
         save_figure(fig, out / f"sweep_{coefficient}.png", out / f"sweep_{coefficient}.svg")
     fig = tie_rate_figure(sweep, parser=parser, title=f"{label}: ties among item scores")
     save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")
+
+
+def distribution_figure(counts: pd.DataFrame) -> plt.Figure:
+    """Share of items at each human score, one panel per benchmark, a bar group per dimension."""
+    benchmarks = list(dict.fromkeys(counts["benchmark"]))
+    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 3.4))
+    for ax, benchmark in zip(np.atleast_1d(axes), benchmarks, strict=True):
+        part = counts[counts["benchmark"] == benchmark]
+        wide = part.pivot(index="score", columns="dimension", values="share").fillna(0.0)
+        width = 0.8 / len(wide.columns)
+        positions = np.arange(len(wide.index))
+        for k, dimension in enumerate(wide.columns):
+            ax.bar(positions + k * width, 100 * wide[dimension], width, label=dimension)
+        ax.set_xticks(positions + 0.4 - width / 2)
+        labels = [f"{s:.2f}".rstrip("0").rstrip(".") for s in wide.index]
+        step = max(1, len(labels) // 8)
+        ax.set_xticklabels([lab if i % step == 0 else "" for i, lab in enumerate(labels)])
+        ax.set_xlabel("human score (mean of annotators)")
+        ax.set_title(benchmark)
+        ax.legend(fontsize=7)
+    np.atleast_1d(axes)[0].set_ylabel("share of items (%)")
+    fig.suptitle("Distribution of human scores", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from geval_repro.reader_outputs import execute_notebook
+from geval_repro.report_pages import execute_notebook
 
 HERE = Path(__file__).resolve().parent
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from geval_repro.reader_outputs import execute_notebook
+from geval_repro.report_pages import execute_notebook
 from tests.conftest import PipelineRun, run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

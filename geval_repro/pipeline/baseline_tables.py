@@ -35,7 +35,6 @@ from geval_repro.baselines.references import (
 )
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference
 from geval_repro.paper import DIMENSIONS
-from geval_repro.pipeline.benchmark_rows import table_rows
 
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
@@ -165,7 +164,7 @@ def baseline_rows(
             notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}
             for dimension in DIMENSIONS[benchmark]:
                 parts.append(
-                    table_rows(
+                    ct.table_rows(
                         table,
                         benchmark=benchmark,
                         dimension=dimension,

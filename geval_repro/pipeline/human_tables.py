@@ -16,12 +16,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from geval_repro import correlation_table as ct
-from geval_repro.figures import save_figure
+from geval_repro.figures import distribution_figure, save_figure
 from geval_repro.human.agreement import expert_alpha
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
@@ -112,27 +111,3 @@ def human_tables(
 
 def _benchmark_first(table: pd.DataFrame) -> pd.DataFrame:
     return table[["benchmark", *[c for c in table.columns if c != "benchmark"]]]
-
-
-def distribution_figure(counts: pd.DataFrame) -> plt.Figure:
-    """Share of items at each human score, one panel per benchmark, a bar group per dimension."""
-    benchmarks = list(dict.fromkeys(counts["benchmark"]))
-    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 3.4))
-    for ax, benchmark in zip(np.atleast_1d(axes), benchmarks, strict=True):
-        part = counts[counts["benchmark"] == benchmark]
-        wide = part.pivot(index="score", columns="dimension", values="share").fillna(0.0)
-        width = 0.8 / len(wide.columns)
-        positions = np.arange(len(wide.index))
-        for k, dimension in enumerate(wide.columns):
-            ax.bar(positions + k * width, 100 * wide[dimension], width, label=dimension)
-        ax.set_xticks(positions + 0.4 - width / 2)
-        labels = [f"{s:.2f}".rstrip("0").rstrip(".") for s in wide.index]
-        step = max(1, len(labels) // 8)
-        ax.set_xticklabels([lab if i % step == 0 else "" for i, lab in enumerate(labels)])
-        ax.set_xlabel("human score (mean of annotators)")
-        ax.set_title(benchmark)
-        ax.legend(fontsize=7)
-    np.atleast_1d(axes)[0].set_ylabel("share of items (%)")
-    fig.suptitle("Distribution of human scores", fontsize=10)
-    fig.tight_layout()
-    return fig

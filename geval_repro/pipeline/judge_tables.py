@@ -25,12 +25,11 @@ from geval_repro import correlation_table as ct
 from geval_repro.atomic import write_parquet, write_text
 from geval_repro.judge.diagnostics import reply_diagnostics
 from geval_repro.judge.item_scores import item_scores
+from geval_repro.judge.pairing import paired_items, paired_matrices
 from geval_repro.judge.parse import PARSERS
 from geval_repro.judge.rollups import rollup
 from geval_repro.judge.sweep import sweep
-from geval_repro.pipeline.benchmark_rows import table_rows
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
-from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.table_files import write_pair
 
@@ -43,28 +42,6 @@ PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
 def status_of(spec: Mapping[str, Any]) -> str:
     """``fixture`` for a synthetic test run, else ``recomputed``."""
     return "fixture" if spec.get("fixture", False) else "recomputed"
-
-
-def paired_items(
-    items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
-) -> pd.DataFrame:
-    """The judge's ``score`` of each item of ``dimension`` beside its human score.
-
-    Columns: doc_id, system_id, judge, human.
-    """
-    rows = items.loc[items["dimension"] == dimension, ["doc_id", "system_id", score]]
-    joined = rows.merge(human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"])
-    return joined.rename(columns={score: "judge", dimension: "human"})
-
-
-def paired_matrices(
-    items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """(systems x documents) matrices of the judge's ``score`` and the human score, aligned."""
-    joined = paired_items(items, human, dimension, score)
-    judge, _, _ = to_matrix(joined, "judge")
-    gold, _, _ = to_matrix(joined, "human")
-    return judge, gold
 
 
 def _variant(score: str, parser: str, n_replies: int) -> str:
@@ -96,7 +73,7 @@ def _rows_for(
         if not (items["dimension"] == dimension).any():
             continue
         parts.append(
-            table_rows(
+            ct.table_rows(
                 paired_items(items, human, dimension, score),
                 benchmark="summeval",
                 dimension=dimension,

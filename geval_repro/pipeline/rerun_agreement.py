@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from geval_repro.pipeline.judge_tables import paired_matrices
+from geval_repro.judge.pairing import paired_matrices
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test

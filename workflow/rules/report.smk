@@ -12,7 +12,7 @@
 
 Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and RELEASED,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
-workflow/report/. The helpers live in geval_repro.reader_outputs and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
+workflow/report/. The helpers live in geval_repro.report_pages and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
 """
 
 import os
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from geval_repro.atomic import write_text
 from geval_repro.readme_results import render_section, results_link, update_readme
-from geval_repro.reader_outputs import execute_notebook_file, notebook_page, table_page
+from geval_repro.report_pages import execute_notebook_file, notebook_page, table_page
 
 
 report: "../report/workflow.rst"

@@ -17,53 +17,10 @@ import pandas as pd
 
 from geval_repro import correlation_table as ct
 from geval_repro.paper import DIMENSIONS
-from geval_repro.stats.matrix import to_matrix
 
 PathLike = str | os.PathLike[str]
 UNIEVAL = "UniEval"
 UNIEVAL_VARIANT = "released predictions"
-
-
-def table_rows(
-    table: pd.DataFrame,
-    *,
-    benchmark: str,
-    dimension: str,
-    metric: str,
-    variant: str,
-    level: str,
-    metric_column: str,
-    human_column: str,
-    settings: Mapping[str, Any],
-    inputs: str,
-    note: str = "",
-    paper_metric: str | None = None,
-    status: str = "recomputed",
-) -> pd.DataFrame:
-    """Rows of ``metric_column`` against ``human_column`` at ``level``.
-
-    ``summary``: (system_id x ``inputs``) matrices, per input over its systems; ``global``:
-    every row of ``table`` pooled (one pseudo-system, one input per row).
-    """
-    systems = "system_id"
-    if level == "global":
-        table, systems = table.assign(_pooled="all"), "_pooled"
-    metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
-    human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
-    return ct.correlation_rows(
-        benchmark=benchmark,
-        dimension=dimension,
-        metric=metric,
-        variant=variant,
-        level=level,
-        metric_scores=metric_matrix,
-        human_scores=human_matrix,
-        n_resamples=settings["bootstrap"]["n_resamples"],
-        seed=settings["seed"],
-        note=note,
-        paper_metric=paper_metric,
-        status=status,
-    )
 
 
 def unieval_rows(
@@ -75,7 +32,7 @@ def unieval_rows(
     note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
     chat = pd.read_parquet(topical_chat)
     parts = [
-        table_rows(
+        ct.table_rows(
             chat,
             benchmark="topical_chat",
             level="global",
@@ -92,7 +49,7 @@ def unieval_rows(
     ]
     for subset, path in qags.items():
         parts.append(
-            table_rows(
+            ct.table_rows(
                 pd.read_parquet(path),
                 benchmark=f"qags_{subset}",
                 level="global",

@@ -4,7 +4,7 @@
 integer replies around random human scores (not model output: only the run time means
 anything), swept with both parsers, all three coefficients and 200 draws.
 
-Usage: ``python benchmarks/bench_sweep.py [--draws 200] [--seed 0]``
+Usage: ``python perf/bench_sweep.py [--draws 200] [--seed 0]``
 """
 
 from __future__ import annotations

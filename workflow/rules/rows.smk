@@ -1,7 +1,7 @@
 """Rows that need no judge run: UniEval's predictions, the baselines, the human data."""
 
 from geval_repro.pipeline import baseline_tables
-from geval_repro.pipeline.benchmark_rows import unieval_rows
+from geval_repro.pipeline.unieval_rows import unieval_rows
 from geval_repro.pipeline.human_tables import human_tables
 
 

@@ -1,4 +1,4 @@
-"""Executed notebooks and report pages (geval_repro.reader_outputs)."""
+"""Executed notebooks and report pages (geval_repro.report_pages)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from geval_repro.reader_outputs import (
+from geval_repro.report_pages import (
     FIXTURE_BANNER,
     execute_notebook,
     execute_notebook_file,

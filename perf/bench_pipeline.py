@@ -9,7 +9,7 @@ Job times come from Snakemake's log: each job's start line and its ``Finished jo
 carry a timestamp (1 s resolution). Local jobs with a ``run:`` block run in threads of the
 Snakemake process, so concurrent jobs' times overlap and add up to more than the wall time.
 
-Usage: ``python benchmarks/bench_pipeline.py [--mirror PATH] [--cores 4] [--keep]
+Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 4] [--keep]
 [--target all ...]``
 """
 

@@ -1,0 +1,169 @@
+"""The registry of benchmarks: one entry per benchmark the paper meta-evaluates on.
+
+A benchmark is SummEval, Topical-Chat or one QAGS subset (and nothing else). Each entry
+states what every other part of the toolkit needs to know about it, so rules, tables, judge
+runs and the judge runner derive their lists from here:
+
+- ``name`` and the ``paper_table`` that prints it;
+- ``item_keys``: the columns of its tidy table (``data/processed/<name>.parquet``) that
+  identify one judged text: ``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise;
+- ``dimensions``: the paper's dimensions, each with the human ``human_scale`` of the tidy
+  table and the ``judge_scale`` (integer levels) a G-Eval prompt asks for;
+- ``level``: the correlation level of the paper's protocol. ``summary``: correlate within
+  each document (``group_key``) over its systems, then average (SummEval, after UniEval);
+  ``global``: one correlation over all items, called turn level for Topical-Chat and
+  dataset level for QAGS;
+- ``texts``: prompt placeholder -> column of the tidy table holding that text;
+- ``average_of``: benchmarks whose rows the paper averages into this pseudo-benchmark
+  (the printed QAGS "Average" of the two subsets);
+- ``loader``, ``schema``: the ``module:function`` that builds the tidy table and the name of
+  its pandera schema in :mod:`geval_repro.schemas` (resolved lazily, so importing this
+  module stays cheap).
+
+To add a benchmark: add one :class:`Benchmark` entry to :data:`BENCHMARKS`, its loader in
+:mod:`geval_repro.load` and its schema in :mod:`geval_repro.schemas` (see README, Extending).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Level = Literal["summary", "global"]
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One quality dimension of a benchmark: its human scale and the judge's rating scale."""
+
+    name: str
+    human_scale: tuple[float, float]
+    judge_scale: tuple[int, int]
+
+    @property
+    def judge_levels(self) -> tuple[int, ...]:
+        """The integer ratings a judge may give, lowest first."""
+        low, high = self.judge_scale
+        return tuple(range(low, high + 1))
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark of the paper's meta-evaluation (see the module docstring)."""
+
+    name: str
+    title: str
+    paper_table: int
+    item_keys: tuple[str, ...]
+    dimensions: tuple[Dimension, ...]
+    level: Level
+    level_name: str
+    texts: Mapping[str, str]
+    loader: str
+    schema: str
+    group_key: str | None = None
+    unit_key: str = "system_id"
+    sources: tuple[str, ...] = ()
+    average_of: tuple[str, ...] = field(default=())
+
+    @property
+    def dimension_names(self) -> tuple[str, ...]:
+        """The paper's dimensions of this benchmark, in the printed column order."""
+        return tuple(d.name for d in self.dimensions)
+
+    def dimension(self, name: str) -> Dimension:
+        """The dimension called ``name``; raise naming the valid ones otherwise."""
+        for dimension in self.dimensions:
+            if dimension.name == name:
+                return dimension
+        raise ValueError(
+            f"{self.title} has no dimension {name!r}: use one of {list(self.dimension_names)}"
+        )
+
+
+_QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
+_QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
+
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark(
+            name="summeval",
+            title="SummEval",
+            paper_table=1,
+            item_keys=("doc_id", "system_id"),
+            dimensions=(
+                Dimension("coherence", (1.0, 5.0), (1, 5)),
+                Dimension("consistency", (1.0, 5.0), (1, 5)),
+                Dimension("fluency", (1.0, 5.0), (1, 3)),
+                Dimension("relevance", (1.0, 5.0), (1, 5)),
+            ),
+            level="summary",
+            level_name="summary",
+            group_key="doc_id",
+            texts={"Document": "source", "Summary": "system_output"},
+            loader="geval_repro.load.summeval:load_summeval",
+            schema="SUMMEVAL",
+            sources=("summeval",),
+        ),
+        Benchmark(
+            name="topical_chat",
+            title="Topical-Chat",
+            paper_table=2,
+            item_keys=("item_id",),
+            dimensions=(
+                Dimension("naturalness", (1.0, 3.0), (1, 3)),
+                Dimension("coherence", (1.0, 3.0), (1, 3)),
+                Dimension("engagingness", (1.0, 3.0), (1, 3)),
+                Dimension("groundedness", (0.0, 1.0), (0, 1)),
+            ),
+            level="global",
+            level_name="turn",
+            texts={"Conversation History": "history", "Fact": "fact", "Response": "response"},
+            loader="geval_repro.load.topical_chat:load_topical_chat",
+            schema="TOPICAL_CHAT",
+            sources=("topical_chat", "unieval_pred_topical_chat"),
+        ),
+        Benchmark(
+            name="qags_cnndm",
+            title="QAGS-CNN/DM",
+            paper_table=3,
+            item_keys=("item_id",),
+            dimensions=_QAGS_CONSISTENCY,
+            level="global",
+            level_name="dataset",
+            texts=_QAGS_TEXTS,
+            loader="geval_repro.load.qags:load_qags",
+            schema="QAGS",
+            sources=("qags_cnndm", "unieval_pred_qags_cnndm"),
+        ),
+        Benchmark(
+            name="qags_xsum",
+            title="QAGS-XSum",
+            paper_table=3,
+            item_keys=("item_id",),
+            dimensions=_QAGS_CONSISTENCY,
+            level="global",
+            level_name="dataset",
+            texts=_QAGS_TEXTS,
+            loader="geval_repro.load.qags:load_qags",
+            schema="QAGS",
+            sources=("qags_xsum", "unieval_pred_qags_xsum"),
+        ),
+    )
+}
+
+# The paper's averaged pseudo-benchmark: its printed QAGS "Average" column.
+AVERAGES: dict[str, tuple[str, ...]] = {"qags_avg": ("qags_cnndm", "qags_xsum")}
+
+#: Benchmarks in the paper's order (Tables 1, 2, 3).
+NAMES: tuple[str, ...] = tuple(BENCHMARKS)
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The registered benchmark ``name``; raise naming the valid names otherwise."""
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise ValueError(f"unknown benchmark {name!r}: use one of {list(NAMES)}") from None
