@@ -5,12 +5,14 @@ workflow/schemas/config.schema.yaml); offline use: --config mirror=PATH or
 GEVAL_REPRO_MIRROR=PATH.
 """
 
+import sys
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
 from geval_repro.config import check_config, judge_files, remote_files
 from geval_repro.fetch import resolve_mirror
+from geval_repro.joblog import log_every_run
 
 min_version("8.20")
 
@@ -53,3 +55,21 @@ rule all:
         rules.notebooks.input,
         rules.readme_results.output,
         rules.report_assets.input,
+
+
+# Every run: job writes its records, warnings and stderr to its log: file (geval_repro.joblog).
+log_every_run(workflow.rules)
+
+
+onerror:
+    # Once, after the jobs that could run have run (keep-going): what is missing and why.
+    from geval_repro.fetch import fetch_failures
+
+    missing, fixes = fetch_failures(LOGS / "fetch", RAW)
+    if missing:
+        lines = [f"{len(missing)} upstream file(s) could not be fetched:"]
+        lines += [f"  - {line}" for line in missing]
+        lines += ["Every output not depending on them was made. Fix:"]
+        lines += [f"  {fix}" for fix in fixes]
+        lines += [f"(details in {LOGS / 'fetch'}/)"]
+        print("\n".join(lines), file=sys.stderr)

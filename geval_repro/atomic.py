@@ -8,6 +8,7 @@ writer has finished without error (and, where given, the written file passed ``v
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+log = logging.getLogger(__name__)
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -31,6 +33,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield temporary
         os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, target)
+        log.info("wrote %s (%d bytes)", target, target.stat().st_size)
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -51,3 +54,4 @@ def write_parquet(
         df.to_parquet(temporary, index=False)
         if verify is not None:
             verify(pd.read_parquet(temporary))
+    log.info("%s: %d rows x %d columns", Path(path).name, len(df), df.shape[1])

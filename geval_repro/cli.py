@@ -1,4 +1,7 @@
-"""Command-line entry point: ``geval-repro recount FILE --dimension D``.
+"""Command-line entry point: ``geval-repro recount FILE --dimension D`` and ``mirror DIR``.
+
+``mirror DIR`` fetches every source of data/sources.yaml into an offline mirror (see
+geval_repro.mirror); the rest of this docstring is about ``recount``.
 
 Recounts one released-format G-Eval file (the list-of-items JSON of nlpyang/geval, with
 ``all_responses``) against SummEval's expert-mean scores without the pipeline: the released
@@ -64,6 +67,19 @@ def _print_text(result: dict[str, object]) -> None:
     print(f"  unparsed replies {result['unparsed']} of {result['n_replies']} ({unread})")
 
 
+def mirror(out_dir: Path, base_url: str | None, timeout: float, retries: int) -> int:
+    """``geval-repro mirror DIR``: every registered source into DIR; 1 if any failed."""
+    from geval_repro.mirror import make_mirror
+    from geval_repro.sources import load_registry
+
+    sources = list(load_registry().values())
+    result = make_mirror(sources, out_dir, base_url=base_url, timeout=timeout, retries=retries)
+    print(f"{out_dir}: {len(result.mirrored)} of {len(sources)} sources verified (MANIFEST.tsv)")
+    for source_id, error in result.failed.items():
+        print(f"geval-repro: {source_id} not mirrored: {error}", file=sys.stderr)
+    return 1 if result.failed else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="geval-repro", description=__doc__.split("\n")[0])
@@ -78,7 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     recount_parser.add_argument(
         "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
     )
+    mirror_parser = commands.add_parser(
+        "mirror", help="fetch every registered source into DIR (an offline mirror), verified"
+    )
+    mirror_parser.add_argument("dir", type=Path)
+    mirror_parser.add_argument(
+        "--base-url", help="fetch <BASE_URL>/<owner>/<repo>/<commit>/<path> (a served mirror)"
+    )
+    mirror_parser.add_argument("--timeout", type=float, default=60.0, help="seconds per file")
+    mirror_parser.add_argument("--retries", type=int, default=3)
     args = parser.parse_args(argv)
+    if args.command == "mirror":
+        return mirror(args.dir, args.base_url, args.timeout, args.retries)
     try:
         result = recount(args.file, args.dimension, args.parser, args.raw_dir)
     except (FetchError, ValueError, OSError) as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -26,6 +27,8 @@ MIRROR_ENV = "GEVAL_REPRO_MIRROR"
 RAW_GITHUB = "raw.githubusercontent.com"
 
 logger = logging.getLogger(__name__)
+MISSING = "MISSING "  # prefixes of the two log lines of a failed fetch (see fetch_failures)
+FIX = "FIX "
 _JUDGE_HINT = (
     "; or leave the judge out of judges_to_run (workflow/configs/mirrored_data.yaml runs "
     "everything the mirror holds)"
@@ -34,6 +37,25 @@ _JUDGE_HINT = (
 
 class FetchError(RuntimeError):
     """A file could not be obtained or failed verification."""
+
+
+class UnresolvableHost(OSError):
+    """The URL's host name does not resolve (offline, or no DNS): not worth retrying."""
+
+
+def check_host_resolves(url: str) -> None:
+    """Raise :class:`UnresolvableHost` at once when the host of ``url`` does not resolve.
+
+    Skipped when a proxy is configured for the URL (the proxy resolves the name).
+    """
+    if requests.utils.get_environ_proxies(url):
+        return
+    parsed = urlparse(url)
+    host = parsed.hostname or ""
+    try:
+        socket.getaddrinfo(host, parsed.port or (443 if parsed.scheme == "https" else 80))
+    except (socket.gaierror, UnicodeError) as error:
+        raise UnresolvableHost(f"host {host!r} does not resolve ({error}): offline?") from error
 
 
 @dataclass(frozen=True)
@@ -87,19 +109,22 @@ def resolve_mirror(configured: str | os.PathLike[str] | None) -> Path | None:
     return mirror
 
 
-def _mirror_copier(source_path: Path):
+class _MirrorCopier:
     """A pooch downloader that copies ``source_path`` (a mirror file) instead of downloading."""
 
-    def copy(url: str, output_file: str, _pooch: object) -> None:
-        shutil.copyfile(source_path, output_file)
+    def __init__(self, source_path: Path) -> None:
+        self.source_path = source_path
 
-    return copy
+    def __call__(self, url: str, output_file: str, _pooch: object) -> None:
+        shutil.copyfile(self.source_path, output_file)
 
 
 def _size_checked(downloader, remote: RemoteFile):
     """Wrap a pooch downloader so that a file of the wrong size is refused before hashing."""
 
     def download(url: str, output_file: str, pup: object) -> None:
+        if not isinstance(downloader, _MirrorCopier):
+            check_host_resolves(url)  # an OSError: pooch does not retry it
         downloader(url, output_file, pup)
         actual = os.path.getsize(output_file)
         if remote.bytes is not None and actual != remote.bytes:
@@ -128,7 +153,7 @@ def fetch(
     """
     mirrored = mirror / remote.relpath if mirror is not None else None
     if mirrored is not None and mirrored.is_file():
-        inner = _mirror_copier(mirrored)
+        inner = _MirrorCopier(mirrored)
         origin = f"mirror file {mirrored}"
         retries = 0  # a local copy gives the same bytes every time
     else:
@@ -148,24 +173,52 @@ def fetch(
     try:
         path = Path(pup.fetch(remote.relpath, downloader=_size_checked(inner, remote)))
     except ValueError as error:
-        raise FetchError(
-            f"{remote.label or remote.relpath} failed verification ({origin}): {error}. "
-            "The bad bytes were discarded; check the source or the mirror copy."
-        ) from error
+        reason = f"failed verification ({origin}): {error}"
+        fix = "The bad bytes were discarded; check the source or the mirror copy."
+        _log_failure(remote, reason, fix)
+        raise FetchError(f"{remote.label or remote.relpath} {reason}. {fix}") from error
     except (requests.exceptions.RequestException, OSError) as error:
         hint = (
             f"not in the mirror {mirror} either" if mirror is not None else "no mirror configured"
         )
-        raise FetchError(
-            f"could not download {remote.label or remote.relpath} from {remote.url} "
-            f"({type(error).__name__}: {error}); {hint}. To provide it offline, place the "
-            f"file at <mirror>/{remote.relpath} and set the config key 'mirror' or "
-            f"{MIRROR_ENV}{_JUDGE_HINT if remote.label.startswith('judge ') else ''}"
-        ) from error
+        reason = f"could not download from {remote.url} ({type(error).__name__}: {error}); {hint}"
+        fix = (
+            f"To provide it offline, place the file at <mirror>/{remote.relpath} (make a mirror "
+            f"on a networked machine with `geval-repro mirror DIR`) and set the config key "
+            f"'mirror' or {MIRROR_ENV}{_JUDGE_HINT if remote.label.startswith('judge ') else ''}"
+        )
+        _log_failure(remote, reason, fix.replace(remote.relpath, "<path>"))
+        raise FetchError(f"{remote.label or remote.relpath}: {reason}. {fix}") from error
     finally:
         pooch_logger.setLevel(level)
     logger.info("verified %s (%s) from %s", remote.relpath, remote.sha256[:12], origin)
     return path
+
+
+def _log_failure(remote: RemoteFile, reason: str, fix: str) -> None:
+    """Log a failed fetch as two lines that :func:`fetch_failures` reads back."""
+    logger.error("%s%s: %s", MISSING, remote.label or remote.relpath, reason)
+    logger.error("%s%s", FIX, fix)
+
+
+def fetch_failures(
+    log_dir: str | os.PathLike[str], raw_dir: str | os.PathLike[str]
+) -> tuple[list[str], list[str]]:
+    """The missing files (one line each) and the distinct fixes in the fetch logs
+    ``log_dir/<relpath>.log`` (as written by :func:`fetch` inside a job log) of the files not
+    in ``raw_dir/<relpath>`` (a log of an earlier failure of a file now present is stale)."""
+    missing: list[str] = []
+    fixes: list[str] = []
+    for path in sorted(Path(log_dir).rglob("*.log")):
+        relpath = path.relative_to(log_dir).as_posix().removesuffix(".log")
+        if (Path(raw_dir) / relpath).is_file():
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if MISSING in line:
+                missing.append(line.split(MISSING, 1)[1])
+            elif FIX in line and (fix := line.split(FIX, 1)[1]) not in fixes:
+                fixes.append(fix)
+    return missing, fixes
 
 
 def fetch_source(source_id: str, raw_dir: str | os.PathLike[str], **kwargs: object) -> Path:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import os
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from geval_repro.atomic import atomic_path, write_text
 RESULTS_ENV = "GEVAL_REPRO_RESULTS"
 PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
 CELL_TIMEOUT = 900  # seconds
+
+log = logging.getLogger(__name__)
 FIXTURE = "fixture"
 
 PAGE = """<!DOCTYPE html>
@@ -87,11 +90,11 @@ def execute_notebook_file(
     *,
     results_dir: PathLike,
     processed_dir: PathLike,
-    log: PathLike,
 ) -> None:
     """Execute the notebook file ``source`` (in its folder) into ``target``, atomically.
 
-    A failing cell's error is written to ``log`` and raised, naming the notebook.
+    A failing cell's error is logged (the job log, see geval_repro.joblog) and raised,
+    naming the notebook.
     """
     notebook = nbformat.read(source, as_version=4)
     try:
@@ -102,10 +105,11 @@ def execute_notebook_file(
             processed_dir=processed_dir,
         )
     except CellExecutionError as error:
-        write_text(log, f"{source}: a cell failed against {results_dir}\n{error}\n")
+        log.error("%s: a cell failed against %s\n%s", source, results_dir, error)
         raise
     with atomic_path(target) as temporary:
         nbformat.write(notebook, str(temporary))
+    log.info("executed %s (%d cells) into %s", source, len(notebook.cells), target)
 
 
 def has_fixture_rows(csv_path: PathLike) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,12 +12,15 @@ import pandas as pd
 from geval_repro.atomic import write_text
 from geval_repro.correlation_table import COLUMNS, check_rows, to_markdown
 
+log = logging.getLogger(__name__)
+
 
 def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str]) -> None:
     """Write ``<stem>.csv`` and ``<stem>.md``; correlation-shaped tables are checked first."""
     if list(df.columns) == COLUMNS:
         check_rows(df)
     stem = Path(stem)
+    log.info("table %s: %d rows", stem.name, len(df))
     write_text(stem.with_name(stem.name + ".csv"), df.to_csv(index=False, lineterminator="\n"))
     write_text(stem.with_name(stem.name + ".md"), to_markdown(df))
 
@@ -24,4 +28,5 @@ def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str]) -> None:
 def concat_csv(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str]) -> None:
     """Concatenate CSV tables of one shape (e.g. the sweeps of several judges) into ``out``."""
     table = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+    log.info("concatenated %d tables: %d rows", len(paths), len(table))
     write_text(out, table.to_csv(index=False, lineterminator="\n"))

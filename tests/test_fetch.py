@@ -6,12 +6,22 @@ import hashlib
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from functools import partial
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from geval_repro.fetch import FetchError, RemoteFile, fetch, fetch_source, relpath_for_url
+from geval_repro.cli import main
+from geval_repro.fetch import (
+    FetchError,
+    RemoteFile,
+    fetch,
+    fetch_failures,
+    fetch_source,
+    relpath_for_url,
+)
+from geval_repro.joblog import job_log
 from geval_repro.sources import load_registry
 
 PAYLOAD = b"doc_id\tscore\n" + b"d1\t4.0\n" * 2000
@@ -158,3 +168,80 @@ def test_relpath_for_url() -> None:
         relpath_for_url("file:///etc/passwd")
     with pytest.raises(FetchError):
         relpath_for_url("https://example.org/../x")
+
+
+def test_an_unresolvable_host_fails_at_once_without_retries(tmp_path: Path) -> None:
+    remote = RemoteFile("https://nonexistent.invalid/x", GOOD_SHA, "x", None, "offline-file")
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"nonexistent\.invalid.*does not resolve") as info:
+        fetch(remote, tmp_path / "raw", retries=3, progressbar=False)
+    assert time.monotonic() - started < 5  # pooch would wait 1 + 2 + 3 s between retries
+    assert "<mirror>/x" in str(info.value)
+    assert not (tmp_path / "raw" / "x").exists()
+
+
+def test_failed_fetches_are_summarised_once(tmp_path: Path) -> None:
+    logs, raw = tmp_path / "logs" / "fetch", tmp_path / "raw"
+    for name in ("a.json", "b.json"):
+        remote = RemoteFile(f"https://nonexistent.invalid/{name}", GOOD_SHA, name, None, name)
+        with pytest.raises(FetchError), job_log(logs / f"{name}.log"):
+            fetch(remote, raw, retries=0, progressbar=False)
+    stale = logs / "c.json.log"  # an old failure of a file fetched since
+    stale.write_text((logs / "a.json.log").read_text().replace("a.json", "c.json"))
+    (raw / "c.json").parent.mkdir(parents=True, exist_ok=True)
+    (raw / "c.json").write_bytes(PAYLOAD)
+    missing, fixes = fetch_failures(logs, raw)
+    assert [line.split(":")[0] for line in missing] == ["a.json", "b.json"]
+    assert all("does not resolve" in line for line in missing)
+    assert len(fixes) == 1 and "geval-repro mirror DIR" in fixes[0]
+
+
+@pytest.fixture(scope="module")
+def mirror_server(mirror_dir: Path) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 serving the offline mirror's files."""
+    handler = partial(_QuietFiles, directory=str(mirror_dir))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class _QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        """Keep test output quiet."""
+
+
+def test_mirror_command_fetches_every_source_and_reports_failures(
+    mirror_server: str, mirror_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mirror"
+    status = main(["mirror", str(out), "--base-url", mirror_server, "--retries", "0"])
+    assert status == 1  # the unmirrored sources are not on the server: reported, not skipped
+    registry = load_registry()
+    unmirrored = {s.id for s in registry.values() if not s.mirrored}
+    assert unmirrored
+    err = capsys.readouterr().err
+    for source_id in unmirrored:
+        assert f"{source_id} not mirrored" in err
+    ours = (out / "MANIFEST.tsv").read_text().splitlines()
+    theirs = (mirror_dir / "MANIFEST.tsv").read_text().splitlines()
+    assert ours[0] == theirs[0]
+    # the same files, hashes, sizes and URLs (the license column is the registry's wording)
+    assert sorted(r.split("\t")[:4] for r in ours[1:]) == sorted(
+        r.split("\t")[:4] for r in theirs[1:]
+    )
+    for line in ours[1:]:
+        relpath, sha, size = line.split("\t")[:3]
+        data = (out / relpath).read_bytes()
+        assert len(data) == int(size) and hashlib.sha256(data).hexdigest() == sha
+
+
+def test_mirror_command_refuses_corrupt_bytes(tmp_path: Path, server: str) -> None:
+    from geval_repro.mirror import make_mirror
+
+    source = next(s for s in load_registry().values() if s.mirrored)
+    result = make_mirror([source], tmp_path / "m", base_url=f"{server}/nothing-here", retries=0)
+    assert result.mirrored == [] and source.id in result.failed
+    assert not (tmp_path / "m" / source.relpath).exists()
+    assert (tmp_path / "m" / "MANIFEST.tsv").read_text().count("\n") == 1

@@ -8,6 +8,7 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
+from geval_repro.joblog import job_log
 from geval_repro.report_pages import (
     FIXTURE_BANNER,
     execute_notebook,
@@ -87,8 +88,8 @@ def test_a_failing_cell_is_logged_and_leaves_no_output(tmp_path):
     nbformat.write(_notebook("x = 1", "raise RuntimeError('table missing')"), str(source))
     target = tmp_path / "out" / "broken.ipynb"
     log = tmp_path / "logs" / "broken.log"
-    with pytest.raises(CellExecutionError, match="table missing"):
-        execute_notebook_file(source, target, results_dir=tmp_path, processed_dir=tmp_path, log=log)
+    with pytest.raises(CellExecutionError, match="table missing"), job_log(log):
+        execute_notebook_file(source, target, results_dir=tmp_path, processed_dir=tmp_path)
     assert not target.exists()
     assert "broken.ipynb: a cell failed" in log.read_text(encoding="utf-8")
 
@@ -98,9 +99,7 @@ def test_executed_notebook_file_and_its_page(tmp_path):
     source.parent.mkdir()
     nbformat.write(_notebook("print(6 * 7)"), str(source))
     target = tmp_path / "out" / "ok.ipynb"
-    execute_notebook_file(
-        source, target, results_dir=tmp_path, processed_dir=tmp_path, log=tmp_path / "x.log"
-    )
+    execute_notebook_file(source, target, results_dir=tmp_path, processed_dir=tmp_path)
     executed = nbformat.read(str(target), as_version=4)
     assert executed.cells[0]["outputs"][0]["text"] == "42\n"
     notebook_page(target, tmp_path / "ok.html")

@@ -16,12 +16,14 @@ Protocols (sources in docs/baselines.md):
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from tqdm import tqdm
 
 from geval_repro import correlation_table as ct
 from geval_repro.atomic import write_parquet
@@ -35,6 +37,8 @@ from geval_repro.baselines.references import (
 )
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference
 from geval_repro.paper import DIMENSIONS
+
+log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
@@ -60,9 +64,11 @@ def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> 
     table = pd.read_parquet(summeval)
     multi = summeval_references(table, pd.read_parquet(references))
     outputs = table["system_output"].tolist()
+    log.info("scoring %d summaries against %d references each", len(outputs), multi.shape[1])
     parts = []
     for metric, rouge_type in ROUGE_TYPES.items():
         options = _rouge_options(rouge_type)
+        log.info("%s ...", metric)
         per_reference = rouge_f_per_reference(outputs, multi, rouge_type, **options)
         variants = {
             "1 reference (summeval.json)": rouge_f(
@@ -84,6 +90,7 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
     table = table.assign(reference=topical_chat_references(table))
     table = table.loc[table["system_id"] != GROUND_TRUTH_SYSTEM]
     responses, refs = table["response"].tolist(), table["reference"].tolist()
+    log.info("scoring %d responses (ROUGE-L, BLEU-4, METEOR, METEOR 1.5)", len(responses))
     scores = {
         "ROUGE-L": rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
         "BLEU-4": sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
@@ -104,6 +111,7 @@ def qags_scores(qags: Mapping[str, PathLike], out: PathLike) -> None:
     parts = []
     for subset, path in qags.items():
         table = pd.read_parquet(path)
+        log.info("qags_%s: scoring %d summaries against their sources", subset, len(table))
         for metric in ("ROUGE-2", "ROUGE-L"):
             rouge_type = ROUGE_TYPES[metric]
             values = rouge_f(
@@ -158,7 +166,8 @@ def baseline_rows(
             (f"qags_{subset}", pd.read_parquet(path), scores, ["item_id"], "global", "item_id")
         )
     parts = []
-    for benchmark, human, scores, keys, level, inputs in plans:
+    for benchmark, human, scores, keys, level, inputs in tqdm(plans, desc="baseline rows"):
+        log.info("%s: %d human rows, %d baseline scores", benchmark, len(human), len(scores))
         for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
             table = human.merge(group[[*keys, "score"]], on=keys)
             notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}

@@ -10,6 +10,7 @@ by a judge run that was not part of this run).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -20,6 +21,8 @@ from geval_repro import correlation_table as ct
 from geval_repro.atomic import write_text
 from geval_repro.paper import DIMENSIONS, paper_table
 from geval_repro.table_files import write_pair
+
+log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 
@@ -91,7 +94,11 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
     """Concatenate row files, add the missing printed numbers, write ``<stem>.csv|.md``."""
     rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
     rows = rows.astype({"n_items": "Int64", "n_groups": "Int64"})
-    table = pd.concat([rows, missing_rows(covered_metrics(rows))], ignore_index=True)
+    missing = missing_rows(covered_metrics(rows))
+    log.info(
+        "%d computed rows from %d files, %d printed-only rows", len(rows), len(parts), len(missing)
+    )
+    table = pd.concat([rows, missing], ignore_index=True)
     printed = paper_table()[["benchmark", "metric"]].drop_duplicates()
     printed_order = {key: i for i, key in enumerate(printed.itertuples(index=False, name=None))}
     order = [

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +32,8 @@ from geval_repro.human.qags_consistency import (
 )
 from geval_repro.paper import DIMENSIONS
 from geval_repro.table_files import write_pair
+
+log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 CEILING_METRIC = "Human: one expert vs mean of the other two"
@@ -76,6 +79,7 @@ def human_tables(
     """
     out = Path(out_dir)
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
+    log.info("read %s", ", ".join(f"{name} ({len(t)} rows)" for name, t in tables.items()))
     experts = tables["summeval_experts"]
     write_pair(expert_alpha(experts), out / "summeval_expert_agreement")
     ceiling = ceiling_rows(experts)

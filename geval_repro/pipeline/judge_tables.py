@@ -13,6 +13,7 @@ reply. A run of format ``scores`` (per-item scores) gives the mean-row correlati
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,6 +34,8 @@ from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.table_files import write_pair
 
+log = logging.getLogger(__name__)
+
 PathLike = str | os.PathLike[str]
 LEVEL = "summary"
 ONE_REPLY_SCORES = ("first", "mode")
@@ -52,6 +55,7 @@ def _variant(score: str, parser: str, n_replies: int) -> str:
 def build_item_scores(replies_path: PathLike, out: PathLike) -> None:
     """Per-item scores under both parsers (mean, first, mode, counts) -> parquet."""
     replies = pd.read_parquet(replies_path)
+    log.info("%d replies, parsers %s", len(replies), ", ".join(PARSERS))
     table = pd.concat([item_scores(replies, parser) for parser in PARSERS], ignore_index=True)
     write_parquet(table, out)
 
@@ -117,6 +121,7 @@ def released_tables(
     items = pd.read_parquet(items_path)
     human = pd.read_parquet(summeval_path)
     n_replies = int(items["n_replies"].max())
+    log.info("%s: %d item scores, %d replies per item at most", judge, len(items), n_replies)
     paper_metric = spec.get("paper_metric")
     paper_probs = f"{paper_metric} -Probs" if paper_metric else None
 
@@ -230,6 +235,7 @@ def scores_tables(
 ) -> None:
     """The correlation rows of a ``scores`` run (per-item scores), with AVG rows."""
     scores = pd.read_parquet(scores_path)
+    log.info("%s: %d item scores", judge, len(scores))
     rows = _rows_for(
         scores,
         pd.read_parquet(summeval_path),
@@ -252,8 +258,15 @@ def sweep_table(
     out: PathLike,
 ) -> None:
     """The replies-per-item sweep (first-n and random n-subsets, n = 1..max_n) -> CSV."""
+    replies = pd.read_parquet(replies_path)
+    log.info(
+        "sweep over %d replies: n = 1..%d, %d draws each",
+        len(replies),
+        settings["sweep"]["max_n"],
+        settings["sweep"]["draws"],
+    )
     table = sweep(
-        pd.read_parquet(replies_path),
+        replies,
         pd.read_parquet(summeval_path),
         seed=settings["seed"],
         draws=settings["sweep"]["draws"],

@@ -12,17 +12,21 @@ Per dimension and coefficient:
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
+from tqdm import tqdm
 
 from geval_repro.judge.pairing import paired_matrices
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.table_files import write_pair
+
+log = logging.getLogger(__name__)
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 
@@ -44,7 +48,8 @@ def rerun_agreement(
             on=["dimension", "doc_id", "system_id"],
             suffixes=("_a", "_b"),
         )
-        for dimension in SUMMEVAL_DIMENSIONS:
+        log.info("%s vs %s: %d items scored by both", judge_a, judge_b, len(merged))
+        for dimension in tqdm(SUMMEVAL_DIMENSIONS, desc=f"{judge_a} vs {judge_b}"):
             a, gold = paired_matrices(merged, human, dimension, "score_a")
             b, _ = paired_matrices(merged, human, dimension, "score_b")
             for coefficient in COEFFICIENTS:

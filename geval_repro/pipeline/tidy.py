@@ -6,6 +6,7 @@ and re-read and validated again before the rename, so a table on disk is always 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,11 +18,13 @@ from geval_repro import load, schemas
 from geval_repro.atomic import write_parquet
 
 PathLike = str | os.PathLike[str]
+log = logging.getLogger(__name__)
 WRITE_FIX = "delete the file and rerun the pipeline"
 
 
 def save(df: pd.DataFrame, path: PathLike, schema: pa.DataFrameSchema, keys: Sequence[str]) -> None:
     """Write ``df`` to ``path`` as parquet, verified by re-reading it against ``schema``."""
+    log.info("read and validated %d rows for %s", len(df), os.fspath(path))
     write_parquet(
         df, path, verify=lambda back: schemas.validate_table(back, schema, path, keys, WRITE_FIX)
     )

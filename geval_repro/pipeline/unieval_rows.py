@@ -9,6 +9,7 @@ vectors skipped, averaged over the documents kept; bootstrap over documents).
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,8 @@ import pandas as pd
 
 from geval_repro import correlation_table as ct
 from geval_repro.paper import DIMENSIONS
+
+log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 UNIEVAL = "UniEval"
@@ -31,6 +34,7 @@ def unieval_rows(
     """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)."""
     note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
     chat = pd.read_parquet(topical_chat)
+    log.info("topical_chat: %d responses", len(chat))
     parts = [
         ct.table_rows(
             chat,

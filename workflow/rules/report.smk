@@ -134,7 +134,7 @@ rule notebook:
     localrule: True
     run:
         execute_notebook_file(
-            input.notebook, output[0], results_dir=RESULTS, processed_dir=PROCESSED, log=log[0]
+            input.notebook, output[0], results_dir=RESULTS, processed_dir=PROCESSED
         )
 
 

@@ -1,0 +1,157 @@
+"""Per-job log files for the workflow's ``run:`` blocks, safe when jobs run as threads.
+
+Every ``run:`` job runs inside ``with job_log(log[0]):``: the Snakefile wraps each rule's
+run function once with :class:`LoggedRun` (so the rule files stay plain and a new rule gets
+its log without boilerplate). While the block runs, every logging
+record emitted *from that thread* (library modules log with ``logging.getLogger(__name__)``)
+and everything the thread writes to ``sys.stderr`` (tqdm progress bars, ``print(...,
+file=sys.stderr)``) go to that file, and warnings are logged as records. Records are routed
+by thread (a filter on the emitting thread's id), so two jobs running in two threads of one
+Snakemake process (``force-use-threads``) never write into each other's log. The file gets a
+first line naming the job and a last line with the wall time, or the error that ended the
+job; the error raised keeps a note naming the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
+INFO_LOGGERS = ("geval_repro", "pooch", "py.warnings")
+
+_lock = threading.Lock()
+_streams: dict[int, TextIO] = {}  # thread id -> that thread's job log stream
+_active = 0
+_saved_stderr: TextIO | None = None
+
+log = logging.getLogger(__name__)
+
+
+class _ThreadStderr:
+    """Stands in for ``sys.stderr``: writes go to the calling thread's job log, if any."""
+
+    def __init__(self, fallback: TextIO) -> None:
+        self.fallback = fallback
+
+    def _target(self) -> TextIO:
+        return _streams.get(threading.get_ident(), self.fallback)
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.fallback, name)
+
+
+def _thread_filter(ident: int):
+    def accept(record: logging.LogRecord) -> bool:
+        return record.thread == ident
+
+    return accept
+
+
+def _start(stream: TextIO) -> None:
+    """Register this thread's stream; the first active job installs the stderr proxy."""
+    global _active, _saved_stderr
+    with _lock:
+        _streams[threading.get_ident()] = stream
+        if _active == 0:
+            _saved_stderr = sys.stderr
+            sys.stderr = _ThreadStderr(sys.stderr)
+            logging.captureWarnings(True)
+            for name in INFO_LOGGERS:
+                logger = logging.getLogger(name)
+                if logger.level == logging.NOTSET or logger.level > logging.INFO:
+                    logger.setLevel(logging.INFO)
+        _active += 1
+
+
+def _stop() -> None:
+    """Unregister this thread; the last job to finish restores ``sys.stderr``."""
+    global _active, _saved_stderr
+    with _lock:
+        _streams.pop(threading.get_ident(), None)
+        _active -= 1
+        if _active == 0:
+            if isinstance(sys.stderr, _ThreadStderr) and _saved_stderr is not None:
+                sys.stderr = _saved_stderr
+            _saved_stderr = None
+            logging.captureWarnings(False)
+
+
+@contextmanager
+def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
+    """Send this thread's log records, warnings and stderr to ``path`` while the block runs.
+
+    Yields the log's text stream (e.g. for a subprocess's output). An exception leaving the
+    block is written to the log with its traceback and re-raised with a note naming the log.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stream = path.open("w", encoding="utf-8", buffering=1)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(_thread_filter(threading.get_ident()))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    _start(stream)
+    started = time.perf_counter()
+    log.info("start %s", name or path.stem)
+    try:
+        yield stream
+    except BaseException as error:
+        log.exception("failed after %.1f s", time.perf_counter() - started)
+        if hasattr(error, "add_note"):
+            error.add_note(f"log: {path}")
+        raise
+    else:
+        log.info("done in %.1f s", time.perf_counter() - started)
+    finally:
+        _stop()
+        root.removeHandler(handler)
+        handler.close()
+        stream.close()
+
+
+class LoggedRun:
+    """A rule's ``run:`` function, executed inside :func:`job_log` of the job's first log.
+
+    Snakemake calls run functions with positional arguments (input, output, params,
+    wildcards, threads, resources, log, rule, ...). ``__code__`` is the wrapped function's,
+    so ``snakemake --lint`` still judges the rule's own body.
+    """
+
+    def __init__(self, func: Callable[..., object]) -> None:
+        self.func = func
+
+    @property
+    def __code__(self):  # read by snakemake's linter
+        return self.func.__code__
+
+    def __call__(self, *args: object) -> object:
+        log_files, rule = args[6], args[7]
+        if not log_files:
+            return self.func(*args)
+        with job_log(log_files[0], f"rule {rule}"):
+            return self.func(*args)
+
+
+def log_every_run(rules) -> None:
+    """Wrap the run function of every rule with a ``run:`` block in :class:`LoggedRun`."""
+    for rule in rules:
+        if rule.is_run and not isinstance(rule.run_func, LoggedRun):
+            rule.run_func = LoggedRun(rule.run_func)

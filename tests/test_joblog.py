@@ -1,0 +1,99 @@
+"""Per-job logs: records and stderr of each thread land in that thread's file only."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+
+from geval_repro.joblog import LoggedRun, job_log
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _job(path: Path, tag: str, barrier: threading.Barrier, errors: list[BaseException]) -> None:
+    logger = logging.getLogger(f"geval_repro.test.{tag}")
+    try:
+        with job_log(path, tag):
+            for step in range(50):
+                barrier.wait()  # both jobs are inside their blocks and interleave
+                logger.info("%s record %d", tag, step)
+                print(f"{tag} stderr {step}", file=sys.stderr)
+    except BaseException as error:  # surfaced in the main thread
+        errors.append(error)
+
+
+def test_two_threads_log_to_two_files_without_mixing(tmp_path: Path) -> None:
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+    paths = {tag: tmp_path / f"{tag}.log" for tag in ("alpha", "beta")}
+    threads = [
+        threading.Thread(target=_job, args=(paths[tag], tag, barrier, errors)) for tag in paths
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    for tag, other in [("alpha", "beta"), ("beta", "alpha")]:
+        text = paths[tag].read_text()
+        assert len(re.findall(rf"{tag} record \d+", text)) == 50
+        assert len(re.findall(rf"{tag} stderr \d+", text)) == 50
+        assert other not in text
+        assert "done in" in text
+    assert "ThreadStderr" not in type(sys.stderr).__name__  # restored after the last job
+
+
+def test_warnings_go_to_the_log(tmp_path: Path) -> None:
+    path = tmp_path / "job.log"
+    with job_log(path):
+        warnings.warn("a warning worth reading", UserWarning, stacklevel=1)
+    assert "a warning worth reading" in path.read_text()
+
+
+def test_an_error_is_logged_and_names_the_log(tmp_path: Path) -> None:
+    path = tmp_path / "failing.log"
+    with pytest.raises(ValueError, match="bad input") as caught:
+        with job_log(path):
+            raise ValueError("bad input")
+    assert f"log: {path}" in caught.value.__notes__
+    text = path.read_text()
+    assert "failed after" in text and "ValueError: bad input" in text
+
+
+def _rules_with_run_blocks() -> list[tuple[str, bool]]:
+    """(file:rule, has a log:) for every rule of workflow/rules with a run: block."""
+    found = []
+    for smk in sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=    rule|rule)", smk.read_text()):
+            header = re.match(r"\s*rule\s*(\w*):", block)
+            if not header or "    run:" not in block:
+                continue
+            name = header.group(1) or re.search(r"name:\s*\n\s*(.+)", block).group(1)
+            found.append((f"{smk.name}:{name}", "    log:" in block))
+    return found
+
+
+def test_every_rule_with_a_run_block_has_a_log() -> None:
+    rules = _rules_with_run_blocks()
+    assert len(rules) > 20
+    missing = [name for name, has_log in rules if not has_log]
+    assert not missing, f"rules without a log: file: {missing}"
+
+
+def test_a_wrapped_run_function_logs_to_the_jobs_first_log(tmp_path: Path) -> None:
+    def body(input, output, params, wildcards, threads, resources, log, rule, *rest):
+        logging.getLogger("geval_repro.test").info("rows written: %d", 42)
+        print("progress 50%", file=sys.stderr)
+
+    path = tmp_path / "logs" / "step.log"
+    LoggedRun(body)([], [], None, None, 1, None, [str(path)], "step", None, None)
+    text = path.read_text()
+    assert "start rule step" in text and "rows written: 42" in text
+    assert "progress 50%" in text and "done in" in text
+    assert LoggedRun(body).__code__ is body.__code__  # what snakemake --lint measures
