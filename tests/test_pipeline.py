@@ -43,6 +43,24 @@ def test_every_output_is_written(pipeline_run: PipelineRun) -> None:
     assert len(replies) == 4 * 16 * 4 * 20
 
 
+def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
+    logs = pipeline_run.results / "logs"
+    files = list(logs.rglob("*.log"))
+    assert len(files) > 40
+    empty = [str(p.relative_to(logs)) for p in files if p.stat().st_size == 0]
+    assert not empty, f"empty logs: {empty}"
+    for path in files:
+        assert "done in" in path.read_text(), path
+    baselines = (logs / "rows" / "baselines.log").read_text()
+    assert "baseline rows: 100%" in baselines  # tqdm progress, through the job's stderr
+    assert "summeval_human_ceiling" in (logs / "rows" / "human.log").read_text()
+    assert "summeval_human_ceiling" not in baselines  # another job's records stay out
+    summeval = (logs / "tables" / "summeval.log").read_text()
+    assert "read and validated 1600 rows" in summeval
+    benchmarks = list((logs / "benchmarks").rglob("*.tsv"))
+    assert any(p.name == "baselines.tsv" for p in benchmarks)
+
+
 def test_fixture_rows_are_never_results(pipeline_run: PipelineRun) -> None:
     rows = pd.read_csv(pipeline_run.results / "tables" / "correlations.csv")
     fixture = rows[rows["metric"] == "fixture-gpt4"]

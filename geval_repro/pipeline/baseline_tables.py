@@ -64,7 +64,7 @@ def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> 
     table = pd.read_parquet(summeval)
     multi = summeval_references(table, pd.read_parquet(references))
     outputs = table["system_output"].tolist()
-    log.info("scoring %d summaries against %d references each", len(outputs), multi.shape[1])
+    log.info("scoring %d summaries against %d references each", len(outputs), len(multi[0]))
     parts = []
     for metric, rouge_type in ROUGE_TYPES.items():
         options = _rouge_options(rouge_type)

@@ -12,6 +12,8 @@ rule judge_item_scores:
         PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
     log:
         LOGS / "judges" / "{judge}_item_scores.log",
+    benchmark:
+        LOGS / "benchmarks" / "judges" / "{judge}_item_scores.tsv",
     run:
         judge_tables.build_item_scores(input[0], output[0])
         trace(output, input, judges=[wildcards.judge])
@@ -31,6 +33,8 @@ rule judge_released_tables:
         out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_tables.log",
+    benchmark:
+        LOGS / "benchmarks" / "judges" / "{judge}_tables.tsv",
     run:
         judge_tables.released_tables(wildcards.judge, params.spec, *input, config, params.out)
         trace(output, input, judges=[wildcards.judge])
@@ -50,6 +54,8 @@ rule judge_scores_tables:
         out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_tables.log",
+    benchmark:
+        LOGS / "benchmarks" / "judges" / "{judge}_tables.tsv",
     run:
         judge_tables.scores_tables(wildcards.judge, params.spec, *input, config, params.out)
         trace(output, input, judges=[wildcards.judge])
@@ -63,6 +69,8 @@ rule judge_sweep:
         JUDGE_TABLES / "{judge}" / "sweep.csv",
     log:
         LOGS / "judges" / "{judge}_sweep.log",
+    benchmark:
+        LOGS / "benchmarks" / "judges" / "{judge}_sweep.tsv",
     threads: 1
     run:
         judge_tables.sweep_table(input.replies, input.summeval, config, output[0])
@@ -83,6 +91,8 @@ rule judge_sweep_figures:
         out=lambda wildcards: ROOT_FIGURES / "judges" / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_sweep_figures.log",
+    benchmark:
+        LOGS / "benchmarks" / "judges" / "{judge}_sweep_figures.tsv",
     localrule: True
     run:
         sweep_figures(input[0], spec=params.spec, out_dir=params.out)
@@ -100,6 +110,8 @@ rule rerun_agreement:
         ROOT_TABLES / "rerun_agreement.md",
     log:
         LOGS / "rerun_agreement.log",
+    benchmark:
+        LOGS / "benchmarks" / "rerun_agreement.tsv",
     run:
         rerun_agreement(
             RERUN_PAIRS,

@@ -129,6 +129,8 @@ rule notebook:
         RESULTS / "notebooks" / "{notebook}.ipynb",
     log:
         LOGS / "notebooks" / "{notebook}.log",
+    benchmark:
+        LOGS / "benchmarks" / "notebooks" / "{notebook}.tsv",
     wildcard_constraints:
         notebook="|".join(NOTEBOOK_INPUTS),
     localrule: True

@@ -14,6 +14,8 @@ rule unieval_rows:
         ROWS / "unieval.csv",
     log:
         LOGS / "rows" / "unieval.log",
+    benchmark:
+        LOGS / "benchmarks" / "rows" / "unieval.tsv",
     run:
         rows = unieval_rows(input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, config)
         write_rows(rows, output[0])
@@ -28,6 +30,8 @@ rule baseline_scores_summeval:
         PROCESSED / "baselines" / "summeval.parquet",
     log:
         LOGS / "baselines" / "summeval.log",
+    benchmark:
+        LOGS / "benchmarks" / "baselines" / "summeval.tsv",
     run:
         baseline_tables.summeval_scores(input.summeval, input.references, output[0])
         trace(output, input)
@@ -40,6 +44,8 @@ rule baseline_scores_topical_chat:
         PROCESSED / "baselines" / "topical_chat.parquet",
     log:
         LOGS / "baselines" / "topical_chat.log",
+    benchmark:
+        LOGS / "benchmarks" / "baselines" / "topical_chat.tsv",
     run:
         baseline_tables.topical_chat_scores(input[0], DATA / "cache" / "nltk", output[0])
         trace(output, input)
@@ -53,6 +59,8 @@ rule baseline_scores_qags:
         PROCESSED / "baselines" / "qags.parquet",
     log:
         LOGS / "baselines" / "qags.log",
+    benchmark:
+        LOGS / "benchmarks" / "baselines" / "qags.tsv",
     run:
         baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
         trace(output, input)
@@ -71,6 +79,8 @@ rule baseline_rows:
         ROWS / "baselines.csv",
     log:
         LOGS / "rows" / "baselines.log",
+    benchmark:
+        LOGS / "benchmarks" / "rows" / "baselines.tsv",
     run:
         write_rows(baseline_tables.baseline_rows(*input, config), output[0])
         trace(output, input)
@@ -86,6 +96,8 @@ rule human_tables:
         rows=ROWS / "human_ceiling.csv",
     log:
         LOGS / "rows" / "human.log",
+    benchmark:
+        LOGS / "benchmarks" / "rows" / "human.tsv",
     run:
         paths = {name: input[name] for name in HUMAN_TABLE_INPUTS}
         ceiling = human_tables(paths, ROOT_TABLES / "human", ROOT_FIGURES / "human_distributions")

@@ -11,6 +11,8 @@ rule tidy_summeval:
         PROCESSED / "summeval.parquet",
     log:
         LOGS / "tables" / "summeval.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "summeval.tsv",
     run:
         tidy.summeval(input[0], output[0])
         trace(output, input)
@@ -23,6 +25,8 @@ rule tidy_summeval_references:
         PROCESSED / "summeval_references.parquet",
     log:
         LOGS / "tables" / "summeval_references.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "summeval_references.tsv",
     run:
         tidy.summeval_references(input[0], output[0])
         trace(output, input)
@@ -35,6 +39,8 @@ rule tidy_summeval_experts:
         PROCESSED / "summeval_experts.parquet",
     log:
         LOGS / "tables" / "summeval_experts.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "summeval_experts.tsv",
     run:
         tidy.summeval_experts(input[0], output[0])
         trace(output, input)
@@ -48,6 +54,8 @@ rule tidy_topical_chat:
         PROCESSED / "topical_chat.parquet",
     log:
         LOGS / "tables" / "topical_chat.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "topical_chat.tsv",
     run:
         tidy.topical_chat(input.data, input.predictions, output[0])
         trace(output, input)
@@ -63,6 +71,8 @@ rule tidy_qags:
         subset="cnndm|xsum",
     log:
         LOGS / "tables" / "qags_{subset}.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "qags_{subset}.tsv",
     run:
         tidy.qags(input.data, input.predictions, wildcards.subset, output[0])
         trace(output, input)
@@ -77,6 +87,8 @@ rule tidy_qags_mturk:
         subset="cnndm|xsum",
     log:
         LOGS / "tables" / "qags_mturk_{subset}.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "qags_mturk_{subset}.tsv",
     run:
         tidy.qags_mturk(input[0], wildcards.subset, output[0])
         trace(output, input)
@@ -92,6 +104,8 @@ rule tidy_judge:
         kind="replies|scores",
     log:
         LOGS / "tables" / "judge_{judge}_{kind}.log",
+    benchmark:
+        LOGS / "benchmarks" / "tables" / "judge_{judge}_{kind}.tsv",
     run:
         spec = config["judges"][wildcards.judge]
         tidy.judge_table(wildcards.judge, spec, judge_inputs(wildcards), input.summeval, output[0])
