@@ -41,8 +41,10 @@ class PipelineRun:
     config: Path
 
 
-def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> None:
-    """Run the workflow from the repository into ``data``/``results`` with the mirror."""
+def snakemake_process(
+    data: Path, results: Path, configfile: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """Run the workflow from the repository into ``data``/``results``; return the process."""
     command = [
         sys.executable,
         "-m",
@@ -57,7 +59,12 @@ def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> N
         f"data_dir={data}",
         f"results_dir={results}",
     ]
-    completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+
+
+def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> None:
+    """Run the workflow from the repository into ``data``/``results``; fail the test on error."""
+    completed = snakemake_process(data, results, configfile, *extra)
     if completed.returncode != 0:
         pytest.fail(f"snakemake failed:\n{completed.stdout[-4000:]}\n{completed.stderr[-8000:]}")
 

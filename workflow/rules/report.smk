@@ -9,6 +9,8 @@
   of the run, each with a caption from ``workflow/report/*.rst``. The report shows files
   under ``results/report/``: tables rendered to HTML (with a banner on fixture tables),
   copies of the figures and the executed notebooks as HTML, so everything shows inline.
+  Only pages that exist are registered (geval_repro.report_flags.reported), so the report
+  also works after a keep-going run that could not make everything.
 
 Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and RELEASED,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from geval_repro.atomic import write_text
 from geval_repro.readme_results import render_section, results_link, update_readme
+from geval_repro.report_flags import reported
 from geval_repro.report_pages import execute_notebook_file, notebook_page, table_page
 
 
@@ -203,7 +206,7 @@ for key, (table, category, subcategory) in REPORT_TABLES.items():
         input:
             md=ROOT_TABLES / f"{table}.md",
         output:
-            report(
+            reported(
                 REPORT_DIR / "tables" / f"{key}.html",
                 caption=f"../report/{key}.rst",
                 category=category,
@@ -226,7 +229,7 @@ for key, (figure, category, subcategory) in REPORT_FIGURES.items():
         input:
             ROOT_FIGURES / f"{figure}.png",
         output:
-            report(
+            reported(
                 REPORT_DIR / "figures" / f"{key}.png",
                 caption=f"../report/{key}.rst",
                 category=category,
@@ -239,67 +242,67 @@ for key, (figure, category, subcategory) in REPORT_FIGURES.items():
             shutil.copyfile(input[0], output[0])
 
 
-for table in REPORT_JUDGE_TABLES:
+# One rule per judge run and page (not a {judge} wildcard) so that each page's report flag
+# follows its own file (see reported).
+for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
+    for table in tables:
+
+        rule:
+            name:
+                f"report_judge_{table}_{judge}".replace("-", "_").replace(".", "_")
+            input:
+                md=ROOT_TABLES / "judges" / judge / f"{table}.md",
+            output:
+                reported(
+                    REPORT_DIR / "tables" / "judges" / judge / f"{table}.html",
+                    caption=f"../report/judge_{table}.rst",
+                    category=f"Judge run {judge}",
+                    subcategory="Tables",
+                ),
+            params:
+                csv=ROOT_TABLES / "judges" / judge / f"{table}.csv",
+            log:
+                LOGS / "report" / "judges" / judge / f"{table}.log",
+            localrule: True
+            run:
+                table_page(input.md, params.csv, output[0])
+
+    for figure in figures:
+
+        rule:
+            name:
+                f"report_judge_{figure}_{judge}".replace("-", "_").replace(".", "_")
+            input:
+                ROOT_FIGURES / "judges" / judge / f"{figure}.png",
+            output:
+                reported(
+                    REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png",
+                    caption=f"../report/judge_{figure}.rst",
+                    category=f"Judge run {judge}",
+                    subcategory="Figures",
+                ),
+            log:
+                LOGS / "report" / "judges" / judge / f"{figure}.log",
+            localrule: True
+            run:
+                shutil.copyfile(input[0], output[0])
+
+
+for notebook in NOTEBOOK_INPUTS:
 
     rule:
         name:
-            f"report_judge_{table}"
+            f"report_notebook_{notebook}"
         input:
-            md=ROOT_TABLES / "judges" / "{judge}" / f"{table}.md",
+            RESULTS / "notebooks" / f"{notebook}.ipynb",
         output:
-            report(
-                REPORT_DIR / "tables" / "judges" / "{judge}" / f"{table}.html",
-                caption=f"../report/judge_{table}.rst",
-                category="Judge run {judge}",
-                subcategory="Tables",
-            ),
-        params:
-            csv=lambda wildcards, table=table: (
-                ROOT_TABLES / "judges" / wildcards.judge / f"{table}.csv"
+            reported(
+                REPORT_DIR / "notebooks" / f"{notebook}.html",
+                caption="../report/notebook.rst",
+                category="Notebooks",
             ),
         log:
-            LOGS / "report" / "judges" / "{judge}" / f"{table}.log",
-        wildcard_constraints:
-            judge="[^/]+",
+            LOGS / "report" / "notebooks" / f"{notebook}.log",
         localrule: True
         run:
-            table_page(input.md, params.csv, output[0])
-
-
-for figure in REPORT_JUDGE_FIGURES:
-
-    rule:
-        name:
-            f"report_judge_{figure}"
-        input:
-            ROOT_FIGURES / "judges" / "{judge}" / f"{figure}.png",
-        output:
-            report(
-                REPORT_DIR / "figures" / "judges" / "{judge}" / f"{figure}.png",
-                caption=f"../report/judge_{figure}.rst",
-                category="Judge run {judge}",
-                subcategory="Figures",
-            ),
-        log:
-            LOGS / "report" / "judges" / "{judge}" / f"{figure}.log",
-        wildcard_constraints:
-            judge="[^/]+",
-        localrule: True
-        run:
-            shutil.copyfile(input[0], output[0])
-
-
-rule report_notebook:
-    input:
-        RESULTS / "notebooks" / "{notebook}.ipynb",
-    output:
-        report(
-            REPORT_DIR / "notebooks" / "{notebook}.html",
-            caption="../report/notebook.rst",
-            category="Notebooks",
-        ),
-    log:
-        LOGS / "report" / "notebooks" / "{notebook}.log",
-    localrule: True
-    run:
-        notebook_page(input[0], output[0])
+            notebook_page(input[0], output[0])

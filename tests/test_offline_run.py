@@ -1,0 +1,52 @@
+"""A run with an upstream file that cannot be fetched: everything else is made, the run
+fails, and it ends with one summary naming the missing files and the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import snakemake_process
+
+SHA = "0" * 64
+CONFIG = f"""
+judges:
+  offline-judge:
+    benchmark: summeval
+    format: geval-released
+    label: a judge run on a host that never resolves (tests only)
+    files:
+      coherence: {{url: "https://nonexistent.invalid/coh.json", sha256: "{SHA}"}}
+      fluency: {{url: "https://nonexistent.invalid/flu.json", sha256: "{SHA}"}}
+judges_to_run: [offline-judge]
+rerun_pairs: []
+"""
+
+
+@pytest.mark.pipeline
+def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
+    tmp_path: Path, mirror_dir: Path
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
+    data, results = tmp_path / "data", tmp_path / "results"
+    targets = [
+        str(data / "processed" / "summeval.parquet"),
+        str(data / "processed" / "judges" / "offline-judge" / "replies.parquet"),
+    ]
+    done = snakemake_process(data, results, config, *targets)
+    assert done.returncode != 0
+    assert (data / "processed" / "summeval.parquet").is_file()  # keep-going made it
+    assert not (data / "processed" / "judges" / "offline-judge").exists()
+    err = done.stderr
+    assert err.count("upstream file(s) could not be fetched") == 1, err[-3000:]
+    summary = err[err.index("upstream file(s) could not be fetched") :]
+    assert "nonexistent.invalid/coh.json" in summary and "nonexistent.invalid/flu.json" in summary
+    assert "does not resolve" in summary
+    assert summary.count("geval-repro mirror DIR") == 1
+    # The report registers what the run made instead of failing on the missing pages.
+    report = tmp_path / "report.html"
+    made = snakemake_process(data, results, config, "--report", str(report))
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert report.is_file()
