@@ -61,6 +61,13 @@ rule all:
 log_every_run(workflow.rules)
 
 
+onstart:
+    # The checkout, packages and config of this run, once (sidecars hold no git commit).
+    from geval_repro.provenance import write_run_manifest
+
+    write_run_manifest(RESULTS / "run_manifest.json", config)
+
+
 onerror:
     # Once, after the jobs that could run have run (keep-going): what is missing and why.
     from geval_repro.fetch import fetch_failures

@@ -22,13 +22,14 @@ A sidecar records
   hash), and the definitions of the judge runs the output rests on: those the writing rule
   names (``judges``) and those named in its inputs' sidecars. (A file can serve several
   runs, e.g. MetricEval's score table, so runs are named by the rule, not read off files.)
-- ``packages``: Python and the versions of :data:`PACKAGES` (``importlib.metadata``);
-- ``git``: ``git rev-parse HEAD`` and ``dirty``, whether tracked files other than generated
-  ones (:data:`GENERATED_PATHSPECS`) differ from that commit.
+- ``packages``: Python and the versions of :data:`PACKAGES` (``importlib.metadata``).
 
-The file is JSON with sorted keys and no timestamp: identical inputs, config, environment
-and checkout give identical bytes. Comparing a committed sidecar with a regenerated one
-made at a later commit should ignore ``git`` (see :func:`differences`).
+The file is JSON with sorted keys and no timestamp: identical inputs, config and environment
+give identical bytes, so regenerating committed results at a later commit changes nothing.
+The checkout a run was made from is recorded once per run instead, in the run manifest
+(:func:`write_run_manifest`, ``results/run_manifest.json``, not committed: the commit that
+holds committed results is their record): ``git rev-parse HEAD`` and ``dirty``, whether
+tracked files other than generated ones (:data:`GENERATED_PATHSPECS`) differ from it.
 """
 
 from __future__ import annotations
@@ -236,7 +237,6 @@ def provenance_record(
         "inputs": upstream,
         "config": analysis_config(config, [*judges, *inherited], config_keys),
         "packages": package_versions(),
-        "git": git_state(),
     }
 
 
@@ -277,6 +277,20 @@ def write_provenance(
         write_text(target, dumps(record))
         written.append(target)
     return written
+
+
+def write_run_manifest(path: str | os.PathLike[str], config: Mapping[str, Any]) -> Path:
+    """Write the run manifest ``path`` (JSON): the checkout (``git``: commit and dirty flag,
+    see :func:`git_state`), the package versions and the analysis config of a run."""
+    judges = config.get("judges_to_run", [])
+    record = {
+        "format": FORMAT_VERSION,
+        "git": git_state(),
+        "packages": package_versions(),
+        "config": analysis_config(config, judges),
+    }
+    write_text(path, dumps(record))
+    return Path(path)
 
 
 def read_provenance(path: str | os.PathLike[str]) -> Record:

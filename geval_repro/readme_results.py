@@ -305,8 +305,8 @@ def render_section(
         *_paper_tables(results_dir, correlations, link),
         *_human_data(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "
-        "the SHA-256 of the upstream files it rests on, the config, package versions and the "
-        "git commit.",
+        "the SHA-256 of the upstream files it rests on, the config and package versions (the "
+        "git commit a run was made from is in its `results/run_manifest.json`).",
     ]
     return "\n".join(lines).strip() + "\n"
 

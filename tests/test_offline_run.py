@@ -3,6 +3,7 @@ fails, and it ends with one summary naming the missing files and the fix."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,8 @@ def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
     assert done.returncode != 0
     assert (data / "processed" / "summeval.parquet").is_file()  # keep-going made it
     assert not (data / "processed" / "judges" / "offline-judge").exists()
+    manifest = json.loads((results / "run_manifest.json").read_text())
+    assert len(manifest["git"]["commit"]) == 40  # the checkout, once per run
     err = done.stderr
     assert err.count("upstream file(s) could not be fetched") == 1, err[-3000:]
     summary = err[err.index("upstream file(s) could not be fetched") :]

@@ -184,7 +184,7 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     assert {"python", "scipy", "snakemake", "rouge-score", "krippendorff"} <= set(
         record["packages"]
     )
-    assert "git" in record
+    assert "git" not in record  # in the run manifest, once per run
 
 
 def test_differences_ignore_git_and_report_changed_output(tmp_path):
@@ -224,3 +224,17 @@ def test_git_state_commit_and_dirty_flag(tmp_path):
     assert git_state(tmp_path) == {"commit": head, "dirty": False}
     (tmp_path / "code.py").write_text("x = 2\n")
     assert git_state(tmp_path) == {"commit": head, "dirty": True}
+
+
+def test_run_manifest_records_the_checkout_once(tmp_path, config):
+    from geval_repro.provenance import write_run_manifest
+    from geval_repro.sources import REPO_ROOT
+
+    path = write_run_manifest(tmp_path / "results" / "run_manifest.json", config)
+    record = json.loads(path.read_text())
+    head = _git(REPO_ROOT, "rev-parse", "HEAD").strip()
+    assert record["git"]["commit"] == head
+    assert isinstance(record["git"]["dirty"], bool)
+    assert record["packages"]["numpy"] == numpy.__version__
+    assert record["config"]["seed"] == config["seed"]
+    assert "data_dir" not in record["config"]  # locations do not change an output
