@@ -1,29 +1,32 @@
-"""Time `snakemake --cores 4` from the offline mirror to every output, and each job in it.
+"""Time `snakemake` from the offline mirror to every output: wall, CPU, and the heavy jobs.
 
 The pipeline runs into a fresh temporary folder (nothing is reused), with the default
 analysis settings, every judge run the mirror can feed (``workflow/configs/mirrored_data.yaml``)
 plus the FIXTURE judge of ``tests/fixtures/config_fixture.yaml`` (synthetic replies standing
 in for the released ones, which are not mirrored; only its run time means anything here).
 
-Job times come from Snakemake's log: each job's start line and its ``Finished jobid`` line
-carry a timestamp (1 s resolution). Local jobs with a ``run:`` block run in threads of the
-Snakemake process, so concurrent jobs' times overlap and add up to more than the wall time.
+The run's wall time and CPU time (user + system of Snakemake and everything it starts) are
+measured around the process. Per-job wall times come from Snakemake's ``benchmark:`` files
+(``results/logs/benchmarks/``, written for the heavy rules). Jobs run as threads of one
+process (the default profile), so concurrent jobs overlap: their times add up to more than
+the wall time, and the ``cpu_time`` column of a benchmark file counts the whole process, so
+only the wall time ``s`` is read per job. A warm rerun (nothing to do) is timed too.
 
-Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 4] [--keep]
+Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 [--target all ...]``
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
-import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -32,50 +35,26 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
-STAMP = re.compile(r"^\[(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\]$")
-START = re.compile(r"^(?:local)?rule (\S+):$")
-JOBID = re.compile(r"^\s+jobid: (\d+)$")
-WILDCARDS = re.compile(r"^\s+wildcards: (.*)$")
-FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\S+)\)$")
+
+def benchmark_seconds(folder: Path) -> dict[str, float]:
+    """Wall seconds of each benchmarked job (``results/logs/benchmarks/<job>.tsv``)."""
+    times = {}
+    for path in sorted(folder.rglob("*.tsv")):
+        with path.open(encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+        times[str(path.relative_to(folder).with_suffix(""))] = float(rows[-1]["s"])
+    return times
 
 
-@dataclass
-class Job:
-    """One job of the run: its rule, wildcards and start/end times (epoch seconds)."""
-
-    rule: str
-    wildcards: str
-    start: float
-    end: float | None = None
-
-    @property
-    def seconds(self) -> float:
-        return float("nan") if self.end is None else self.end - self.start
-
-
-def _epoch(stamp: str) -> float:
-    return time.mktime(time.strptime(" ".join(stamp.split()), "%a %b %d %H:%M:%S %Y"))
-
-
-def parse_jobs(log: str) -> dict[int, Job]:
-    """Jobs by id from a Snakemake log (the text it prints to stderr)."""
-    jobs: dict[int, Job] = {}
-    stamp: float | None = None
-    pending: Job | None = None
-    for line in log.splitlines():
-        if match := STAMP.match(line):
-            stamp, pending = _epoch(match.group(1)), None
-        elif (match := START.match(line)) and stamp is not None:
-            pending = Job(rule=match.group(1), wildcards="", start=stamp)
-        elif pending is not None and (match := WILDCARDS.match(line)):
-            pending.wildcards = match.group(1)
-        elif pending is not None and (match := JOBID.match(line)):
-            jobs[int(match.group(1))] = pending
-        elif (match := FINISHED.match(line)) and stamp is not None:
-            job = jobs.get(int(match.group(1)))
-            if job is not None:
-                job.end = stamp
-    return jobs
+def timed(command: list[str]) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run ``command`` in the repository; return it, its wall and its CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done, wall, cpu
 
 
 def benchmark_config(folder: Path) -> Path:
@@ -91,24 +70,23 @@ def benchmark_config(folder: Path) -> Path:
     return path
 
 
-def report(jobs: dict[int, Job], wall: float) -> str:
-    """Per-job and per-rule times, slowest first."""
-    lines = [f"wall time: {wall:.1f} s, {len(jobs)} jobs", "", "per rule (jobs, sum, max s):"]
-    rules: dict[str, list[float]] = {}
-    for job in jobs.values():
-        rules.setdefault(job.rule, []).append(job.seconds)
-    for rule, times in sorted(rules.items(), key=lambda item: -sum(item[1])):
-        lines.append(f"  {rule:32s} {len(times):4d} {sum(times):8.0f} {max(times):8.0f}")
-    lines += ["", "per job (s):"]
-    for job in sorted(jobs.values(), key=lambda j: -j.seconds):
-        lines.append(f"  {job.seconds:6.0f}  {job.rule}  {job.wildcards}")
+def report(jobs: dict[str, float], wall: float, cpu: float, warm: float) -> str:
+    """The run's totals and the benchmarked jobs, slowest first."""
+    lines = [
+        f"cold run: {wall:.1f} s wall, {cpu:.1f} s CPU (user + system)",
+        f"warm rerun (nothing to do): {warm:.1f} s wall",
+        "",
+        f"benchmarked jobs (wall s; {sum(jobs.values()):.0f} s in all, overlapping):",
+    ]
+    for name, seconds in sorted(jobs.items(), key=lambda item: -item[1]):
+        lines.append(f"  {seconds:7.1f}  {name}")
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", default=os.environ.get("GEVAL_REPRO_MIRROR"))
-    parser.add_argument("--cores", type=int, default=4)
+    parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--target", action="append", default=None, help="default: all")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
@@ -131,18 +109,17 @@ def main() -> int:
         f"results_dir={folder / 'results'}",
         f"mirror={mirror.resolve()}",
     ]
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
-    wall = time.perf_counter() - start
+    done, wall, cpu = timed(command)
     if done.returncode != 0:
         print(done.stderr[-5000:])
         print(f"snakemake failed (exit {done.returncode}); folder kept: {folder}")
         return done.returncode
-    jobs = parse_jobs(done.stderr)
+    _, warm, _ = timed(command)
+    jobs = benchmark_seconds(folder / "results" / "logs" / "benchmarks")
     if not jobs:
-        print("no job found in Snakemake's log: has its format changed?")
+        print("no benchmark file found under results/logs/benchmarks: were they removed?")
         return 1
-    print(report(jobs, wall))
+    print(report(jobs, wall, cpu, warm))
     if args.keep:
         print(f"\noutputs kept in {folder}")
     else:

@@ -92,3 +92,16 @@ def pipeline_run(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     config.write_text(text)
     run_snakemake(root / "data", root / "results", config)
     return PipelineRun(root / "data", root / "results", config)
+
+
+PIPELINE_FIXTURES = {"pipeline_run", "fixture_run", "regenerated"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that use a pipeline run are marked ``pipeline``; every ``pipeline`` test is also
+    ``slow``, so ``pytest -m "not slow"`` is the fast loop."""
+    for item in items:
+        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.pipeline)
+        if item.get_closest_marker("pipeline") is not None:
+            item.add_marker(pytest.mark.slow)

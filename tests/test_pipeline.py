@@ -122,6 +122,7 @@ def test_rerun_gives_identical_files(pipeline_run: PipelineRun) -> None:
     assert before == after
 
 
+@pytest.mark.pipeline
 @pytest.mark.parametrize("bad", ["judges_to_run: [nobody]\n", "seed: -3\n"])
 def test_invalid_config_fails_early_with_a_readable_message(tmp_path: Path, bad: str) -> None:
     config = tmp_path / "bad.yaml"
