@@ -23,6 +23,7 @@ def wordnet(tmp_path_factory: pytest.TempPathFactory):
     return debian_wordnet(tmp_path_factory.mktemp("nltk_data"))
 
 
+@pytest.mark.slow
 def test_debian_wordnet_is_wordnet_3_0(wordnet) -> None:
     assert wordnet.get_version() == "3.0"
     # WordNet 3.0 facts: dog.n.01 is in lexicographer file 05, noun.animal; car.n.01 has the
@@ -39,6 +40,7 @@ def test_debian_wordnet_is_wordnet_3_0(wordnet) -> None:
     assert lexnames_text().splitlines()[5] == "05\tnoun.animal\t1"
 
 
+@pytest.mark.slow
 def test_meteor_hand_computed(wordnet) -> None:
     # "the cat ran" vs "the cat sat": m = 2 exact matches, P = R = 2/3, Fmean = 2/3;
     # one chunk ("the cat"): Pen = 0.5 * (1/2)^3 = 0.0625 -> 2/3 * 0.9375 = 0.625.
@@ -50,6 +52,7 @@ def test_meteor_hand_computed(wordnet) -> None:
     assert meteor(["car", "car"], ["auto", "bicycle"], wordnet=wordnet) == pytest.approx([0.5, 0])
 
 
+@pytest.mark.slow
 def test_meteor_matches_nltk_documented_example(wordnet) -> None:
     # nltk.translate.meteor_score docstring: round(meteor_score([reference1, reference2,
     # reference3], hypothesis1), 4) == 0.6944 with nltk's own WordNet download.
@@ -71,6 +74,7 @@ def test_missing_database_names_the_install_command(tmp_path: Path) -> None:
         debian_wordnet(tmp_path / "cache", wordnet_dir=tmp_path / "no-wordnet")
 
 
+@pytest.mark.slow
 def test_length_mismatch_raises(wordnet) -> None:
     with pytest.raises(ValueError, match="1 hypotheses but 2 references"):
         meteor(["a"], ["a", "b"], wordnet=wordnet)

@@ -133,12 +133,14 @@ def test_java_is_available() -> None:
     assert java_available()
 
 
+@pytest.mark.slow
 def test_meteor_coco_hand_computed(hand_run) -> None:
     scores, _ = hand_run
     expected = [value for _, _, value in HAND_COMPUTED]
     np.testing.assert_allclose(scores, expected, atol=1e-12, rtol=0)
 
 
+@pytest.mark.slow
 def test_meteor_coco_runs_the_coco_command_and_stops_it(hand_run) -> None:
     _, created = hand_run
     assert len(created) == 1
@@ -219,6 +221,7 @@ def topical_chat(mirror_dir: Path) -> pd.DataFrame:
     return table.loc[table["system_id"] != GROUND_TRUTH_SYSTEM]
 
 
+@pytest.mark.slow
 def test_topical_chat_meteor_reproduces_table2(topical_chat) -> None:
     assert len(topical_chat) == 300
     scores = meteor_coco(topical_chat["response"].tolist(), topical_chat["reference"].tolist())

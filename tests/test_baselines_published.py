@@ -65,6 +65,7 @@ def test_multiref_reference_zero_is_the_summeval_reference(summeval) -> None:
     assert [refs[0] for refs in references] == table["reference"].tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("rouge_type", "tolerance"),
     [
@@ -145,6 +146,7 @@ def test_topical_chat_bleu4_is_coco_bleu_against_the_ground_truth(topical_chat) 
     np.testing.assert_allclose(ours, TABLE2["BLEU-4"], atol=0.0006, rtol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("rouge_type", "xsum_tolerance"),
     [

@@ -134,6 +134,7 @@ def test_diagnostics_match_a_reply_by_reply_count(replies: pd.DataFrame) -> None
         assert unread_original > 0 and unread_tolerant > 0
 
 
+@pytest.mark.slow
 def test_sweep_at_20_matches_the_released_loop(
     replies: pd.DataFrame, summeval: pd.DataFrame
 ) -> None:

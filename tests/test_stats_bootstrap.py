@@ -74,6 +74,7 @@ def run_nlpstats(metric, human, level, coefficient, unit, n_resamples, seed):
         ("global", "inputs", "pearson"),
     ],
 )
+@pytest.mark.slow
 def test_same_resamples_give_nlpstats_distribution(level: str, unit: str, coefficient: str):
     metric, human = tied_matrices(1)
     rows, columns = nlpstats_indices(99, unit, 150, *metric.shape)
@@ -93,6 +94,7 @@ def test_item_resampling_is_nlpstats_global_on_a_single_row() -> None:
     np.testing.assert_allclose(ours, theirs.samples, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_intervals_agree_with_nlpstats_statistically() -> None:
     """Independent random draws, 1,000 resamples each.
 

@@ -48,6 +48,7 @@ def nlpstats_swaps(seed: int, unit: str, n_resamples: int, n_systems: int, n_inp
         ("global", "inputs", "spearman"),
     ],
 )
+@pytest.mark.slow
 def test_same_swaps_give_nlpstats_samples(level: str, unit: str, coefficient: str) -> None:
     good, noisy, human = three_matrices(1)
     swaps = nlpstats_swaps(21, unit, 120, *good.shape)
@@ -77,6 +78,7 @@ def test_item_swaps_against_an_explicit_scipy_loop() -> None:
         assert got == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["summary", "global"])
 def test_clearly_different_metrics_give_a_small_pvalue(level: str) -> None:
     good, noisy, human = three_matrices(3, n_systems=16, n_inputs=100)
