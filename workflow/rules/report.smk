@@ -80,6 +80,8 @@ NOTEBOOK_INPUTS = {
     ],
     "03_sweep": [
         *(ROOT_TABLES / "judges" / j / "sweep.csv" for j in RELEASED),
+        # it finds the runs through their correlations.csv (readme_results.judges_in)
+        *(ROOT_TABLES / "judges" / j / "correlations.csv" for j in RELEASED),
         *(
             ROOT_FIGURES / "judges" / j / f"{name}.png"
             for j in RELEASED
