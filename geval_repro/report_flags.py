@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 
 
-def reported(path: str | os.PathLike[str], **kwargs: object) -> object:
-    """Snakemake's ``report(path, ...)`` if the file exists when the workflow is parsed, else
-    ``path`` unflagged.
+def reported(
+    path: str | os.PathLike[str], *, made: str | os.PathLike[str] | None = None, **kwargs: object
+) -> object:
+    """Snakemake's ``report(path, ...)`` if the file (``made``, the file of a wildcard
+    ``path``) exists when the workflow is parsed, else ``path`` unflagged.
 
     `snakemake --report` then registers only what earlier runs made: after a keep-going run
     that could not make everything (a file that could not be fetched), the report shows the
@@ -16,4 +18,4 @@ def reported(path: str | os.PathLike[str], **kwargs: object) -> object:
     """
     from snakemake.io import report
 
-    return report(path, **kwargs) if os.path.exists(path) else path
+    return report(path, **kwargs) if os.path.exists(made or path) else path

@@ -244,8 +244,8 @@ for key, (figure, category, subcategory) in REPORT_FIGURES.items():
             shutil.copyfile(input[0], output[0])
 
 
-# One rule per judge run and page (not a {judge} wildcard) so that each page's report flag
-# follows its own file (see reported).
+# One rule per judge run and page, its {judge} wildcard constrained to that run (captions read
+# snakemake.wildcards.judge), so that each page's report flag follows its own file.
 for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
     for table in tables:
 
@@ -253,18 +253,23 @@ for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
             name:
                 f"report_judge_{table}_{judge}".replace("-", "_").replace(".", "_")
             input:
-                md=ROOT_TABLES / "judges" / judge / f"{table}.md",
+                md=ROOT_TABLES / "judges" / "{judge}" / f"{table}.md",
             output:
                 reported(
-                    REPORT_DIR / "tables" / "judges" / judge / f"{table}.html",
+                    REPORT_DIR / "tables" / "judges" / "{judge}" / f"{table}.html",
+                    made=REPORT_DIR / "tables" / "judges" / judge / f"{table}.html",
                     caption=f"../report/judge_{table}.rst",
-                    category=f"Judge run {judge}",
+                    category="Judge run {judge}",
                     subcategory="Tables",
                 ),
             params:
-                csv=ROOT_TABLES / "judges" / judge / f"{table}.csv",
+                csv=lambda wildcards, table=table: (
+                    ROOT_TABLES / "judges" / wildcards.judge / f"{table}.csv"
+                ),
             log:
-                LOGS / "report" / "judges" / judge / f"{table}.log",
+                LOGS / "report" / "judges" / "{judge}" / f"{table}.log",
+            wildcard_constraints:
+                judge=re.escape(judge),
             localrule: True
             run:
                 table_page(input.md, params.csv, output[0])
@@ -275,16 +280,19 @@ for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
             name:
                 f"report_judge_{figure}_{judge}".replace("-", "_").replace(".", "_")
             input:
-                ROOT_FIGURES / "judges" / judge / f"{figure}.png",
+                ROOT_FIGURES / "judges" / "{judge}" / f"{figure}.png",
             output:
                 reported(
-                    REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png",
+                    REPORT_DIR / "figures" / "judges" / "{judge}" / f"{figure}.png",
+                    made=REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png",
                     caption=f"../report/judge_{figure}.rst",
-                    category=f"Judge run {judge}",
+                    category="Judge run {judge}",
                     subcategory="Figures",
                 ),
             log:
-                LOGS / "report" / "judges" / judge / f"{figure}.log",
+                LOGS / "report" / "judges" / "{judge}" / f"{figure}.log",
+            wildcard_constraints:
+                judge=re.escape(judge),
             localrule: True
             run:
                 shutil.copyfile(input[0], output[0])
@@ -296,15 +304,18 @@ for notebook in NOTEBOOK_INPUTS:
         name:
             f"report_notebook_{notebook}"
         input:
-            RESULTS / "notebooks" / f"{notebook}.ipynb",
+            RESULTS / "notebooks" / "{notebook}.ipynb",
         output:
             reported(
-                REPORT_DIR / "notebooks" / f"{notebook}.html",
+                REPORT_DIR / "notebooks" / "{notebook}.html",
+                made=REPORT_DIR / "notebooks" / f"{notebook}.html",
                 caption="../report/notebook.rst",
                 category="Notebooks",
             ),
         log:
-            LOGS / "report" / "notebooks" / f"{notebook}.log",
+            LOGS / "report" / "notebooks" / "{notebook}.log",
+        wildcard_constraints:
+            notebook=re.escape(notebook),
         localrule: True
         run:
             notebook_page(input[0], output[0])
