@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.levels import LEVELS, correlate_batch
+from geval_repro.stats.levels import LEVELS, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult
 
@@ -89,6 +89,46 @@ def resampled_correlations(
         if input_indices is None
         else np.asarray(input_indices)
     )
+    if level == "summary" and system_indices is None and item_indices is None:
+        return _reweighted_documents(metric, human, coefficient, columns)
+    return _recomputed(metric, human, level, coefficient, rows, columns)
+
+
+def _reweighted_documents(
+    metric: np.ndarray, human: np.ndarray, coefficient: str, columns: np.ndarray
+) -> np.ndarray:
+    """Summary level, inputs resampled: each input's correlation once, then weighted means.
+
+    A resample that draws input ``j`` ``w_j`` times has the value
+    ``sum_j w_j c_j / sum_j w_j`` over the kept inputs (same rule, same correlations as
+    recomputing the resampled matrix; only the order of the additions differs). A drawn
+    input that is kept but whose correlation is undefined makes the resample undefined, as
+    it does when recomputed.
+    """
+    per_input, kept, _ = summary_terms(metric, human, coefficient)
+    n_inputs = metric.shape[1]
+    n_resamples = columns.shape[0]
+    flat = (np.arange(n_resamples)[:, None] * n_inputs + columns).ravel()
+    weights = np.bincount(flat, minlength=n_resamples * n_inputs).reshape(n_resamples, n_inputs)
+    undefined = kept & np.isnan(per_input)
+    usable = kept & ~undefined
+    weights = weights.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (weights @ np.where(usable, per_input, 0.0)) / (weights @ kept)
+    poisoned = (weights @ undefined) > 0
+    return np.where(poisoned | ~(weights @ kept > 0), np.nan, values)
+
+
+def _recomputed(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    rows: np.ndarray,
+    columns: np.ndarray,
+) -> np.ndarray:
+    """Level correlation of each resample, recomputed on the resampled matrices."""
+    n_resamples = rows.shape[0]
     block = max(1, CELLS_PER_BLOCK // (rows.shape[1] * columns.shape[1]))
     values = np.empty(n_resamples)
     for start in range(0, n_resamples, block):
