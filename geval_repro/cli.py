@@ -17,24 +17,26 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
-from geval_repro.fetch import FetchError, fetch_source, resolve_mirror
-from geval_repro.judge.diagnostics import reply_diagnostics
-from geval_repro.judge.item_scores import item_scores
-from geval_repro.judge.pairing import paired_matrices
-from geval_repro.judge.parse import PARSERS
-from geval_repro.load import load_released_replies, load_summeval
-from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.sources import REPO_ROOT
-from geval_repro.stats.levels import correlate
-from geval_repro.stats.ties import tie_rate
+
+# Heavy modules (numpy, pandas, pandera, pooch, the judge and stats modules) are imported
+# inside the command handlers, so that ``geval-repro --help`` starts in a fraction of a second.
 
 DEFAULT_RAW = REPO_ROOT / "data" / "raw"
 
 
 def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str, object]:
     """Summary-level correlations of one released-format file with SummEval's experts."""
+    import numpy as np
+
+    from geval_repro.fetch import fetch_source, resolve_mirror
+    from geval_repro.judge.diagnostics import reply_diagnostics
+    from geval_repro.judge.item_scores import item_scores
+    from geval_repro.judge.pairing import paired_matrices
+    from geval_repro.load import load_released_replies, load_summeval
+    from geval_repro.stats.levels import correlate
+    from geval_repro.stats.ties import tie_rate
+
     summeval_path = fetch_source("summeval", raw_dir, mirror=resolve_mirror(None))
     human = load_summeval(summeval_path)
     replies = load_released_replies(path, "cli", dimension, human)
@@ -64,21 +66,19 @@ def _print_text(result: dict[str, object]) -> None:
     print(f"  unparsed replies {result['unparsed']} of {result['n_replies']} ({unread})")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="geval-repro", description=__doc__.split("\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    recount_parser = commands.add_parser(
-        "recount", help="summary-level correlations of one released-format file"
-    )
-    recount_parser.add_argument("file", type=Path)
-    recount_parser.add_argument("--dimension", required=True, choices=SUMMEVAL_DIMENSIONS)
-    recount_parser.add_argument("--parser", default="original", choices=PARSERS)
-    recount_parser.add_argument("--json", action="store_true", help="print one JSON object")
-    recount_parser.add_argument(
-        "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
-    )
-    args = parser.parse_args(argv)
+def run_recount(args: argparse.Namespace) -> int:
+    """``geval-repro recount``: validate the choices, recount, print; returns the status."""
+    from geval_repro.fetch import FetchError
+    from geval_repro.judge.parse import PARSERS
+    from geval_repro.schemas import SUMMEVAL_DIMENSIONS
+
+    for name, value, allowed in (
+        ("--dimension", args.dimension, SUMMEVAL_DIMENSIONS),
+        ("--parser", args.parser, PARSERS),
+    ):
+        if value not in allowed:
+            print(f"geval-repro recount: {name} {value!r}: use one of {allowed}", file=sys.stderr)
+            return 2
     try:
         result = recount(args.file, args.dimension, args.parser, args.raw_dir)
     except (FetchError, ValueError, OSError) as error:
@@ -89,6 +89,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         _print_text(result)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="geval-repro", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    recount_parser = commands.add_parser(
+        "recount", help="summary-level correlations of one released-format file"
+    )
+    recount_parser.add_argument("file", type=Path)
+    recount_parser.add_argument(
+        "--dimension", required=True, help="SummEval dimension (coherence, consistency, ...)"
+    )
+    recount_parser.add_argument(
+        "--parser", default="original", help="reply parser: original (default) or tolerant"
+    )
+    recount_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    recount_parser.add_argument(
+        "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
+    )
+    recount_parser.set_defaults(handler=run_recount)
+    args = parser.parse_args(argv)
+    return args.handler(args)
 
 
 if __name__ == "__main__":
