@@ -17,7 +17,7 @@ has no score in that draw (it is left out of its document's correlation). Means 
 like :func:`geval_repro.judge.item_scores.round_mean`, so at n = n_max both modes equal the
 full-mean scores of :func:`geval_repro.judge.item_scores.item_scores` exactly.
 
-Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.correlate_batch`:
+Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.summary_batch`:
 per document, correlate the systems' scores with the human scores, skip a constant vector,
 average the kept documents), vectorized over a batch of score matrices: all draws of one
 n, or all n of the first-n mode, in one call, against the one human matrix (its pair signs,
@@ -55,7 +55,7 @@ import pandas as pd
 from geval_repro.judge.item_scores import REPLY_COLUMNS, check_replies_table, round_mean
 from geval_repro.judge.parse import PARSERS, Parser, parse_table
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.stats.levels import correlate_batch
+from geval_repro.stats.levels import summary_batch
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 
@@ -216,8 +216,8 @@ def _sweep_grid(
     if first:
         batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
         ties = [tie_rate(matrix, "summary").rate for matrix in batch]
-        for coefficient in coefficients:
-            value = correlate_batch(batch, grid.human, "summary", coefficient).value
+        for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
+            value = result.value
             rows += [
                 {
                     "mode": "first",
@@ -238,8 +238,8 @@ def _sweep_grid(
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
             pooled = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
             ties = tie_rate(pooled, "summary").rate
-            for coefficient in coefficients:
-                value = correlate_batch(batch, grid.human, "summary", coefficient).value
+            for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
+                value = result.value
                 low, high = np.percentile(value, BAND_PERCENTILES)
                 rows.append(
                     {

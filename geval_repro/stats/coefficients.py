@@ -229,9 +229,9 @@ def _kendall_terms_by_table(
 def _tau_b(concordance: np.ndarray, untied_x: np.ndarray, untied_y: np.ndarray) -> np.ndarray:
     """``concordance / sqrt(untied_x * untied_y)``, NaN when either vector is all ties."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = concordance / (np.sqrt(untied_x) * np.sqrt(untied_y))
+        tau = concordance / (np.sqrt(untied_x, dtype=float) * np.sqrt(untied_y, dtype=float))
     undefined = (untied_x == 0) | (untied_y == 0)
-    return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0))
+    return np.where(undefined, np.nan, np.minimum(np.maximum(tau, -1.0), 1.0))
 
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -108,10 +108,11 @@ class SummaryTerms(NamedTuple):
 
 
 def _summary_terms_pairwise(
-    metric: np.ndarray, human: np.ndarray, coefficient: str
-) -> SummaryTerms:
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, SummaryTerms]:
     """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
-    from pairwise signs (Spearman and Kendall; see :mod:`geval_repro.stats.pairwise`)."""
+    from pairwise signs, shared by the rank ``coefficients`` (see
+    :mod:`geval_repro.stats.pairwise`)."""
     signs_x = pair_signs(metric, NEAR_TIE_RTOL)
     signs_y = pair_signs(human, NEAR_TIE_RTOL)
     missing_x = np.isnan(metric)
@@ -133,20 +134,18 @@ def _summary_terms_pairwise(
         )
         spans = [v.max(axis=-2) - v.min(axis=-2) for v in (metric, human)]
     kept = (n_present >= 2) & (spans[0] >= CONSTANT_ATOL) & (spans[1] >= CONSTANT_ATOL)
-    if coefficient == "kendall":
-        per_input = _tau_b(*kendall_terms(signs_x, signs_y))
-    else:
-        per_input = spearman_from_signs(signs_x, signs_y)
-    return SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
+    terms = {}
+    for coefficient in coefficients:
+        if coefficient == "kendall":
+            per_input = _tau_b(*kendall_terms(signs_x, signs_y))
+        else:
+            per_input = spearman_from_signs(signs_x, signs_y)
+        terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
+    return terms
 
 
-def summary_terms(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
-    """Per-input correlations and kept flags of ``(..., n_systems, n_inputs)`` matrices.
-
-    ``human`` may have a smaller batch shape that broadcasts against ``metric``'s.
-    """
-    if coefficient in RANK_COEFFICIENTS and metric.shape[-2] <= PAIRWISE_MAX_LENGTH:
-        return _summary_terms_pairwise(metric, human, coefficient)
+def _summary_terms_by_rows(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
+    """Summary terms from the row-wise coefficient functions (any length, any coefficient)."""
     x, y = np.broadcast_arrays(np.swapaxes(metric, -1, -2), np.swapaxes(human, -1, -2))
     correlate_rows = row_function(coefficient)
     if coefficient in RANK_COEFFICIENTS:
@@ -161,6 +160,55 @@ def summary_terms(metric: np.ndarray, human: np.ndarray, coefficient: str) -> Su
     return SummaryTerms(correlate_rows(x, y), kept, n_present)
 
 
+def summary_terms_by_coefficient(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, SummaryTerms]:
+    """Per-input correlations and kept flags of ``(..., n_systems, n_inputs)`` matrices for
+    each coefficient; Spearman and Kendall share one set of pair signs.
+
+    ``human`` may have a smaller batch shape that broadcasts against ``metric``'s.
+    """
+    for coefficient in coefficients:
+        row_function(coefficient)  # raises on an unknown coefficient
+    pairwise = tuple(
+        c
+        for c in coefficients
+        if c in RANK_COEFFICIENTS and metric.shape[-2] <= PAIRWISE_MAX_LENGTH
+    )
+    terms = _summary_terms_pairwise(metric, human, pairwise) if pairwise else {}
+    for coefficient in coefficients:
+        if coefficient not in terms:
+            terms[coefficient] = _summary_terms_by_rows(metric, human, coefficient)
+    return terms
+
+
+def summary_terms(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
+    """:func:`summary_terms_by_coefficient` for one coefficient."""
+    return summary_terms_by_coefficient(metric, human, (coefficient,))[coefficient]
+
+
+def _summary_level(terms: SummaryTerms) -> BatchedCorrelation:
+    """The summary-level value: mean correlation over the kept inputs."""
+    per_input, kept, n_present = terms
+    n_groups = kept.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
+    value = np.where(n_groups > 0, value, np.nan)
+    n_items = np.where(kept, n_present, 0).sum(axis=-1)
+    return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
+
+
+def summary_batch(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, BatchedCorrelation]:
+    """Summary-level correlations of a batch for several coefficients at once (as
+    :func:`correlate_batch` per coefficient, sharing the pair signs of the batch)."""
+    return {
+        coefficient: _summary_level(terms)
+        for coefficient, terms in summary_terms_by_coefficient(metric, human, coefficients).items()
+    }
+
+
 def correlate_batch(
     metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
 ) -> BatchedCorrelation:
@@ -172,13 +220,7 @@ def correlate_batch(
     """
     _check_level(level)
     if level == "summary":
-        per_input, kept, n_present = summary_terms(metric, human, coefficient)
-        n_groups = kept.sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
-        value = np.where(n_groups > 0, value, np.nan)
-        n_items = np.where(kept, n_present, 0).sum(axis=-1)
-        return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
+        return _summary_level(summary_terms(metric, human, coefficient))
 
     correlate_rows = row_function(coefficient)
     if coefficient in RANK_COEFFICIENTS:

@@ -52,22 +52,24 @@ def pair_differences(values: np.ndarray) -> np.ndarray:
     return np.take(values, second, axis=-2) - np.take(values, first, axis=-2)
 
 
-def has_near_ties(values: np.ndarray, differences: np.ndarray, rtol: float) -> bool:
-    """Whether some pair differs by more than 0 and less than ``rtol`` times the largest
-    magnitude in ``values`` (False means collapsing near-ties would change nothing)."""
-    largest = np.fmax.reduce(np.abs(values), axis=None)  # NaN only when nothing is present
-    below = np.count_nonzero(np.abs(differences) < rtol * largest)
-    return below > np.count_nonzero(differences == 0)
-
-
 def pair_signs(values: np.ndarray, rtol: float) -> np.ndarray:
     """``sign(v_j - v_i)`` as int8 after collapsing near-ties within each column (0 when
-    either value is missing): ``(..., n, m)`` -> ``(..., n_pairs, m)``."""
+    either value is missing): ``(..., n, m)`` -> ``(..., n_pairs, m)``.
+
+    The collapse runs only when some pair differs by more than 0 and less than ``rtol``
+    times the largest magnitude in ``values``; otherwise it would change nothing.
+    """
     differences = pair_differences(values)
-    if has_near_ties(values, differences, rtol):
+    above = differences > 0
+    below = differences < 0
+    largest = np.fmax.reduce(np.abs(values), axis=None)  # NaN only when nothing is present
+    small = np.abs(differences) < rtol * largest
+    if (small & (above | below)).any():
         collapsed = np.swapaxes(collapse_near_ties(np.swapaxes(values, -1, -2), rtol), -1, -2)
         differences = pair_differences(collapsed)
-    return (differences > 0).view(np.int8) - (differences < 0).view(np.int8)
+        above = differences > 0
+        below = differences < 0
+    return above.view(np.int8) - below.view(np.int8)
 
 
 def complete_pairs(present: np.ndarray) -> np.ndarray:
@@ -82,27 +84,33 @@ def kendall_terms(
     """(concordant - discordant, untied-in-x, untied-in-y) per column from the signs of the
     complete pairs (0 elsewhere); exact integer counts."""
     return (
-        (signs_x * signs_y).sum(axis=-2),
-        np.abs(signs_x).sum(axis=-2),
-        np.abs(signs_y).sum(axis=-2),
+        (signs_x * signs_y).sum(axis=-2, dtype=np.int16),  # |sums| <= 496 pairs (n <= 32)
+        np.abs(signs_x).sum(axis=-2, dtype=np.int16),
+        np.abs(signs_y).sum(axis=-2, dtype=np.int16),
     )
 
 
 def centred_ranks(signs: np.ndarray) -> np.ndarray:
     """Average rank minus mean rank, ``S / 2``, per present row ``(..., n, m)`` from the
-    signs of the complete pairs (0 for rows not present)."""
+    signs of the complete pairs (0 for rows not present), in float32: half-integers below
+    ``n``, exact."""
     n_pairs = signs.shape[-2]
     n = round((1 + np.sqrt(1 + 8 * n_pairs)) / 2)
     _, _, incidence = pair_index(n)
-    return (incidence.T @ signs) / 2.0
+    return (incidence.T.astype(np.float32) @ signs.astype(np.float32)) * np.float32(0.5)
 
 
 def spearman_from_signs(signs_x: np.ndarray, signs_y: np.ndarray) -> np.ndarray:
-    """Spearman rho per column from complete pair signs (NaN where either is constant)."""
+    """Spearman rho per column from complete pair signs (NaN where either is constant).
+
+    The sums of products of centred ranks are multiples of 1/4 below ``n**3``, exact in
+    float32 for ``n <= 32``; the square roots and the division are in float64.
+    """
     xc = centred_ranks(signs_x)
     yc = centred_ranks(signs_y)
+    sxy = (xc * yc).sum(axis=-2, dtype=np.float64)
+    sxx = (xc * xc).sum(axis=-2, dtype=np.float64)
+    syy = (yc * yc).sum(axis=-2, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc).sum(axis=-2) / (
-            np.sqrt((xc * xc).sum(axis=-2)) * np.sqrt((yc * yc).sum(axis=-2))
-        )
+        r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
     return np.clip(r, -1.0, 1.0)
