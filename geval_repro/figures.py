@@ -1,6 +1,8 @@
 """Figures for print: every figure is saved as PNG and SVG side by side, atomically.
 
-Matplotlib runs on the non-interactive Agg backend; SVGs carry no timestamp or random ids
+Figures are ``matplotlib.figure.Figure`` objects, never pyplot's global state, so that jobs
+can draw them from several threads of one process (and importing this module does not load
+pyplot); ``savefig`` renders with Agg. SVGs carry no timestamp or random ids
 (``svg.hashsalt`` and ``metadata={"Date": None}``), so reruns give identical files.
 """
 
@@ -12,27 +14,24 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from geval_repro.atomic import atomic_path
 from geval_repro.paper import paper_value
 
-plt.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
+matplotlib.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
 
 COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
 
 
-def save_figure(fig: plt.Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
-    """Save ``fig`` as PNG and SVG atomically and close it."""
+def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
+    """Save ``fig`` as PNG and SVG atomically."""
     with atomic_path(png) as temporary:
         fig.savefig(temporary, format="png", metadata={"Software": None})
     with atomic_path(svg) as temporary:
         fig.savefig(temporary, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
 
 
 def sweep_figure(
@@ -42,7 +41,7 @@ def sweep_figure(
     parser: str,
     paper: Mapping[str, float],
     title: str,
-) -> plt.Figure:
+) -> Figure:
     """Correlation vs replies per item, one panel per dimension.
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
@@ -50,9 +49,8 @@ def sweep_figure(
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
     dimensions = list(dict.fromkeys(rows["dimension"]))
-    fig, axes = plt.subplots(
-        1, len(dimensions), figsize=(3.2 * len(dimensions), 3.2), sharey=True, squeeze=False
-    )
+    fig = Figure(figsize=(3.2 * len(dimensions), 3.2))
+    axes = fig.subplots(1, len(dimensions), sharey=True, squeeze=False)
     for ax, dimension in zip(axes[0], dimensions, strict=True):
         dim_rows = rows[rows["dimension"] == dimension]
         random = dim_rows[dim_rows["mode"] == "random"].sort_values("n")
@@ -74,14 +72,15 @@ def sweep_figure(
     return fig
 
 
-def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figure:
+def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> Figure:
     """Share of tied within-document pairs of item scores vs replies per item."""
     rows = sweep[
         (sweep["parser"] == parser)
         & (sweep["mode"] == "first")
         & (sweep["coefficient"] == "kendall")
     ]
-    fig, ax = plt.subplots(figsize=(4.5, 3.2))
+    fig = Figure(figsize=(4.5, 3.2))
+    ax = fig.subplots()
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
         dim_rows = dim_rows.sort_values("n")
         ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
@@ -126,10 +125,11 @@ def sweep_figures(
     save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")
 
 
-def distribution_figure(counts: pd.DataFrame) -> plt.Figure:
+def distribution_figure(counts: pd.DataFrame) -> Figure:
     """Share of items at each human score, one panel per benchmark, a bar group per dimension."""
     benchmarks = list(dict.fromkeys(counts["benchmark"]))
-    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 3.4))
+    fig = Figure(figsize=(4.2 * len(benchmarks), 3.4))
+    axes = fig.subplots(1, len(benchmarks))
     for ax, benchmark in zip(np.atleast_1d(axes), benchmarks, strict=True):
         part = counts[counts["benchmark"] == benchmark]
         wide = part.pivot(index="score", columns="dimension", values="share").fillna(0.0)
