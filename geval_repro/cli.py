@@ -1,4 +1,7 @@
-"""Command-line entry point: ``geval-repro recount FILE --dimension D``.
+"""Command-line entry point: ``geval-repro recount | judge | steps``.
+
+``judge`` and ``steps`` run G-Eval with an OpenAI-compatible model (see
+:mod:`geval_repro.runner`); their modules are imported only when those commands run.
 
 Recounts one released-format G-Eval file (the list-of-items JSON of nlpyang/geval, with
 ``all_responses``) against SummEval's expert-mean scores without the pipeline: the released
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,6 +68,132 @@ def _print_text(result: dict[str, object]) -> None:
     print(f"  unparsed replies {result['unparsed']} of {result['n_replies']} ({unread})")
 
 
+def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
+    from geval_repro.benchmarks import NAMES
+
+    judge = commands.add_parser(
+        "judge", help="run G-Eval on a benchmark with an OpenAI-compatible model"
+    )
+    judge.add_argument("--benchmark", required=True, choices=NAMES)
+    judge.add_argument("--dimension", required=True)
+    judge.add_argument("--model", required=True)
+    judge.add_argument("--base-url", default="https://api.openai.com/v1")
+    judge.add_argument("--mode", required=True, choices=("logprobs", "sample", "both"))
+    judge.add_argument("--n", type=int, help="replies per item (default 20; 1 for logprobs)")
+    judge.add_argument("--temperature", type=float, default=1.0)
+    judge.add_argument("--top-p", type=float, default=1.0)
+    judge.add_argument("--max-tokens", type=int, default=5)
+    judge.add_argument("--top-logprobs", type=int, default=20)
+    judge.add_argument("--concurrency", type=int, default=8)
+    judge.add_argument("--limit", type=int, help="only the first N items in benchmark order")
+    judge.add_argument("--api-key-env", default="OPENAI_API_KEY", help="env variable of the key")
+    judge.add_argument("--cache", type=Path, help="cache folder (default: OUT/cache)")
+    judge.add_argument("--dry-run", action="store_true", help="estimate requests and cost only")
+    judge.add_argument("--out", type=Path, required=True)
+    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    judge.add_argument("--max-attempts", type=int, default=6, help="attempts per request")
+    judge.add_argument("--prompt", type=Path, help="own template instead of the default one")
+    judge.add_argument("--raw-dir", type=Path, default=DEFAULT_RAW, help="where sources go")
+    judge.add_argument("--processed", type=Path, help="read <DIR>/<benchmark>.parquet instead")
+    judge.add_argument("--price-input", type=float, help="USD per million prompt tokens")
+    judge.add_argument("--price-output", type=float, help="USD per million completion tokens")
+
+
+def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
+    steps = commands.add_parser(
+        "steps", help="freeze a template's evaluation steps written by a model (auto-CoT)"
+    )
+    steps.add_argument("--criteria", type=Path, required=True, help="template with steps slot")
+    steps.add_argument("--model", required=True)
+    steps.add_argument("--base-url", default="https://api.openai.com/v1")
+    steps.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    steps.add_argument("--temperature", type=float, default=0.0)
+    steps.add_argument("--max-tokens", type=int, default=512)
+    steps.add_argument("--force", action="store_true", help="replace existing frozen steps")
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from geval_repro.runner.requests import RequestParams
+    from geval_repro.runner.run import JudgeSettings, build_plan, dry_run, run_judge
+
+    try:
+        params = RequestParams(
+            model=args.model,
+            mode=args.mode,
+            n=args.n if args.n is not None else (1 if args.mode == "logprobs" else 20),
+            temperature=args.temperature,
+            top_p=args.top_p,
+            max_tokens=args.max_tokens,
+            top_logprobs=args.top_logprobs,
+        )
+        settings = JudgeSettings(
+            benchmark=args.benchmark,
+            dimension=args.dimension,
+            params=params,
+            base_url=args.base_url,
+            out=args.out,
+            cache_dir=args.cache,
+            limit=args.limit,
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            max_attempts=args.max_attempts,
+            api_key_env=args.api_key_env,
+            raw_dir=args.raw_dir,
+            processed=args.processed,
+            prompt_path=args.prompt,
+            price_input=args.price_input,
+            price_output=args.price_output,
+        )
+        plan = build_plan(settings)
+        if args.dry_run:
+            estimate = dry_run(settings, plan)
+            print(json.dumps(estimate, indent=2))
+            print(
+                "dry run: prompt tokens estimated as characters / 4, completion tokens as "
+                "n * max_tokens per request (an upper bound); nothing was sent",
+                file=sys.stderr,
+            )
+            return 0
+        if not os.environ.get(args.api_key_env):
+            print(
+                f"geval-repro: ${args.api_key_env} is not set: sending a placeholder key "
+                "(fine for a local server without authentication)",
+                file=sys.stderr,
+            )
+        summary = run_judge(settings, plan)
+    except (FetchError, ValueError, OSError) as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"judge {args.benchmark}/{args.dimension}: {summary['items']} items, sent "
+        f"{summary['sent']}, cached {summary['cached']}, failed {summary['failed']}, "
+        f"retries {summary['retries']}, tokens {summary['tokens_sent']} sent / "
+        f"{summary['tokens']} in output; wrote {args.out / (args.dimension + '.jsonl')}",
+        file=sys.stderr,
+    )
+    return 1 if summary["failed"] else 0
+
+
+def _steps(args: argparse.Namespace) -> int:
+    from geval_repro.runner.steps import freeze_steps
+
+    try:
+        path = freeze_steps(
+            args.criteria,
+            args.model,
+            args.base_url,
+            api_key_env=args.api_key_env,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            force=args.force,
+        )
+    except (ValueError, OSError) as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
+    print(f"froze the evaluation steps in {path}", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="geval-repro", description=__doc__.split("\n")[0])
@@ -78,7 +208,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     recount_parser.add_argument(
         "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
     )
+    _add_judge_parser(commands)
+    _add_steps_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "judge":
+        return _judge(args)
+    if args.command == "steps":
+        return _steps(args)
     try:
         result = recount(args.file, args.dimension, args.parser, args.raw_dir)
     except (FetchError, ValueError, OSError) as error:
