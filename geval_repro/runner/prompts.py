@@ -81,20 +81,18 @@ class Prompt:
     def fill(self, texts: Mapping[str, str], item: str = "") -> str:
         """The template with every placeholder replaced by ``texts[name]`` (steps included).
 
-        Raises naming the item when a placeholder has no text or a text has no placeholder.
+        A template may leave texts unused (SummEval's fluency prompt shows only the summary);
+        a placeholder without a text is an error naming the item.
         """
         values = dict(texts)
         if self.steps is not None:
             values[STEPS_PLACEHOLDER] = self.steps.text
-        wanted = self.placeholders
-        missing = wanted - set(values)
-        unused = set(values) - wanted
-        if missing or unused:
+        missing = self.placeholders - set(values)
+        if missing:
             raise ValueError(
                 f"prompt {self.path}{' for ' + item if item else ''}: placeholders "
-                f"{sorted(wanted)} do not match the texts given {sorted(values)} (missing "
-                f"{sorted(missing)}, unused {sorted(unused)}); fix the template's {{{{Name}}}} "
-                "placeholders or the benchmark's texts in geval_repro/benchmarks.py"
+                f"{sorted(missing)} have no text (texts: {sorted(values)}); fix the template's "
+                "{{Name}} placeholders or the benchmark's texts in geval_repro/benchmarks.py"
             )
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
 
