@@ -174,3 +174,20 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main() -> None:
+    """Serve in the foreground (for perf/bench_runner.py): print the base URL, then wait."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--lifetime", type=float, default=300)
+    args = parser.parse_args()
+    server = FakeOpenAIServer(latency=args.latency, lifetime=args.lifetime)
+    print(server.base_url, flush=True)
+    server._thread.join()
+
+
+if __name__ == "__main__":
+    main()

@@ -5,11 +5,13 @@ Key = SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of
 parameter are in the body, and the server is the base URL's host, port and path (never any
 credential). The stored answer is the response text exactly as received.
 
-Each answer is committed on its own as soon as it arrives (WAL journal), so a killed run
-loses no answer it received, and a rerun sends only the requests without an answer. A request
-that failed (HTTP error after the retries, timeout, a body that is not a readable
-completion) is stored in ``failures`` with its reason and reported per item; it is retried
-by the next run, and its failure row is deleted once an answer arrives.
+Each answer is committed on its own as soon as it arrives (WAL journal, ``synchronous=NORMAL``:
+a committed answer survives the process being killed; only a power cut may lose the last
+ones), so a killed run loses no answer it received, and a rerun sends only the requests
+without an answer. A request that failed (HTTP error after the retries, timeout, a body
+that is not a readable completion) is stored in ``failures`` with its reason and reported
+per item; it is retried by the next run, and its failure row is deleted once an answer
+arrives.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class ResponseCache:
         self.path = folder / CACHE_FILE
         self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # durable when the process dies
         self._db.executescript(_SCHEMA)
 
     def close(self) -> None:

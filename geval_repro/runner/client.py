@@ -12,6 +12,11 @@ explicit and testable):
 - a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
   and its raw text is kept for inspection.
 
+The body is posted as given with the client's ``post`` (``cast_to=httpx.Response``): the raw
+text is kept, and the typed ``chat.completions.create`` is skipped, whose per-request
+parameter transformation and response models cost milliseconds of CPU per request and
+would reject parameters that only a local server knows.
+
 The API key goes only into the ``Authorization`` header; every error text is passed
 through :func:`redact` before it is stored or shown.
 """
@@ -87,6 +92,7 @@ class CompletionClient:
         if concurrency < 1 or max_attempts < 1:
             raise ValueError("concurrency and max_attempts must be >= 1")
         self._openai = openai
+        self._httpx = httpx
         self._key = api_key
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         self._client = openai.AsyncOpenAI(
@@ -123,8 +129,10 @@ class CompletionClient:
             for attempt in range(self._max_attempts):
                 retry_after = None
                 try:
-                    raw = await self._client.chat.completions.with_raw_response.create(**body)
-                    text = raw.http_response.text
+                    response = await self._client.post(
+                        "/chat/completions", body=body, cast_to=self._httpx.Response
+                    )
+                    text = response.text
                 except openai.APIStatusError as error:
                     status = error.status_code
                     reason = f"HTTP {status}: {_short(error.response.text)}"
