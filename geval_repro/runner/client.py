@@ -5,9 +5,9 @@ explicit and testable):
 
 - at most ``concurrency`` requests are in flight (an ``asyncio.Semaphore``);
 - HTTP 429, HTTP 5xx, timeouts and connection errors are retried up to ``max_attempts``
-  attempts in all; the wait before attempt ``k + 1`` is the server's ``Retry-After`` seconds
-  when given, else ``min(backoff_max, backoff_base * 2**k)`` times a jitter factor drawn
-  uniformly from [0.5, 1.5) (seeded);
+  attempts in all; the wait before attempt ``k + 1`` is the server's ``retry-after-ms`` or
+  ``Retry-After`` (seconds) when given, else ``min(backoff_max, backoff_base * 2**k)``
+  times a jitter factor drawn uniformly from [0.5, 1.5) (seeded);
 - any other HTTP error (e.g. 400 for a parameter the server does not know) fails at once;
 - a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
   and its raw text is kept for inspection.
@@ -63,11 +63,15 @@ def read_completion(text: str) -> dict[str, Any]:
 
 
 def _retry_after(headers: Any) -> float | None:
-    value = headers.get("retry-after") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: fall back to the backoff
+    """Seconds from ``retry-after-ms`` (OpenAI) or ``Retry-After``; None for a date or none."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name) if headers is not None else None
+        try:
+            if value is not None:
+                return max(0.0, float(value) / scale)
+        except ValueError:
+            continue  # an HTTP date: fall back to the backoff
+    return None
 
 
 class CompletionClient:

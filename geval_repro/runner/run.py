@@ -174,6 +174,7 @@ async def _send(plan: Plan, pending: list[Item], settings: JudgeSettings, key: s
         timeout=settings.timeout,
         max_attempts=settings.max_attempts,
     )
+    # rate and ETA on a terminal; off when stderr is not one (logs), see the final summary
     bar = tqdm(total=len(pending), unit="req", file=sys.stderr, disable=None, desc="judge")
 
     async def one(item: Item) -> None:
@@ -267,10 +268,11 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         cache.close()
     failed = sum("error" in r for r in records)
     no_level = sum(r.get("level_probs", 0) is None and "error" not in r for r in records)
-    counts = {
+    counts = {  # requests are distinct bodies: items with identical prompts share one
         "items": len(records),
+        "requests": len({item.key for item in plan.items}),
         "sent": len(pending),
-        "cached": len(plan.items) - len(pending),
+        "cached": len(answered),
         "failed": failed,
         "retries": retries,
         "no_level_token": no_level,
