@@ -23,6 +23,7 @@ from geval_repro.benchmarks import get_benchmark
 from geval_repro.cli import main
 from geval_repro.runner.cache import CACHE_FILE
 from geval_repro.runner.client import CompletionClient
+from geval_repro.runner.prompts import sha256_text, steps_path
 from geval_repro.runner.requests import RequestParams
 from geval_repro.runner.run import JudgeSettings, load_items_table, run_judge
 from tests.fake_openai_server import FakeOpenAIServer, distribution
@@ -277,3 +278,31 @@ def test_killed_run_resumes_without_repeating_requests(tmp_path, processed):
         assert (out / "coherence.jsonl").read_bytes() == first
     finally:
         server.stop()
+
+
+def test_frozen_steps_hash_is_recorded_and_edited_steps_stop_the_run(
+    server, tmp_path, processed, capsys
+):
+    template = tmp_path / "coh.txt"
+    template.write_text(
+        "Rate the summary.\n\nEvaluation Steps:\n\n{{Evaluation Steps}}\n\n"
+        "Source Text:\n\n{{Document}}\n\nSummary:\n\n{{Summary}}\n\n- Coherence:"
+    )
+    text = "1. Read the article.\n2. Rate the summary."
+    record = {"model": "m", "text": text, "sha256": sha256_text(text)}
+    steps_path(template).write_text(json.dumps(record))
+    out = tmp_path / "run"
+    argv = [
+        "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", "m",
+        "--base-url", server.base_url, "--mode", "sample", "--n", "1", "--limit", "2",
+        "--out", str(out), "--processed", str(processed), "--prompt", str(template),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert "Evaluation Steps:\n\n1. Read the article.\n2. Rate" in server.requests[0]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["steps_sha256"] == sha256_text(text)
+    steps_path(template).write_text(json.dumps({**record, "text": text + "\n3. Added."}))
+    capsys.readouterr()
+    assert main([*argv[:-2], "--prompt", str(template), "--limit", "3"]) == 2
+    assert "edited after they were frozen" in capsys.readouterr().err
+    assert len(server.requests) == 2  # nothing was sent
