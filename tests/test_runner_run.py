@@ -247,7 +247,7 @@ def test_killed_run_resumes_without_repeating_requests(tmp_path, processed):
         sys.executable, "-m", "geval_repro.cli", "judge", "--benchmark", "summeval",
         "--dimension", "coherence", "--model", "m", "--base-url", server.base_url,
         "--mode", "both", "--n", "2", "--limit", str(n_items), "--out", str(out),
-        "--processed", str(processed), "--concurrency", "2",
+        "--processed", str(processed), "--concurrency", "2", "--raw-dir", str(tmp_path / "raw"),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     try:
