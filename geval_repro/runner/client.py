@@ -56,6 +56,8 @@ def read_completion(text: str) -> dict[str, Any]:
     data = json.loads(text)
     if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
         raise ValueError("the response has no 'choices' list")
+    if not data["choices"]:
+        raise ValueError("the response's 'choices' list is empty")
     for choice in data["choices"]:
         if not isinstance((choice.get("message") or {}).get("content", ""), str | None):
             raise ValueError("a choice's message content is not text")
