@@ -43,6 +43,10 @@ def test_key_is_sha256_of_canonical_json_and_changes_with_every_field():
         ]),
     ]  # fmt: skip
     assert len({request_key("h/v1", BODY), *changed}) == len(changed) + 1
+    # Two items with the same text get two keys (sampled independently).
+    first = request_key("h/v1", BODY, {"benchmark": "summeval", "doc_id": "d", "system_id": "M1"})
+    second = request_key("h/v1", BODY, {"benchmark": "summeval", "doc_id": "d", "system_id": "M2"})
+    assert len({first, second, request_key("h/v1", BODY)}) == 3
 
 
 def test_answers_replace_failures_and_persist(tmp_path):

@@ -1,9 +1,13 @@
 """The response cache: one SQLite file (standard library) of raw responses, keyed by request.
 
 Key = SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of
-``{"server": <base URL host>, "body": <request body>}``: the model, the messages and every
-parameter are in the body, and the server is the base URL's host, port and path (never any
-credential). The stored answer is the response text exactly as received.
+``{"server": <base URL host>, "body": <request body>, "item": <benchmark and item keys>}``:
+the model, the messages and every parameter are in the body, and the server is the base
+URL's host, port and path (never any credential). The item is part of the key so that items
+with the same text are sampled independently, as in the paper, instead of sharing one set
+of replies (in SummEval, 99 items share their summary with another system of the same
+document: 54 more requests than distinct prompts). The stored answer is the response text
+exactly as received.
 
 Each answer is committed on its own as soon as it arrives (WAL journal, ``synchronous=NORMAL``:
 a committed answer survives the process being killed; only a power cut may lose the last
@@ -51,9 +55,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def request_key(server: str, body: dict[str, Any]) -> str:
-    """SHA-256 (hex) of the canonical JSON of the server and the full request body."""
-    text = canonical_json({"server": server, "body": body})
+def request_key(server: str, body: dict[str, Any], item: dict[str, Any] | None = None) -> str:
+    """SHA-256 (hex) of the canonical JSON of the server, the full body and the item if given."""
+    record = {"server": server, "body": body}
+    if item is not None:
+        record["item"] = item
+    text = canonical_json(record)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -126,7 +126,8 @@ def build_plan(settings: JudgeSettings) -> Plan:
         item_keys = {k: _plain(values[k]) for k in keys}
         texts = {name: values[column] for name, column in benchmark.texts.items()}
         body = request_body(settings.params, prompt.fill(texts, str(item_keys)))
-        items.append(Item(item_keys, body, request_key(server, body)))
+        identity = {"benchmark": benchmark.name, **item_keys}
+        items.append(Item(item_keys, body, request_key(server, body, identity)))
     return Plan(benchmark, prompt, items, server, dimension.judge_levels)
 
 
@@ -249,7 +250,7 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
     cache = ResponseCache(settings.cache_folder)
     try:
         answered = cache.answered([item.key for item in plan.items])
-        pending = list({i.key: i for i in plan.items if i.key not in answered}.values())
+        pending = [item for item in plan.items if item.key not in answered]
         retries = asyncio.run(_send(plan, pending, settings, key or PLACEHOLDER_KEY, cache))
         sent_keys = {item.key for item in pending}
         records, usage, usage_sent, fingerprints = [], _zero_usage(), _zero_usage(), set()
@@ -268,9 +269,8 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         cache.close()
     failed = sum("error" in r for r in records)
     no_level = sum(r.get("level_probs", 0) is None and "error" not in r for r in records)
-    counts = {  # requests are distinct bodies: items with identical prompts share one
+    counts = {
         "items": len(records),
-        "requests": len({item.key for item in plan.items}),
         "sent": len(pending),
         "cached": len(answered),
         "failed": failed,
