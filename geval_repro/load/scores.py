@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.schemas import ITEM_SCORES, SUMMEVAL_DIMENSIONS, validate_table
+from geval_repro.schemas import ITEM_SCORES, SUMMEVAL_DIMENSIONS, read_csv, validate_table
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def load_item_scores(
             f"judge {judge!r}: columns must map doc_id, system_id and at least one of "
             f"{list(SUMMEVAL_DIMENSIONS)} to CSV columns (got {dict(columns)})"
         )
-    frame = pd.read_csv(path)
+    frame = read_csv(path, fix="give the judge's scores as a UTF-8 CSV with a header row")
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
         raise ValueError(
