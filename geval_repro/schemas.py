@@ -293,6 +293,8 @@ def read_json(path: str | Path, fix: str = UPSTREAM_FIX) -> object:
             return json.load(handle)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: not valid UTF-8 JSON ({error}). Fix: {fix}.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read. Fix: {fix}.") from None
 
 
 def read_csv(path: str | Path, fix: str = UPSTREAM_FIX) -> pd.DataFrame:
