@@ -124,8 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result = recount(args.file, args.dimension, args.parser, args.raw_dir)
-    except (FetchError, ValueError, OSError) as error:
+    except (FetchError, ValueError) as error:
         print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(
+            f"geval-repro: cannot read {error.filename or args.file}: {error.strerror or error}. "
+            "Fix: check the path and its permissions",
+            file=sys.stderr,
+        )
         return 2
     warning = _coverage_warning(result)
     if warning is not None:

@@ -240,7 +240,7 @@ CASES: list = [
     pytest.param(lambda t: scores_step(t, b"\x89PNG\r\n\x1a\n\x00\x00"), ValueError, r"scores\.csv: not a readable UTF-8 CSV table .*Fix: give the judge's scores", id="wrong-format-scores"),  # noqa: E501
     pytest.param(lambda t: scores_step(t, b""), ValueError, r"scores\.csv: not a readable UTF-8 CSV table \(No columns", id="empty-scores"),  # noqa: E501
     # The CLI (#3 and the usual): the message on stderr names the file.
-    pytest.param(lambda t: recount(t / "missing.json", "--dimension", "fluency"), CliFailed, r"exit 2: .*missing\.json", id="cli-missing-file"),  # noqa: E501
+    pytest.param(lambda t: recount(t / "missing.json", "--dimension", "fluency"), CliFailed, r"exit 2: geval-repro: cannot read .*missing\.json: No such file or directory\. Fix: check the path", id="cli-missing-file"),  # noqa: E501
     pytest.param(lambda t: recount(copy_of(ME, t), "--dimension", "fluency"), CliFailed, r"exit 2: .*metric_scores_long\.csv: not valid UTF-8 JSON", id="cli-wrong-format"),  # noqa: E501
     pytest.param(lambda t: recount(replies(t, _unreadable), "--dimension", "coherence", "--parser", "tolerant"), CliFailed, r"(?s)exit 1: .*gpt4_coh_broken\.json: no document could be scored .*Fix:", id="cli-nothing-scored"),  # noqa: E501
     # The config (#6 and the usual): the message names the config and the key.
