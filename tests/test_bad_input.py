@@ -238,6 +238,7 @@ CASES: list = [
     pytest.param(lambda t: judge_step(t, _no_replies), ValueError, r"gpt4_coh_broken\.json: item 2 .*has 'all_responses' \[\], not a non-empty list", id="zero-replies"),  # noqa: E501
     pytest.param(lambda t: judge_step(t, lambda items: {"items": items}), ValueError, r"gpt4_coh_broken\.json: expected a non-empty JSON list of items, found dict", id="wrong-format-replies"),  # noqa: E501
     pytest.param(lambda t: scores_step(t, b"\x89PNG\r\n\x1a\n\x00\x00"), ValueError, r"scores\.csv: not a readable UTF-8 CSV table .*Fix: give the judge's scores", id="wrong-format-scores"),  # noqa: E501
+    pytest.param(lambda t: scores_step(t, b"d,s,c\ndm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2,M11,high\n"), ValueError, r"scores\.csv: judge 'j' has a missing, non-numeric or non-finite coherence score for doc_id='dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2', system_id='M11'\. Fix: score every item", id="text-score"),  # noqa: E501
     pytest.param(lambda t: scores_step(t, b""), ValueError, r"scores\.csv: not a readable UTF-8 CSV table \(No columns", id="empty-scores"),  # noqa: E501
     # The CLI (#3 and the usual): the message on stderr names the file.
     pytest.param(lambda t: recount(t / "missing.json", "--dimension", "fluency"), CliFailed, r"exit 2: geval-repro: cannot read .*missing\.json: No such file or directory\. Fix: check the path", id="cli-missing-file"),  # noqa: E501

@@ -73,12 +73,13 @@ def load_item_scores(
     long.insert(0, "benchmark", "summeval")
     long.insert(0, "judge", judge)
     long = long[["judge", "benchmark", "dimension", "doc_id", "system_id", "score"]]
-    long["score"] = long["score"].astype(float)
+    long["score"] = pd.to_numeric(long["score"], errors="coerce").astype(float)  # text -> NaN
     if not np.isfinite(long["score"]).all():
         bad = long.loc[~np.isfinite(long["score"])].iloc[0]
         raise ValueError(
-            f"{path}: judge {judge!r} has a missing or non-finite {bad['dimension']} score for "
-            f"doc_id={bad['doc_id']!r}, system_id={bad['system_id']!r}. Fix: score every item."
+            f"{path}: judge {judge!r} has a missing, non-numeric or non-finite "
+            f"{bad['dimension']} score for doc_id={bad['doc_id']!r}, "
+            f"system_id={bad['system_id']!r}. Fix: score every item."
         )
     fix = "the file must hold one row per SummEval summary; remove duplicates"
     return validate_table(long, ITEM_SCORES, path, ["dimension", "doc_id", "system_id"], fix)
