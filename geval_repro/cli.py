@@ -10,10 +10,9 @@ verified like in the pipeline (from ``$GEVAL_REPRO_MIRROR`` when set).
 
 Exit status: 0 with a result; 1 when no document could be scored (a message on stderr says
 why; with ``--json`` the counts are still printed, the coefficients ``null``); 2 when an
-input is missing or invalid. A file that
-covers only some SummEval documents is recounted with a warning on stderr, since its
-average runs over those documents only. ``--json`` prints strict JSON (``null`` for a
-value that is not a number).
+input is missing or invalid. A file that covers only some SummEval documents is recounted
+with a warning on stderr, since its average runs over those documents only. ``--json``
+prints strict JSON (``null`` for a value that is not a number).
 """
 
 from __future__ import annotations

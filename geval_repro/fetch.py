@@ -89,7 +89,7 @@ def relpath_for_url(url: str) -> str:
     return path if parsed.netloc == RAW_GITHUB else f"{parsed.netloc}/{path}"
 
 
-def inside(root: str | os.PathLike[str], relpath: str, what: str) -> Path:
+def _inside(root: str | os.PathLike[str], relpath: str, what: str) -> Path:
     """``root/relpath`` (``root`` resolved, ``relpath`` normalized), refused with a
     :class:`FetchError` if it leaves ``root``. ``relpath`` is normalized lexically, not
     resolved, so a mirror whose files are symlinks (git-annex, a shared store) still works."""
@@ -154,11 +154,13 @@ def fetch(
 
     With a mirror, ``mirror/<relpath>`` is copied if it exists (no network); a file missing
     from the mirror is downloaded from its URL. A file already in place with the right hash
-    is kept. Any failure raises :class:`FetchError` naming the file, the URL and the fix.
+    is kept. A relative path that would leave ``raw_dir`` or the mirror is refused, and the
+    file placed gets the usual mode (0666 less the umask), not pooch's 0600. Any failure
+    raises :class:`FetchError` naming the file, the URL and the fix.
     """
     raw_root = Path(raw_dir).resolve()
-    inside(raw_root, remote.relpath, "raw folder")
-    mirrored = inside(mirror, remote.relpath, "mirror") if mirror is not None else None
+    _inside(raw_root, remote.relpath, "raw folder")
+    mirrored = _inside(mirror, remote.relpath, "mirror") if mirror is not None else None
     if mirrored is not None and mirrored.is_file():
         inner = _mirror_copier(mirrored)
         origin = f"mirror file {mirrored}"
