@@ -309,3 +309,24 @@ def test_frozen_steps_hash_is_recorded_and_edited_steps_stop_the_run(
     assert main([*argv[:-2], "--prompt", str(template), "--limit", "3"]) == 2
     assert "edited after they were frozen" in capsys.readouterr().err
     assert len(server.requests) == 2  # nothing was sent
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--limit", "0"], "--limit 0"),
+        (["--concurrency", "0"], "must be positive"),
+        (["--mode", "logprobs", "--n", "3"], "--mode both"),
+        (["--dimension", "fluency", "--benchmark", "qags_cnndm"], "no dimension 'fluency'"),
+        (["--base-url", "localhost"], "has no host"),
+    ],
+)
+def test_bad_flags_are_named_and_nothing_is_written(tmp_path, processed, capsys, flags, message):
+    argv = [
+        "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", "m",
+        "--base-url", "http://127.0.0.1:9/v1", "--mode", "sample", "--out", str(tmp_path / "o"),
+        "--processed", str(processed), "--raw-dir", str(tmp_path / "raw"), *flags,
+    ]  # fmt: skip
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -56,6 +56,15 @@ class JudgeSettings:
     price_input: float | None = None
     price_output: float | None = None
 
+    def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
+        if self.concurrency < 1 or self.max_attempts < 1 or self.timeout <= 0:
+            raise ValueError(
+                f"--concurrency {self.concurrency}, --max-attempts {self.max_attempts} and "
+                f"--timeout {self.timeout} must be positive"
+            )
+
     @property
     def cache_folder(self) -> Path:
         """The cache folder: ``--cache`` or ``<out>/cache``."""
