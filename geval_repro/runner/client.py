@@ -153,7 +153,8 @@ class CompletionClient:
                     try:
                         read_completion(text)
                     except (ValueError, AttributeError) as error:
-                        return Answer(text, redact(f"unreadable response: {error}", self._key))
+                        reason = redact(f"unreadable response: {error}", self._key)
+                        return Answer(redact(text, self._key), reason)
                     return Answer(text)
                 if attempt + 1 < self._max_attempts:
                     self.retries += 1

@@ -27,7 +27,13 @@ from typing import Any
 
 from geval_repro.atomic import write_text
 from geval_repro.benchmarks import Benchmark, get_benchmark
-from geval_repro.runner.cache import ResponseCache, canonical_json, request_key, server_name
+from geval_repro.runner.cache import (
+    CACHE_FILE,
+    ResponseCache,
+    canonical_json,
+    request_key,
+    server_name,
+)
 from geval_repro.runner.prompts import Prompt, benchmark_prompt_path, read_template
 from geval_repro.runner.requests import RequestParams, request_body
 
@@ -147,7 +153,7 @@ def dry_run(settings: JudgeSettings, plan: Plan) -> dict[str, Any]:
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound).
     """
     cached: set[str] = set()
-    if (settings.cache_folder / "responses.sqlite").is_file():
+    if (settings.cache_folder / CACHE_FILE).is_file():
         cache = ResponseCache(settings.cache_folder)
         cached = cache.answered([item.key for item in plan.items])
         cache.close()
@@ -171,7 +177,9 @@ def dry_run(settings: JudgeSettings, plan: Plan) -> dict[str, Any]:
     return estimate
 
 
-async def _send(plan: Plan, pending: list[Item], settings: JudgeSettings, key: str, cache) -> int:
+async def _send(
+    pending: list[Item], settings: JudgeSettings, key: str, cache: ResponseCache
+) -> int:
     """Send ``pending`` concurrently, storing each answer as it arrives; return retries."""
     from tqdm import tqdm
 
@@ -260,7 +268,7 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
     try:
         answered = cache.answered([item.key for item in plan.items])
         pending = [item for item in plan.items if item.key not in answered]
-        retries = asyncio.run(_send(plan, pending, settings, key or PLACEHOLDER_KEY, cache))
+        retries = asyncio.run(_send(pending, settings, key or PLACEHOLDER_KEY, cache))
         sent_keys = {item.key for item in pending}
         records, usage, usage_sent, fingerprints = [], _zero_usage(), _zero_usage(), set()
         for item in plan.items:
