@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 PACKAGE_ROOT = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_ROOT.parent
 REGISTRY_PATH = REPO_ROOT / "data" / "sources.yaml"
@@ -44,6 +42,8 @@ class Source:
 @cache
 def load_registry(path: Path = REGISTRY_PATH) -> dict[str, Source]:
     """Read the registry into ``{id: Source}``; a malformed entry is an error naming it."""
+    import yaml  # here, not at module level: the CLI imports REPO_ROOT before parsing
+
     with open(path, encoding="utf-8") as handle:
         entries = yaml.safe_load(handle)["sources"]
     registry: dict[str, Source] = {}
