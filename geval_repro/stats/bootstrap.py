@@ -15,7 +15,9 @@ undefined are dropped from the distribution (as nlpstats does) and counted. The 
 the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of the distribution
 (``numpy.percentile``, linear interpolation, as nlpstats). All resamples are drawn first from
 ``numpy.random.default_rng(seed)`` and evaluated as batched matrices, so the result depends
-only on the data and the seed.
+only on the data and the seed. At the summary level with inputs as the unit, a resample only
+repeats or drops inputs: each input's correlation is computed once and every resample
+averages the drawn ones (same values as recomputing each resampled matrix).
 """
 
 from __future__ import annotations
@@ -97,26 +99,20 @@ def resampled_correlations(
 def _reweighted_documents(
     metric: np.ndarray, human: np.ndarray, coefficient: str, columns: np.ndarray
 ) -> np.ndarray:
-    """Summary level, inputs resampled: each input's correlation once, then weighted means.
+    """Summary level, inputs resampled: each input's correlation once, then per-resample means.
 
-    A resample that draws input ``j`` ``w_j`` times has the value
-    ``sum_j w_j c_j / sum_j w_j`` over the kept inputs (same rule, same correlations as
-    recomputing the resampled matrix; only the order of the additions differs). A drawn
-    input that is kept but whose correlation is undefined makes the resample undefined, as
-    it does when recomputed.
+    A resampled matrix's inputs are copies of the original inputs, each with the same
+    correlation and the same kept flag, so its value is the mean of the drawn inputs' kept
+    correlations: gathered by the resample's column indices and summed in the same order as
+    when the resampled matrix is recomputed (a drawn input that is kept but whose
+    correlation is undefined makes the resample undefined, as there).
     """
     per_input, kept, _ = summary_terms(metric, human, coefficient)
-    n_inputs = metric.shape[1]
-    n_resamples = columns.shape[0]
-    flat = (np.arange(n_resamples)[:, None] * n_inputs + columns).ravel()
-    weights = np.bincount(flat, minlength=n_resamples * n_inputs).reshape(n_resamples, n_inputs)
-    undefined = kept & np.isnan(per_input)
-    usable = kept & ~undefined
-    weights = weights.astype(float)
+    contributions = np.where(kept, per_input, 0.0)[columns]
+    n_groups = kept[columns].sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = (weights @ np.where(usable, per_input, 0.0)) / (weights @ kept)
-    poisoned = (weights @ undefined) > 0
-    return np.where(poisoned | ~(weights @ kept > 0), np.nan, values)
+        values = contributions.sum(axis=-1) / n_groups
+    return np.where(n_groups > 0, values, np.nan)
 
 
 def _recomputed(

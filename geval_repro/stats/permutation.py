@@ -23,6 +23,10 @@ P-value: ``(1 + k) / (1 + n)`` where ``n`` counts permuted differences that are 
 observed for "greater", d <= observed for "less"; differences within 1e-12 count as
 ties). The +1 makes the Monte Carlo p-value valid and never zero (Phipson & Smyth, 2010);
 nlpstats reports ``k / n_resamples`` instead, which ``distribution`` lets you recompute.
+
+At the summary level with whole inputs swapped, a swap only exchanges which of an input's
+two correlations (A's or B's) enters each average: each input's correlations are computed
+once and every resample averages the chosen ones (same values as recomputing).
 """
 
 from __future__ import annotations
