@@ -197,8 +197,11 @@ def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
     rows.loc[0, "note"] = "a | b"
     text = to_markdown(rows)
     lines = text.splitlines()
-    assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
-    assert len(lines) == 2 + len(rows)
+    shown = [
+        "value [95% CI]" if c == "value" else c for c in COLUMNS if c not in ("ci_low", "ci_high")
+    ]
+    assert lines[0] == "| " + " | ".join(shown) + " |"
+    assert len(lines) == 2 + len(rows)  # no CI, so no flag and no legend
     assert "a \\| b" in text
     assert f"| {rows.value.iloc[0]:.4f} |" in lines[2]
     csv_path, md_path = tmp_path / "tables" / "correlations.csv", tmp_path / "tables" / "c.md"
@@ -208,6 +211,43 @@ def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
     np.testing.assert_array_equal(back.value.to_numpy(), rows.value.to_numpy())
     assert md_path.read_text(encoding="utf-8") == text
     assert sorted(p.name for p in csv_path.parent.iterdir()) == ["c.md", "correlations.csv"]
+
+
+def test_markdown_shows_the_ci_and_flags_printed_values_outside_it() -> None:
+    def row(value, low, high, printed):
+        return {
+            **dict.fromkeys(COLUMNS, math.nan),
+            "benchmark": "summeval",
+            "dimension": "coherence",
+            "metric": "m",
+            "variant": "v",
+            "level": "summary",
+            "coefficient": "spearman",
+            "value": value,
+            "ci_low": low,
+            "ci_high": high,
+            "paper_value": printed,
+            "status": "recomputed",
+            "note": "",
+        }
+
+    rows = pd.DataFrame.from_records(
+        [
+            row(0.512, 0.47, 0.553, 0.582),  # printed above the interval: flagged
+            row(0.512, 0.47, 0.553, 0.553),  # on the bound: inside
+            row(0.512, 0.47, 0.553, 0.4696),  # rounds to a number inside: not flagged
+            row(0.512, 0.47, 0.553, 0.469),  # 0.469 + 0.0005 < 0.47: flagged
+            row(0.512, math.nan, math.nan, 0.9),  # no interval: no flag
+        ],
+        columns=COLUMNS,
+    )
+    lines = to_markdown(rows).splitlines()
+    body = lines[2:7]
+    assert "| 0.5120 [0.470, 0.553] |" in body[0]
+    assert [line.count("†") for line in body] == [1, 0, 0, 1, 0]
+    assert "| 0.582 † |" in body[0]
+    assert "| 0.5120 |" in body[4]
+    assert lines[-1].startswith("† the printed value lies outside our 95% CI")
 
 
 def test_check_rows_rejects_bad_tables() -> None:
