@@ -49,6 +49,7 @@ rule all:
         rules.judges.input,
         rules.correlations.output,
         rules.paper_layout.output,
+        rules.reproduction_figure.output,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,

@@ -111,6 +111,7 @@ REPORT_TABLES = {
     },
 }
 REPORT_FIGURES = {
+    "reproduction": ("reproduction", "Tables: ours vs the paper", "Does it reproduce?"),
     "human_distributions": ("human_distributions", "Human judgements", "Figures"),
 }
 
