@@ -26,11 +26,10 @@ from geval_repro.judge.pairing import paired_matrices
 from geval_repro.judge.parse import PARSERS
 from geval_repro.load import load_released_replies, load_summeval
 from geval_repro.schemas import SUMMEVAL_DIMENSIONS
-from geval_repro.sources import REPO_ROOT
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.ties import tie_rate
 
-DEFAULT_RAW = REPO_ROOT / "data" / "raw"
+DEFAULT_RAW = Path("data") / "raw"  # relative to the working directory, as in the pipeline
 
 
 def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str, object]:
@@ -76,7 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     recount_parser.add_argument("--parser", default="original", choices=PARSERS)
     recount_parser.add_argument("--json", action="store_true", help="print one JSON object")
     recount_parser.add_argument(
-        "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
+        "--raw-dir",
+        type=Path,
+        default=DEFAULT_RAW,
+        help="where SummEval is fetched to (default: data/raw under the working directory)",
     )
     args = parser.parse_args(argv)
     try:
