@@ -40,6 +40,7 @@ include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/export.smk"
 
 
 rule all:
