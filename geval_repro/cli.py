@@ -1,4 +1,4 @@
-"""Command-line entry point: ``geval-repro recount | judge | steps``.
+"""Command-line entry point: ``geval-repro recount | judge | steps | export``.
 
 ``judge`` and ``steps`` run G-Eval with an OpenAI-compatible model (see
 :mod:`geval_repro.runner`); their modules are imported only when those commands run.
@@ -16,6 +16,11 @@ on stderr says why; with ``--json`` the counts are still printed, the coefficien
 ``null``); 2 when an input is missing or invalid. A file that covers only some SummEval
 documents is recounted with a warning on stderr, since its average runs over those
 documents only. ``--json`` prints strict JSON (``null`` for a value that is not a number).
+``export --format hf OUT`` writes the tidy benchmarks of ``data/processed`` with the judge
+runs found under ``data/processed/judges/`` as a Hugging Face dataset
+(:mod:`geval_repro.export_hf`, imported only then); the runs' labels and fixture flags come
+from the config. Exit status 0, or 2 when an input is missing or invalid.
+
 ``judge``'s exit status: 0 when every item has an answer, 1 when some requests failed
 (listed per item in the output, retried by the next run), 2 for invalid input.
 """
@@ -29,14 +34,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from geval_repro.sources import REPO_ROOT
+# Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
+# modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
+# a fraction of a second (tests/test_cli.py checks that importing this module loads none).
 
-# Heavy modules (numpy, pandas, pandera, pooch, the judge, stats and runner modules) are
-# imported inside the command handlers, so that ``geval-repro --help`` starts in a fraction
-# of a second (tests/test_cli.py checks that importing this module loads none of them).
-
-DEFAULT_RAW = REPO_ROOT / "data" / "raw"
+DEFAULT_RAW = Path("data") / "raw"  # relative to the working directory, as in the pipeline
+DEFAULT_PROCESSED = Path("data") / "processed"
+DEFAULT_CONFIG = Path("workflow") / "config.yaml"
 
 
 def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str, object]:
@@ -244,6 +250,65 @@ def _steps(args: argparse.Namespace) -> int:
     return 0
 
 
+def judge_specs(configs: Sequence[Path]) -> dict[str, Any]:
+    """The ``judges`` entries of ``configs``, later files overriding earlier ones per run (as
+    Snakemake merges ``--configfile`` into the default config)."""
+    import yaml
+
+    specs: dict[str, Any] = {}
+    for path in configs:
+        with open(path, encoding="utf-8") as handle:
+            specs.update((yaml.safe_load(handle) or {}).get("judges") or {})
+    return specs
+
+
+def _add_export_parser(commands: argparse._SubParsersAction) -> None:
+    export = commands.add_parser(
+        "export", help="the tidy benchmarks and judge runs as a Hugging Face dataset"
+    )
+    export.add_argument("out", type=Path, help="folder to write (replaced if present)")
+    export.add_argument("--format", required=True, choices=["hf"])
+    export.add_argument(
+        "--processed",
+        type=Path,
+        default=DEFAULT_PROCESSED,
+        help="the pipeline's processed tables (default: data/processed)",
+    )
+    export.add_argument(
+        "--config",
+        type=Path,
+        help="config with the judge runs' labels and fixture flags, read over "
+        "workflow/config.yaml when that is present",
+    )
+    export.add_argument(
+        "--judge",
+        action="append",
+        help="a judge run to join (repeatable; default: every run under PROCESSED/judges)",
+    )
+
+
+def _export(args: argparse.Namespace) -> int:
+    """The ``export`` command: judge runs from ``--judge`` or found on disk, their labels and
+    fixture flags from the default config and ``--config``."""
+    from geval_repro.export_hf import export_hf
+
+    try:
+        if args.config is not None and not args.config.is_file():
+            raise FileNotFoundError(f"--config {args.config}: no such file")
+        configs = [p for p in (DEFAULT_CONFIG, args.config) if p is not None and p.is_file()]
+        specs = judge_specs(configs)
+        judges_dir = args.processed / "judges"
+        names = args.judge or sorted(
+            p.name for p in (judges_dir.iterdir() if judges_dir.is_dir() else ()) if p.is_dir()
+        )
+        scored = export_hf(args.processed, args.out, {n: specs.get(n, {}) for n in names})
+    except (ValueError, OSError) as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
+    print(f"{args.out}: " + "; ".join(f"{b}: {n or 'no judge run'}" for b, n in scored.items()))
+    return 0
+
+
 def _recount(args: argparse.Namespace) -> int:
     from geval_repro.fetch import FetchError
     from geval_repro.judge.parse import PARSERS
@@ -297,15 +362,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     recount_parser.add_argument("--json", action="store_true", help="print one JSON object")
     recount_parser.add_argument(
-        "--raw-dir", type=Path, default=DEFAULT_RAW, help="where SummEval is fetched to"
+        "--raw-dir",
+        type=Path,
+        default=DEFAULT_RAW,
+        help="where SummEval is fetched to (default: data/raw under the working directory)",
     )
     _add_judge_parser(commands)
     _add_steps_parser(commands)
+    _add_export_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "judge":
         return _judge(args)
     if args.command == "steps":
         return _steps(args)
+    if args.command == "export":
+        return _export(args)
     return _recount(args)
 
 

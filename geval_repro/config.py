@@ -1,6 +1,6 @@
 """Pipeline configuration: checks beyond the JSON schema, and where each judge file lives.
 
-The JSON schema (``workflow/schemas/config.schema.yaml``) checks shapes and types; this
+The JSON schema (``geval_repro/data/config.schema.yaml``) checks shapes and types; this
 module checks what a schema cannot (every judge to run is defined, every ``source`` id
 exists) and turns a judge's file specs into local paths and fetchable remote files.
 """
@@ -16,9 +16,9 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
 
 from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
-from geval_repro.sources import REPO_ROOT, get_source, load_registry
+from geval_repro.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
-SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
 
 
@@ -66,7 +66,7 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
             if "source" in spec and spec["source"] not in registry:
                 raise ConfigError(
                     f"{origin}: judge {name!r} names source {spec['source']!r}, "
-                    "which is not an id in data/sources.yaml"
+                    "which is not an id in geval_repro/data/sources.yaml"
                 )
             if "url" in spec:
                 try:

@@ -47,7 +47,7 @@ def test_toolkit_prompts_match_the_registry(name, dimension, tmp_path):
 
 def test_summeval_prompts_are_the_released_files(mirror_dir, monkeypatch, tmp_path):
     monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
-    pinned = {  # data/sources.yaml
+    pinned = {  # geval_repro/data/sources.yaml
         "coherence": "87ae7311d8edfc8e39a9674672496ef42e4bc768f38e927f294293b9d0ba4973",
         "fluency": "cd996012a744fea5007ba49e8508c1407eee4df05f39b395a4ad9d073f72ca7b",
     }
