@@ -45,7 +45,7 @@ class Source:
 @cache
 def load_registry(path: Path = REGISTRY_PATH) -> dict[str, Source]:
     """Read the registry into ``{id: Source}``; a malformed entry is an error naming it."""
-    import yaml  # here, not at module level: the CLI imports REPO_ROOT before parsing
+    import yaml  # here: modules that only need the registry's paths do not load yaml
 
     with open(path, encoding="utf-8") as handle:
         entries = yaml.safe_load(handle)["sources"]
