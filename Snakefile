@@ -1,7 +1,7 @@
 """geval-repro: reproduce G-Eval's meta-evaluation (Liu et al., EMNLP 2023).
 
 Run `snakemake --cores 4`. Configuration: workflow/config.yaml (schema in
-workflow/schemas/config.schema.yaml); offline use: --config mirror=PATH or
+geval_repro/data/config.schema.yaml); offline use: --config mirror=PATH or
 GEVAL_REPRO_MIRROR=PATH.
 """
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from geval_repro.config import check_config, judge_files, remote_files
+from geval_repro.config import SCHEMA_PATH, check_config, judge_files, remote_files
 from geval_repro.fetch import resolve_mirror
 from geval_repro.joblog import log_every_run
 
@@ -20,7 +20,7 @@ min_version("8.20")
 configfile: "workflow/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+validate(config, str(SCHEMA_PATH))
 check_config(config)
 
 DATA = Path(config["data_dir"])
@@ -42,6 +42,7 @@ include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/export.smk"
 
 
 rule all:
@@ -51,6 +52,7 @@ rule all:
         rules.judges.input,
         rules.correlations.output,
         rules.paper_layout.output,
+        rules.reproduction_figure.output,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,

@@ -1,6 +1,6 @@
 """Pipeline configuration: checks beyond the JSON schema, and where each judge file lives.
 
-The JSON schema (``workflow/schemas/config.schema.yaml``) checks shapes and types; this
+The JSON schema (``geval_repro/data/config.schema.yaml``) checks shapes and types; this
 module checks what a schema cannot (every judge to run is defined, every ``source`` id
 exists) and turns a judge's file specs into local paths and fetchable remote files.
 """
@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError, validators
 
-from geval_repro.fetch import RemoteFile
-from geval_repro.sources import REPO_ROOT, get_source, load_registry
+from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
+from geval_repro.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
-SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
 
 
@@ -46,9 +46,9 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
     """Validate ``config`` against the JSON schema and the cross-references in it."""
     with open(SCHEMA_PATH, encoding="utf-8") as handle:
         schema = yaml.safe_load(handle)
-    errors = sorted(Draft202012Validator(schema).iter_errors(config), key=lambda e: e.path)
+    errors = sorted(_Validator(schema).iter_errors(config), key=lambda e: e.path)
     if errors:
-        lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {e.message}" for e in errors]
+        lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {_message(e)}" for e in errors]
         raise ConfigError(f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines))
     for name in config["judges_to_run"]:
         if name not in config["judges"]:
@@ -66,8 +66,35 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
             if "source" in spec and spec["source"] not in registry:
                 raise ConfigError(
                     f"{origin}: judge {name!r} names source {spec['source']!r}, "
-                    "which is not an id in data/sources.yaml"
+                    "which is not an id in geval_repro/data/sources.yaml"
                 )
+            if "url" in spec:
+                try:
+                    relpath_for_url(spec["url"])
+                except FetchError as error:
+                    raise ConfigError(f"{origin}: judge {name!r}: {error}") from None
+
+
+def _is_int(_checker: object, instance: object) -> bool:
+    """JSON-schema ``integer``, strictly: a Python int (draft 2020-12 also accepts 100.0)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
+)
+
+
+def _message(error: ValidationError) -> str:
+    """The error's message, with a fix for a non-integer, and for a ``oneOf`` failure the
+    sub-error of the branch whose keys the value has (not a missing or extra key)."""
+    if error.validator == "type" and "integer" in error.validator_value:
+        return f"{error.message} (write a whole number without a decimal point, e.g. 100)"
+    specific = [e for e in error.context if e.validator not in ("required", "additionalProperties")]
+    if specific:
+        return f"{error.message}: {specific[0].message}"
+    return error.message
 
 
 def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:

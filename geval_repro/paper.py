@@ -1,6 +1,6 @@
 """The G-Eval paper's published correlations (Liu et al., EMNLP 2023, Tables 1-3).
 
-``data/paper/paper_tables.csv`` holds one row per printed number (see its README.md for the
+``geval_repro/data/paper_tables.csv`` holds one row per printed number (see its README.md for the
 transcription source): ``table, benchmark, dimension, metric, coefficient, value``, with
 metric names exactly as printed and "-" cells omitted.
 
@@ -23,7 +23,7 @@ import pandas as pd
 
 from geval_repro.stats.coefficients import COEFFICIENTS
 
-PAPER_TABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "paper" / "paper_tables.csv"
+PAPER_TABLES_PATH = Path(__file__).resolve().parent / "data" / "paper_tables.csv"
 COLUMNS = ["table", "benchmark", "dimension", "metric", "coefficient", "value"]
 AVERAGE = "AVG"
 QAGS_SUBSETS = ("qags_cnndm", "qags_xsum")

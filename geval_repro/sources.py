@@ -1,4 +1,4 @@
-"""The sources registry (``data/sources.yaml``): every upstream file, pinned and hashed.
+"""The sources registry (``geval_repro/data/sources.yaml``): every upstream file, pinned and hashed.
 
 Each entry names one raw file at a pinned commit. Its local path, in ``data/raw`` and in an
 offline mirror alike, is ``<owner>/<repo>/<commit>/<path>``: the layout of the raw-file URL
@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 PACKAGE_ROOT = Path(__file__).resolve().parent
+#: The checkout (only meaningful in a source checkout: git state, README, results/).
 REPO_ROOT = PACKAGE_ROOT.parent
-REGISTRY_PATH = REPO_ROOT / "data" / "sources.yaml"
+#: Data files shipped with the package (work from a non-editable install too).
+PACKAGE_DATA = PACKAGE_ROOT / "data"
+REGISTRY_PATH = PACKAGE_DATA / "sources.yaml"
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class Source:
 @cache
 def load_registry(path: Path = REGISTRY_PATH) -> dict[str, Source]:
     """Read the registry into ``{id: Source}``; a malformed entry is an error naming it."""
+    import yaml  # here: modules that only need the registry's paths do not load yaml
+
     with open(path, encoding="utf-8") as handle:
         entries = yaml.safe_load(handle)["sources"]
     registry: dict[str, Source] = {}

@@ -4,7 +4,10 @@ meta_eval_summeval.py (per-reply regex, per-document scipy loop) on the FIXTURE 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -95,3 +98,27 @@ def test_recount_text_and_errors(mirror_dir: Path, tmp_path: Path, monkeypatch, 
     assert "spearman" in text and "documents kept 4" in text and "left out" in text
     assert main(["recount", str(tmp_path / "missing.json"), "--dimension", "fluency", *raw]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_cli_import_leaves_heavy_modules_unloaded() -> None:
+    """``geval-repro --help`` must not pay for pandas & co.: importing the CLI module in a
+    fresh interpreter loads none of them (they are imported inside the command handlers)."""
+    heavy = ["pandas", "pandera", "pooch", "matplotlib", "numpy", "scipy"]
+    code = f"import sys, geval_repro.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    assert done.stdout.strip() == ""
+
+
+def test_unknown_dimension_or_parser_is_a_clear_error(capsys) -> None:
+    assert main(["recount", str(FIXTURE), "--dimension", "coherency"]) == 2
+    assert "use one of ('coherence'" in capsys.readouterr().err
+    assert main(["recount", str(FIXTURE), "--dimension", "fluency", "--parser", "lax"]) == 2
+    assert "--parser 'lax'" in capsys.readouterr().err

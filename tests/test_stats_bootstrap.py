@@ -161,3 +161,40 @@ def test_bad_arguments_raise() -> None:
         bootstrap_ci(metric, human, "summary", "pearson", confidence=95, seed=0)
     with pytest.raises(ValueError, match="constant"):
         bootstrap_ci(np.ones((3, 4)), human[:3, :4], "summary", "pearson", seed=0)
+
+
+def _messy_matrices(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random (systems, inputs) scores with missing cells, constant inputs and ties."""
+    rng = np.random.default_rng(seed)
+    n_systems, n_inputs = int(rng.integers(3, 17)), int(rng.integers(5, 40))
+    human = rng.integers(3, 16, (n_systems, n_inputs)) / 3.0
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)
+    metric[rng.random(metric.shape) < 0.15] = np.nan
+    human[rng.random(human.shape) < 0.05] = np.nan
+    human[:, 0] = 2.0  # constant human input: skipped
+    metric[:, 1] = 4.0  # constant metric input: skipped
+    return metric, human
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_document_reweighting_equals_recomputing_each_resample(coefficient, seed) -> None:
+    """Summary level over inputs: weighting each input's correlation by its count in the
+    resample equals recomputing the resampled matrix (a plain loop over resamples)."""
+    metric, human = _messy_matrices(seed)
+    columns = np.random.default_rng(seed + 100).integers(0, metric.shape[1], (200, metric.shape[1]))
+    fast = resampled_correlations(metric, human, "summary", coefficient, input_indices=columns)
+    loop = np.array(
+        [correlate(metric[:, c], human[:, c], "summary", coefficient).value for c in columns]
+    )
+    np.testing.assert_array_equal(np.isnan(fast), np.isnan(loop))
+    np.testing.assert_allclose(fast, loop, rtol=0, atol=1e-12)
+    result = bootstrap_ci(metric, human, "summary", coefficient, n_resamples=300, seed=seed)
+    drawn = np.random.default_rng(seed).integers(0, metric.shape[1], (300, metric.shape[1]))
+    expected = np.array(
+        [correlate(metric[:, c], human[:, c], "summary", coefficient).value for c in drawn]
+    )
+    expected = expected[~np.isnan(expected)]
+    low, high = np.percentile(expected, [2.5, 97.5])
+    assert result.low == pytest.approx(low, abs=1e-12)
+    assert result.high == pytest.approx(high, abs=1e-12)

@@ -132,3 +132,30 @@ def test_bad_arguments_raise() -> None:
         paired_permutation_test(good, noisy, human, "summary", "pearson", seed=0, alternative="up")
     with pytest.raises(ValueError, match="constant"):
         paired_permutation_test(np.ones_like(good), noisy, human, "summary", "pearson", seed=0)
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_document_swaps_equal_recomputing_each_swapped_matrix(coefficient, seed) -> None:
+    """Summary level, whole inputs swapped: reusing each input's two correlations equals
+    recomputing both swapped matrices (a plain loop over swap masks)."""
+    rng = np.random.default_rng(seed)
+    human = rng.integers(3, 16, (12, 30)) / 3.0
+    metric_a = np.round(human + rng.normal(0, 1, human.shape), 1)
+    metric_b = np.round(human + rng.normal(0, 1.5, human.shape), 1)
+    missing = rng.random(human.shape) < 0.15
+    metric_a[missing] = np.nan
+    metric_b[missing] = np.nan
+    human[:, 0] = 2.0  # constant human input: skipped for both
+    metric_a[:, 1] = 4.0  # constant in A only: kept or skipped as it moves between A and B
+    swap = rng.random((150, 1, 30)) < 0.5
+    fast = permuted_differences(metric_a, metric_b, human, "summary", coefficient, swap)
+    loop = np.array(
+        [
+            correlate(np.where(s, metric_b, metric_a), human, "summary", coefficient).value
+            - correlate(np.where(s, metric_a, metric_b), human, "summary", coefficient).value
+            for s in swap
+        ]
+    )
+    np.testing.assert_array_equal(np.isnan(fast), np.isnan(loop))
+    np.testing.assert_allclose(fast, loop, rtol=0, atol=1e-12)

@@ -34,11 +34,12 @@ import warnings
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nltk
 import numpy as np
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
-from nltk.translate.meteor_score import meteor_score
+
+if TYPE_CHECKING:  # nltk (which imports scipy.stats) is imported when a function needs it
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 INSTALL_COMMAND = (
@@ -89,6 +90,9 @@ def debian_wordnet(
     ``nltk.data.path``. Raises FileNotFoundError with the install command when a database
     file is missing, and ValueError when the files are not WordNet 3.0.
     """
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     missing = [name for name in WORDNET_FILES if not (wordnet_dir / name).is_file()]
     if missing:
@@ -126,6 +130,8 @@ def meteor(
     With several references nltk keeps the best-scoring one. Returns shape (n,), 0-1 scale.
     ``wordnet``: a reader, e.g. :func:`debian_wordnet` ``()``.
     """
+    from nltk.translate.meteor_score import meteor_score
+
     if len(hypotheses) != len(references):
         raise ValueError(
             f"meteor: {len(hypotheses)} hypotheses but {len(references)} references; "

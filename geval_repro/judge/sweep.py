@@ -17,10 +17,11 @@ has no score in that draw (it is left out of its document's correlation). Means 
 like :func:`geval_repro.judge.item_scores.round_mean`, so at n = n_max both modes equal the
 full-mean scores of :func:`geval_repro.judge.item_scores.item_scores` exactly.
 
-Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.correlate_batch`:
+Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.summary_batch`:
 per document, correlate the systems' scores with the human scores, skip a constant vector,
 average the kept documents), vectorized over a batch of score matrices: all draws of one
-n, or all n of the first-n mode, in one call. ``tie_rate`` is
+n, or all n of the first-n mode, in one call, against the one human matrix (its pair signs,
+near-tie collapse and ranks are computed once per call, not per draw). ``tie_rate`` is
 :func:`geval_repro.stats.ties.tie_rate` at the summary level (pairs of item scores within a
 document); for ``random`` it is pooled over the draws (tied pairs / pairs over every
 document of every draw), which equals the mean of the per-draw rates whenever each draw has
@@ -54,7 +55,7 @@ import pandas as pd
 from geval_repro.judge.item_scores import REPLY_COLUMNS, check_replies_table, round_mean
 from geval_repro.judge.parse import PARSERS, Parser, parse_table
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.stats.levels import correlate_batch
+from geval_repro.stats.levels import summary_batch
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 
@@ -214,10 +215,9 @@ def _sweep_grid(
     ns = np.arange(1, n_max + 1)
     if first:
         batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
-        human = np.broadcast_to(grid.human, batch.shape)
         ties = [tie_rate(matrix, "summary").rate for matrix in batch]
-        for coefficient in coefficients:
-            value = correlate_batch(batch, human, "summary", coefficient).value
+        for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
+            value = result.value
             rows += [
                 {
                     "mode": "first",
@@ -236,11 +236,10 @@ def _sweep_grid(
         means = _prefix_means(drawn)  # (n_max, draws, n_items)
         for n in ns:
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
-            human = np.broadcast_to(grid.human, batch.shape)
             pooled = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
             ties = tie_rate(pooled, "summary").rate
-            for coefficient in coefficients:
-                value = correlate_batch(batch, human, "summary", coefficient).value
+            for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
+                value = result.value
                 low, high = np.percentile(value, BAND_PERCENTILES)
                 rows.append(
                     {

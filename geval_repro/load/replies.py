@@ -23,7 +23,7 @@ SCORE_TOLERANCE = 1e-9
 FORMAT_FIX = (
     "a replies file is a JSON list of summeval.json items, each with its doc_id, system_id and "
     "scores unchanged and 'all_responses' a non-empty list of reply strings (a released file "
-    "must match its SHA-256 in data/sources.yaml)"
+    "must match its SHA-256 in geval_repro/data/sources.yaml)"
 )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.schemas import ITEM_SCORES, SUMMEVAL_DIMENSIONS, validate_table
+from geval_repro.schemas import ITEM_SCORES, SUMMEVAL_DIMENSIONS, read_csv, validate_table
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def load_item_scores(
             f"judge {judge!r}: columns must map doc_id, system_id and at least one of "
             f"{list(SUMMEVAL_DIMENSIONS)} to CSV columns (got {dict(columns)})"
         )
-    frame = pd.read_csv(path)
+    frame = read_csv(path, fix="give the judge's scores as a UTF-8 CSV with a header row")
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
         raise ValueError(
@@ -73,12 +73,13 @@ def load_item_scores(
     long.insert(0, "benchmark", "summeval")
     long.insert(0, "judge", judge)
     long = long[["judge", "benchmark", "dimension", "doc_id", "system_id", "score"]]
-    long["score"] = long["score"].astype(float)
+    long["score"] = pd.to_numeric(long["score"], errors="coerce").astype(float)  # text -> NaN
     if not np.isfinite(long["score"]).all():
         bad = long.loc[~np.isfinite(long["score"])].iloc[0]
         raise ValueError(
-            f"{path}: judge {judge!r} has a missing or non-finite {bad['dimension']} score for "
-            f"doc_id={bad['doc_id']!r}, system_id={bad['system_id']!r}. Fix: score every item."
+            f"{path}: judge {judge!r} has a missing, non-numeric or non-finite "
+            f"{bad['dimension']} score for doc_id={bad['doc_id']!r}, "
+            f"system_id={bad['system_id']!r}. Fix: score every item."
         )
     fix = "the file must hold one row per SummEval summary; remove duplicates"
     return validate_table(long, ITEM_SCORES, path, ["dimension", "doc_id", "system_id"], fix)

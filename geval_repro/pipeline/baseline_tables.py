@@ -65,15 +65,18 @@ def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> 
     multi = summeval_references(table, pd.read_parquet(references))
     outputs = table["system_output"].tolist()
     log.info("scoring %d summaries against %d references each", len(outputs), len(multi[0]))
+    single = table["reference"].tolist()
+    # The multi-reference list starts with summeval.json's reference: score each pair once.
+    single_is_first = single == [refs[0] for refs in multi]
     parts = []
     for metric, rouge_type in ROUGE_TYPES.items():
         options = _rouge_options(rouge_type)
         log.info("%s ...", metric)
         per_reference = rouge_f_per_reference(outputs, multi, rouge_type, **options)
         variants = {
-            "1 reference (summeval.json)": rouge_f(
-                outputs, table["reference"].tolist(), rouge_type, **options
-            ),
+            "1 reference (summeval.json)": per_reference[:, 0]
+            if single_is_first
+            else rouge_f(outputs, single, rouge_type, **options),
             "11 references, mean": per_reference.mean(axis=1),
             "11 references, max": per_reference.max(axis=1),
         }

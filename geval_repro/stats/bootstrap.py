@@ -15,14 +15,16 @@ undefined are dropped from the distribution (as nlpstats does) and counted. The 
 the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of the distribution
 (``numpy.percentile``, linear interpolation, as nlpstats). All resamples are drawn first from
 ``numpy.random.default_rng(seed)`` and evaluated as batched matrices, so the result depends
-only on the data and the seed.
+only on the data and the seed. At the summary level with inputs as the unit, a resample only
+repeats or drops inputs: each input's correlation is computed once and every resample
+averages the drawn ones (same values as recomputing each resampled matrix).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.levels import LEVELS, correlate_batch
+from geval_repro.stats.levels import LEVELS, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult
 
@@ -89,6 +91,40 @@ def resampled_correlations(
         if input_indices is None
         else np.asarray(input_indices)
     )
+    if level == "summary" and system_indices is None and item_indices is None:
+        return _reweighted_documents(metric, human, coefficient, columns)
+    return _recomputed(metric, human, level, coefficient, rows, columns)
+
+
+def _reweighted_documents(
+    metric: np.ndarray, human: np.ndarray, coefficient: str, columns: np.ndarray
+) -> np.ndarray:
+    """Summary level, inputs resampled: each input's correlation once, then per-resample means.
+
+    A resampled matrix's inputs are copies of the original inputs, each with the same
+    correlation and the same kept flag, so its value is the mean of the drawn inputs' kept
+    correlations: gathered by the resample's column indices and summed in the same order as
+    when the resampled matrix is recomputed (a drawn input that is kept but whose
+    correlation is undefined makes the resample undefined, as there).
+    """
+    per_input, kept, _ = summary_terms(metric, human, coefficient)
+    contributions = np.where(kept, per_input, 0.0)[columns]
+    n_groups = kept[columns].sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = contributions.sum(axis=-1) / n_groups
+    return np.where(n_groups > 0, values, np.nan)
+
+
+def _recomputed(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    rows: np.ndarray,
+    columns: np.ndarray,
+) -> np.ndarray:
+    """Level correlation of each resample, recomputed on the resampled matrices."""
+    n_resamples = rows.shape[0]
     block = max(1, CELLS_PER_BLOCK // (rows.shape[1] * columns.shape[1]))
     values = np.empty(n_resamples)
     for start in range(0, n_resamples, block):

@@ -226,6 +226,14 @@ def _kendall_terms_by_table(
     return tuple(np.concatenate(part).reshape(x.shape[:-1]) for part in zip(*parts, strict=True))
 
 
+def _tau_b(concordance: np.ndarray, untied_x: np.ndarray, untied_y: np.ndarray) -> np.ndarray:
+    """``concordance / sqrt(untied_x * untied_y)``, NaN when either vector is all ties."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / (np.sqrt(untied_x, dtype=float) * np.sqrt(untied_y, dtype=float))
+    undefined = (untied_x == 0) | (untied_y == 0)
+    return np.where(undefined, np.nan, np.minimum(np.maximum(tau, -1.0), 1.0))
+
+
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Kendall tau-b per row (last axis).
 
@@ -239,11 +247,7 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         terms = _kendall_terms_by_table(x, y, present)
     if terms is None:
         terms = _kendall_terms_by_offsets(x, y, present)
-    concordance, untied_x, untied_y = terms
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = concordance / (np.sqrt(untied_x) * np.sqrt(untied_y))
-    undefined = (untied_x == 0) | (untied_y == 0)
-    return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0))
+    return _tau_b(*terms)
 
 
 _ROW_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {

@@ -26,7 +26,11 @@ being ranked by rounding error (scipy's exact-equality ranking, and nlpstats', w
 such ties arbitrarily). On exactly represented scores nothing changes. Pearson uses the
 values as they are.
 
-Everything is vectorized over the inputs and over any leading batch axes (resamples).
+Everything is vectorized over the inputs and over any leading batch axes (resamples). At the
+summary level with at most :data:`~geval_repro.stats.pairwise.PAIRWISE_MAX_LENGTH` systems,
+Spearman and Kendall use the pairwise-sign kernel of :mod:`geval_repro.stats.pairwise`
+(identical values); the human matrix may then keep a smaller, broadcastable batch shape, so
+that its pair signs and ranks are computed once for a whole batch of metric matrices.
 """
 
 from __future__ import annotations
@@ -36,8 +40,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geval_repro.stats.coefficients import collapse_near_ties, row_function
+from geval_repro.stats.coefficients import _tau_b, collapse_near_ties, row_function
 from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.pairwise import (
+    PAIRWISE_MAX_LENGTH,
+    complete_pairs,
+    kendall_terms,
+    pair_signs,
+    spearman_from_signs,
+)
 from geval_repro.stats.results import LevelCorrelation
 
 LEVELS = ("summary", "system", "global")
@@ -83,35 +94,139 @@ def _check_level(level: str) -> None:
         raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
 
 
+class SummaryTerms(NamedTuple):
+    """Per-input terms of the summary level, batch shape ``(..., n_inputs)``.
+
+    ``per_input``: each input's correlation (NaN where undefined); ``kept``: inputs that
+    enter the average (at least 2 complete pairs, neither vector constant);
+    ``n_present``: complete (metric, human) pairs per input.
+    """
+
+    per_input: np.ndarray
+    kept: np.ndarray
+    n_present: np.ndarray
+
+
+def _summary_terms_pairwise(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, SummaryTerms]:
+    """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
+    from pairwise signs, shared by the rank ``coefficients`` (see
+    :mod:`geval_repro.stats.pairwise`)."""
+    signs_x = pair_signs(metric, NEAR_TIE_RTOL)
+    signs_y = pair_signs(human, NEAR_TIE_RTOL)
+    missing_x = np.isnan(metric)
+    missing_y = np.isnan(human)
+    if missing_x.any() or missing_y.any():
+        present = ~(missing_x | missing_y)
+        complete = complete_pairs(present)
+        signs_x = np.where(complete, signs_x, 0).astype(np.int8)
+        signs_y = np.where(complete, signs_y, 0).astype(np.int8)
+        n_present = present.sum(axis=-2)
+        spans = [
+            np.where(present, v, -np.inf).max(axis=-2) - np.where(present, v, np.inf).min(axis=-2)
+            for v in (metric, human)
+        ]
+    else:
+        n_systems = metric.shape[-2]
+        n_present = np.full(
+            np.broadcast_shapes(metric.shape, human.shape)[:-2] + metric.shape[-1:], n_systems
+        )
+        spans = [v.max(axis=-2) - v.min(axis=-2) for v in (metric, human)]
+    kept = (n_present >= 2) & (spans[0] >= CONSTANT_ATOL) & (spans[1] >= CONSTANT_ATOL)
+    terms = {}
+    for coefficient in coefficients:
+        if coefficient == "kendall":
+            per_input = _tau_b(*kendall_terms(signs_x, signs_y))
+        else:
+            per_input = spearman_from_signs(signs_x, signs_y)
+        terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
+    return terms
+
+
+def _summary_terms_by_rows(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
+    """Summary terms from the row-wise coefficient functions (any length, any coefficient)."""
+    x, y = np.broadcast_arrays(np.swapaxes(metric, -1, -2), np.swapaxes(human, -1, -2))
+    correlate_rows = row_function(coefficient)
+    if coefficient in RANK_COEFFICIENTS:
+        correlate_rows = _with_near_ties_collapsed(correlate_rows)
+    present = ~(np.isnan(x) | np.isnan(y))
+    n_present = present.sum(axis=-1)
+    kept = (
+        (n_present >= 2)
+        & (_span(x, present) >= CONSTANT_ATOL)
+        & (_span(y, present) >= CONSTANT_ATOL)
+    )
+    return SummaryTerms(correlate_rows(x, y), kept, n_present)
+
+
+def summary_terms_by_coefficient(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, SummaryTerms]:
+    """Per-input correlations and kept flags of ``(..., n_systems, n_inputs)`` matrices for
+    each coefficient; Spearman and Kendall share one set of pair signs.
+
+    ``human`` may have a smaller batch shape that broadcasts against ``metric``'s.
+    """
+    for coefficient in coefficients:
+        row_function(coefficient)  # raises on an unknown coefficient
+    pairwise = tuple(
+        c
+        for c in coefficients
+        if c in RANK_COEFFICIENTS and metric.shape[-2] <= PAIRWISE_MAX_LENGTH
+    )
+    terms = _summary_terms_pairwise(metric, human, pairwise) if pairwise else {}
+    for coefficient in coefficients:
+        if coefficient not in terms:
+            terms[coefficient] = _summary_terms_by_rows(metric, human, coefficient)
+    return terms
+
+
+def summary_terms(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
+    """:func:`summary_terms_by_coefficient` for one coefficient."""
+    return summary_terms_by_coefficient(metric, human, (coefficient,))[coefficient]
+
+
+def _summary_level(terms: SummaryTerms) -> BatchedCorrelation:
+    """The summary-level value: mean correlation over the kept inputs."""
+    per_input, kept, n_present = terms
+    n_groups = kept.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
+    value = np.where(n_groups > 0, value, np.nan)
+    n_items = np.where(kept, n_present, 0).sum(axis=-1)
+    return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
+
+
+def summary_batch(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> dict[str, BatchedCorrelation]:
+    """Summary-level correlations of a batch for several coefficients at once (as
+    :func:`correlate_batch` per coefficient, sharing the pair signs of the batch)."""
+    return {
+        coefficient: _summary_level(terms)
+        for coefficient, terms in summary_terms_by_coefficient(metric, human, coefficients).items()
+    }
+
+
 def correlate_batch(
     metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
 ) -> BatchedCorrelation:
     """Level correlations for every matrix of a batch (no input validation; see correlate).
 
-    ``metric`` and ``human`` are float arrays of shape ``(..., n_systems, n_inputs)``.
+    ``metric`` is a float array of shape ``(..., n_systems, n_inputs)``; ``human`` has the
+    same shape or a smaller batch shape that broadcasts against it (one human matrix for a
+    batch of metric matrices).
     """
     _check_level(level)
+    if level == "summary":
+        return _summary_level(summary_terms(metric, human, coefficient))
+
     correlate_rows = row_function(coefficient)
     if coefficient in RANK_COEFFICIENTS:
         correlate_rows = _with_near_ties_collapsed(correlate_rows)
+    metric, human = np.broadcast_arrays(metric, human)
     batch = metric.shape[:-2]
-    if level == "summary":
-        x = np.swapaxes(metric, -1, -2)
-        y = np.swapaxes(human, -1, -2)
-        present = ~(np.isnan(x) | np.isnan(y))
-        per_input = correlate_rows(x, y)
-        kept = (
-            (present.sum(axis=-1) >= 2)
-            & (_span(x, present) >= CONSTANT_ATOL)
-            & (_span(y, present) >= CONSTANT_ATOL)
-        )
-        n_groups = kept.sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
-        value = np.where(n_groups > 0, value, np.nan)
-        n_items = (present & kept[..., None]).sum(axis=(-2, -1))
-        return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
-
     present = ~(np.isnan(metric) | np.isnan(human))
     if level == "system":
         counts = present.sum(axis=-1)

@@ -23,6 +23,10 @@ P-value: ``(1 + k) / (1 + n)`` where ``n`` counts permuted differences that are 
 observed for "greater", d <= observed for "less"; differences within 1e-12 count as
 ties). The +1 makes the Monte Carlo p-value valid and never zero (Phipson & Smyth, 2010);
 nlpstats reports ``k / n_resamples`` instead, which ``distribution`` lets you recompute.
+
+At the summary level with whole inputs swapped, a swap only exchanges which of an input's
+two correlations (A's or B's) enters each average: each input's correlations are computed
+once and every resample averages the chosen ones (same values as recomputing).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from geval_repro.stats.bootstrap import UNITS
-from geval_repro.stats.levels import LEVELS, correlate_batch
+from geval_repro.stats.levels import LEVELS, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
 from geval_repro.stats.results import PermutationResult
 
@@ -62,6 +66,49 @@ def permuted_differences(
     A' takes B's score and B' takes A's. Returns ``(n_resamples,)`` (NaN where undefined).
     """
     swap = np.asarray(swap, dtype=bool)
+    if level == "summary" and swap.ndim == 3 and swap.shape[1] == 1:
+        return _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])
+    return _recomputed_differences(metric_a, metric_b, human, level, coefficient, swap)
+
+
+def _swapped_documents(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    coefficient: str,
+    swap: np.ndarray,
+) -> np.ndarray:
+    """Summary level, whole inputs swapped: each input's correlations once, then means.
+
+    Swapping input ``j`` only exchanges which of its two correlations (A's or B's) enters
+    each average, together with its kept flag. ``swap``: ``(n_resamples, n_inputs)``.
+    """
+    corr_a, kept_a, _ = summary_terms(metric_a, human, coefficient)
+    corr_b, kept_b, _ = summary_terms(metric_b, human, coefficient)
+    swap = np.broadcast_to(swap, (swap.shape[0], metric_a.shape[1]))
+
+    def level_value(own: tuple, other: tuple) -> np.ndarray:
+        corr = np.where(swap, other[0], own[0])
+        kept = np.where(swap, other[1], own[1])
+        n_groups = kept.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(kept, corr, 0.0).sum(axis=-1) / n_groups
+        return np.where(n_groups > 0, value, np.nan)
+
+    return level_value((corr_a, kept_a), (corr_b, kept_b)) - level_value(
+        (corr_b, kept_b), (corr_a, kept_a)
+    )
+
+
+def _recomputed_differences(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    swap: np.ndarray,
+) -> np.ndarray:
+    """The permuted differences recomputed on the swapped matrices."""
     n_resamples = swap.shape[0]
     n_cells = metric_a.size
     block = max(1, CELLS_PER_BLOCK // n_cells)

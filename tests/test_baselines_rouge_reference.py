@@ -1,0 +1,115 @@
+"""``rouge-score-rs`` (what geval_repro.baselines.rouge scores with) against ``rouge-score``
+0.1.2 (Google's package, the reference), bit for bit, on every pair the pipeline scores:
+SummEval's 1,600 summaries against each of their 11 references (reference 0 is
+summeval.json's single reference), Topical-Chat's 300 responses against the ground truth
+(whitespace tokens, ROUGE-L, beta 1.2) and QAGS summaries against their sources, with the
+pipeline's options (Porter stemming, ROUGE-L as rougeLsum over " . "-split sentences).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rouge_score import rouge_scorer, tokenizers
+
+from geval_repro.baselines.references import summeval_references, topical_chat_references
+from geval_repro.baselines.rouge import f_beta, one_sentence_per_line, rouge_f
+from geval_repro.load.multiref import load_multiref
+from geval_repro.load.qags import load_qags
+from geval_repro.load.summeval import load_summeval
+from geval_repro.load.topical_chat import load_topical_chat
+from geval_repro.pipeline.baseline_tables import ROUGE_TYPES, SENTENCE_SEPARATOR
+from geval_repro.sources import get_source
+
+pytestmark = pytest.mark.slow
+
+
+class WhitespaceTokenizer(tokenizers.Tokenizer):
+    def tokenize(self, text: str) -> list[str]:
+        return text.split()
+
+
+def reference_f(
+    hypotheses: list[str],
+    references: list[str],
+    rouge_type: str,
+    *,
+    use_stemmer: bool = False,
+    whitespace: bool = False,
+    beta: float = 1.0,
+    separator: str | None = None,
+) -> np.ndarray:
+    """F_beta from rouge-score 0.1.2's precision and recall, pair by pair."""
+    tokenizer = WhitespaceTokenizer() if whitespace else None
+    scorer = rouge_scorer.RougeScorer([rouge_type], use_stemmer=use_stemmer, tokenizer=tokenizer)
+    if separator is not None:
+        hypotheses = [one_sentence_per_line(text, separator) for text in hypotheses]
+        references = [one_sentence_per_line(text, separator) for text in references]
+    scores = [
+        scorer.score(reference, hypothesis)[rouge_type]
+        for hypothesis, reference in zip(hypotheses, references, strict=True)
+    ]
+    return f_beta([s.precision for s in scores], [s.recall for s in scores], beta)
+
+
+def _path(mirror_dir: Path, source_id: str) -> Path:
+    return mirror_dir / get_source(source_id).relpath
+
+
+def _assert_identical(ours: np.ndarray, theirs: np.ndarray) -> None:
+    differ = np.flatnonzero(ours != theirs)
+    assert differ.size == 0, (
+        f"{differ.size} of {ours.size} pairs differ, e.g. pair {differ[:5].tolist()}: "
+        f"{ours[differ[:5]].tolist()} vs {theirs[differ[:5]].tolist()}"
+    )
+
+
+@pytest.mark.parametrize("metric", list(ROUGE_TYPES))
+def test_summeval_all_references_identical(mirror_dir: Path, metric: str) -> None:
+    table = load_summeval(_path(mirror_dir, "summeval"))
+    multi = summeval_references(table, load_multiref(_path(mirror_dir, "summeval_multiref")))
+    rouge_type = ROUGE_TYPES[metric]
+    separator = SENTENCE_SEPARATOR if rouge_type == "rougeLsum" else None
+    hypotheses = [h for h, refs in zip(table["system_output"], multi, strict=True) for _ in refs]
+    references = [r for refs in multi for r in refs]
+    assert len(references) == 1600 * 11
+    options = {"use_stemmer": True}
+    ours = rouge_f(hypotheses, references, rouge_type, sentence_separator=separator, **options)
+    theirs = reference_f(hypotheses, references, rouge_type, separator=separator, **options)
+    _assert_identical(ours, theirs)
+    single = table["reference"].tolist()
+    ours_single = rouge_f(
+        table["system_output"].tolist(), single, rouge_type, sentence_separator=separator, **options
+    )
+    _assert_identical(ours_single, theirs.reshape(1600, 11)[:, 0])
+
+
+def test_topical_chat_identical(mirror_dir: Path) -> None:
+    table = load_topical_chat(
+        _path(mirror_dir, "topical_chat"), _path(mirror_dir, "unieval_pred_topical_chat")
+    )
+    responses = table["response"].tolist()
+    references = topical_chat_references(table).tolist()
+    ours = rouge_f(responses, references, "rougeL", tokenizer="whitespace", beta=1.2)
+    theirs = reference_f(responses, references, "rougeL", whitespace=True, beta=1.2)
+    _assert_identical(ours, theirs)
+
+
+@pytest.mark.parametrize("subset", ["cnndm", "xsum"])
+def test_qags_identical(mirror_dir: Path, subset: str) -> None:
+    table = load_qags(
+        _path(mirror_dir, f"qags_{subset}"),
+        _path(mirror_dir, f"unieval_pred_qags_{subset}"),
+        subset,
+    )
+    summaries, sources = table["summary"].tolist(), table["source"].tolist()
+    for metric in ("ROUGE-2", "ROUGE-L"):
+        rouge_type = ROUGE_TYPES[metric]
+        separator = SENTENCE_SEPARATOR if rouge_type == "rougeLsum" else None
+        ours = rouge_f(
+            summaries, sources, rouge_type, use_stemmer=True, sentence_separator=separator
+        )
+        theirs = reference_f(summaries, sources, rouge_type, use_stemmer=True, separator=separator)
+        _assert_identical(ours, theirs)
