@@ -1,6 +1,6 @@
 """Make an offline mirror: every registered source fetched, verified, and listed.
 
-``geval-repro mirror DIR`` on a networked machine writes each source of data/sources.yaml to
+``geval-repro mirror DIR`` on a networked machine writes each source of the registry to
 ``DIR/<owner>/<repo>/<commit>/<path>`` (the layout ``fetch`` reads with ``mirror=DIR``),
 checked against its pinned SHA-256 and size like every pipeline download, and writes
 ``DIR/MANIFEST.tsv`` (path, sha256, bytes, upstream URL, license) for the files it holds.
