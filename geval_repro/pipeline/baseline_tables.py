@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -94,12 +95,17 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
     table = table.loc[table["system_id"] != GROUND_TRUTH_SYSTEM]
     responses, refs = table["response"].tolist(), table["reference"].tolist()
     log.info("scoring %d responses (ROUGE-L, BLEU-4, METEOR, METEOR 1.5)", len(responses))
-    scores = {
-        "ROUGE-L": rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
-        "BLEU-4": sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
-        "METEOR": meteor(responses, refs, wordnet=debian_wordnet(Path(wordnet_cache))),
-        "METEOR 1.5": meteor_coco(responses, refs),
+    metrics = {
+        "ROUGE-L": lambda: rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
+        "BLEU-4": lambda: sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
+        "METEOR": lambda: meteor(responses, refs, wordnet=debian_wordnet(Path(wordnet_cache))),
+        "METEOR 1.5": lambda: meteor_coco(responses, refs),
     }
+    scores = {}
+    for metric, score in metrics.items():
+        started = time.perf_counter()
+        scores[metric] = score()
+        log.info("%s: %.1f s", metric, time.perf_counter() - started)
     parts = [
         table[["item_id", "context_id", "system_id"]].assign(
             metric=metric, variant=TOPICAL_CHAT_VARIANT, score=values
