@@ -297,8 +297,8 @@ def sweep(
     ``replies``: the long replies table (one or more runs of one benchmark); ``human``: the
     benchmark's tidy table (e.g. :func:`geval_repro.load.summeval.load_summeval`); ``seed``:
     a non-negative integer; ``n_max``: the largest n (default: the run's replies per item).
-    Returns a DataFrame with the columns of :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode,
-    coefficient and n.
+    Returns a DataFrame with the columns of :data:`SWEEP_COLUMNS`, sorted by judge,
+    dimension, parser, mode, coefficient and n.
     """
     modes = tuple(modes)
     parsers = tuple(parsers)
