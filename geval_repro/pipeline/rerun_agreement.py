@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from geval_repro.benchmarks import get_benchmark
 from geval_repro.judge.pairing import paired_matrices
-from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.table_files import write_pair
@@ -44,7 +44,7 @@ def rerun_agreement(
             on=["dimension", "doc_id", "system_id"],
             suffixes=("_a", "_b"),
         )
-        for dimension in SUMMEVAL_DIMENSIONS:
+        for dimension in get_benchmark("summeval").dimension_names:
             a, gold = paired_matrices(merged, human, dimension, "score_a")
             b, _ = paired_matrices(merged, human, dimension, "score_b")
             for coefficient in COEFFICIENTS:
