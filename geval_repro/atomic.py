@@ -17,6 +17,8 @@ import pandas as pd
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+USUAL_MODE = 0o666 & ~_UMASK
+"""The mode of a newly created file under the process umask (``mkstemp`` makes 0600)."""
 
 
 @contextlib.contextmanager
@@ -29,7 +31,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     temporary = Path(name)
     try:
         yield temporary
-        os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual mode
+        os.chmod(temporary, USUAL_MODE)  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)

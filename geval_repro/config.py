@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError, validators
 
 from geval_repro import benchmarks
-from geval_repro.fetch import RemoteFile
+from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
 from geval_repro.judge import formats
 from geval_repro.sources import REPO_ROOT, get_source, load_registry
 
@@ -60,21 +60,9 @@ def config_schema() -> dict[str, Any]:
     return schema
 
 
-def _message(error: Any) -> str:
-    """The schema error's message, with the closest valid name for an unknown key."""
-    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
-        return error.message
-    known = list(error.schema.get("properties", {}))
-    hints = []
-    for key in sorted(set(error.instance) - set(known)):
-        close = difflib.get_close_matches(key, known, n=1)
-        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
-    return f"unknown key(s) {', '.join(hints)}; allowed: {', '.join(known)}"
-
-
 def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
     """Validate ``config`` against the JSON schema and the cross-references in it."""
-    errors = sorted(Draft202012Validator(config_schema()).iter_errors(config), key=lambda e: e.path)
+    errors = sorted(_Validator(config_schema()).iter_errors(config), key=lambda e: e.path)
     if errors:
         lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {_message(e)}" for e in errors]
         raise ConfigError(f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines))
@@ -97,6 +85,41 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
                     f"{origin}: judge {name!r} names source {spec['source']!r}, "
                     "which is not an id in data/sources.yaml"
                 )
+            if "url" in spec:
+                try:
+                    relpath_for_url(spec["url"])
+                except FetchError as error:
+                    raise ConfigError(f"{origin}: judge {name!r}: {error}") from None
+
+
+def _is_int(_checker: object, instance: object) -> bool:
+    """JSON-schema ``integer``, strictly: a Python int (draft 2020-12 also accepts 100.0)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_int),
+)
+
+
+def _message(error: ValidationError) -> str:
+    """The error's message, with a fix for a non-integer, the closest valid name for an
+    unknown key, and for a ``oneOf`` failure the sub-error of the branch whose keys the value
+    has (not a missing or extra key)."""
+    if error.validator == "type" and "integer" in error.validator_value:
+        return f"{error.message} (write a whole number without a decimal point, e.g. 100)"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        hints = []
+        for key in sorted(set(error.instance) - set(known)):
+            close = difflib.get_close_matches(key, known, n=1)
+            hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+        return f"unknown key(s) {', '.join(hints)}; allowed: {', '.join(known)}"
+    specific = [e for e in error.context if e.validator not in ("required", "additionalProperties")]
+    if specific:
+        return f"{error.message}: {specific[0].message}"
+    return error.message
 
 
 def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:

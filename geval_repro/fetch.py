@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +21,13 @@ from urllib.parse import urlparse
 import pooch
 import requests
 
+from geval_repro.atomic import USUAL_MODE
 from geval_repro.sources import Source, get_source
 
 MIRROR_ENV = "GEVAL_REPRO_MIRROR"
 RAW_GITHUB = "raw.githubusercontent.com"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST = re.compile(rf"{_LABEL}(?:\.{_LABEL})*(?::[0-9]{{1,5}})?")
 
 logger = logging.getLogger(__name__)
 _JUDGE_HINT = (
@@ -62,15 +66,41 @@ def relpath_for_url(url: str) -> str:
 
     ``https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>`` maps to
     ``<owner>/<repo>/<commit>/<path>`` (the mirror layout); any other URL to
-    ``<host>/<path>``.
+    ``<host>/<path>``. The host must be a DNS name or IPv4 address (optionally with a
+    port), and no path segment may be empty, ``.`` or ``..`` or hold a backslash, so the
+    local path stays inside the folder it is joined to.
     """
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc or not parsed.path.strip("/"):
         raise FetchError(f"cannot fetch {url!r}: expected an http(s) URL of a file")
-    path = parsed.path.lstrip("/")
-    if ".." in Path(path).parts:
-        raise FetchError(f"cannot fetch {url!r}: '..' is not allowed in the path")
+    if not _HOST.fullmatch(parsed.netloc):
+        raise FetchError(
+            f"cannot fetch {url!r}: host {parsed.netloc!r} is not a host name (letters, digits, "
+            "'-' and '.'-separated labels, optional :port); fix the URL in the config"
+        )
+    segments = parsed.path.lstrip("/").split("/")
+    bad = [s for s in segments if s in ("", ".", "..") or "\\" in s]
+    if bad:
+        raise FetchError(
+            f"cannot fetch {url!r}: path segment {bad[0]!r} is not allowed (no empty, '.', "
+            "'..' or backslash segments); fix the URL in the config"
+        )
+    path = "/".join(segments)
     return path if parsed.netloc == RAW_GITHUB else f"{parsed.netloc}/{path}"
+
+
+def _inside(root: str | os.PathLike[str], relpath: str, what: str) -> Path:
+    """``root/relpath`` (``root`` resolved, ``relpath`` normalized), refused with a
+    :class:`FetchError` if it leaves ``root``. ``relpath`` is normalized lexically, not
+    resolved, so a mirror whose files are symlinks (git-annex, a shared store) still works."""
+    base = Path(root).resolve()
+    target = Path(os.path.normpath(base / relpath))
+    if not target.is_relative_to(base):
+        raise FetchError(
+            f"refusing {relpath!r}: it resolves to {target}, outside the {what} {base}; "
+            "fix the URL or the registry path so that it stays inside"
+        )
+    return target
 
 
 def resolve_mirror(configured: str | os.PathLike[str] | None) -> Path | None:
@@ -124,9 +154,13 @@ def fetch(
 
     With a mirror, ``mirror/<relpath>`` is copied if it exists (no network); a file missing
     from the mirror is downloaded from its URL. A file already in place with the right hash
-    is kept. Any failure raises :class:`FetchError` naming the file, the URL and the fix.
+    is kept. A relative path that would leave ``raw_dir`` or the mirror is refused, and the
+    file placed gets the usual mode (0666 less the umask), not pooch's 0600. Any failure
+    raises :class:`FetchError` naming the file, the URL and the fix.
     """
-    mirrored = mirror / remote.relpath if mirror is not None else None
+    raw_root = Path(raw_dir).resolve()
+    _inside(raw_root, remote.relpath, "raw folder")
+    mirrored = _inside(mirror, remote.relpath, "mirror") if mirror is not None else None
     if mirrored is not None and mirrored.is_file():
         inner = _mirror_copier(mirrored)
         origin = f"mirror file {mirrored}"
@@ -135,7 +169,7 @@ def fetch(
         inner = pooch.HTTPDownloader(progressbar=progressbar, timeout=timeout)
         origin = remote.url
     pup = pooch.create(
-        path=Path(raw_dir).resolve(),
+        path=raw_root,
         base_url="",
         registry={remote.relpath: f"sha256:{remote.sha256}"},
         urls={remote.relpath: remote.url},
@@ -164,6 +198,7 @@ def fetch(
         ) from error
     finally:
         pooch_logger.setLevel(level)
+    os.chmod(path, USUAL_MODE)  # pooch's temporary file is 0600; give the usual mode
     logger.info("verified %s (%s) from %s", remote.relpath, remote.sha256[:12], origin)
     return path
 

@@ -15,8 +15,10 @@ A sidecar records
   SHA-256) or, when it is not in the registry, to the judge file (given by URL in the
   config) that it was fetched as (``kind: judge-file``: URL, pinned SHA-256); a judge file
   given as a local ``path`` is hashed (``kind: local``); any other input (a processed table,
-  an upstream result) must have its own sidecar, whose inputs are taken over. The pinned
-  hashes are the ones the fetch step verified, so they are the hashes of the bytes read;
+  an upstream result) must have its own sidecar, whose inputs are taken over. A raw file is
+  hashed again when its reader's sidecar is written (:func:`verified_sha256`), so the hash
+  recorded is that of the file as read, and a file edited after its fetch fails the step
+  (Snakemake then deletes the step's outputs) instead of passing under its pinned hash;
 - ``config``: the analysis settings (every config key except the locations
   :data:`LOCATION_KEYS`, which do not change an output because every input is verified by
   hash), and the definitions of the judge runs the output rests on: those the writing rule
@@ -96,6 +98,25 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:
+    """The SHA-256 of the raw file ``path``, which must be ``pinned``; else an error naming
+    the file, both hashes and the fix (the file was edited or damaged after its fetch)."""
+    try:
+        actual = sha256_of(path)
+    except OSError as error:
+        raise ProvenanceError(
+            f"{path}: cannot read the raw file ({error}). Fix: rerun, so that it is fetched "
+            "and verified again"
+        ) from None
+    if actual != pinned:
+        raise ProvenanceError(
+            f"{path}: SHA-256 {actual} differs from the pinned {pinned}: the file changed after "
+            "it was fetched and verified. Fix: delete it and rerun, so that it is fetched and "
+            "verified again"
+        )
+    return actual
 
 
 def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
@@ -187,13 +208,15 @@ def resolve_inputs(
                     "id": source.id,
                     "relpath": relpath,
                     "url": source.url,
-                    "sha256": source.sha256,
+                    "sha256": verified_sha256(path, source.sha256),
                 }
             ]
         elif resolved in judge_inputs:
             record = dict(judge_inputs[resolved])
             if record["kind"] == "local":
                 record["sha256"] = sha256_of(path)
+            else:
+                record["sha256"] = verified_sha256(path, record["sha256"])
             found = [record]
         elif sidecar_path(path).is_file():
             upstream = read_provenance(sidecar_path(path))

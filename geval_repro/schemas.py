@@ -2,9 +2,9 @@
 
 Each schema states a table's columns, types, value ranges, keys and expected size. The
 loaders in :mod:`geval_repro.load` read a raw file (:func:`read_json`, :func:`require_records`
-and :func:`require_numbers` for the JSON list-of-items files), build a table and pass it
-through :func:`validate_table`, which turns a schema failure into a ``ValueError`` that names
-the file, the failing items and the fix.
+and :func:`require_numbers` for the JSON list-of-items files, :func:`read_csv` for the CSV
+tables), build a table and pass it through :func:`validate_table`, which turns a schema
+failure into a ``ValueError`` that names the file, the failing items and the fix.
 """
 
 from __future__ import annotations
@@ -318,6 +318,16 @@ def read_json(path: str | Path, fix: str = UPSTREAM_FIX) -> object:
             return json.load(handle)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: not valid UTF-8 JSON ({error}). Fix: {fix}.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read. Fix: {fix}.") from None
+
+
+def read_csv(path: str | Path, fix: str = UPSTREAM_FIX) -> pd.DataFrame:
+    """The CSV table at ``path`` (pandas' parser, UTF-8); an unreadable file names ``path``."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not a readable UTF-8 CSV table ({error}). Fix: {fix}.") from None
 
 
 def require_records(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,8 +31,8 @@ TOPICAL_CHAT_RELPATH = (
     "reproduce/data/dialogue/topical_chat.json"
 )
 TOPICAL_CHAT_SHA256 = "f6361daa6fe162f636d2071a60322a784acd770be0bf3a6920ac949d751b978a"
-# The released coherence replies, as printed in the reference notes of the paper tables.
-COH_REPLIES_SHA256 = "bec62a6a8408b7f0c7a55a665d8c9a44b97eecf671bf0b4319284b192d218508"
+# MetricEval's per-item scores, SHA-256 as listed in the mirror's MANIFEST.tsv.
+METRICEVAL_SCORES_SHA256 = "c34947ab97228a6bca1cdf25fb0e9a287b0a69dbae7f7c06f8439b29c634b93a"
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_raw_input_resolves_to_the_registry_hash_of_the_file_read(mirror_dir, tm
     }
 
 
-def test_judge_files_by_url_and_by_local_path(tmp_path, config):
+def test_judge_files_by_url_and_by_local_path(mirror_dir, tmp_path, config):
     raw_dir = tmp_path / "raw"
     local = tmp_path / "runs" / "coh.json"
     local.parent.mkdir()
@@ -77,32 +78,38 @@ def test_judge_files_by_url_and_by_local_path(tmp_path, config):
         "paper_metric": "G-Eval-4",
         "files": {"coherence": {"path": str(local)}},
     }
-    released = raw_dir / get_source("geval4_replies_coh").relpath  # need not exist
+    # A registry source must be present to be hashed: the released replies are not in the
+    # mirror, so a copy of MetricEval's scores (the file of gpt4-metriceval-run1) stands in.
+    released = raw_dir / get_source("metriceval_scores").relpath
+    released.parent.mkdir(parents=True)
+    shutil.copyfile(mirror_dir / get_source("metriceval_scores").relpath, released)
     output = _output(tmp_path)
     write_provenance(
         [output],
         [released, local],
         config=config,
         raw_dir=raw_dir,
-        judges=["gpt4-released", "local-run"],
+        judges=["gpt4-metriceval-run1", "local-run"],
     )
     record = read_provenance(sidecar_path(output))
     by_kind = {entry["kind"]: entry for entry in record["inputs"]}
-    assert set(by_kind) == {"source", "local"}  # the released replies are registry sources
-    assert by_kind["source"]["id"] == "geval4_replies_coh"
-    assert by_kind["source"]["sha256"] == COH_REPLIES_SHA256
+    assert set(by_kind) == {"source", "local"}  # a judge's registry file is a source
+    assert by_kind["source"]["id"] == "metriceval_scores"
+    assert by_kind["source"]["sha256"] == METRICEVAL_SCORES_SHA256
     assert by_kind["local"] == {
         "kind": "local",
         "path": str(local),
         "sha256": hashlib.sha256(local.read_bytes()).hexdigest(),
     }
-    assert record["config"]["judges"]["gpt4-released"] == config["judges"]["gpt4-released"]
-    assert sorted(record["config"]["judges"]) == ["gpt4-released", "local-run"]
+    run = "gpt4-metriceval-run1"
+    assert record["config"]["judges"][run] == config["judges"][run]
+    assert sorted(record["config"]["judges"]) == [run, "local-run"]
 
 
 def test_a_judge_file_outside_the_registry_is_recorded_by_url(tmp_path, config):
     url = "https://example.org/runs/my_coh.json"
-    sha256 = "ab" * 32
+    content = b'[{"all_responses": ["3"]}]'
+    sha256 = hashlib.sha256(content).hexdigest()
     config["judges"]["url-run"] = {
         "benchmark": "summeval",
         "format": "geval-released",
@@ -112,6 +119,8 @@ def test_a_judge_file_outside_the_registry_is_recorded_by_url(tmp_path, config):
     }
     raw_dir = tmp_path / "raw"
     (fetched,) = [f.path for f in judge_files(config, "url-run", raw_dir).values()]
+    fetched.parent.mkdir(parents=True)
+    fetched.write_bytes(content)
     output = _output(tmp_path)
     write_provenance([output], [fetched], config=config, raw_dir=raw_dir, judges=["url-run"])
     (entry,) = read_provenance(sidecar_path(output))["inputs"]

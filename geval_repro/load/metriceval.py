@@ -23,6 +23,7 @@ from geval_repro.schemas import (
     METRICEVAL_N_EXPERTS,
     SUMMEVAL_DIMENSIONS,
     UPSTREAM_FIX,
+    read_csv,
     validate_table,
 )
 
@@ -42,7 +43,7 @@ def _long(path: str | Path, columns: dict[str, tuple], labels: tuple[str, str]) 
     Rows of systems not in summeval.json are dropped first; each melted column's two labels
     come from ``columns[name]``.
     """
-    frame = pd.read_csv(path)
+    frame = read_csv(path)
     missing = [name for name in (*KEY_COLUMNS, *columns) if name not in frame.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {missing}. Fix: {UPSTREAM_FIX}.")

@@ -42,14 +42,26 @@ def read_multiref_pickle(path: str | Path) -> dict[str, dict]:
     """The pickle's dictionary, loaded without globals and checked to have the expected shape.
 
     A refused global, a truncated or corrupt pickle and any deviation from the documented
-    structure raise ``ValueError`` naming the file (and the global or the document).
+    structure raise ``ValueError`` naming the file (and the global or the document). A
+    corrupt pickle can fail in the unpickler with almost any exception (``UnicodeDecodeError``
+    from a damaged string, ``TypeError`` or ``AttributeError`` from a damaged opcode stream,
+    ``MemoryError`` from a damaged length), so every exception raised while loading is one.
     """
     with open(path, "rb") as handle:
         try:
             data = RestrictedUnpickler(handle).load()
-        except (pickle.UnpicklingError, EOFError) as error:
+        except pickle.UnpicklingError as error:
             raise ValueError(
-                f"{path}: {error or 'truncated pickle'}. Fix: do not use this file; {UPSTREAM_FIX}."
+                f"{path}: {error}. Fix: do not use this file; {UPSTREAM_FIX}."
+            ) from None
+        except EOFError:
+            raise ValueError(
+                f"{path}: truncated pickle. Fix: do not use this file; {UPSTREAM_FIX}."
+            ) from None
+        except Exception as error:  # any failure of a corrupt stream means a corrupt file
+            raise ValueError(
+                f"{path}: corrupt pickle ({type(error).__name__}: {error}). "
+                f"Fix: do not use this file; {UPSTREAM_FIX}."
             ) from None
     _require(isinstance(data, dict), path, "the top level", "a dict of documents")
     for doc_id, doc in data.items():

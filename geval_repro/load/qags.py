@@ -115,11 +115,11 @@ def load_qags_mturk(path: str | Path, subset: str) -> pd.DataFrame:
     """
     _check_subset(subset)
     rows: list[tuple] = []
-    with open(path, encoding="utf-8") as handle:
-        for line, text in enumerate(handle):
+    with open(path, "rb") as handle:
+        for line, data in enumerate(handle):
             try:
-                record = json.loads(text)
-            except json.JSONDecodeError as error:
+                record = json.loads(data.decode("utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
                 raise ValueError(
                     f"{path}: line {line + 1} is not valid JSON ({error}). Fix: {UPSTREAM_FIX}."
                 ) from None

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.benchmarks import get_benchmark
-from geval_repro.schemas import item_scores_schema, validate_table
+from geval_repro.schemas import item_scores_schema, read_csv, validate_table
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def load_item_scores(
             f"judge {judge!r}: columns must map {', '.join(keys)} and at least one of "
             f"{list(entry.dimension_names)} ({entry.title}) to CSV columns (got {dict(columns)})"
         )
-    frame = pd.read_csv(path)
+    frame = read_csv(path, fix="give the judge's scores as a UTF-8 CSV with a header row")
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
         raise ValueError(
@@ -73,13 +73,13 @@ def load_item_scores(
     long.insert(0, "benchmark", benchmark)
     long.insert(0, "judge", judge)
     long = long[["judge", "benchmark", "dimension", *keys, "score"]]
-    long["score"] = long["score"].astype(float)
+    long["score"] = pd.to_numeric(long["score"], errors="coerce").astype(float)  # text -> NaN
     if not np.isfinite(long["score"]).all():
         bad = long.loc[~np.isfinite(long["score"])].iloc[0]
         named = ", ".join(f"{key}={bad[key]!r}" for key in keys)
         raise ValueError(
-            f"{path}: judge {judge!r} has a missing or non-finite {bad['dimension']} score for "
-            f"{named}. Fix: score every item."
+            f"{path}: judge {judge!r} has a missing, non-numeric or non-finite "
+            f"{bad['dimension']} score for {named}. Fix: score every item."
         )
     fix = f"the file must hold one row per {entry.title} item; remove duplicates"
     return validate_table(long, item_scores_schema(benchmark), path, ["dimension", *keys], fix)
