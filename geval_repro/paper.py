@@ -4,7 +4,8 @@
 transcription source): ``table, benchmark, dimension, metric, coefficient, value``, with
 metric names exactly as printed and "-" cells omitted.
 
-Benchmarks and the level at which the paper correlates them (following UniEval):
+Benchmarks and the level at which the paper correlates them (following UniEval; the
+registry :mod:`geval_repro.benchmarks` holds them, with ``AVERAGES`` for qags_avg):
 
 - ``summeval`` (Table 1, Spearman/Kendall): summary level, dimensions coherence,
   consistency, fluency, relevance and the printed AVG;
