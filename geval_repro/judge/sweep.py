@@ -165,7 +165,8 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     values = parsed["score"].to_numpy(dtype=float).reshape(-1, count)
     items = ordered.loc[ordered["reply_index"] == 0, keys]
 
-    extra = [c for c in (benchmark.unit_key, benchmark.group_key) if c and c not in keys]
+    axes = matrix_axes(benchmark)
+    extra = [c for c in axes if c in human.columns and c not in keys]
     gold = items.merge(human[[*keys, *extra, dimension]], on=keys, how="left")
     absent = gold[dimension].isna()
     if absent.any():
@@ -177,7 +178,7 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
             f"{int(absent.sum())} item(s) of the {dimension} run have no human score, e.g. "
             f"{listed}. Fix: pass the human table of the benchmark the replies belong to"
         )
-    system_column, doc_column = matrix_axes(benchmark)
+    system_column, doc_column = axes
     gold = pooled(gold, benchmark)
     human_matrix, systems, docs = to_matrix(
         gold, dimension, systems=system_column, inputs=doc_column
