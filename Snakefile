@@ -1,7 +1,7 @@
 """geval-repro: reproduce G-Eval's meta-evaluation (Liu et al., EMNLP 2023).
 
 Run `snakemake --cores 4`. Configuration: workflow/config.yaml (schema in
-workflow/schemas/config.schema.yaml); offline use: --config mirror=PATH or
+geval_repro/data/config.schema.yaml); offline use: --config mirror=PATH or
 GEVAL_REPRO_MIRROR=PATH.
 """
 
@@ -39,6 +39,7 @@ include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/export.smk"
 
 
 rule all:
@@ -48,6 +49,7 @@ rule all:
         rules.judges.input,
         rules.correlations.output,
         rules.paper_layout.output,
+        rules.reproduction_figure.output,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,

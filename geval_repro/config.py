@@ -1,7 +1,7 @@
 """Pipeline configuration: the one validation of a config, and where each judge file lives.
 
 :func:`check_config` validates against the JSON schema
-(``workflow/schemas/config.schema.yaml``), whose benchmark, format and dimension enums it
+(``geval_repro/data/config.schema.yaml``), whose benchmark, format and dimension enums it
 fills in from the registries (:mod:`geval_repro.benchmarks`,
 :mod:`geval_repro.judge.formats`); an unknown key gets the closest valid name suggested.
 It then checks what a schema cannot: every judge to run is defined, every ``source`` id
@@ -23,9 +23,9 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 from geval_repro import benchmarks
 from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
 from geval_repro.judge import formats
-from geval_repro.sources import REPO_ROOT, get_source, load_registry
+from geval_repro.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
-SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
 
 
@@ -83,7 +83,7 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
             if "source" in spec and spec["source"] not in registry:
                 raise ConfigError(
                     f"{origin}: judge {name!r} names source {spec['source']!r}, "
-                    "which is not an id in data/sources.yaml"
+                    "which is not an id in geval_repro/data/sources.yaml"
                 )
             if "url" in spec:
                 try:

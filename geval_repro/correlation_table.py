@@ -2,8 +2,8 @@
 coefficient, next to the paper's printed value.
 
 Written to ``results/tables/correlations.csv`` with a Markdown twin
-(:func:`geval_repro.table_files.write_pair`); later issues append rows of the same shape.
-Columns (:data:`COLUMNS`):
+(:func:`geval_repro.table_files.write_pair`);
+later issues append rows of the same shape. Columns (:data:`COLUMNS`):
 
 - ``value``: our correlation (NaN for numbers we cannot recompute);
 - ``ci_low``/``ci_high``: percentile bootstrap interval (the note says unit, resamples,
@@ -18,11 +18,11 @@ Columns (:data:`COLUMNS`):
   (|delta| <= 0.0005, half a unit of the printed third decimal; 0.001 for printed averages,
   which may average already-rounded cells).
 
-AVG rows: :func:`average_rows` adds, per metric, variant, level and coefficient, the mean
-of our dimension values twice: as "AVG" against the paper's printed AVG, and as
-"AVG-of-printed-columns" against the mean of the paper's printed dimension columns. The
-paper's printed AVG is not always that mean (Table 1's G-Eval rows, Table 3's Average), and
-the pair of rows makes this visible instead of hiding it.
+AVG rows: :func:`average_rows` adds, per metric, variant, level and coefficient, one row with
+the mean of our dimension values (QAGS: of our two subsets) whose ``paper_value`` is the
+paper's printed AVG (Average). The paper's printed average is not always the mean of its
+printed columns (Table 1's G-Eval rows, Table 3's Average), so the note states both
+("printed average 0.200; mean of the printed columns 0.2005"), each to the decimals it has.
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ COLUMNS = [
 ]
 STATUSES = ("recomputed", "paper-only", "not-released", "not-recomputable", "fixture")
 VALUE_STATUSES = ("recomputed", "fixture")
-AVG_OF_PRINTED = "AVG-of-printed-columns"
 ROUNDING_TOLERANCE = 0.0005  # half a unit in the printed third decimal
 CONFIDENCE = 0.95
 
@@ -86,9 +85,11 @@ def comparison_note(value: float, printed: float, tolerance: float = ROUNDING_TO
         return ""
     delta = value - printed
     if abs(delta) <= tolerance + 1e-12:
-        return f"matches the printed {printed:.3f} to rounding (|delta| <= {tolerance:g})"
+        return (
+            f"matches the printed {printed_number(printed)} to rounding (|delta| <= {tolerance:g})"
+        )
     return (
-        f"differs from the printed {printed:.3f} beyond rounding (delta {delta:+.4f}, "
+        f"differs from the printed {printed_number(printed)} beyond rounding (delta {delta:+.4f}, "
         f"tolerance {tolerance:g})"
     )
 
@@ -181,50 +182,53 @@ def correlation_rows(
     return _typed(pd.DataFrame.from_records(records, columns=COLUMNS))
 
 
-def _average_pair(
+def printed_number(value: float) -> str:
+    """``value`` with as many decimals as it needs (3 to 5), so a note never re-rounds it.
+
+    A printed cell has 3 decimals; the mean of 2 or 4 printed cells has up to 4 or 5
+    (0.2005 = (0.333 + 0.068) / 2 is "0.2005", not "0.201").
+    """
+    text = f"{value:.5f}".rstrip("0")
+    decimals = len(text.partition(".")[2])
+    return f"{value:.{max(decimals, 3)}f}"
+
+
+def _average_row(
     template: Mapping[str, object],
     value: float,
     printed_average: float,
     printed_columns: list[float],
     what: str,
-) -> list[dict[str, object]]:
-    """The "AVG" row and the "AVG-of-printed-columns" row for one group."""
-    column_mean = (
-        float(np.mean(printed_columns))
-        if printed_columns and not any(math.isnan(v) for v in printed_columns)
-        else math.nan
-    )
+) -> dict[str, object]:
+    """The AVG row of one group: ``paper_value`` is the printed average, and the note states
+    both the printed average and the mean of the printed columns it summarizes."""
     empty = dict.fromkeys(
         ("ci_low", "ci_high", "n_items", "n_groups", "tie_rate", "human_tie_rate"), math.nan
     )
-    printed_note = (
-        f"printed average {printed_average:.3f} vs mean of printed columns {column_mean:.4f}"
-        if not (math.isnan(printed_average) or math.isnan(column_mean))
-        else ""
-    )
-    average = {
+    return {
         **template,
         **empty,
         "value": value,
         "paper_value": printed_average,
         "delta": value - printed_average,
-        "note": _join(what, comparison_note(value, printed_average, PRINTED_AVERAGE_TOLERANCE)),
-    }
-    of_columns = {
-        **template,
-        **empty,
-        "dimension": AVG_OF_PRINTED,
-        "value": value,
-        "paper_value": column_mean,
-        "delta": value - column_mean,
         "note": _join(
             what,
-            "paper_value = mean of the printed columns",
-            printed_note,
-            comparison_note(value, column_mean, PRINTED_AVERAGE_TOLERANCE),
+            printed_averages_note(printed_average, printed_columns),
+            comparison_note(value, printed_average, PRINTED_AVERAGE_TOLERANCE),
         ),
     }
-    return [average, of_columns]
+
+
+def printed_averages_note(printed_average: float, printed_columns: list[float]) -> str:
+    """ "printed average A; mean of the printed columns M" (each part only when printed)."""
+    columns_printed = bool(printed_columns) and not any(math.isnan(v) for v in printed_columns)
+    parts = []
+    if not math.isnan(printed_average):
+        parts.append(f"printed average {printed_number(printed_average)}")
+    if columns_printed:
+        column_mean = float(np.mean(printed_columns))
+        parts.append(f"mean of the printed columns {printed_number(column_mean)}")
+    return "; ".join(parts)
 
 
 def average_rows(
@@ -235,10 +239,10 @@ def average_rows(
     Groups: (benchmark, metric, variant, level, coefficient) of rows with a value (status
     recomputed or fixture). A summeval/topical_chat group needs each of the benchmark's four
     dimensions exactly once; its "AVG" row (value = mean of the four values) faces the
-    printed AVG, its "AVG-of-printed-columns" row the mean of the printed dimension columns.
-    qags_cnndm + qags_xsum groups give "qags_avg" rows (dimension "consistency" against the
-    printed Average, and "AVG-of-printed-columns"). ``paper_metrics`` maps our metric names
-    to printed names where they differ. A fixture in a group makes its rows fixtures.
+    printed AVG. qags_cnndm + qags_xsum groups give a "qags_avg" row (dimension
+    "consistency") facing the printed Average. Each note states the printed average and the
+    mean of the printed columns (see the module docstring). ``paper_metrics`` maps our
+    metric names to printed names where they differ. A fixture in a group makes its rows fixtures.
     """
     rename = dict(paper_metrics or {})
     usable = rows[rows.status.isin(VALUE_STATUSES)]
@@ -265,15 +269,19 @@ def average_rows(
                 "coefficient": coefficient,
                 "status": "fixture" if (group.status == "fixture").any() else "recomputed",
             }
-            records += _average_pair(
-                template,
-                float(group.value.to_numpy(dtype=float).mean()),  # a NaN dimension makes a NaN AVG
-                _printed(benchmark, AVERAGE, printed_name, coefficient, level),
-                [
-                    _printed(benchmark, dimension, printed_name, coefficient, level)
-                    for dimension in dimensions
-                ],
-                f"mean of our {len(dimensions)} dimension values",
+            records.append(
+                _average_row(
+                    template,
+                    float(
+                        group.value.to_numpy(dtype=float).mean()
+                    ),  # a NaN dimension makes a NaN AVG
+                    _printed(benchmark, AVERAGE, printed_name, coefficient, level),
+                    [
+                        _printed(benchmark, dimension, printed_name, coefficient, level)
+                        for dimension in dimensions
+                    ],
+                    f"mean of our {len(dimensions)} dimension values",
+                )
             )
     for average, subsets in AVERAGES.items():
         records += _subset_averages(usable, average, subsets, rename)
@@ -306,12 +314,17 @@ def _subset_averages(
             "coefficient": coefficient,
             "status": "fixture" if (group.status == "fixture").any() else "recomputed",
         }
-        records += _average_pair(
-            template,
-            float(group.value.to_numpy(dtype=float).mean()),  # a NaN dimension makes a NaN AVG
-            _printed(average, dimension, printed_name, coefficient, level),
-            [_printed(subset, dimension, printed_name, coefficient, level) for subset in subsets],
-            f"mean of our {' and '.join(subsets)} values",
+        records.append(
+            _average_row(
+                template,
+                float(group.value.to_numpy(dtype=float).mean()),  # a NaN dimension makes a NaN AVG
+                _printed(average, dimension, printed_name, coefficient, level),
+                [
+                    _printed(subset, dimension, printed_name, coefficient, level)
+                    for subset in subsets
+                ],
+                f"mean of our {' and '.join(subsets)} values",
+            )
         )
     return records
 
@@ -326,9 +339,9 @@ def paper_only_rows(
     """Rows for printed numbers we cannot recompute (value NaN, paper_value as printed).
 
     Every printed cell of each metric in ``benchmark`` (dimension columns and the printed
-    AVG/Average), plus "AVG-of-printed-columns" rows (paper_value = mean of the printed
-    columns) wherever all columns are printed. ``status``: paper-only, not-released or
-    not-recomputable; ``note`` says why.
+    AVG/Average; the note of an average also states the mean of the printed columns when
+    all are printed). ``status``: paper-only, not-released or not-recomputable; ``note``
+    says why.
     """
     allowed = tuple(s for s in STATUSES if s not in VALUE_STATUSES)
     if status not in allowed:
@@ -337,7 +350,6 @@ def paper_only_rows(
         raise ValueError(f"unknown benchmark {benchmark!r}: use one of {PRINTED_NAMES}")
     level = level_of(benchmark)
     across_dimensions = benchmark in NAMES and len(dimensions_of(benchmark)) > 1
-    averaged = across_dimensions or benchmark in AVERAGES
     if benchmark in AVERAGES:
         (average_dimension,) = dimensions_of(benchmark)
         columns = [(subset, average_dimension) for subset in AVERAGES[benchmark]]
@@ -345,6 +357,7 @@ def paper_only_rows(
         columns = [(benchmark, dimension) for dimension in dimensions_of(benchmark)]
         average_dimension = AVERAGE
     dimensions = list(dimensions_of(benchmark)) + ([AVERAGE] if across_dimensions else [])
+    averaged = across_dimensions or benchmark in AVERAGES
     records: list[dict[str, object]] = []
     for metric in metrics:
         printed_any = False
@@ -354,6 +367,12 @@ def paper_only_rows(
                 if math.isnan(printed):
                     continue
                 printed_any = True
+                averages_note = ""
+                if averaged and dimension == average_dimension:
+                    averages_note = printed_averages_note(
+                        printed,
+                        [_printed(b, d, metric, coefficient, level_of(b)) for b, d in columns],
+                    )
                 records.append(
                     {
                         **dict.fromkeys(COLUMNS, math.nan),
@@ -365,30 +384,7 @@ def paper_only_rows(
                         "coefficient": coefficient,
                         "paper_value": printed,
                         "status": status,
-                        "note": note,
-                    }
-                )
-            printed_columns = [_printed(b, d, metric, coefficient, level_of(b)) for b, d in columns]
-            printed_average = _printed(benchmark, average_dimension, metric, coefficient, level)
-            if averaged and not any(math.isnan(v) for v in [*printed_columns, printed_average]):
-                column_mean = float(np.mean(printed_columns))
-                records.append(
-                    {
-                        **dict.fromkeys(COLUMNS, math.nan),
-                        "benchmark": benchmark,
-                        "dimension": AVG_OF_PRINTED,
-                        "metric": metric,
-                        "variant": variant,
-                        "level": level,
-                        "coefficient": coefficient,
-                        "paper_value": column_mean,
-                        "status": status,
-                        "note": _join(
-                            note,
-                            "paper_value = mean of the printed columns",
-                            f"printed average {printed_average:.3f} vs mean of printed "
-                            f"columns {column_mean:.4f}",
-                        ),
+                        "note": _join(note, averages_note),
                     }
                 )
         if not printed_any:
@@ -413,10 +409,32 @@ def check_rows(df: pd.DataFrame) -> None:
 
 
 _DECIMALS = {"paper_value": ".3f", "tie_rate": ".3f", "human_tie_rate": ".3f", "delta": "+.4f"}
+OUTSIDE_CI = "†"
+OUTSIDE_CI_LEGEND = (
+    f"{OUTSIDE_CI} the printed value lies outside our {CONFIDENCE:.0%} CI: no number that "
+    "rounds to it (printed value ± 0.0005) falls in the interval."
+)
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def outside_ci(printed: object, low: object, high: object) -> bool:
+    """Whether the printed value lies outside ``[low, high]`` beyond its rounding.
+
+    True when every number that rounds to ``printed`` (``printed ± 0.0005``) is outside the
+    interval; False when any of the three is missing.
+    """
+    if any(_missing(v) for v in (printed, low, high)):
+        return False
+    return float(printed) + ROUNDING_TOLERANCE < float(low) or float(
+        printed
+    ) - ROUNDING_TOLERANCE > float(high)
 
 
 def _cell(column: str, value: object) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if _missing(value):
         return ""
     if column in ("n_items", "n_groups"):
         return str(int(value))
@@ -425,15 +443,47 @@ def _cell(column: str, value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def with_ci(value: object, low: object, high: object, decimals: int = 4) -> str:
+    """``value [low, high]`` ("0.5120 [0.470, 0.553]"; the interval to 3 decimals), or the
+    value alone when there is no interval, or "" when there is no value."""
+    if _missing(value):
+        return ""
+    text = f"{float(value):.{decimals}f}"
+    if not (_missing(low) or _missing(high)):
+        text += f" [{float(low):.3f}, {float(high):.3f}]"
+    return text
+
+
 def to_markdown(df: pd.DataFrame) -> str:
-    """A Markdown table of ``df`` (values to 4 decimals, printed values and tie rates to 3)."""
-    lines = [
-        "| " + " | ".join(df.columns) + " |",
-        "|" + "|".join("---" for _ in df.columns) + "|",
-    ]
-    for row in df.itertuples(index=False):
-        cells = [_cell(column, value) for column, value in zip(df.columns, row, strict=True)]
+    """A Markdown table of ``df`` (values to 4 decimals, printed values and tie rates to 3).
+
+    A table with ``value``, ``ci_low`` and ``ci_high`` shows the interval beside the value
+    in one ``value [95 % CI]`` column; with a ``paper_value`` too, a printed value outside
+    the interval (:func:`outside_ci`) gets a ``†`` and the table a legend line under it.
+    """
+    has_ci = {"value", "ci_low", "ci_high"} <= set(df.columns)
+    columns = [c for c in df.columns if not (has_ci and c in ("ci_low", "ci_high"))]
+    header = [f"value [{CONFIDENCE:.0%} CI]" if has_ci and c == "value" else c for c in columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    flagged = False
+    for row in df.to_dict(orient="records"):
+        cells = []
+        for column in columns:
+            if has_ci and column == "value":
+                cells.append(with_ci(row["value"], row["ci_low"], row["ci_high"]))
+                continue
+            cell = _cell(column, row[column])
+            if (
+                has_ci
+                and column == "paper_value"
+                and outside_ci(row["paper_value"], row["ci_low"], row["ci_high"])
+            ):
+                cell += f" {OUTSIDE_CI}"
+                flagged = True
+            cells.append(cell)
         lines.append("| " + " | ".join(cells) + " |")
+    if flagged:
+        lines += ["", OUTSIDE_CI_LEGEND]
     return "\n".join(lines) + "\n"
 
 

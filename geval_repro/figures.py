@@ -1,38 +1,44 @@
 """Figures for print: every figure is saved as PNG and SVG side by side, atomically.
 
-Matplotlib runs on the non-interactive Agg backend; SVGs carry no timestamp or random ids
-(``svg.hashsalt`` and ``metadata={"Date": None}``), so reruns give identical files.
+Figures are :class:`matplotlib.figure.Figure` objects, never pyplot's global state, so jobs
+may draw in threads. SVGs carry no timestamp or random ids (``svg.hashsalt`` and
+``metadata={"Date": None}``), so reruns give identical files.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from geval_repro.atomic import atomic_path
+from geval_repro.benchmarks import BENCHMARKS
 from geval_repro.paper import paper_value
 
-plt.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
+matplotlib.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
 
 COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
 
 
-def save_figure(fig: plt.Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
-    """Save ``fig`` as PNG and SVG atomically and close it."""
+def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
+    """Save ``fig`` as PNG and SVG atomically."""
     with atomic_path(png) as temporary:
         fig.savefig(temporary, format="png", metadata={"Software": None})
     with atomic_path(svg) as temporary:
         fig.savefig(temporary, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
+
+
+def _title(text: str, width: int) -> str:
+    """``text`` wrapped to lines of at most ``width`` characters (titles are never cut off)."""
+    return "\n".join(textwrap.wrap(text, width)) or text
 
 
 def sweep_figure(
@@ -42,7 +48,7 @@ def sweep_figure(
     parser: str,
     paper: Mapping[str, float],
     title: str,
-) -> plt.Figure:
+) -> Figure:
     """Correlation vs replies per item, one panel per dimension.
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
@@ -50,9 +56,8 @@ def sweep_figure(
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
     dimensions = list(dict.fromkeys(rows["dimension"]))
-    fig, axes = plt.subplots(
-        1, len(dimensions), figsize=(3.2 * len(dimensions), 3.2), sharey=True, squeeze=False
-    )
+    fig = Figure(figsize=(3.2 * len(dimensions), 3.4), layout="constrained")
+    axes = fig.subplots(1, len(dimensions), sharey=True, squeeze=False)
     for ax, dimension in zip(axes[0], dimensions, strict=True):
         dim_rows = rows[rows["dimension"] == dimension]
         random = dim_rows[dim_rows["mode"] == "random"].sort_values("n")
@@ -69,19 +74,19 @@ def sweep_figure(
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"summary-level {COEFFICIENT_SYMBOL[coefficient]}")
     axes[0][-1].legend(fontsize=7, loc="lower right")
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(_title(title, int(30 * len(dimensions))), fontsize=10)
     return fig
 
 
-def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figure:
+def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> Figure:
     """Share of tied within-document pairs of item scores vs replies per item."""
     rows = sweep[
         (sweep["parser"] == parser)
         & (sweep["mode"] == "first")
         & (sweep["coefficient"] == "kendall")
     ]
-    fig, ax = plt.subplots(figsize=(4.5, 3.2))
+    fig = Figure(figsize=(4.8, 3.6), layout="constrained")
+    ax = fig.subplots()
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
         dim_rows = dim_rows.sort_values("n")
         ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
@@ -90,8 +95,7 @@ def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> plt.Figu
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    ax.set_title(title, fontsize=10)
-    fig.tight_layout()
+    ax.set_title(_title(title, 50), fontsize=10)
     return fig
 
 
@@ -126,25 +130,183 @@ def sweep_figures(
     save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")
 
 
-def distribution_figure(counts: pd.DataFrame) -> plt.Figure:
-    """Share of items at each human score, one panel per benchmark, a bar group per dimension."""
-    benchmarks = list(dict.fromkeys(counts["benchmark"]))
-    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 3.4))
-    for ax, benchmark in zip(np.atleast_1d(axes), benchmarks, strict=True):
-        part = counts[counts["benchmark"] == benchmark]
-        wide = part.pivot(index="score", columns="dimension", values="share").fillna(0.0)
-        width = 0.8 / len(wide.columns)
-        positions = np.arange(len(wide.index))
-        for k, dimension in enumerate(wide.columns):
-            ax.bar(positions + k * width, 100 * wide[dimension], width, label=dimension)
-        ax.set_xticks(positions + 0.4 - width / 2)
-        labels = [f"{s:.2f}".rstrip("0").rstrip(".") for s in wide.index]
-        step = max(1, len(labels) // 8)
-        ax.set_xticklabels([lab if i % step == 0 else "" for i, lab in enumerate(labels)])
-        ax.set_xlabel("human score (mean of annotators)")
-        ax.set_title(benchmark)
+def _scale_label(scale: tuple[float, float]) -> str:
+    return f"{scale[0]:g}-{scale[1]:g}"
+
+
+def distribution_figure(counts: pd.DataFrame) -> Figure:
+    """Share of items at each human score: one panel per benchmark and human scale.
+
+    ``counts``: rows benchmark, dimension, score, share (see
+    :func:`geval_repro.human.distributions.score_counts`). Dimensions of one benchmark share
+    a panel when they share a scale (the registry's ``human_scale``), so no axis mixes a 0-1
+    scale with a 1-5 one (Topical-Chat's groundedness gets its own panel). Bars stand at the
+    score's value on the axis, ticks at the scale's whole points.
+    """
+    panels: dict[tuple[str, tuple[float, float]], list[str]] = {}
+    for benchmark, dimension in dict.fromkeys(
+        zip(counts["benchmark"], counts["dimension"], strict=True)
+    ):
+        scale = BENCHMARKS[benchmark].dimension(dimension).human_scale
+        panels.setdefault((benchmark, scale), []).append(dimension)
+    n_cols = min(3, len(panels))
+    n_rows = math.ceil(len(panels) / n_cols)
+    fig = Figure(figsize=(4.2 * n_cols, 3.2 * n_rows), layout="constrained")
+    axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+    for ax, ((benchmark, scale), dimensions) in zip(axes, panels.items(), strict=False):
+        part = counts[(counts["benchmark"] == benchmark) & counts["dimension"].isin(dimensions)]
+        low, high = scale
+        scores = np.unique(part["score"].to_numpy(dtype=float))
+        step = min([*np.diff(scores), (high - low) / 6])  # bars never wider than 1/6 of the axis
+        width = 0.8 * step / len(dimensions)
+        for k, dimension in enumerate(dimensions):
+            rows = part[part["dimension"] == dimension]
+            offset = (k - (len(dimensions) - 1) / 2) * width
+            ax.bar(rows["score"] + offset, 100 * rows["share"], width, label=dimension.title())
+        margin = 0.08 * (high - low)
+        ax.set_xlim(low - margin, high + margin)
+        ax.set_xticks(np.linspace(low, high, round(high - low) + 1 if high - low > 1 else 3))
+        ax.set_xlabel(f"human score ({_scale_label(scale)}, mean of annotators)")
+        ax.set_ylabel("share of items (%)")
+        what = BENCHMARKS[benchmark].title
+        if len(panels) > 1 and sum(b == benchmark for b, _ in panels) > 1:
+            what += f", {' / '.join(d.title() for d in dimensions)}"
+        ax.set_title(f"{what} ({_scale_label(scale)})", fontsize=9)
         ax.legend(fontsize=7)
-    np.atleast_1d(axes)[0].set_ylabel("share of items (%)")
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
     fig.suptitle("Distribution of human scores", fontsize=10)
-    fig.tight_layout()
     return fig
+
+
+#: A recomputed cell without a CI (an average row) is an outlier when |delta| exceeds this.
+REPRODUCTION_THRESHOLD = 0.02
+_SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+_KEY_ROWS = 15  # a panel's key of more outliers runs in two columns
+
+
+def _outliers(part: pd.DataFrame, threshold: float) -> np.ndarray:
+    """Outlier mask: printed value outside our CI, or |delta| > threshold without a CI."""
+    from geval_repro.correlation_table import outside_ci  # the table module is heavier
+
+    return np.array(
+        [
+            outside_ci(r.paper_value, r.ci_low, r.ci_high)
+            if not (pd.isna(r.ci_low) or pd.isna(r.ci_high))
+            else abs(r.value - r.paper_value) > threshold
+            for r in part.itertuples()
+        ],
+        dtype=bool,
+    )
+
+
+def reproduction_figure(
+    table: pd.DataFrame, *, threshold: float = REPRODUCTION_THRESHOLD
+) -> Figure:
+    """Does it reproduce? Every recomputed cell against the paper's printed value.
+
+    ``table``: rows of ``correlations.csv``; drawn are those of status ``recomputed`` with a
+    value and a ``paper_value``, one panel per paper table (1, 2, 3), x = printed value,
+    y = ours, the 95 % CI as a vertical error bar (averages have none), and the line y = x.
+    A point is an outlier, drawn in red and numbered, when the printed value lies outside
+    our CI beyond its rounding (:func:`geval_repro.correlation_table.outside_ci`) or, for a
+    cell without a CI, when ``|delta| > threshold``; the key under each panel names each
+    numbered point's metric (variant) / dimension / coefficient.
+    """
+    rows = table[
+        (table["status"] == "recomputed") & table["value"].notna() & table["paper_value"].notna()
+    ]
+    paper_table = {name: b.paper_table for name, b in BENCHMARKS.items()}
+    paper_table["qags_avg"] = 3
+    numbers = rows["benchmark"].map(paper_table)
+    panels = {
+        n: rows[numbers == n].sort_values(["metric", "variant", "benchmark", "dimension"])
+        for n in (1, 2, 3)
+    }
+    flags = {n: _outliers(part, threshold) for n, part in panels.items()}
+    columns = {n: 1 if flag.sum() <= _KEY_ROWS else 2 for n, flag in flags.items()}
+    key_lines = max(math.ceil(flags[n].sum() / columns[n]) for n in flags)
+    key_height = 0.3 + 0.095 * key_lines
+    fig = Figure(figsize=(15, 5.4 + key_height), layout="constrained")
+    axes = fig.subplots(2, 3, height_ratios=[5.4, key_height])
+    for number, ax, key in zip((1, 2, 3), axes[0], axes[1], strict=True):
+        part, flagged = panels[number], flags[number]
+        titles = [b.title for b in BENCHMARKS.values() if b.paper_table == number]
+        if number == 3:
+            titles.append("Average")
+        ax.set_title(f"Table {number}: {', '.join(titles)} ({len(part)} cells)", fontsize=9)
+        ax.set_xlabel("paper's printed value")
+        ax.set_ylabel("ours (95 % bootstrap CI)")
+        ax.grid(alpha=0.3)
+        key.axis("off")
+        if part.empty:
+            ax.text(
+                0.5, 0.5, "no recomputed cell", ha="center", va="center", transform=ax.transAxes
+            )
+            continue
+        x, y = part["paper_value"].to_numpy(float), part["value"].to_numpy(float)
+        low = np.nan_to_num(y - part["ci_low"].to_numpy(float))
+        high = np.nan_to_num(part["ci_high"].to_numpy(float) - y)
+        for mask, colour, label in (
+            (~flagged, "tab:blue", "printed value within our CI"),
+            (flagged, "tab:red", "outlier"),
+        ):
+            ax.errorbar(
+                x[mask],
+                y[mask],
+                yerr=[low[mask], high[mask]],
+                fmt="o",
+                ms=3,
+                lw=0.8,
+                color=colour,
+                ecolor=colour,
+                alpha=0.7,
+                label=f"{label} ({mask.sum()})",
+            )
+        lo = min(x.min(), (y - low).min(), 0.0) - 0.05
+        hi = max(x.max(), (y + high).max()) + 0.05
+        ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--", label="y = x")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_aspect("equal")
+        ax.legend(fontsize=7, loc="upper left")
+        entries = []
+        for k, r in enumerate(part[flagged].itertuples(), start=1):
+            ax.annotate(
+                str(k),
+                (r.paper_value, r.value),
+                xytext=(2, 1),
+                textcoords="offset points",
+                fontsize=5,
+                color="tab:red",
+            )
+            where = r.dimension if r.benchmark in ("summeval", "topical_chat") else r.benchmark
+            entries.append(f"{k:>2} {r.metric} ({r.variant}) / {where} / {_SYMBOL[r.coefficient]}")
+        per_column = math.ceil(len(entries) / columns[number]) if entries else 0
+        for c in range(columns[number]):
+            chunk = entries[c * per_column : (c + 1) * per_column]
+            key.text(
+                c / columns[number],
+                1.0,
+                "\n".join(chunk),
+                va="top",
+                ha="left",
+                fontsize=5,
+                transform=key.transAxes,
+            )
+    fig.suptitle(
+        "Does it reproduce? Our recomputed correlations against the paper's printed values "
+        f"(outlier: printed value outside our 95 % CI, or |delta| > {threshold:g} without a CI)",
+        fontsize=10,
+    )
+    return fig
+
+
+def reproduction_figures(
+    correlations_csv: str | os.PathLike[str],
+    png: str | os.PathLike[str],
+    svg: str | os.PathLike[str],
+) -> None:
+    """Draw :func:`reproduction_figure` from ``correlations.csv`` and save it (PNG + SVG)."""
+    save_figure(reproduction_figure(pd.read_csv(correlations_csv)), png, svg)

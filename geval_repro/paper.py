@@ -1,6 +1,6 @@
 """The G-Eval paper's published correlations (Liu et al., EMNLP 2023, Tables 1-3).
 
-``data/paper/paper_tables.csv`` holds one row per printed number (see its README.md for the
+``geval_repro/data/paper_tables.csv`` holds one row per printed number (see its README.md for the
 transcription source): ``table, benchmark, dimension, metric, coefficient, value``, with
 metric names exactly as printed and "-" cells omitted.
 
@@ -25,7 +25,7 @@ import pandas as pd
 from geval_repro.benchmarks import AVERAGES, PRINTED_NAMES, dimensions_of, table_of
 from geval_repro.stats.coefficients import COEFFICIENTS
 
-PAPER_TABLES_PATH = Path(__file__).resolve().parent.parent / "data" / "paper" / "paper_tables.csv"
+PAPER_TABLES_PATH = Path(__file__).resolve().parent / "data" / "paper_tables.csv"
 COLUMNS = ["table", "benchmark", "dimension", "metric", "coefficient", "value"]
 AVERAGE = "AVG"
 # Printed numbers have 3 decimals: an average of rounded columns may differ from the rounded

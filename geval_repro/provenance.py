@@ -11,8 +11,8 @@ A sidecar records
 
 - ``output``: the file's name, SHA-256 and size, tying the record to the exact bytes;
 - ``inputs``: the upstream files the output rests on, transitively: a file under the raw
-  folder is resolved to its ``data/sources.yaml`` entry (``kind: source``: id, URL, pinned
-  SHA-256) or, when it is not in the registry, to the judge file (given by URL in the
+  folder is resolved to its ``geval_repro/data/sources.yaml`` entry (``kind: source``: id,
+  URL, pinned SHA-256) or, when it is not in the registry, to the judge file (given by URL in the
   config) that it was fetched as (``kind: judge-file``: URL, pinned SHA-256); a judge file
   given as a local ``path`` is hashed (``kind: local``); any other input (a processed table,
   an upstream result) must have its own sidecar, whose inputs are taken over. A raw file is
@@ -224,8 +224,8 @@ def resolve_inputs(
             judges.update(upstream["config"].get("judges", {}))
         elif in_raw:
             raise ProvenanceError(
-                f"{path}: a raw file that is neither in data/sources.yaml nor a judge file "
-                "of the config; fix: add it to the registry or to the judge's files"
+                f"{path}: a raw file that is neither in geval_repro/data/sources.yaml nor a judge "
+                "file of the config; fix: add it to the registry or to the judge's files"
             )
         else:
             raise ProvenanceError(

@@ -12,7 +12,7 @@ Markdown that goes between :data:`START` and :data:`END` in README.md:
    coefficients Table 1 prints, with 95 % CIs, paper values and deltas) and its sweep figure
    when the run ``gpt4-released`` is in the folder, otherwise a plain statement that the
    first command produces it on a networked machine; in both cases the SHA-256 of the four
-   reply files it rests on, read from ``data/sources.yaml``;
+   reply files it rests on, read from ``geval_repro/data/sources.yaml``;
 3. the other judge runs in the folder (fixtures left out), with their labels and links;
 4. the paper-layout tables (``table1_summeval.md``, ``table2_topical_chat.md``,
    ``table3_qags.md``) as written by the pipeline; a table built with fixture rows is
@@ -170,7 +170,7 @@ def _checksums() -> str:
     commit = get_source(REPLY_SOURCES[0]).commit
     return (
         f"It rests on these four files of nlpyang/geval at commit `{commit}` "
-        "(SHA-256 from `data/sources.yaml`, verified after every download):\n\n"
+        "(SHA-256 from `geval_repro/data/sources.yaml`, verified after every download):\n\n"
         + _markdown_table(pd.DataFrame(rows))
     )
 

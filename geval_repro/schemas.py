@@ -275,7 +275,7 @@ _MAX_REPORTED_FAILURES = 5
 
 UPSTREAM_FIX = (
     "the file differs from the pinned upstream version; fetch it again so that its SHA-256 "
-    "matches data/sources.yaml"
+    "matches geval_repro/data/sources.yaml"
 )
 
 

@@ -1,4 +1,4 @@
-"""The sources registry (``data/sources.yaml``): every upstream file, pinned and hashed.
+"""The sources registry (``geval_repro/data/sources.yaml``): every upstream file, pinned and hashed.
 
 Each entry names one raw file at a pinned commit. Its local path, in ``data/raw`` and in an
 offline mirror alike, is ``<owner>/<repo>/<commit>/<path>``: the layout of the raw-file URL
@@ -14,8 +14,11 @@ from pathlib import Path
 import yaml
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
+#: The checkout (only meaningful in a source checkout: git state, README, results/).
 REPO_ROOT = PACKAGE_ROOT.parent
-REGISTRY_PATH = REPO_ROOT / "data" / "sources.yaml"
+#: Data files shipped with the package (work from a non-editable install too).
+PACKAGE_DATA = PACKAGE_ROOT / "data"
+REGISTRY_PATH = PACKAGE_DATA / "sources.yaml"
 
 
 @dataclass(frozen=True)

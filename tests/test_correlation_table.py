@@ -13,12 +13,13 @@ import pandas as pd
 import pytest
 
 from geval_repro.correlation_table import (
-    AVG_OF_PRINTED,
     COLUMNS,
     average_rows,
     check_rows,
+    comparison_note,
     correlation_rows,
     paper_only_rows,
+    printed_number,
     to_markdown,
 )
 from geval_repro.sources import get_source
@@ -91,19 +92,61 @@ def test_no_paper_value_at_another_level_and_renamed_metrics() -> None:
     assert renamed.set_index("coefficient").loc["kendall"].paper_value == 0.457
 
 
-def test_average_rows_show_printed_and_column_averages() -> None:
+def test_one_average_row_states_printed_and_column_averages() -> None:
     dims = ["coherence", "consistency", "fluency", "relevance"]
     rows = pd.concat([rows_for("summeval", d, seed=i) for i, d in enumerate(dims)])
     averages = average_rows(rows).set_index(["dimension", "coefficient"])
+    assert set(averages.index.get_level_values("dimension")) == {"AVG"}
+    assert len(averages) == 3  # one AVG row per coefficient
     ours = rows[rows.coefficient == "spearman"].value.mean()
-    printed = averages.loc[("AVG", "spearman")]
-    of_columns = averages.loc[(AVG_OF_PRINTED, "spearman")]
-    assert printed.value == of_columns.value == pytest.approx(ours)
-    assert printed.paper_value == 0.514
-    assert of_columns.paper_value == pytest.approx((0.582 + 0.507 + 0.506 + 0.547) / 4)
-    assert "printed average 0.514 vs mean of printed columns 0.5355" in of_columns.note
+    row = averages.loc[("AVG", "spearman")]
+    assert row.value == pytest.approx(ours)
+    assert row.paper_value == 0.514  # Table 1, G-Eval-4 AVG rho, as printed
+    # (0.582 + 0.507 + 0.506 + 0.547) / 4 = 0.5355, by hand
+    assert "printed average 0.514; mean of the printed columns 0.5355" in row.note
     assert (averages.status == "fixture").all()
     assert math.isnan(averages.loc[("AVG", "pearson")].paper_value)
+
+
+def test_printed_numbers_keep_their_decimals() -> None:
+    assert printed_number(0.2) == "0.200"
+    assert printed_number(0.2005) == "0.2005"
+    assert printed_number((0.333 + 0.068) / 2) == "0.2005"
+    assert printed_number(0.53575) == "0.53575"
+    assert "the printed 0.2005 " in comparison_note(0.1996, 0.2005, 0.001)
+
+
+def test_qags_average_note_is_exact() -> None:
+    """The issue-9 case: QAGS ROUGE-2 Kendall printed 0.333 (CNN/DM) and 0.068 (XSum), whose
+    mean is 0.2005, and an Average of 0.200. The note once read "printed average 0.200 vs mean
+    of printed columns 0.2005; matches the printed 0.201"."""
+    records = [
+        {
+            **dict.fromkeys(COLUMNS, math.nan),
+            "benchmark": subset,
+            "dimension": "consistency",
+            "metric": "ROUGE-2",
+            "variant": "hand-made",
+            "level": "global",
+            "coefficient": "kendall",
+            "value": value,
+            "status": "recomputed",
+            "note": "",
+        }
+        for subset, value in (("qags_cnndm", 0.3300), ("qags_xsum", 0.0692))
+    ]
+    averages = average_rows(pd.DataFrame.from_records(records, columns=COLUMNS))
+    assert len(averages) == 1
+    row = averages.iloc[0]
+    assert (row.benchmark, row.dimension) == ("qags_avg", "consistency")
+    assert row.value == pytest.approx(0.1996)
+    assert row.paper_value == 0.200
+    assert row.delta == pytest.approx(-0.0004)
+    assert row.note == (
+        "mean of our qags_cnndm and qags_xsum values; printed average 0.200; mean of the "
+        "printed columns 0.2005; matches the printed 0.200 to rounding (|delta| <= 0.001)"
+    )
+    assert "0.201" not in row.note
 
 
 def test_average_rows_need_every_dimension_once() -> None:
@@ -125,9 +168,8 @@ def test_qags_average_rows() -> None:
     row = averages.loc[("qags_avg", "consistency", "pearson")]
     assert row.paper_value == 0.599
     assert row.value == pytest.approx(rows[rows.coefficient == "pearson"].value.mean())
-    assert averages.loc[("qags_avg", AVG_OF_PRINTED, "pearson")].paper_value == pytest.approx(
-        0.5945
-    )
+    # G-Eval-4 Pearson: CNN/DM 0.631, XSum 0.558 -> mean 0.5945 (by hand), printed 0.599
+    assert "printed average 0.599; mean of the printed columns 0.5945" in row.note
 
 
 def test_paper_only_rows() -> None:
@@ -135,14 +177,15 @@ def test_paper_only_rows() -> None:
     assert rows.value.isna().all()
     assert set(rows.status) == {"not-released"}
     g35 = rows[rows.metric == "G-Eval-3.5"]
-    assert len(g35) == 10 + 2  # printed cells + one AVG-of-printed-columns per coefficient
+    assert len(g35) == 10  # the printed cells, AVG included
     gpt = rows[rows.metric == "GPTScore"]
-    assert len(gpt) == 5 + 1  # Kendall printed "-"
-    assert gpt[gpt.dimension == AVG_OF_PRINTED].paper_value.iloc[0] == pytest.approx(
-        (0.434 + 0.449 + 0.403 + 0.381) / 4
-    )
+    assert len(gpt) == 5  # Kendall printed "-"
+    gpt_avg = gpt[gpt.dimension == "AVG"].iloc[0]
+    assert gpt_avg.paper_value == 0.417
+    # (0.434 + 0.449 + 0.403 + 0.381) / 4 = 0.41675, by hand
+    assert gpt_avg.note == "no replies; printed average 0.417; mean of the printed columns 0.41675"
     qags = paper_only_rows("qags_avg", ["G-Eval-4"], "not-recomputable", "prompts not released")
-    assert set(qags.dimension) == {"consistency", AVG_OF_PRINTED}
+    assert set(qags.dimension) == {"consistency"}
     with pytest.raises(ValueError, match="prints no summeval number"):
         paper_only_rows("summeval", ["G-Eval-5"], "paper-only", "")
     with pytest.raises(ValueError, match="status"):
@@ -154,8 +197,11 @@ def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
     rows.loc[0, "note"] = "a | b"
     text = to_markdown(rows)
     lines = text.splitlines()
-    assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
-    assert len(lines) == 2 + len(rows)
+    shown = [
+        "value [95% CI]" if c == "value" else c for c in COLUMNS if c not in ("ci_low", "ci_high")
+    ]
+    assert lines[0] == "| " + " | ".join(shown) + " |"
+    assert len(lines) == 2 + len(rows)  # no CI, so no flag and no legend
     assert "a \\| b" in text
     assert f"| {rows.value.iloc[0]:.4f} |" in lines[2]
     csv_path, md_path = (
@@ -171,6 +217,43 @@ def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
         "correlations.csv",
         "correlations.md",
     ]
+
+
+def test_markdown_shows_the_ci_and_flags_printed_values_outside_it() -> None:
+    def row(value, low, high, printed):
+        return {
+            **dict.fromkeys(COLUMNS, math.nan),
+            "benchmark": "summeval",
+            "dimension": "coherence",
+            "metric": "m",
+            "variant": "v",
+            "level": "summary",
+            "coefficient": "spearman",
+            "value": value,
+            "ci_low": low,
+            "ci_high": high,
+            "paper_value": printed,
+            "status": "recomputed",
+            "note": "",
+        }
+
+    rows = pd.DataFrame.from_records(
+        [
+            row(0.512, 0.47, 0.553, 0.582),  # printed above the interval: flagged
+            row(0.512, 0.47, 0.553, 0.553),  # on the bound: inside
+            row(0.512, 0.47, 0.553, 0.4696),  # rounds to a number inside: not flagged
+            row(0.512, 0.47, 0.553, 0.469),  # 0.469 + 0.0005 < 0.47: flagged
+            row(0.512, math.nan, math.nan, 0.9),  # no interval: no flag
+        ],
+        columns=COLUMNS,
+    )
+    lines = to_markdown(rows).splitlines()
+    body = lines[2:7]
+    assert "| 0.5120 [0.470, 0.553] |" in body[0]
+    assert [line.count("†") for line in body] == [1, 0, 0, 1, 0]
+    assert "| 0.582 † |" in body[0]
+    assert "| 0.5120 |" in body[4]
+    assert lines[-1].startswith("† the printed value lies outside our 95% CI")
 
 
 def test_check_rows_rejects_bad_tables() -> None:
@@ -251,4 +334,4 @@ def test_unieval_topical_chat_differs_from_table_2(mirror_dir: Path) -> None:
     assert rho.loc["naturalness"].paper_value == 0.330
     assert rho.note.str.contains("differs from the printed").all()
     averages = average_rows(rows)
-    assert len(averages) == 4  # AVG and AVG-of-printed-columns, for r and rho
+    assert len(averages) == 2  # one AVG row each for r and rho

@@ -25,7 +25,7 @@ from geval_repro.provenance import (
 from geval_repro.sources import get_source
 
 # Mirror path of the Topical-Chat conversion and its SHA-256 as listed in the mirror's
-# MANIFEST.tsv (independent of data/sources.yaml).
+# MANIFEST.tsv (independent of geval_repro/data/sources.yaml).
 TOPICAL_CHAT_RELPATH = (
     "maszhongming/UniEval/d33e7b6cfebe97b2bafe435adbd818230d5a416a/"
     "reproduce/data/dialogue/topical_chat.json"

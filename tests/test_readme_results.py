@@ -19,7 +19,7 @@ from geval_repro.readme_results import (
 )
 
 # SHA-256 of the four released reply files as printed in the reference notes (independent
-# of data/sources.yaml, from which the section reads them).
+# of geval_repro/data/sources.yaml, from which the section reads them).
 REPLY_SHA256 = {
     "results/gpt4_coh_detailed.json": (
         "bec62a6a8408b7f0c7a55a665d8c9a44b97eecf671bf0b4319284b192d218508"

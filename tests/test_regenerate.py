@@ -38,7 +38,14 @@ def regenerated(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     root = tmp_path_factory.mktemp("regenerate")
     config = root / "config.yaml"
     config.write_text(MIRRORED_CONFIG.read_text() + f"mirror: {mirror_dir}\n")
-    targets = ["tables", "judges", "correlations", "paper_layout", "human_tables"]
+    targets = [
+        "tables",
+        "judges",
+        "correlations",
+        "paper_layout",
+        "reproduction_figure",
+        "human_tables",
+    ]
     run_snakemake(root / "data", root / "results", config, *targets)
     return root / "results"
 

@@ -36,7 +36,7 @@ FORMAT_FIX = (
     "a replies file is a JSON list of items, each with the benchmark's item keys (SummEval: "
     "doc_id, system_id and scores unchanged from summeval.json; Topical-Chat, QAGS: item_id) "
     "and 'all_responses' a non-empty list of reply strings (a released file must match its "
-    "SHA-256 in data/sources.yaml)"
+    "SHA-256 in geval_repro/data/sources.yaml)"
 )
 
 

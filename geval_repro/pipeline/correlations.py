@@ -90,7 +90,11 @@ def missing_rows(covered: set) -> pd.DataFrame:
 
 
 def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
-    """Concatenate row files, add the missing printed numbers, write ``<stem>.csv|.md``."""
+    """Concatenate row files, add the missing printed numbers, write ``<stem>.csv|.md``.
+
+    Rows are sorted by benchmark in the paper's order (SummEval, Topical-Chat, QAGS CNN/DM,
+    XSum, then the QAGS Average), then by the printed metric order.
+    """
     rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
     rows = rows.astype({"n_items": "Int64", "n_groups": "Int64"})
     table = pd.concat([rows, missing_rows(covered_metrics(rows))], ignore_index=True)
@@ -100,13 +104,26 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
         printed_order.get(key, len(printed_order))
         for key in zip(table["benchmark"], table["metric"], strict=True)
     ]
+    benchmark_order = {name: i for i, name in enumerate(PRINTED_NAMES)}
     table = (
-        table.assign(_order=order)
+        table.assign(
+            _benchmark=table["benchmark"].map(benchmark_order).fillna(len(benchmark_order)),
+            _order=order,
+        )
         .sort_values(
-            ["benchmark", "_order", "metric", "variant", "dimension", "level", "coefficient"],
+            [
+                "_benchmark",
+                "benchmark",
+                "_order",
+                "metric",
+                "variant",
+                "dimension",
+                "level",
+                "coefficient",
+            ],
             kind="stable",
         )
-        .drop(columns="_order")
+        .drop(columns=["_benchmark", "_order"])
         .reset_index(drop=True)
     )
     write_pair(table, stem)
@@ -123,16 +140,19 @@ PRINTED_COEFFICIENTS = {
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 
 
-def _cell(value: float, printed: float) -> str:
-    ours = "–" if math.isnan(value) else f"{value:.3f}"
+def _cell(value: float, low: float, high: float, printed: float) -> tuple[str, bool]:
+    """ "ours [CI] (paper)" with a † when the printed value lies outside our CI, and the flag."""
+    ours = "–" if math.isnan(value) else ct.with_ci(value, low, high, decimals=3)
+    flagged = ct.outside_ci(printed, low, high)
     paper = "" if math.isnan(printed) else f" ({printed:.3f})"
-    return ours + paper
+    return ours + paper + (f" {ct.OUTSIDE_CI}" if flagged else ""), flagged
 
 
 def paper_layout(table: pd.DataFrame, number: int) -> str:
-    """Table ``number`` of the paper laid out as printed: "ours (paper)" in every cell.
+    """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
 
-    Rows: each (metric, variant, status) at the paper's level; "–" where we have no value.
+    Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
+    a † marks a printed value outside our CI (legend under the table).
     """
     benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
     coefficients = PRINTED_COEFFICIENTS[number]
@@ -146,25 +166,30 @@ def paper_layout(table: pd.DataFrame, number: int) -> str:
     part = table[table["benchmark"].isin(benchmarks)]
     part = part[~part["level"].isin(["system"])]
     lines = [
-        f"Table {number}: ours (paper's printed value). Status: recomputed = computed here from "
-        "the pinned data; fixture = synthetic test data, not a result; paper-only / "
-        "not-released / not-recomputable = printed value only (see correlations.csv notes).",
+        f"Table {number}: ours [{ct.CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
+        "Status: recomputed = computed here from the pinned data; fixture = synthetic test "
+        "data, not a result; paper-only / not-released / not-recomputable = printed value "
+        "only (see correlations.csv notes).",
         "",
         "| metric | variant | status | " + " | ".join(headers) + " |",
         "|---|---|---|" + "---|" * len(headers),
     ]
     keys = ["metric", "variant", "status"]
+    missing = (math.nan,) * 4
+    any_flag = False
     for (metric, variant, status), group in part.groupby(keys, sort=False):
         lookup = {
-            (r.benchmark, r.dimension, r.coefficient): (r.value, r.paper_value)
+            (r.benchmark, r.dimension, r.coefficient): (r.value, r.ci_low, r.ci_high, r.paper_value)
             for r in group.itertuples()
         }
-        cells = [
-            _cell(*[float(v) for v in lookup.get(col, (math.nan, math.nan))]) for col in columns
-        ]
-        if all(cell in ("–", "– ") for cell in cells):
+        cells = [_cell(*[float(v) for v in lookup.get(col, missing)]) for col in columns]
+        if all(text == "–" for text, _ in cells):
             continue
-        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+        any_flag |= any(flag for _, flag in cells)
+        texts = [text for text, _ in cells]
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(texts) + " |")
+    if any_flag:
+        lines += ["", ct.OUTSIDE_CI_LEGEND]
     return "\n".join(lines) + "\n"
 
 

@@ -52,3 +52,20 @@ rule paper_layout:
             input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}
         )
         trace(output, input)
+
+
+rule reproduction_figure:
+    """Does it reproduce? Every recomputed cell against its printed value (Tables 1-3)."""
+    input:
+        ROOT_TABLES / "correlations.csv",
+    output:
+        png=ROOT_FIGURES / "reproduction.png",
+        svg=ROOT_FIGURES / "reproduction.svg",
+    log:
+        LOGS / "reproduction_figure.log",
+    localrule: True
+    run:
+        from geval_repro.figures import reproduction_figures
+
+        reproduction_figures(input[0], output.png, output.svg)
+        trace(output, input)

@@ -106,6 +106,7 @@ REPORT_TABLES = {
     },
 }
 REPORT_FIGURES = {
+    "reproduction": ("reproduction", "Tables: ours vs the paper", "Does it reproduce?"),
     "human_distributions": ("human_distributions", "Human judgements", "Figures"),
 }
 
@@ -147,7 +148,7 @@ rule readme_results:
         *(ROOT_FIGURES / "judges" / j / "sweep_spearman.png" for j in WITH_REPLIES),
         *(ROOT_TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
         ROOT_FIGURES / "human_distributions.png",
-        "data/sources.yaml",
+        "geval_repro/data/sources.yaml",
     output:
         RESULTS / "readme_results.md",
     log:

@@ -1,0 +1,10 @@
+"""The judge runner: re-run G-Eval with any OpenAI-compatible model (``geval-repro judge``).
+
+- :mod:`.prompts`: prompt templates (released SummEval files, this toolkit's others), filling
+  them with an item's texts, and frozen evaluation steps with their content hash;
+- :mod:`.requests`: the Chat Completions request body of each mode;
+- :mod:`.logprobs`: the score-level distribution read from top log-probabilities;
+- :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
+- :mod:`.client`: concurrent requests with retries (the ``openai`` package);
+- :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``.
+"""

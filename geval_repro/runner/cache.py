@@ -1,0 +1,122 @@
+"""The response cache: one SQLite file (standard library) of raw responses, keyed by request.
+
+Key = SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of
+``{"server": <base URL host>, "body": <request body>, "item": <benchmark and item keys>}``:
+the model, the messages and every parameter are in the body, and the server is the base
+URL's host, port and path (never any credential). The item is part of the key so that items
+with the same text are sampled independently, as in the paper, instead of sharing one set
+of replies (in SummEval, 99 items share their summary with another system of the same
+document: 54 more requests than distinct prompts). The stored answer is the response text
+exactly as received.
+
+Each answer is committed on its own as soon as it arrives (WAL journal, ``synchronous=NORMAL``:
+a committed answer survives the process being killed; only a power cut may lose the last
+ones), so a killed run loses no answer it received, and a rerun sends only the requests
+without an answer. A request that failed (HTTP error after the retries, timeout, a body
+that is not a readable completion) is stored in ``failures`` with its reason and reported
+per item; it is retried by the next run, and its failure row is deleted once an answer
+arrives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+CACHE_FILE = "responses.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY, request TEXT NOT NULL, response TEXT NOT NULL, received TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT PRIMARY KEY, request TEXT NOT NULL, error TEXT NOT NULL, raw TEXT,
+    received TEXT NOT NULL
+);
+"""
+
+
+def server_name(base_url: str) -> str:
+    """``host[:port]/path`` of a base URL, without scheme, user name or password."""
+    parsed = urlparse(base_url)
+    if not parsed.hostname:
+        raise ValueError(f"base URL {base_url!r} has no host: give e.g. http://localhost:8000/v1")
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.hostname}{port}{parsed.path.rstrip('/')}"
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 characters kept: the same value gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(server: str, body: dict[str, Any], item: dict[str, Any] | None = None) -> str:
+    """SHA-256 (hex) of the canonical JSON of the server, the full body and the item if given."""
+    record = {"server": server, "body": body}
+    if item is not None:
+        record["item"] = item
+    text = canonical_json(record)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class ResponseCache:
+    """Stored responses and failures of one cache folder (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / CACHE_FILE
+        self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # durable when the process dies
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def answered(self, keys: list[str]) -> set[str]:
+        """The keys among ``keys`` that have a stored answer."""
+        found: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT key FROM responses WHERE key IN ({marks})", chunk)
+            found.update(row[0] for row in rows)
+        return found
+
+    def store(self, key: str, body: dict[str, Any], response: str) -> None:
+        """Store an answer (committed at once) and forget an earlier failure of the key."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                (key, canonical_json(body), response, _now()),
+            )
+            self._db.execute("DELETE FROM failures WHERE key = ?", (key,))
+
+    def store_failure(
+        self, key: str, body: dict[str, Any], error: str, raw: str | None = None
+    ) -> None:
+        """Record that the request of ``key`` failed, with the reason and any raw body."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?)",
+            (key, canonical_json(body), error, raw, _now()),
+        )
+
+    def response(self, key: str) -> str | None:
+        """The stored answer of ``key``, or None."""
+        row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def failure(self, key: str) -> str | None:
+        """The recorded failure reason of ``key``, or None."""
+        row = self._db.execute("SELECT error FROM failures WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]

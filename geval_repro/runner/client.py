@@ -1,0 +1,169 @@
+"""Concurrent Chat Completions requests with retries, through the official ``openai`` package.
+
+Protocol per request (the client's own retries are off, ``max_retries=0``, so this one is
+explicit and testable):
+
+- at most ``concurrency`` requests are in flight (an ``asyncio.Semaphore``);
+- HTTP 429, HTTP 5xx, timeouts and connection errors are retried up to ``max_attempts``
+  attempts in all; the wait before attempt ``k + 1`` is the server's ``retry-after-ms`` or
+  ``Retry-After`` (seconds) when given, else ``min(backoff_max, backoff_base * 2**k)``
+  times a jitter factor drawn uniformly from [0.5, 1.5) (seeded);
+- any other HTTP error (e.g. 400 for a parameter the server does not know) fails at once;
+- a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
+  and its raw text is kept for inspection.
+
+The body is posted as given with the client's ``post`` (``cast_to=httpx.Response``): the raw
+text is kept, and the typed ``chat.completions.create`` is skipped, whose per-request
+parameter transformation and response models cost milliseconds of CPU per request and
+would reject parameters that only a local server knows.
+
+The API key goes only into the ``Authorization`` header; every error text is passed
+through :func:`redact` before it is stored or shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+RETRY_STATUS = frozenset({408, 409, 429})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The outcome of one request: the raw response text, or the failure reason."""
+
+    text: str | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the request returned a readable completion."""
+        return self.error is None
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    return text.replace(secret, "***") if secret else text
+
+
+def read_completion(text: str) -> dict[str, Any]:
+    """Parse a response body; raise ``ValueError`` when it is not a completion with choices."""
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
+        raise ValueError("the response has no 'choices' list")
+    if not data["choices"]:
+        raise ValueError("the response's 'choices' list is empty")
+    for choice in data["choices"]:
+        if not isinstance((choice.get("message") or {}).get("content", ""), str | None):
+            raise ValueError("a choice's message content is not text")
+    return data
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds from ``retry-after-ms`` (OpenAI) or ``Retry-After``; None for a date or none."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name) if headers is not None else None
+        try:
+            if value is not None:
+                return max(0.0, float(value) / scale)
+        except ValueError:
+            continue  # an HTTP date: fall back to the backoff
+    return None
+
+
+class CompletionClient:
+    """Sends request bodies to one OpenAI-compatible server (see the module docstring)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        concurrency: int = 8,
+        timeout: float = 60.0,
+        max_attempts: int = 6,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        seed: int = 0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        import httpx
+        import openai
+
+        if concurrency < 1 or max_attempts < 1:
+            raise ValueError("concurrency and max_attempts must be >= 1")
+        self._openai = openai
+        self._httpx = httpx
+        self._key = api_key
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=0,
+            timeout=timeout,
+            http_client=httpx.AsyncClient(limits=limits, timeout=timeout),
+        )
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._max_attempts = max_attempts
+        self._backoff_base = backoff_base
+        self._backoff_max = backoff_max
+        self._random = random.Random(seed)
+        self._sleep = sleep
+        self.retries = 0
+
+    async def close(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.close()
+
+    def _wait(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after
+        return min(self._backoff_max, self._backoff_base * 2**attempt) * (
+            0.5 + self._random.random()
+        )
+
+    async def send(self, body: dict[str, Any]) -> Answer:
+        """Send one request body with the retry protocol; never raises for API errors."""
+        openai = self._openai
+        async with self._semaphore:
+            reason = "no attempt made"
+            for attempt in range(self._max_attempts):
+                retry_after = None
+                try:
+                    response = await self._client.post(
+                        "/chat/completions", body=body, cast_to=self._httpx.Response
+                    )
+                    text = response.text
+                except openai.APIStatusError as error:
+                    status = error.status_code
+                    reason = f"HTTP {status}: {_short(error.response.text)}"
+                    if status not in RETRY_STATUS and status < 500:
+                        return Answer(None, redact(reason, self._key))
+                    retry_after = _retry_after(error.response.headers)
+                except openai.APITimeoutError:
+                    reason = "timed out"
+                except openai.APIConnectionError as error:
+                    reason = f"connection error: {error}"
+                else:
+                    try:
+                        read_completion(text)
+                    except (ValueError, AttributeError) as error:
+                        reason = redact(f"unreadable response: {error}", self._key)
+                        return Answer(redact(text, self._key), reason)
+                    return Answer(text)
+                if attempt + 1 < self._max_attempts:
+                    self.retries += 1
+                    await self._sleep(self._wait(attempt, retry_after))
+            return Answer(
+                None, redact(f"{reason} (after {self._max_attempts} attempts)", self._key)
+            )
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,185 @@
+"""Prompt templates of the runner and frozen evaluation steps.
+
+Templates use the released G-Eval placeholders ``{{Name}}``; a benchmark's ``texts`` map each
+placeholder to a column of its tidy table (e.g. SummEval ``{{Document}}`` -> ``source``).
+
+- SummEval: the four released prompt files (sources ``summeval_prompt_coh|con|flu|rel``),
+  fetched and verified against their pinned SHA-256, never retyped. They are read in text
+  mode (CRLF -> LF), exactly as the released ``gpt4_eval.py`` reads them with ``open().read()``.
+- Topical-Chat and QAGS: the paper released no prompts. This toolkit's prompts, in the
+  released template (task, criteria, steps, form ending on the dimension name), are package
+  data under ``geval_repro/prompts/<benchmark>/<dimension>.txt`` (both QAGS subsets share
+  ``qags/consistency.txt``). Their first line, starting with :data:`TOOLKIT_HEADER`, labels
+  them as ours; that line is removed before sending, so the model sees only the template.
+
+The ``sha256`` of a template is that of its file bytes (header included).
+
+Frozen steps (G-Eval's auto chain-of-thought): a template may contain the placeholder
+``{{Evaluation Steps}}``. ``geval-repro steps`` asks a model once for the steps of such a
+template and stores them beside it as ``<stem>.steps.json`` (model, date, text, sha256 of
+the text). A run fills the placeholder from that file and records the hash; it refuses to
+start when a stored hash does not match its text (someone edited the steps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+TOOLKIT_HEADER = "# geval-repro toolkit prompt"
+STEPS_PLACEHOLDER = "Evaluation Steps"
+STEPS_SUFFIX = ".steps.json"
+
+#: SummEval dimension -> sources registry id of its released prompt.
+SUMMEVAL_PROMPT_SOURCES = {
+    "coherence": "summeval_prompt_coh",
+    "consistency": "summeval_prompt_con",
+    "fluency": "summeval_prompt_flu",
+    "relevance": "summeval_prompt_rel",
+}
+#: Benchmark -> folder of its prompts under :data:`PROMPTS_DIR`.
+PROMPT_FOLDERS = {"topical_chat": "topical_chat", "qags_cnndm": "qags", "qags_xsum": "qags"}
+
+_PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 (hex) of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class FrozenSteps:
+    """Evaluation steps stored by ``geval-repro steps``: the text and its verified hash."""
+
+    path: Path
+    text: str
+    sha256: str
+    model: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A template as sent (header removed), its file, file hash and frozen steps if any."""
+
+    path: Path
+    template: str
+    sha256: str
+    origin: str
+    steps: FrozenSteps | None = None
+
+    @property
+    def placeholders(self) -> set[str]:
+        """Names of the ``{{Name}}`` placeholders in the template."""
+        return set(_PLACEHOLDER.findall(self.template))
+
+    def fill(self, texts: Mapping[str, str], item: str = "") -> str:
+        """The template with every placeholder replaced by ``texts[name]`` (steps included).
+
+        A template may leave texts unused (SummEval's fluency prompt shows only the summary);
+        a placeholder without a text is an error naming the item.
+        """
+        values = dict(texts)
+        if self.steps is not None:
+            values[STEPS_PLACEHOLDER] = self.steps.text
+        missing = self.placeholders - set(values)
+        if missing:
+            raise ValueError(
+                f"prompt {self.path}{' for ' + item if item else ''}: placeholders "
+                f"{sorted(missing)} have no text (texts: {sorted(values)}); fix the template's "
+                "{{Name}} placeholders or the benchmark's texts in geval_repro/benchmarks.py"
+            )
+        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
+
+
+def steps_path(prompt_path: Path) -> Path:
+    """Where the frozen steps of ``prompt_path`` live: ``<stem>.steps.json`` beside it."""
+    return prompt_path.with_name(prompt_path.stem + STEPS_SUFFIX)
+
+
+def load_steps(path: Path) -> FrozenSteps:
+    """Read frozen steps; raise when the stored hash does not match the stored text."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        text, stored, model = record["text"], record["sha256"], record["model"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(
+            f"{path}: unreadable frozen steps ({error}); rerun `geval-repro steps` for its prompt"
+        ) from None
+    actual = sha256_text(text)
+    if actual != stored:
+        raise ValueError(
+            f"{path}: the steps' text hashes to {actual[:12]}..., but the file records "
+            f"{stored[:12]}...: the steps were edited after they were frozen. Restore the "
+            "text, or rerun `geval-repro steps --force` to freeze new steps."
+        )
+    return FrozenSteps(path, text, stored, model)
+
+
+def template_text(path: Path) -> tuple[str, str]:
+    """A template file's text as sent and its origin (``released`` or ``geval-repro``).
+
+    Read with universal newlines (CRLF -> LF), as the released script reads its prompts; the
+    toolkit's header line, when present, is removed.
+    """
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if text.startswith(TOOLKIT_HEADER):
+        return (text.split("\n", 1)[1] if "\n" in text else ""), "geval-repro"
+    return text, "released"
+
+
+def read_template(path: Path) -> Prompt:
+    """Read a template file: drop the toolkit header line, attach verified frozen steps.
+
+    A template with ``{{Evaluation Steps}}`` needs its ``.steps.json``; a steps file beside
+    a template is always verified, so a tampered one stops the run either way.
+    """
+    text, origin = template_text(path)
+    stored = steps_path(path)
+    steps = load_steps(stored) if stored.is_file() else None
+    if STEPS_PLACEHOLDER in _PLACEHOLDER.findall(text) and steps is None:
+        raise ValueError(
+            f"{path} asks for {{{{{STEPS_PLACEHOLDER}}}}} but {stored} does not exist: run "
+            f"`geval-repro steps --criteria {path} --model ... --base-url ...` first"
+        )
+    if steps is not None and STEPS_PLACEHOLDER not in _PLACEHOLDER.findall(text):
+        steps = None  # verified above; a template with written steps does not use them
+    return Prompt(path, text, hashlib.sha256(path.read_bytes()).hexdigest(), origin, steps)
+
+
+def benchmark_prompt_path(benchmark: str, dimension: str, raw_dir: Path) -> Path:
+    """The default template of a benchmark and dimension (SummEval's fetched and verified)."""
+    if benchmark == "summeval":
+        from geval_repro.fetch import fetch_source, resolve_mirror
+
+        source = SUMMEVAL_PROMPT_SOURCES[dimension]
+        return fetch_source(source, raw_dir, mirror=resolve_mirror(None), progressbar=False)
+    path = PROMPTS_DIR / PROMPT_FOLDERS[benchmark] / f"{dimension}.txt"
+    if not path.is_file():
+        raise ValueError(f"no prompt for {benchmark}/{dimension}: expected {path}")
+    return path
+
+
+def steps_request_text(template: str) -> str:
+    """The instruction asking for evaluation steps: the template up to its steps placeholder.
+
+    G-Eval's auto-CoT gives the model the task introduction and the criteria and lets it
+    write the steps; the text before ``{{Evaluation Steps}}`` ends on "Evaluation Steps:".
+    """
+    marker = "{{" + STEPS_PLACEHOLDER + "}}"
+    if marker not in template:
+        raise ValueError(
+            f"the criteria file has no {marker} placeholder: put it where the steps go "
+            "(after 'Evaluation Steps:'), as in a released G-Eval prompt"
+        )
+    head = template.split(marker, 1)[0].rstrip()
+    return (
+        f"{head}\n\n(Write only the evaluation steps, as a short numbered list, "
+        "for a reader who will follow them to rate one text.)"
+    )

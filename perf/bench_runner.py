@@ -1,0 +1,92 @@
+"""Throughput and client CPU of the judge runner against the FAKE server (no real API).
+
+The fake OpenAI-compatible server (tests/fake_openai_server.py) runs in its own process
+with a fixed latency per answer (default 50 ms), so the client's CPU time is measured
+alone. For each concurrency, distinct request bodies (in the shape of a logprobs request)
+go through the runner's hot path, :class:`CompletionClient.send` plus the SQLite cache's
+``store``: requests per second, the ratio to concurrency 1, and client CPU per request
+(``time.process_time``, which includes importing nothing: the client is built first).
+
+Usage: ``python perf/bench_runner.py [--latency 0.05] [--requests 64] [--concurrency 1 8 32]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from geval_repro.runner.cache import ResponseCache, request_key, server_name
+from geval_repro.runner.client import CompletionClient
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROMPT = "You will be given one summary written for a news article. " * 30
+
+
+async def measure(base_url: str, concurrency: int, n: int, cache: ResponseCache, tag: str):
+    """Wall seconds and CPU seconds for ``n`` requests at ``concurrency``."""
+    client = CompletionClient(base_url, "EMPTY", concurrency=concurrency, timeout=30)
+    server = server_name(base_url)
+    bodies = [
+        {
+            "model": "fake",
+            "messages": [{"role": "user", "content": f"{PROMPT} {tag} item {i}"}],
+            "n": 1,
+            "temperature": 1.0,
+            "max_tokens": 5,
+            "logprobs": True,
+            "top_logprobs": 5,
+        }
+        for i in range(n)
+    ]
+
+    async def one(body: dict) -> None:
+        answer = await client.send(body)
+        assert answer.ok, answer.error
+        cache.store(request_key(server, body), body, answer.text)
+
+    await one({**bodies[0], "messages": [{"role": "user", "content": f"warm-up {tag}"}]})
+    wall, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(one(body) for body in bodies))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    await client.close()
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--requests", type=int, default=64, help="requests per concurrency > 1")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    args = parser.parse_args()
+    fake = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_openai_server", "--latency", str(args.latency)],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = fake.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as folder:
+            cache = ResponseCache(Path(folder))
+            base = None
+            print(f"fake server latency {args.latency * 1000:.0f} ms (FAKE answers)")
+            print("concurrency  requests  req/s   x sequential  client CPU ms/request")
+            for c in args.concurrency:
+                n = max(16, args.requests // 4) if c == 1 else args.requests * max(1, c // 8)
+                wall, cpu = asyncio.run(measure(base_url, c, n, cache, f"c{c}"))
+                rate = n / wall
+                base = base or rate
+                print(f"{c:>11}  {n:>8}  {rate:6.1f}  {rate / base:12.1f}  {cpu / n * 1000:10.2f}")
+            cache.close()
+    finally:
+        fake.kill()
+        fake.wait()
+
+
+if __name__ == "__main__":
+    main()

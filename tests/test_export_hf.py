@@ -1,0 +1,168 @@
+"""The Hugging Face export: tidy tables from the mirror plus the FIXTURE judge, written with
+``geval-repro export --format hf`` and loaded back with ``datasets.load_from_disk``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from geval_repro.cli import main
+from geval_repro.export_hf import export_hf
+from geval_repro.pipeline import judge_tables, tidy
+from geval_repro.sources import get_source
+from tests.conftest import FIXTURES
+
+datasets = pytest.importorskip("datasets")
+
+JUDGE = "fixture-gpt4"
+DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+
+
+@pytest.fixture(scope="module")
+def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """data/processed as the pipeline builds it: four benchmarks and the FIXTURE judge."""
+    root = tmp_path_factory.mktemp("processed")
+
+    def raw(source_id: str) -> Path:
+        return mirror_dir / get_source(source_id).relpath
+
+    tidy.summeval(raw("summeval"), root / "summeval.parquet")
+    tidy.topical_chat(
+        raw("topical_chat"), raw("unieval_pred_topical_chat"), root / "topical_chat.parquet"
+    )
+    for subset in ("cnndm", "xsum"):
+        tidy.qags(
+            raw(f"qags_{subset}"),
+            raw(f"unieval_pred_qags_{subset}"),
+            subset,
+            root / f"qags_{subset}.parquet",
+        )
+    judge = root / "judges" / JUDGE
+    files = {d: FIXTURES / "judge_fixture" / f"gpt4_{d[:3]}_fixture.json" for d in DIMENSIONS}
+    spec = {"format": "geval-released"}
+    tidy.judge_table(JUDGE, spec, files, root / "summeval.parquet", judge / "replies.parquet")
+    judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
+    return root
+
+
+def test_export_round_trip(
+    processed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no workflow/config.yaml here: labels come from --config
+    out = tmp_path / "hf"
+    config = FIXTURES / "config_fixture.yaml"
+    argv = ["export", "--format", "hf", str(out), "--processed", str(processed)]
+    assert main([*argv, "--config", str(config)]) == 0
+    exported = datasets.load_from_disk(str(out))
+    assert list(exported) == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum"]
+    for name, n_items in [
+        ("summeval", 1600),
+        ("topical_chat", 360),
+        ("qags_cnndm", 235),
+        ("qags_xsum", 239),
+    ]:
+        table = pd.read_parquet(processed / f"{name}.parquet")
+        assert exported[name].num_rows == len(table) == n_items
+
+    summeval = exported["summeval"]
+    features = summeval.features
+    human = pd.read_parquet(processed / "summeval.parquet")
+    assert isinstance(features["system_id"], datasets.ClassLabel)
+    assert (
+        set(features["system_id"].names) == set(human["system_id"])
+        and len(features["system_id"].names) == 16
+    )
+    assert features["coherence"] == datasets.Value("float64")
+    assert features[f"{JUDGE}.coherence.original.mean"] == datasets.Value("float64")
+    assert features[f"{JUDGE}.coherence.original.n_replies"] == datasets.Value("int64")
+    replies_feature = features[f"{JUDGE}.fluency.replies"]
+    assert getattr(replies_feature, "feature", None) == datasets.Value("string")
+
+    frame = summeval.to_pandas()
+    frame["system_id"] = [features["system_id"].int2str(int(i)) for i in frame["system_id"]]
+    merged = frame.merge(human, on=["doc_id", "system_id"], suffixes=("", "_parquet"))
+    assert len(merged) == 1600
+    for dimension in DIMENSIONS:
+        np.testing.assert_array_equal(merged[dimension], merged[f"{dimension}_parquet"])
+
+    replies = pd.read_parquet(processed / "judges" / JUDGE / "replies.parquet")
+    items = pd.read_parquet(processed / "judges" / JUDGE / "item_scores.parquet")
+    scored = frame[frame[f"{JUDGE}.coherence.original.mean"].notna()]
+    assert len(scored) == 64  # the fixture's 4 documents x 16 systems
+    assert frame[f"{JUDGE}.coherence.replies"].isna().sum() == 1600 - 64
+    for _, row in scored.sample(5, random_state=0).iterrows():
+        key = (replies["doc_id"] == row["doc_id"]) & (replies["system_id"] == row["system_id"])
+        for dimension in ("coherence", "relevance"):
+            expected = (
+                replies[key & (replies["dimension"] == dimension)]
+                .sort_values("reply_index")["reply"]
+                .tolist()
+            )
+            assert list(row[f"{JUDGE}.{dimension}.replies"]) == expected
+            assert len(expected) == 20
+            item = items[
+                (items["doc_id"] == row["doc_id"])
+                & (items["system_id"] == row["system_id"])
+                & (items["dimension"] == dimension)
+            ].set_index("parser")
+            for parser in ("original", "tolerant"):
+                for field in ("mean", "first", "mode"):
+                    ours = row[f"{JUDGE}.{dimension}.{parser}.{field}"]
+                    theirs = item.loc[parser, field]
+                    assert (pd.isna(ours) and pd.isna(theirs)) or ours == theirs
+
+    chat = exported["topical_chat"].to_pandas()
+    chat_table = pd.read_parquet(processed / "topical_chat.parquet")
+    np.testing.assert_array_equal(chat["item_id"], chat_table["item_id"])
+    np.testing.assert_array_equal(chat["groundedness"], chat_table["groundedness"])
+    assert not any(c.startswith(JUDGE) for c in chat.columns)
+
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "FIXTURE (synthetic test data, not a result)" in card
+    assert "never cite their columns" in card
+    for source_id in ("summeval", "topical_chat", "qags_cnndm", "qags_xsum"):
+        assert get_source(source_id).sha256 in card
+    assert "MIT (UniEval repository LICENSE)" in card
+    for key in ("liu2023geval", "fabbri2021summeval", "wang2020qags", "zhong2022unieval"):
+        assert f"{{{key}," in card
+
+
+def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) -> None:
+    """A hand-built item-scores table of a Topical-Chat run with per-level probabilities."""
+    work = tmp_path / "processed"
+    work.mkdir()
+    for name in ("summeval", "topical_chat", "qags_cnndm", "qags_xsum"):
+        (work / f"{name}.parquet").symlink_to(processed / f"{name}.parquet")
+    judge = work / "judges" / "probs-run"
+    judge.mkdir(parents=True)
+    scores = pd.DataFrame(
+        {
+            "judge": "probs-run",
+            "benchmark": "topical_chat",
+            "dimension": "naturalness",
+            "item_id": [0, 5],
+            "weighted": [2.3, 1.5],
+            "level_probs": [[0.1, 0.5, 0.4], [0.6, 0.3, 0.1]],
+        }
+    )
+    scores.to_parquet(judge / "item_scores.parquet", index=False)
+    out = tmp_path / "hf"
+    scored = export_hf(work, out, {"probs-run": {"label": "hand-made"}})
+    assert scored["topical_chat"] == {"probs-run": 2} and scored["summeval"] == {}
+    chat = datasets.load_from_disk(str(out))["topical_chat"]
+    probs = chat.features["probs-run.naturalness.level_probs"]
+    assert getattr(probs, "feature", None) == datasets.Value("float64")
+    rows = {r["item_id"]: r for r in chat}
+    assert rows[5]["probs-run.naturalness.level_probs"] == pytest.approx([0.6, 0.3, 0.1])
+    assert rows[5]["probs-run.naturalness.weighted"] == 1.5
+    assert rows[1]["probs-run.naturalness.level_probs"] is None
+
+    scores.assign(item_id=[0, 99999]).to_parquet(judge / "item_scores.parquet", index=False)
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(ValueError, match=r"probs-run.*1 items are not in the topical_chat"):
+        export_hf(work, out, {"probs-run": {}})
+    assert sorted(p.name for p in out.iterdir()) == before  # the old export is intact
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -1,0 +1,129 @@
+"""Figures: the reproduction figure's outliers, the human-distribution panels, titles."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from geval_repro.correlation_table import COLUMNS
+from geval_repro.figures import (
+    distribution_figure,
+    reproduction_figure,
+    save_figure,
+    tie_rate_figure,
+)
+
+
+def cell(benchmark, dimension, coefficient, value, low, high, printed, status="recomputed"):
+    return {
+        **dict.fromkeys(COLUMNS, math.nan),
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "metric": "m",
+        "variant": "v",
+        "level": "summary" if benchmark == "summeval" else "global",
+        "coefficient": coefficient,
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "paper_value": printed,
+        "status": status,
+        "note": "hand-made",
+    }
+
+
+def _texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def test_reproduction_figure_marks_the_cells_outside_their_ci() -> None:
+    table = pd.DataFrame.from_records(
+        [
+            cell("summeval", "coherence", "spearman", 0.50, 0.45, 0.55, 0.60),  # outside
+            cell("summeval", "fluency", "kendall", 0.50, 0.45, 0.55, 0.5504),  # rounds inside
+            cell("summeval", "AVG", "spearman", 0.40, math.nan, math.nan, 0.43),  # |d| 0.03
+            cell("topical_chat", "coherence", "pearson", 0.30, 0.20, 0.40, 0.35),
+            cell("qags_avg", "consistency", "pearson", 0.30, math.nan, math.nan, 0.31),
+            cell("qags_xsum", "consistency", "kendall", 0.10, 0.05, 0.15, 0.40),  # outside
+            cell("summeval", "relevance", "spearman", 0.10, 0.05, 0.15, 0.9, "fixture"),  # not
+            cell("summeval", "AVG", "kendall", math.nan, math.nan, math.nan, 0.4, "paper-only"),
+        ],
+        columns=COLUMNS,
+    )
+    fig = reproduction_figure(table)
+    panels, keys = fig.axes[:3], fig.axes[3:]
+    assert [ax.get_title() for ax in panels] == [
+        "Table 1: SummEval (3 cells)",
+        "Table 2: Topical-Chat (1 cells)",
+        "Table 3: QAGS-CNN/DM, QAGS-XSum, Average (2 cells)",
+    ]
+    legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in panels]
+    assert "outlier (2)" in legends[0] and "printed value within our CI (1)" in legends[0]
+    assert "outlier (0)" in legends[1]
+    assert "outlier (1)" in legends[2]
+    assert _texts(keys[0]) == [" 1 m (v) / AVG / ρ\n 2 m (v) / coherence / ρ"]
+    assert _texts(keys[2]) == [" 1 m (v) / qags_xsum / τ"]
+
+
+def test_reproduction_figure_files_are_deterministic(tmp_path: Path) -> None:
+    table = pd.DataFrame.from_records(
+        [cell("summeval", "coherence", "spearman", 0.50, 0.45, 0.55, 0.60)], columns=COLUMNS
+    )
+    for run in ("a", "b"):
+        save_figure(reproduction_figure(table), tmp_path / f"{run}.png", tmp_path / f"{run}.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+def test_distribution_panels_keep_one_scale_each() -> None:
+    counts = pd.DataFrame(
+        {
+            "benchmark": ["summeval"] * 2 + ["topical_chat"] * 4 + ["qags_xsum"] * 2,
+            "dimension": [
+                *["coherence", "coherence", "naturalness", "naturalness"],
+                *["groundedness", "groundedness", "consistency", "consistency"],
+            ],
+            "score": [1.0, 5.0, 1.0, 3.0, 0.0, 1.0, 0.0, 1.0],
+            "count": [1, 1, 1, 1, 1, 1, 1, 1],
+            "share": [0.5] * 8,
+        }
+    )
+    fig = distribution_figure(counts)
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == [
+        "SummEval (1-5)",
+        "Topical-Chat, Naturalness (1-3)",
+        "Topical-Chat, Groundedness (0-1)",
+        "QAGS-XSum (0-1)",
+    ]
+    for ax, (low, high) in zip(shown, [(1, 5), (1, 3), (0, 1), (0, 1)], strict=True):
+        left, right = ax.get_xlim()
+        assert left < low and right > high and right - left < 1.2 * (high - low)
+        ticks = [t for t in ax.get_xticks() if left <= t <= right]
+        assert min(ticks) == low and max(ticks) == high and len(ticks) <= 5
+
+
+@pytest.mark.parametrize(
+    "label", ["gpt4", "a-rather-long-judge-run-label-from-the-config (rerun 2)", "y" * 80]
+)
+def test_tie_rate_title_fits_in_the_figure(label: str) -> None:
+    sweep = pd.DataFrame(
+        {
+            "parser": "original",
+            "mode": "first",
+            "coefficient": "kendall",
+            "dimension": ["coherence"] * 3,
+            "n": [1, 2, 3],
+            "tie_rate": [0.3, 0.2, 0.1],
+        }
+    )
+    title = f"{label}: ties among item scores"
+    fig = tie_rate_figure(sweep, parser="original", title=title)
+    fig.draw_without_rendering()  # runs the constrained layout, as savefig does
+    box = fig.axes[0].title.get_window_extent()
+    frame = fig.bbox
+    assert box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
+    assert "".join(fig.axes[0].get_title().split()) == "".join(title.split())

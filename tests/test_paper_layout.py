@@ -1,0 +1,62 @@
+"""The combined correlation table's row order and the paper-layout Tables 1-3."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from geval_repro.correlation_table import COLUMNS
+from geval_repro.pipeline.correlations import combine, paper_layout
+
+
+def row(benchmark, dimension, coefficient, value, low, high, metric="ROUGE-2", variant="v"):
+    return {
+        **dict.fromkeys(COLUMNS, math.nan),
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "metric": metric,
+        "variant": variant,
+        "level": "summary" if benchmark == "summeval" else "global",
+        "coefficient": coefficient,
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "paper_value": math.nan,
+        "status": "recomputed",
+        "note": "hand-made",
+    }
+
+
+def test_combined_rows_follow_the_papers_benchmark_order(tmp_path: Path) -> None:
+    records = [
+        row("qags_avg", "consistency", "pearson", 0.3, math.nan, math.nan),
+        row("topical_chat", "coherence", "pearson", 0.3, 0.2, 0.4),
+        row("qags_xsum", "consistency", "pearson", 0.3, 0.2, 0.4),
+        row("summeval", "coherence", "spearman", 0.3, 0.2, 0.4),
+        row("qags_cnndm", "consistency", "pearson", 0.3, 0.2, 0.4),
+    ]
+    path = tmp_path / "rows.csv"
+    pd.DataFrame.from_records(records, columns=COLUMNS).to_csv(path, index=False)
+    table = combine([path], tmp_path / "correlations")
+    order = list(dict.fromkeys(table["benchmark"]))
+    assert order == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum", "qags_avg"]
+
+
+def test_layout_cells_show_the_ci_and_flag_printed_values_outside_it() -> None:
+    # Printed Table 3 ROUGE-2: CNN/DM r 0.459, XSum r 0.097, Average r 0.278.
+    records = [
+        row("qags_cnndm", "consistency", "pearson", 0.4591, 0.339, 0.565),
+        row("qags_xsum", "consistency", "pearson", 0.0500, 0.010, 0.090),  # 0.097 outside
+        row("qags_avg", "consistency", "pearson", 0.2546, math.nan, math.nan),
+    ]
+    table = pd.DataFrame.from_records(records, columns=COLUMNS)
+    table["paper_value"] = [0.459, 0.097, 0.278]
+    text = paper_layout(table, 3)
+    line = next(x for x in text.splitlines() if x.startswith("| ROUGE-2 | v |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[3] == "0.459 [0.339, 0.565] (0.459)"
+    assert cells[6] == "0.050 [0.010, 0.090] (0.097) †"
+    assert cells[9] == "0.255 (0.278)"  # an average has no CI, so no flag
+    assert text.rstrip().endswith("falls in the interval.")
