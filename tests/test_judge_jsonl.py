@@ -149,3 +149,17 @@ def test_committed_jsonl_fixture_loads(mirror_dir: Path) -> None:
     assert len(tables["replies"]) == 64 * 20
     assert sorted(tables["level_probs"]["level"].unique()) == [1, 2, 3]  # fluency is 1-3
     assert json.loads((folder / "manifest.json").read_text())["fixture"] is True
+
+
+def test_an_item_without_a_level_reading_is_left_out_of_the_level_scores(
+    tmp_path: Path, caplog
+) -> None:
+    # the runner writes level_probs null when no generated token was a score level
+    records = [dict(r, replies=["4"]) for r in RECORDS]
+    records[1] = dict(records[1], level_probs=None, weighted_score=None, off_scale_mass=None)
+    with caplog.at_level(logging.WARNING):
+        tables = load(write_jsonl(tmp_path, records), reads=("replies", "level_probs"))
+    assert len(tables["replies"]) == 4
+    scores = level_item_scores(tables["level_probs"])
+    assert scores["probs"].tolist() == pytest.approx([4.35, 4.43, 3.1 / 0.95])
+    assert "1 item(s) have level_probs null" in caplog.text and "line 2" in caplog.text

@@ -6,7 +6,8 @@ Each line is one JSON object for one item of the benchmark:
   ``item_id``, the tidy table's integer id);
 - ``replies``: the sampled reply texts, in the order the API returned them;
 - ``level_probs``: ``{"<level>": p, ...}``, the probability of each valid score level of the
-  dimension's judge scale (top log-probabilities after ``exp``); levels not listed have
+  dimension's judge scale (top log-probabilities after ``exp``), or ``null`` when no level
+  was read (the item is then left out of the level scores, with a warning); levels not listed have
   probability 0; a key that is not a level of the scale is an error (its mass belongs in
   ``off_scale_mass``); the probabilities must be finite, >= 0 and sum to at most 1;
 - optional ``off_scale_mass`` (probability on tokens that are not a level),
@@ -172,7 +173,10 @@ def load_geval_jsonl(
                 raise fail(index, f"has no {field!r}", f"add it, or drop {field} from `reads`")
         if "replies" in reads:
             replies.append(check_reply_list(record["replies"], fail, index, "replies"))
-        if "level_probs" in reads:
+        if "level_probs" in reads and record["level_probs"] is None:
+            probs.append(None)  # no level read for this item: left out of the level table
+            off_scale.append(np.nan)
+        elif "level_probs" in reads:
             probs.append(_level_row(record["level_probs"], levels, fail, index))
             mass = record.get("off_scale_mass")
             if mass is not None and not _probability(mass):
@@ -203,16 +207,33 @@ def load_geval_jsonl(
             fix=FORMAT_FIX,
         )
     if "level_probs" in reads:
-        matrix = np.array(probs)
-        _check_given_weighted(path, records, kept, matrix, levels)
+        read = np.array([row is not None for row in probs], dtype=bool)
+        if not read.any():
+            raise ValueError(
+                f"{path}: no item has level_probs: nothing to score. Fix: {FORMAT_FIX}."
+            )
+        if not read.all():
+            number = records[kept[int(np.flatnonzero(~read)[0])]][0]
+            logger.warning(
+                "%s: %d item(s) have level_probs null (no level read) and are left out of the "
+                "level scores (first: line %d)",
+                path,
+                int((~read).sum()),
+                number,
+            )
+        matrix = np.array([row for row in probs if row is not None])
+        kept_probs = [i for i, ok in zip(kept, read, strict=True) if ok]
+        _check_given_weighted(path, records, kept_probs, matrix, levels)
+        level_keys = key_frame.loc[read].reset_index(drop=True)
+        off_scale = [m for m, ok in zip(off_scale, read, strict=True) if ok]
         n_levels = len(levels)
         table = pd.DataFrame(
             {
                 "judge": judge,
                 "benchmark": benchmark,
                 "dimension": dimension,
-                **{k: np.repeat(key_frame[k].to_numpy(), n_levels) for k in item_columns},
-                "level": np.tile(np.array(levels, dtype=np.int64), len(kept)),
+                **{k: np.repeat(level_keys[k].to_numpy(), n_levels) for k in item_columns},
+                "level": np.tile(np.array(levels, dtype=np.int64), len(level_keys)),
                 "prob": matrix.reshape(-1),
                 "off_scale_mass": np.repeat(np.array(off_scale, dtype=float), n_levels),
             }
