@@ -8,9 +8,9 @@ GEVAL_REPRO_MIRROR=PATH.
 import sys
 from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
-from geval_repro.config import SCHEMA_PATH, check_config, judge_files, remote_files
+from geval_repro.config import check_config, remote_files
 from geval_repro.fetch import resolve_mirror
 from geval_repro.joblog import log_every_run
 
@@ -20,8 +20,7 @@ min_version("8.20")
 configfile: "workflow/config.yaml"
 
 
-validate(config, str(SCHEMA_PATH))
-check_config(config)
+check_config(config)  # the JSON schema (registry names filled in) and cross-references
 
 DATA = Path(config["data_dir"])
 RAW = DATA / "raw"

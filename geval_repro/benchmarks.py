@@ -14,8 +14,8 @@ runs and the judge runner derive their lists from here:
   ``global``: one correlation over all items, called turn level for Topical-Chat and
   dataset level for QAGS;
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
-- ``average_of``: benchmarks whose rows the paper averages into this pseudo-benchmark
-  (the printed QAGS "Average" of the two subsets);
+- ``released_replies``: whether the G-Eval authors released their judge replies for it
+  (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
 - ``loader``, ``schema``: the ``module:function`` that builds the tidy table and the name of
   its pandera schema in :mod:`geval_repro.schemas` (resolved lazily, so importing this
   module stays cheap).
@@ -27,7 +27,7 @@ To add a benchmark: add one :class:`Benchmark` entry to :data:`BENCHMARKS`, its 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Level = Literal["summary", "global"]
@@ -65,7 +65,7 @@ class Benchmark:
     group_key: str | None = None
     unit_key: str = "system_id"
     sources: tuple[str, ...] = ()
-    average_of: tuple[str, ...] = field(default=())
+    released_replies: bool = False
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -106,6 +106,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             loader="geval_repro.load.summeval:load_summeval",
             schema="SUMMEVAL",
             sources=("summeval",),
+            released_replies=True,
         ),
         Benchmark(
             name="topical_chat",
@@ -154,11 +155,20 @@ BENCHMARKS: dict[str, Benchmark] = {
     )
 }
 
-# The paper's averaged pseudo-benchmark: its printed QAGS "Average" column.
+# The paper's averaged pseudo-benchmarks: name -> the benchmarks whose rows it averages
+# (its printed QAGS "Average" of the two subsets).
 AVERAGES: dict[str, tuple[str, ...]] = {"qags_avg": ("qags_cnndm", "qags_xsum")}
 
 #: Benchmarks in the paper's order (Tables 1, 2, 3).
 NAMES: tuple[str, ...] = tuple(BENCHMARKS)
+
+#: Every name under which the paper prints numbers: the benchmarks, then the averages.
+PRINTED_NAMES: tuple[str, ...] = (*NAMES, *AVERAGES)
+
+#: Every dimension of any benchmark, in first-seen order (for the config schema).
+ALL_DIMENSIONS: tuple[str, ...] = tuple(
+    dict.fromkeys(d for b in BENCHMARKS.values() for d in b.dimension_names)
+)
 
 
 def get_benchmark(name: str) -> Benchmark:
@@ -167,3 +177,40 @@ def get_benchmark(name: str) -> Benchmark:
         return BENCHMARKS[name]
     except KeyError:
         raise ValueError(f"unknown benchmark {name!r}: use one of {list(NAMES)}") from None
+
+
+def _printed(name: str) -> Benchmark:
+    """The benchmark ``name``, or the first part of the average ``name``."""
+    if name in AVERAGES:
+        return BENCHMARKS[AVERAGES[name][0]]
+    if name not in BENCHMARKS:
+        raise ValueError(f"unknown benchmark {name!r}: use one of {list(PRINTED_NAMES)}")
+    return BENCHMARKS[name]
+
+
+def dimensions_of(name: str) -> tuple[str, ...]:
+    """The dimensions printed for ``name`` (a benchmark or an average such as qags_avg)."""
+    return _printed(name).dimension_names
+
+
+def level_of(name: str) -> Level:
+    """The paper's correlation level for ``name`` (an average shares its parts' level)."""
+    return _printed(name).level
+
+
+def table_of(name: str) -> int:
+    """The paper table printing ``name`` (an average is printed beside its parts)."""
+    return _printed(name).paper_table
+
+
+def judge_scale(benchmark: str, dimension: str) -> tuple[int, int]:
+    """(min, max) of the rating scale a G-Eval prompt asks for on this benchmark's dimension.
+
+    The scale depends on the benchmark: coherence is 1-5 on SummEval, 1-3 on Topical-Chat.
+    """
+    return get_benchmark(benchmark).dimension(dimension).judge_scale
+
+
+def human_scale(benchmark: str, dimension: str) -> tuple[float, float]:
+    """(min, max) of the human scores of the benchmark's tidy table for ``dimension``."""
+    return get_benchmark(benchmark).dimension(dimension).human_scale

@@ -1,12 +1,17 @@
-"""Pipeline configuration: checks beyond the JSON schema, and where each judge file lives.
+"""Pipeline configuration: the one validation of a config, and where each judge file lives.
 
-The JSON schema (``geval_repro/data/config.schema.yaml``) checks shapes and types; this
-module checks what a schema cannot (every judge to run is defined, every ``source`` id
-exists) and turns a judge's file specs into local paths and fetchable remote files.
+:func:`check_config` validates against the JSON schema
+(``geval_repro/data/config.schema.yaml``), whose benchmark, format and dimension enums it
+fills in from the registries (:mod:`geval_repro.benchmarks`,
+:mod:`geval_repro.judge.formats`); an unknown key gets the closest valid name suggested.
+It then checks what a schema cannot: every judge to run is defined, every ``source`` id
+exists, a judge's dimensions are its benchmark's, its files and options suit its format.
+This module also turns a judge's file specs into local paths and fetchable remote files.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +20,9 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
 
+from geval_repro import benchmarks
 from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
+from geval_repro.judge import formats
 from geval_repro.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
@@ -42,11 +49,20 @@ def load_config(path: Path = DEFAULT_CONFIG_PATH) -> dict[str, Any]:
     return config
 
 
-def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
-    """Validate ``config`` against the JSON schema and the cross-references in it."""
+def config_schema() -> dict[str, Any]:
+    """The JSON schema with the registries' names filled in."""
     with open(SCHEMA_PATH, encoding="utf-8") as handle:
         schema = yaml.safe_load(handle)
-    errors = sorted(_Validator(schema).iter_errors(config), key=lambda e: e.path)
+    judge = schema["$defs"]["judge"]["properties"]
+    judge["benchmark"]["enum"] = list(benchmarks.NAMES)
+    judge["format"]["enum"] = list(formats.NAMES)
+    schema["$defs"]["dimension_files"]["propertyNames"]["enum"] = list(benchmarks.ALL_DIMENSIONS)
+    return schema
+
+
+def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
+    """Validate ``config`` against the JSON schema and the cross-references in it."""
+    errors = sorted(_Validator(config_schema()).iter_errors(config), key=lambda e: e.path)
     if errors:
         lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {_message(e)}" for e in errors]
         raise ConfigError(f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines))
@@ -62,6 +78,7 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
                 raise ConfigError(f"{origin}: rerun_pairs names {name!r}, not defined under judges")
     registry = load_registry()
     for name, judge in config["judges"].items():
+        _check_judge(name, judge, origin)
         for spec in _file_specs(judge).values():
             if "source" in spec and spec["source"] not in registry:
                 raise ConfigError(
@@ -87,21 +104,95 @@ _Validator = validators.extend(
 
 
 def _message(error: ValidationError) -> str:
-    """The error's message, with a fix for a non-integer, and for a ``oneOf`` failure the
-    sub-error of the branch whose keys the value has (not a missing or extra key)."""
+    """The error's message, with a fix for a non-integer, the closest valid name for an
+    unknown key, and for a ``oneOf`` failure the sub-error of the branch whose keys the value
+    has (not a missing or extra key)."""
     if error.validator == "type" and "integer" in error.validator_value:
         return f"{error.message} (write a whole number without a decimal point, e.g. 100)"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        hints = []
+        for key in sorted(set(error.instance) - set(known)):
+            close = difflib.get_close_matches(key, known, n=1)
+            hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+        return f"unknown key(s) {', '.join(hints)}; allowed: {', '.join(known)}"
     specific = [e for e in error.context if e.validator not in ("required", "additionalProperties")]
     if specific:
         return f"{error.message}: {specific[0].message}"
     return error.message
 
 
+def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
+    """The judge's files and options suit its format; its dimensions are its benchmark's."""
+    judge_format = formats.get_format(judge["format"])
+    where = f"{origin}: judge {name!r} (format {judge_format.name})"
+    given = [key for key in ("files", "file", "dir") if key in judge]
+    if len(given) != 1 or given[0] not in judge_format.inputs:
+        raise ConfigError(
+            f"{where} gives {given or 'no files'}: give exactly one of {list(judge_format.inputs)}"
+        )
+    options = {"columns", "extra_items", "reads"}
+    stray = sorted((options & set(judge)) - set(judge_format.options))
+    missing = sorted(set(judge_format.required) - set(judge))
+    if stray or missing:
+        raise ConfigError(
+            f"{where}: "
+            + "; ".join(
+                part
+                for part in (
+                    f"{stray} do not apply to this format" if stray else "",
+                    f"needs {missing}" if missing else "",
+                )
+                if part
+            )
+        )
+    if "dir" in judge and not Path(judge["dir"]).is_dir():
+        raise ConfigError(f"{where}: dir {judge['dir']!r} is not a folder")
+    benchmark = benchmarks.get_benchmark(judge["benchmark"])
+    dimensions = [d for d in _file_specs(judge) if d != "*"]
+    if judge["format"] == "scores":
+        keys = set(benchmark.item_keys)
+        dimensions = [c for c in judge["columns"] if c not in keys]
+        absent = sorted(keys - set(judge["columns"]))
+        if absent:
+            raise ConfigError(
+                f"{where}: columns must name the {benchmark.title} item key(s) {absent}"
+            )
+    wrong = [d for d in dimensions if d not in benchmark.dimension_names]
+    if wrong:
+        raise ConfigError(
+            f"{where}: {benchmark.title} has no dimension(s) {wrong}; its dimensions are "
+            f"{list(benchmark.dimension_names)}"
+        )
+    if not dimensions:
+        raise ConfigError(f"{where}: no dimension to score")
+
+
 def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
-    """The judge's file specs keyed by dimension (``"*"`` for a single scores file)."""
+    """The judge's file specs keyed by dimension (``"*"`` for a single scores file).
+
+    ``dir`` (format geval-jsonl) gives ``<dir>/<dimension>.jsonl`` for each dimension of the
+    benchmark whose file exists.
+    """
     if "files" in judge:
         return dict(judge["files"])
+    if "dir" in judge:
+        folder = Path(judge["dir"])
+        names = benchmarks.get_benchmark(judge["benchmark"]).dimension_names
+        return {
+            d: {"path": str(folder / f"{d}.jsonl")}
+            for d in names
+            if (folder / f"{d}.jsonl").is_file()
+        }
     return {"*": judge["file"]}
+
+
+def judge_manifest(config: Mapping[str, Any], name: str) -> Path | None:
+    """The ``manifest.json`` of a geval-jsonl folder (provenance only), if there is one."""
+    judge = config["judges"][name]
+    if "dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file():
+        return Path(judge["dir"]) / "manifest.json"
+    return None
 
 
 def judge_file(spec: Mapping[str, str], raw_dir: Path, label: str) -> JudgeFile:

@@ -1,7 +1,8 @@
 """The correlation table: one row per benchmark, dimension, metric, variant, level and
 coefficient, next to the paper's printed value.
 
-Written to ``results/tables/correlations.csv`` with a Markdown twin by :func:`write_tables`;
+Written to ``results/tables/correlations.csv`` with a Markdown twin
+(:func:`geval_repro.table_files.write_pair`);
 later issues append rows of the same shape. Columns (:data:`COLUMNS`):
 
 - ``value``: our correlation (NaN for numbers we cannot recompute);
@@ -27,23 +28,14 @@ printed columns (Table 1's G-Eval rows, Table 3's Average), so the note states b
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from geval_repro.paper import (
-    AVERAGE,
-    DIMENSIONS,
-    PAPER_LEVEL,
-    PRINTED_AVERAGE_TOLERANCE,
-    QAGS_SUBSETS,
-    paper_value,
-)
+from geval_repro.benchmarks import AVERAGES, NAMES, PRINTED_NAMES, dimensions_of, level_of
+from geval_repro.paper import AVERAGE, PRINTED_AVERAGE_TOLERANCE, paper_value
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
@@ -77,7 +69,7 @@ CONFIDENCE = 0.95
 
 def _printed(benchmark: str, dimension: str, metric: str, coefficient: str, level: str) -> float:
     """The printed value when the paper prints it at this level, else NaN."""
-    if PAPER_LEVEL.get(benchmark) != level:
+    if benchmark not in PRINTED_NAMES or level_of(benchmark) != level:
         return math.nan
     value = paper_value(benchmark, dimension, metric, coefficient)
     return math.nan if value is None else value
@@ -256,17 +248,16 @@ def average_rows(
     usable = rows[rows.status.isin(VALUE_STATUSES)]
     key = ["metric", "variant", "level", "coefficient"]
     records: list[dict[str, object]] = []
-    for benchmark in ("summeval", "topical_chat"):
-        part = usable[
-            (usable.benchmark == benchmark) & usable.dimension.isin(DIMENSIONS[benchmark])
-        ]
+    for benchmark in (name for name in NAMES if len(dimensions_of(name)) > 1):
+        dimensions = dimensions_of(benchmark)
+        part = usable[(usable.benchmark == benchmark) & usable.dimension.isin(dimensions)]
         for (metric, variant, level, coefficient), group in part.groupby(key, sort=True):
             if group.dimension.duplicated().any():
                 raise ValueError(
                     f"{benchmark} {metric} ({variant}, {level}, {coefficient}) has repeated "
                     f"dimension rows: {sorted(group.dimension)}; give each variant its own name"
                 )
-            if set(group.dimension) != set(DIMENSIONS[benchmark]):
+            if set(group.dimension) != set(dimensions):
                 continue
             printed_name = rename.get(metric, metric)
             template = {
@@ -287,24 +278,36 @@ def average_rows(
                     _printed(benchmark, AVERAGE, printed_name, coefficient, level),
                     [
                         _printed(benchmark, dimension, printed_name, coefficient, level)
-                        for dimension in DIMENSIONS[benchmark]
+                        for dimension in dimensions
                     ],
-                    f"mean of our {len(DIMENSIONS[benchmark])} dimension values",
+                    f"mean of our {len(dimensions)} dimension values",
                 )
             )
-    part = usable[usable.benchmark.isin(QAGS_SUBSETS)]
+    for average, subsets in AVERAGES.items():
+        records += _subset_averages(usable, average, subsets, rename)
+    return _typed(pd.DataFrame.from_records(records, columns=COLUMNS))
+
+
+def _subset_averages(
+    usable: pd.DataFrame, average: str, subsets: tuple[str, ...], rename: Mapping[str, str]
+) -> list[dict[str, object]]:
+    """The rows of the pseudo-benchmark ``average`` over its ``subsets`` (QAGS: consistency)."""
+    (dimension,) = dimensions_of(average)
+    key = ["metric", "variant", "level", "coefficient"]
+    records: list[dict[str, object]] = []
+    part = usable[usable.benchmark.isin(subsets) & (usable.dimension == dimension)]
     for (metric, variant, level, coefficient), group in part.groupby(key, sort=True):
         if group.benchmark.duplicated().any():
             raise ValueError(
-                f"QAGS {metric} ({variant}, {level}, {coefficient}) has repeated subset rows; "
-                "give each variant its own name"
+                f"{average} {metric} ({variant}, {level}, {coefficient}) has repeated subset "
+                "rows; give each variant its own name"
             )
-        if set(group.benchmark) != set(QAGS_SUBSETS):
+        if set(group.benchmark) != set(subsets):
             continue
         printed_name = rename.get(metric, metric)
         template = {
-            "benchmark": "qags_avg",
-            "dimension": "consistency",
+            "benchmark": average,
+            "dimension": dimension,
             "metric": metric,
             "variant": variant,
             "level": level,
@@ -315,15 +318,15 @@ def average_rows(
             _average_row(
                 template,
                 float(group.value.to_numpy(dtype=float).mean()),  # a NaN dimension makes a NaN AVG
-                _printed("qags_avg", "consistency", printed_name, coefficient, level),
+                _printed(average, dimension, printed_name, coefficient, level),
                 [
-                    _printed(subset, "consistency", printed_name, coefficient, level)
-                    for subset in QAGS_SUBSETS
+                    _printed(subset, dimension, printed_name, coefficient, level)
+                    for subset in subsets
                 ],
-                "mean of our qags_cnndm and qags_xsum values",
+                f"mean of our {' and '.join(subsets)} values",
             )
         )
-    return _typed(pd.DataFrame.from_records(records, columns=COLUMNS))
+    return records
 
 
 def paper_only_rows(
@@ -343,19 +346,18 @@ def paper_only_rows(
     allowed = tuple(s for s in STATUSES if s not in VALUE_STATUSES)
     if status not in allowed:
         raise ValueError(f"paper-only rows need a status in {allowed}, got {status!r}")
-    if benchmark not in PAPER_LEVEL:
-        raise ValueError(f"unknown benchmark {benchmark!r}: use one of {tuple(PAPER_LEVEL)}")
-    level = PAPER_LEVEL[benchmark]
-    if benchmark == "qags_avg":
-        columns = [(subset, "consistency") for subset in QAGS_SUBSETS]
-        average_dimension = "consistency"
+    if benchmark not in PRINTED_NAMES:
+        raise ValueError(f"unknown benchmark {benchmark!r}: use one of {PRINTED_NAMES}")
+    level = level_of(benchmark)
+    across_dimensions = benchmark in NAMES and len(dimensions_of(benchmark)) > 1
+    if benchmark in AVERAGES:
+        (average_dimension,) = dimensions_of(benchmark)
+        columns = [(subset, average_dimension) for subset in AVERAGES[benchmark]]
     else:
-        columns = [(benchmark, dimension) for dimension in DIMENSIONS[benchmark]]
+        columns = [(benchmark, dimension) for dimension in dimensions_of(benchmark)]
         average_dimension = AVERAGE
-    dimensions = list(DIMENSIONS[benchmark]) + (
-        [AVERAGE] if benchmark in ("summeval", "topical_chat") else []
-    )
-    averaged = benchmark in ("summeval", "topical_chat", "qags_avg")
+    dimensions = list(dimensions_of(benchmark)) + ([AVERAGE] if across_dimensions else [])
+    averaged = across_dimensions or benchmark in AVERAGES
     records: list[dict[str, object]] = []
     for metric in metrics:
         printed_any = False
@@ -369,7 +371,7 @@ def paper_only_rows(
                 if averaged and dimension == average_dimension:
                     averages_note = printed_averages_note(
                         printed,
-                        [_printed(b, d, metric, coefficient, PAPER_LEVEL[b]) for b, d in columns],
+                        [_printed(b, d, metric, coefficient, level_of(b)) for b, d in columns],
                     )
                 records.append(
                     {
@@ -483,26 +485,6 @@ def to_markdown(df: pd.DataFrame) -> str:
     if flagged:
         lines += ["", OUTSIDE_CI_LEGEND]
     return "\n".join(lines) + "\n"
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def write_tables(df: pd.DataFrame, csv_path: Path | str, md_path: Path | str) -> None:
-    """Validate ``df`` and write it as CSV and as Markdown, each atomically."""
-    check_rows(df)
-    _write_atomically(Path(csv_path), df.to_csv(index=False, lineterminator="\n"))
-    _write_atomically(Path(md_path), to_markdown(df))
 
 
 def table_rows(

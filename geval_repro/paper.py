@@ -4,7 +4,8 @@
 transcription source): ``table, benchmark, dimension, metric, coefficient, value``, with
 metric names exactly as printed and "-" cells omitted.
 
-Benchmarks and the level at which the paper correlates them (following UniEval):
+Benchmarks and the level at which the paper correlates them (following UniEval; the
+registry :mod:`geval_repro.benchmarks` holds them, with ``AVERAGES`` for qags_avg):
 
 - ``summeval`` (Table 1, Spearman/Kendall): summary level, dimensions coherence,
   consistency, fluency, relevance and the printed AVG;
@@ -21,31 +22,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from geval_repro.benchmarks import AVERAGES, PRINTED_NAMES, dimensions_of, table_of
 from geval_repro.stats.coefficients import COEFFICIENTS
 
 PAPER_TABLES_PATH = Path(__file__).resolve().parent / "data" / "paper_tables.csv"
 COLUMNS = ["table", "benchmark", "dimension", "metric", "coefficient", "value"]
 AVERAGE = "AVG"
-QAGS_SUBSETS = ("qags_cnndm", "qags_xsum")
-DIMENSIONS = {
-    "summeval": ("coherence", "consistency", "fluency", "relevance"),
-    "topical_chat": ("naturalness", "coherence", "engagingness", "groundedness"),
-    "qags_cnndm": ("consistency",),
-    "qags_xsum": ("consistency",),
-    "qags_avg": ("consistency",),
-}
-BENCHMARKS = tuple(DIMENSIONS)
-PAPER_LEVEL = {
-    "summeval": "summary",
-    "topical_chat": "global",
-    "qags_cnndm": "global",
-    "qags_xsum": "global",
-    "qags_avg": "global",
-}
-TABLE_OF = {"summeval": 1, "topical_chat": 2, "qags_cnndm": 3, "qags_xsum": 3, "qags_avg": 3}
 # Printed numbers have 3 decimals: an average of rounded columns may differ from the rounded
 # average of unrounded values by up to 0.0005 + 0.0005.
 PRINTED_AVERAGE_TOLERANCE = 0.001
+
+
+def _averaged_across(name: str) -> bool:
+    """True for a benchmark whose printed average is across benchmarks (QAGS), not dimensions."""
+    return name in AVERAGES or any(name in parts for parts in AVERAGES.values())
 
 
 def _validate(table: pd.DataFrame, path: Path) -> None:
@@ -54,18 +44,18 @@ def _validate(table: pd.DataFrame, path: Path) -> None:
         raise ValueError(f"{path}: columns must be {COLUMNS}, found {list(table.columns)}")
     for row in table.itertuples(index=True):
         where = f"{path}: row {row.Index + 2} ({row.benchmark}, {row.dimension}, {row.metric})"
-        if row.benchmark not in DIMENSIONS:
-            raise ValueError(f"{where}: unknown benchmark; use one of {BENCHMARKS}")
-        allowed = DIMENSIONS[row.benchmark] + (
-            () if row.benchmark.startswith("qags") else (AVERAGE,)
+        if row.benchmark not in PRINTED_NAMES:
+            raise ValueError(f"{where}: unknown benchmark; use one of {PRINTED_NAMES}")
+        allowed = dimensions_of(row.benchmark) + (
+            () if _averaged_across(row.benchmark) else (AVERAGE,)
         )
         if row.dimension not in allowed:
             raise ValueError(f"{where}: dimension must be one of {allowed}")
         if row.coefficient not in COEFFICIENTS:
             raise ValueError(f"{where}: coefficient must be one of {COEFFICIENTS}")
-        if row.table != TABLE_OF[row.benchmark]:
+        if row.table != table_of(row.benchmark):
             raise ValueError(
-                f"{where}: {row.benchmark} is printed in Table {TABLE_OF[row.benchmark]}"
+                f"{where}: {row.benchmark} is printed in Table {table_of(row.benchmark)}"
             )
         if not -1.0 <= row.value <= 1.0:
             raise ValueError(f"{where}: value {row.value} is not a correlation")
@@ -115,17 +105,21 @@ def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
     """
     table = _load(path)
     records = []
-    for benchmark, parts in (
-        ("summeval", table[table.benchmark == "summeval"]),
-        ("topical_chat", table[table.benchmark == "topical_chat"]),
-        ("qags_avg", table[table.benchmark.isin((*QAGS_SUBSETS, "qags_avg"))]),
-    ):
-        if benchmark == "qags_avg":
-            is_average = parts.benchmark == "qags_avg"
-            n_columns = len(QAGS_SUBSETS)
+    groups = [
+        (name, table[table.benchmark == name])
+        for name in PRINTED_NAMES
+        if not _averaged_across(name)
+    ] + [
+        (average, table[table.benchmark.isin((*parts, average))])
+        for average, parts in AVERAGES.items()
+    ]
+    for benchmark, parts in groups:
+        if benchmark in AVERAGES:
+            is_average = parts.benchmark == benchmark
+            n_columns = len(AVERAGES[benchmark])
         else:
             is_average = parts.dimension == AVERAGE
-            n_columns = len(DIMENSIONS[benchmark])
+            n_columns = len(dimensions_of(benchmark))
         averages = parts[is_average].set_index(["metric", "coefficient"]).value
         columns = parts[~is_average].groupby(["metric", "coefficient"]).value.agg(["mean", "size"])
         joined = columns[columns["size"] == n_columns].join(averages, how="inner")

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from geval_repro.atomic import write_text
-from geval_repro.config import judge_files
+from geval_repro.config import judge_files, judge_manifest
 from geval_repro.sources import REPO_ROOT, load_registry
 
 SIDECAR_SUFFIX = ".provenance.json"
@@ -170,9 +170,13 @@ def analysis_config(
 
 
 def _judge_files(config: Mapping[str, Any], raw_dir: Path) -> dict[Path, Record]:
-    """Every judge file of the config that is not a registry source, by resolved path."""
+    """Every judge file of the config that is not a registry source, by resolved path
+    (a geval-jsonl folder's ``manifest.json`` included: it documents the run)."""
     found: dict[Path, Record] = {}
     for name in config.get("judges", {}):
+        manifest = judge_manifest(config, name)
+        if manifest is not None:
+            found[manifest.resolve()] = {"kind": "local", "path": str(manifest)}
         for judge_file in judge_files(config, name, raw_dir).values():
             if judge_file.remote is None:
                 found[judge_file.path.resolve()] = {"kind": "local", "path": str(judge_file.path)}

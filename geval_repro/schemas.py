@@ -216,34 +216,59 @@ METRICEVAL_EXPERTS = pa.DataFrameSchema(
     name="metriceval_experts",
 )
 
-ITEM_SCORES = pa.DataFrameSchema(
-    {
-        "judge": pa.Column(str, _TEXT),
-        "benchmark": pa.Column(str, pa.Check.isin(["summeval"])),
-        "dimension": _SUMMEVAL_DIMENSION,
-        **_SUMMEVAL_KEYS,
-        "score": pa.Column(float, pa.Check(lambda s: s.abs() < float("inf"))),
-    },
-    unique=["judge", "benchmark", "dimension", "doc_id", "system_id"],
-    strict=True,
-    ordered=True,
-    name="item_scores",
-)
+_FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")
 
-REPLIES = pa.DataFrameSchema(
-    {
-        "judge": pa.Column(str, _TEXT),
-        "benchmark": pa.Column(str, pa.Check.isin(["summeval"])),
-        "dimension": _SUMMEVAL_DIMENSION,
-        **_SUMMEVAL_KEYS,
-        "reply_index": pa.Column(int, pa.Check.ge(0)),
-        "reply": pa.Column(str),
-    },
-    unique=["judge", "benchmark", "dimension", "doc_id", "system_id", "reply_index"],
-    strict=True,
-    ordered=True,
-    name="replies",
-)
+
+def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> pa.DataFrameSchema:
+    """A long judge table of ``benchmark``: run keys, the benchmark's item keys, ``columns``."""
+    from geval_repro.benchmarks import get_benchmark
+
+    entry = get_benchmark(benchmark)
+    keys = {
+        key: pa.Column(str, _TEXT) if key in _SUMMEVAL_KEYS else pa.Column(int, pa.Check.ge(0))
+        for key in entry.item_keys
+    }
+    unique = ["judge", "benchmark", "dimension", *entry.item_keys]
+    extra_keys = [c for c in columns if c in ("reply_index", "level")]
+    return pa.DataFrameSchema(
+        {
+            "judge": pa.Column(str, _TEXT),
+            "benchmark": pa.Column(str, pa.Check.isin([benchmark])),
+            "dimension": pa.Column(str, pa.Check.isin(list(entry.dimension_names))),
+            **keys,
+            **columns,
+        },
+        unique=[*unique, *extra_keys],
+        strict=True,
+        ordered=True,
+        name=name,
+    )
+
+
+def item_scores_schema(benchmark: str) -> pa.DataFrameSchema:
+    """Per-item judge scores (format ``scores``): one finite ``score`` per item."""
+    return _judge_schema(benchmark, "item_scores", {"score": pa.Column(float, _FINITE)})
+
+
+def replies_schema(benchmark: str) -> pa.DataFrameSchema:
+    """Raw judge replies in long form: one row per (item, reply_index)."""
+    columns = {"reply_index": pa.Column(int, pa.Check.ge(0)), "reply": pa.Column(str)}
+    return _judge_schema(benchmark, "replies", columns)
+
+
+def level_probs_schema(benchmark: str) -> pa.DataFrameSchema:
+    """A judge's probability of each valid score level, one row per (item, level).
+
+    ``off_scale_mass`` (repeated on the item's rows, NaN when the file gives none) is the
+    probability that fell on tokens that are not a level.
+    """
+    columns = {
+        "level": pa.Column(int),
+        "prob": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9)),
+        "off_scale_mass": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9), nullable=True),
+    }
+    return _judge_schema(benchmark, "level_probs", columns)
+
 
 _MAX_REPORTED_FAILURES = 5
 

@@ -20,7 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from geval_repro.judge.parse import SCALES
+from geval_repro.benchmarks import get_benchmark
 from geval_repro.judge.sweep import sweep
 from geval_repro.stats.levels import correlate_batch, summary_batch
 from geval_repro.stats.matrix import to_matrix
@@ -35,7 +35,8 @@ def synthetic_run(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     systems = np.tile([f"M{s}" for s in range(16)], 100)
     human = pd.DataFrame({"doc_id": docs, "system_id": systems})
     frames = []
-    for dimension, (low, high) in SCALES.items():
+    for entry in get_benchmark("summeval").dimensions:
+        dimension, (low, high) = entry.name, entry.judge_scale
         gold = rng.integers(3 * low, 3 * high + 1, len(human)) / 3
         human[dimension] = gold
         ratings = np.clip(np.rint(gold[:, None] + rng.normal(0, 1, (len(human), 20))), low, high)

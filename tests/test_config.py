@@ -93,3 +93,103 @@ def test_a_local_path_judge_is_read_as_is(config: dict) -> None:
     files = judge_files(extra, "mine", Path("raw"))
     assert files["fluency"].path == Path("runs/flu.json")
     assert files["fluency"].remote is None
+
+
+def _judge(config: dict, **entry) -> dict:
+    extra = copy.deepcopy(config)
+    extra["judges"]["mine"] = {"label": "mine", **entry}
+    return extra
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        # a typo inside a judge entry is refused, with the close name suggested
+        (
+            {
+                "benchmark": "summeval",
+                "format": "geval-released",
+                "fixtrue": True,
+                "files": {"fluency": {"path": "f.json"}},
+            },
+            r"mine: unknown key\(s\) 'fixtrue' \(did you mean 'fixture'\?\)",
+        ),
+        (
+            {
+                "benchmark": "summeval",
+                "format": "geval-released",
+                "paper_metirc": "G-Eval-4",
+                "files": {"fluency": {"path": "f.json"}},
+            },
+            r"did you mean 'paper_metric'",
+        ),
+        # a dimension of another benchmark
+        (
+            {
+                "benchmark": "topical_chat",
+                "format": "geval-released",
+                "files": {"fluency": {"path": "f.json"}},
+            },
+            r"Topical-Chat has no dimension\(s\) \['fluency'\]; its dimensions are "
+            r"\['naturalness', 'coherence', 'engagingness', 'groundedness'\]",
+        ),
+        ({"benchmark": "qags", "format": "scores"}, r"benchmark: 'qags' is not one of"),
+        (
+            {
+                "benchmark": "qags_xsum",
+                "format": "scores",
+                "file": {"path": "s.csv"},
+                "columns": {"doc_id": "d", "consistency": "c"},
+            },
+            r"columns must name the QAGS-XSum item key\(s\) \['item_id'\]",
+        ),
+        (
+            {"benchmark": "summeval", "format": "geval-released", "file": {"path": "f.json"}},
+            r"give exactly one of \['files'\]",
+        ),
+        (
+            {"benchmark": "summeval", "format": "geval-jsonl", "dir": "no/such/folder"},
+            r"dir 'no/such/folder' is not a folder",
+        ),
+        (
+            {
+                "benchmark": "summeval",
+                "format": "geval-jsonl",
+                "reads": ["level_probs"],
+                "columns": {"a": "b"},
+                "files": {"fluency": {"path": "f.jsonl"}},
+            },
+            r"\['columns'\] do not apply to this format",
+        ),
+    ],
+)
+def test_judge_entries_are_checked_against_the_registries(
+    config: dict, entry: dict, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_config(_judge(config, **entry))
+
+
+def test_registry_names_fill_the_schema() -> None:
+    from geval_repro.config import config_schema
+
+    judge = config_schema()["$defs"]["judge"]["properties"]
+    assert judge["benchmark"]["enum"] == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum"]
+    assert judge["format"]["enum"] == ["geval-released", "scores", "geval-jsonl"]
+
+
+def test_a_jsonl_folder_gives_one_file_per_present_dimension(config: dict, tmp_path: Path) -> None:
+    for name in ("naturalness.jsonl", "groundedness.jsonl", "manifest.json", "notes.jsonl"):
+        (tmp_path / name).write_text("{}\n")
+    extra = _judge(config, benchmark="topical_chat", format="geval-jsonl", dir=str(tmp_path))
+    extra["judges_to_run"] = ["mine"]
+    check_config(extra)
+    files = judge_files(extra, "mine", Path("raw"))
+    assert files == {
+        "naturalness": files["naturalness"],
+        "groundedness": files["groundedness"],
+    }
+    assert files["groundedness"].path == tmp_path / "groundedness.jsonl"
+    from geval_repro.config import judge_manifest
+
+    assert judge_manifest(extra, "mine") == tmp_path / "manifest.json"

@@ -21,12 +21,12 @@ from geval_repro.correlation_table import (
     paper_only_rows,
     printed_number,
     to_markdown,
-    write_tables,
 )
 from geval_repro.sources import get_source
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
+from geval_repro.table_files import write_pair
 
 
 def fixture_matrices(seed: int, n_systems: int = 6, n_inputs: int = 20):
@@ -204,13 +204,19 @@ def test_markdown_and_atomic_writes(tmp_path: Path) -> None:
     assert len(lines) == 2 + len(rows)  # no CI, so no flag and no legend
     assert "a \\| b" in text
     assert f"| {rows.value.iloc[0]:.4f} |" in lines[2]
-    csv_path, md_path = tmp_path / "tables" / "correlations.csv", tmp_path / "tables" / "c.md"
-    write_tables(rows, csv_path, md_path)
+    csv_path, md_path = (
+        tmp_path / "tables" / "correlations.csv",
+        tmp_path / "tables" / "correlations.md",
+    )
+    write_pair(rows, tmp_path / "tables" / "correlations")
     back = pd.read_csv(csv_path)
     assert list(back.columns) == COLUMNS
     np.testing.assert_array_equal(back.value.to_numpy(), rows.value.to_numpy())
     assert md_path.read_text(encoding="utf-8") == text
-    assert sorted(p.name for p in csv_path.parent.iterdir()) == ["c.md", "correlations.csv"]
+    assert sorted(p.name for p in csv_path.parent.iterdir()) == [
+        "correlations.csv",
+        "correlations.md",
+    ]
 
 
 def test_markdown_shows_the_ci_and_flags_printed_values_outside_it() -> None:

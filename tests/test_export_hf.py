@@ -42,8 +42,9 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
         )
     judge = root / "judges" / JUDGE
     files = {d: FIXTURES / "judge_fixture" / f"gpt4_{d[:3]}_fixture.json" for d in DIMENSIONS}
-    spec = {"format": "geval-released"}
-    tidy.judge_table(JUDGE, spec, files, root / "summeval.parquet", judge / "replies.parquet")
+    spec = {"benchmark": "summeval", "format": "geval-released"}
+    outs = {"replies": judge / "replies.parquet"}
+    tidy.judge_tables(JUDGE, spec, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
     return root
 

@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from geval_repro.benchmarks import judge_scale
 from geval_repro.judge.diagnostics import reply_diagnostics
 from geval_repro.judge.item_scores import item_scores
-from geval_repro.judge.parse import SCALES
 from geval_repro.judge.sweep import sweep
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.summeval import load_summeval
@@ -61,7 +61,7 @@ def tolerant_parse(output: str, dimension: str) -> float:
     if not number:
         return math.nan
     value = float(number.group(0))
-    low, high = SCALES[dimension]
+    low, high = judge_scale("summeval", dimension)
     return value if low <= value <= high else math.nan
 
 

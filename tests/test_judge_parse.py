@@ -12,7 +12,8 @@ import math
 import pandas as pd
 import pytest
 
-from geval_repro.judge.parse import PARSERS, SCALES, parse, parse_table, read
+from geval_repro.benchmarks import judge_scale
+from geval_repro.judge.parse import PARSERS, parse, parse_table, read
 
 NAN = math.nan
 
@@ -46,28 +47,31 @@ def _same(a: float, b: float) -> bool:
 
 def test_constants() -> None:
     assert PARSERS == ("original", "tolerant")
-    assert SCALES == {
+    summeval = ("coherence", "consistency", "fluency", "relevance")
+    assert {d: judge_scale("summeval", d) for d in summeval} == {
         "coherence": (1, 5),
         "consistency": (1, 5),
         "fluency": (1, 3),
         "relevance": (1, 5),
     }
+    assert judge_scale("topical_chat", "coherence") == (1, 3)
+    assert judge_scale("qags_xsum", "consistency") == (1, 5)
 
 
 @pytest.mark.parametrize(("reply", "orig", "orig_unread", "tol"), CASES)
 def test_case_by_case(reply: str, orig: float, orig_unread: bool, tol: float) -> None:
     replies = _series([reply])
-    score, unread = read(replies, "coherence", "original")
+    score, unread = read(replies, "coherence", "original", "summeval")
     assert score.iloc[0] == orig
     assert bool(unread.iloc[0]) is orig_unread
-    got = parse(replies, "coherence", "tolerant").iloc[0]
+    got = parse(replies, "coherence", "tolerant", "summeval").iloc[0]
     assert _same(got, tol), (reply, got, tol)
 
 
 def test_vectorized_keeps_index_and_dtype() -> None:
     replies = _series([c[0] for c in CASES])
-    original = parse(replies, "coherence", "original")
-    tolerant, tolerant_unread = read(replies, "coherence", "tolerant")
+    original = parse(replies, "coherence", "original", "summeval")
+    tolerant, tolerant_unread = read(replies, "coherence", "tolerant", "summeval")
     assert list(original.index) == list(replies.index)
     assert original.dtype == "float64"
     assert not original.isna().any()
@@ -78,7 +82,7 @@ def test_vectorized_keeps_index_and_dtype() -> None:
 
 def test_tolerant_uses_the_dimension_label_and_scale() -> None:
     replies = _series(["- Fluency: 3", "- Coherence: 3", "3.5", "2", "FLUENCY:1"])
-    got = parse(replies, "fluency", "tolerant").tolist()
+    got = parse(replies, "fluency", "tolerant", "summeval").tolist()
     assert got[0] == 3.0
     assert math.isnan(got[1])  # another dimension's label
     assert math.isnan(got[2])  # 3.5 is above fluency's 1-3 scale
@@ -88,6 +92,7 @@ def test_tolerant_uses_the_dimension_label_and_scale() -> None:
 def test_parse_table_parses_each_dimension_with_its_own_rules() -> None:
     table = pd.DataFrame(
         {
+            "benchmark": "summeval",
             "dimension": ["fluency", "coherence", "fluency", "coherence"],
             "reply": ["4", "4", "Fluency: 2", "Fluency: 2"],
         }
@@ -103,10 +108,25 @@ def test_parse_table_parses_each_dimension_with_its_own_rules() -> None:
     assert original["unread"].tolist() == [False, False, True, True]
 
 
+def test_scale_depends_on_the_benchmark() -> None:
+    table = pd.DataFrame(
+        {
+            "benchmark": ["summeval", "topical_chat", "topical_chat", "topical_chat"],
+            "dimension": ["coherence", "coherence", "coherence", "groundedness"],
+            "reply": ["4", "4", "Coherence: 3", "1"],
+        }
+    )
+    tolerant = parse_table(table, "tolerant")
+    assert tolerant["score"].iloc[0] == 4.0  # SummEval coherence: 1-5
+    assert _same(tolerant["score"].iloc[1], NAN)  # Topical-Chat coherence: 1-3
+    assert tolerant["score"].iloc[2] == 3.0
+    assert tolerant["score"].iloc[3] == 1.0  # groundedness: 0-1
+
+
 def test_bad_input_raises() -> None:
-    with pytest.raises(ValueError, match="unknown dimension"):
-        parse(_series(["3"]), "naturalness", "tolerant")
+    with pytest.raises(ValueError, match="has no dimension 'naturalness'"):
+        parse(_series(["3"]), "naturalness", "tolerant", "summeval")
     with pytest.raises(ValueError, match="unknown parser"):
-        parse(_series(["3"]), "coherence", "lenient")  # type: ignore[arg-type]
+        parse(_series(["3"]), "coherence", "lenient", "summeval")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="missing"):
-        parse(pd.Series(["3", None]), "coherence", "original")
+        parse(pd.Series(["3", None]), "coherence", "original", "summeval")

@@ -38,8 +38,14 @@ HUMAN = pd.DataFrame(
 
 
 def test_normalized_uses_each_rows_scale() -> None:
-    got = normalized(pd.Series([1.0, 5.0, 3.0, 2.0]), pd.Series(["coherence"] * 3 + ["fluency"]))
-    assert got.tolist() == [0.0, 1.0, 0.5, 0.5]
+    runs = pd.DataFrame(
+        {
+            "benchmark": ["summeval"] * 4 + ["topical_chat"],
+            "dimension": ["coherence"] * 3 + ["fluency", "coherence"],
+        }
+    )
+    got = normalized(pd.Series([1.0, 5.0, 3.0, 2.0, 2.0]), runs)
+    assert got.tolist() == [0.0, 1.0, 0.5, 0.5, 0.5]  # Topical-Chat coherence is 1-3
 
 
 def test_rollup_coherence() -> None:
@@ -58,11 +64,40 @@ def test_rollup_fluency_threshold() -> None:
     got = rollup(_items("fluency", [2.5, 2.4, 3.0, 1.0]), HUMAN).iloc[0]
     assert got["pass_rate"] == pytest.approx(2 / 4)
     assert got["mae"] == pytest.approx((0.5 + 0.4 + 2.0 + 2.0) / 4)
-    # gold already on the judge's scale: no mapping, |2.5-5|, |2.4-3|, |3-1|, |1-5|
-    same = rollup(_items("fluency", [2.5, 2.4, 3.0, 1.0]), HUMAN, gold_scale=(1, 3)).iloc[0]
-    assert same["mae"] == pytest.approx((2.5 + 0.6 + 2.0 + 4.0) / 4)
     strict = rollup(_items("fluency", [2.5, 2.4, 3.0, 1.0]), HUMAN, threshold=1.0).iloc[0]
     assert strict["pass_rate"] == pytest.approx(1 / 4)
+
+
+def test_rollup_maps_each_benchmarks_human_scale() -> None:
+    # Topical-Chat naturalness: human and judge scale both 1-3, so no mapping;
+    # QAGS consistency: human 0-1 onto the judge's 1-5 (g -> 1 + 4 g).
+    topical = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "topical_chat",
+            "dimension": "naturalness",
+            "item_id": [0, 1],
+            "parser": "tolerant",
+            "mean": [3.0, 1.5],
+        }
+    )
+    human = pd.DataFrame({"item_id": [0, 1], "naturalness": [2.0, 1.0]})
+    got = rollup(topical, human).iloc[0]
+    assert got["mae"] == pytest.approx((1.0 + 0.5) / 2)
+    assert got["mean_normalized"] == pytest.approx((1.0 + 0.25) / 2)
+    qags = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "qags_xsum",
+            "dimension": "consistency",
+            "item_id": [0, 1],
+            "parser": "tolerant",
+            "mean": [5.0, 2.0],
+        }
+    )
+    human = pd.DataFrame({"item_id": [0, 1], "consistency": [1.0, 0.0]})
+    got = rollup(qags, human).iloc[0]
+    assert got["mae"] == pytest.approx((0.0 + 1.0) / 2)  # |5 - 5|, |2 - 1|
 
 
 def test_diagnostics_counts() -> None:

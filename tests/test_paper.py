@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from geval_repro.benchmarks import PRINTED_NAMES, level_of, table_of
 from geval_repro.paper import (
-    PAPER_LEVEL,
     paper_table,
     paper_value,
     printed_average_check,
@@ -74,7 +74,7 @@ def test_table_shape() -> None:
     assert table.groupby("table").size().to_dict() == {1: 135, 2: 80, 3: 93}
     assert set(table.coefficient[table.table == 1]) == {"spearman", "kendall"}
     assert set(table.coefficient[table.table == 2]) == {"pearson", "spearman"}
-    assert set(table.benchmark) == set(PAPER_LEVEL)
+    assert set(table.benchmark) == set(PRINTED_NAMES)
 
 
 def test_paper_table_is_a_copy() -> None:
@@ -83,13 +83,20 @@ def test_paper_table_is_a_copy() -> None:
     assert paper_table().value.abs().sum() > 0
 
 
-def test_levels() -> None:
-    assert PAPER_LEVEL == {
+def test_levels_and_tables_from_the_registry() -> None:
+    assert {name: level_of(name) for name in PRINTED_NAMES} == {
         "summeval": "summary",
         "topical_chat": "global",
         "qags_cnndm": "global",
         "qags_xsum": "global",
         "qags_avg": "global",
+    }
+    assert {name: table_of(name) for name in PRINTED_NAMES} == {
+        "summeval": 1,
+        "topical_chat": 2,
+        "qags_cnndm": 3,
+        "qags_xsum": 3,
+        "qags_avg": 3,
     }
 
 

@@ -43,6 +43,15 @@ def test_every_output_is_written(pipeline_run: PipelineRun) -> None:
     processed = pipeline_run.data / "processed"
     replies = pd.read_parquet(processed / "judges" / "fixture-gpt4" / "replies.parquet")
     assert len(replies) == 4 * 16 * 4 * 20
+    # fixture judges of every benchmark, and the geval-jsonl run with level probabilities
+    for judge in ["fixture-topical-chat", "fixture-qags-cnndm", "fixture-qags-xsum"]:
+        for name in ["correlations", "main", "significance", "rollups"]:
+            assert (tables / "judges" / judge / f"{name}.csv").is_file(), (judge, name)
+        assert (figures / "judges" / judge / "sweep_spearman.png").is_file()
+    jsonl = tables / "judges" / "fixture-jsonl"
+    items = pd.read_csv(jsonl / "level_items.csv")
+    assert len(items) == 4 * 16 * 4 and items["passed"].notna().all()
+    assert (jsonl / "main.csv").is_file() and (jsonl / "sweep.csv").is_file()
 
 
 def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
@@ -65,12 +74,31 @@ def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
 
 def test_fixture_rows_are_never_results(pipeline_run: PipelineRun) -> None:
     rows = pd.read_csv(pipeline_run.results / "tables" / "correlations.csv")
-    fixture = rows[rows["metric"] == "fixture-gpt4"]
+    fixture = rows[rows["metric"].str.startswith("fixture-")]
     assert len(fixture) > 0
     assert set(fixture["status"]) == {"fixture"}
-    assert rows.loc[rows["status"] == "fixture", "metric"].eq("fixture-gpt4").all()
-    main = (pipeline_run.results / "tables" / "table1_summeval.md").read_text()
+    assert rows.loc[rows["status"] == "fixture", "metric"].str.startswith("fixture-").all()
+    tables = pipeline_run.results / "tables"
+    main = (tables / "table1_summeval.md").read_text()
     assert "| fixture-gpt4 | mean-of-20/original | fixture |" in main
+    assert "| fixture-jsonl | level-probs weighted (Eq. 1) | fixture |" in main
+    assert "| fixture-jsonl | most likely level | fixture |" in main
+    chat = (tables / "table2_topical_chat.md").read_text()
+    assert "| fixture-topical-chat | mean-of-20/original | fixture |" in chat
+    qags = (tables / "table3_qags.md").read_text()
+    assert "| fixture-qags-cnndm | mean-of-20/original | fixture |" in qags
+    assert "| fixture-qags-cnndm + fixture-qags-xsum | mean-of-20/original | fixture |" in qags
+    # judge rows follow the paper's level per benchmark and face the printed G-Eval-4 value
+    levels = fixture.groupby("benchmark")["level"].unique().map(list).to_dict()
+    assert levels == {
+        "summeval": ["summary"],
+        "topical_chat": ["global"],
+        "qags_cnndm": ["global"],
+        "qags_xsum": ["global"],
+        "qags_avg": ["global"],
+    }
+    faced = fixture[(fixture["benchmark"] == "qags_avg") & (fixture["coefficient"] == "pearson")]
+    assert faced.loc[faced["variant"] == "mean-of-20/original", "paper_value"].iloc[0] == 0.599
 
 
 def test_printed_numbers_are_reproduced_where_the_data_allow(pipeline_run: PipelineRun) -> None:
@@ -114,7 +142,10 @@ def test_rerun_gives_identical_files(pipeline_run: PipelineRun) -> None:
         pipeline_run.results,
         pipeline_run.config,
         "--forcerun",
-        "judge_released_tables",
+        "judge_tables_fixture_gpt4",
+        "judge_tables_fixture_jsonl",
+        "judge_tables_fixture_topical_chat",
+        "judge_averages",
         "judge_sweep",
         "judge_sweep_figures",
         "unieval_rows",

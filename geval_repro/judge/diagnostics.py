@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from geval_repro.judge.item_scores import ITEM_KEYS, REPLY_COLUMNS, check_replies_table
+from geval_repro.judge.item_scores import check_replies_table, item_columns, reply_columns
 from geval_repro.judge.parse import PARSERS, Parser, parse_table
 
 RUN_KEYS: tuple[str, ...] = ("judge", "benchmark", "dimension", "parser")
@@ -30,10 +30,10 @@ RUN_KEYS: tuple[str, ...] = ("judge", "benchmark", "dimension", "parser")
 def reply_diagnostics(replies: pd.DataFrame, parsers: Iterable[Parser] = PARSERS) -> pd.DataFrame:
     """One row per run and parser; columns documented in the module docstring."""
     check_replies_table(replies)
-    keys = list(ITEM_KEYS)
+    keys = item_columns(replies)
     frames = []
     for parser in parsers:
-        parsed = parse_table(replies.loc[:, list(REPLY_COLUMNS)], parser)
+        parsed = parse_table(replies.loc[:, reply_columns(replies)], parser)
         per_item = parsed.groupby(keys, sort=True, observed=True).agg(
             n_replies=("reply", "size"),
             n_unread=("unread", "sum"),

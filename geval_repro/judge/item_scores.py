@@ -1,6 +1,8 @@
 """Per-item scores of a judge run: mean, first reply, mode, and probability-weighted scores.
 
-An item is one (judge, benchmark, dimension, doc_id, system_id). Its replies are parsed by
+An item is one (judge, benchmark, dimension) plus the benchmark's item keys in
+:mod:`geval_repro.benchmarks` (``doc_id, system_id`` for SummEval, ``item_id`` otherwise).
+Its replies are parsed by
 :mod:`geval_repro.judge.parse`; the *counted* values are every reply under ``original``
 (0.0 for an unread one, as the released script does) and the parsed replies under
 ``tolerant``.
@@ -29,26 +31,47 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from geval_repro.benchmarks import get_benchmark
 from geval_repro.judge.parse import Parser, parse_table
 
-ITEM_KEYS: tuple[str, ...] = ("judge", "benchmark", "dimension", "doc_id", "system_id")
-REPLY_COLUMNS: tuple[str, ...] = (*ITEM_KEYS, "reply_index", "reply")
+RUN_KEYS: tuple[str, ...] = ("judge", "benchmark", "dimension")
 MEAN_DECIMALS = 12
 
 _SCORE_TOKEN = re.compile(r"\d+")
 
 
+def item_columns(table: pd.DataFrame) -> list[str]:
+    """The columns naming one item of a judge table: the run keys and the item keys of the
+    table's benchmark (one benchmark per table; raise otherwise)."""
+    if "benchmark" not in table.columns:
+        raise ValueError(f"judge table lacks the column 'benchmark' (has {list(table.columns)})")
+    benchmarks = pd.unique(table["benchmark"])
+    if len(benchmarks) != 1:
+        raise ValueError(
+            f"a judge table holds one benchmark, this one holds {sorted(map(str, benchmarks))}: "
+            "split it per benchmark"
+        )
+    return [*RUN_KEYS, *get_benchmark(str(benchmarks[0])).item_keys]
+
+
+def reply_columns(replies: pd.DataFrame) -> list[str]:
+    """The columns of a long replies table: :func:`item_columns`, reply_index and reply."""
+    return [*item_columns(replies), "reply_index", "reply"]
+
+
 def check_replies_table(replies: pd.DataFrame) -> None:
     """Raise when columns are missing or an item repeats a ``reply_index``."""
-    missing = set(REPLY_COLUMNS) - set(replies.columns)
+    columns = reply_columns(replies)
+    missing = set(columns) - set(replies.columns)
     if missing:
         raise ValueError(
-            f"replies table lacks columns {sorted(missing)}; expected {list(REPLY_COLUMNS)} "
+            f"replies table lacks columns {sorted(missing)}; expected {columns} "
             "(geval_repro.load.replies builds this table)"
         )
-    dup = replies.duplicated([*ITEM_KEYS, "reply_index"], keep=False)
+    keys = item_columns(replies)
+    dup = replies.duplicated([*keys, "reply_index"], keep=False)
     if dup.any():
-        examples = replies.loc[dup, [*ITEM_KEYS, "reply_index"]].drop_duplicates().head(5)
+        examples = replies.loc[dup, [*keys, "reply_index"]].drop_duplicates().head(5)
         raise ValueError(
             f"{int(dup.sum())} replies repeat an item's reply_index, e.g.\n"
             f"{examples.to_string(index=False)}\nfix: each reply of an item needs its own index"
@@ -63,14 +86,14 @@ def round_mean(mean: np.ndarray | pd.Series) -> np.ndarray | pd.Series:
 def item_scores(replies: pd.DataFrame, parser: Parser) -> pd.DataFrame:
     """Per-item scores of a long replies table under one parser.
 
-    Returns one row per item with the columns of :data:`ITEM_KEYS` and ``parser``, ``mean``,
+    Returns one row per item with the columns of :func:`item_columns` and ``parser``, ``mean``,
     ``first``, ``mode``, ``n_replies`` (all replies), ``n_parsed`` (replies the parser read)
     and ``n_counted`` (values entering the mean: ``n_replies`` under ``original``,
     ``n_parsed`` under ``tolerant``). Rows are sorted by the item keys.
     """
     check_replies_table(replies)
-    keys = list(ITEM_KEYS)
-    parsed = parse_table(replies.loc[:, list(REPLY_COLUMNS)], parser)
+    keys = item_columns(replies)
+    parsed = parse_table(replies.loc[:, reply_columns(replies)], parser)
     parsed = parsed.sort_values([*keys, "reply_index"], kind="stable")
     parsed["read"] = ~parsed["unread"]
 

@@ -26,8 +26,9 @@ Two parsers, both vectorized over a pandas Series of replies:
     Strip surrounding whitespace; drop an optional leading label ``- <Dimension>:`` or
     ``<Dimension>:`` (case-insensitive, the run's own dimension name, spaces allowed around
     ``-`` and ``:``); read a number ``\\d+(\\.\\d+)?`` at the start; keep it when it lies within
-    the dimension's scale (bounds included). Anything else is unparsed (NaN) and left out of
-    the item's mean.
+    the judge scale of the (benchmark, dimension) in :mod:`geval_repro.benchmarks` (bounds
+    included: coherence is 1-5 on SummEval, 1-3 on Topical-Chat). Anything else is unparsed
+    (NaN) and left out of the item's mean.
 
 Both read numbers with Python's ``float()``, as the released script does (``\\d`` is
 Python's Unicode digit class, which ``float()`` also accepts).
@@ -41,28 +42,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from geval_repro.benchmarks import judge_scale
+
 Parser = Literal["original", "tolerant"]
 
 PARSERS: tuple[Parser, ...] = ("original", "tolerant")
 
-SCALES: dict[str, tuple[int, int]] = {
-    "coherence": (1, 5),
-    "consistency": (1, 5),
-    "fluency": (1, 3),
-    "relevance": (1, 5),
-}
-
 ORIGINAL_PATTERN = r"^ ?([\d\.]+)"
-
-
-def scale_of(dimension: str) -> tuple[int, int]:
-    """The (min, max) rating scale of a dimension; raise for an unknown dimension."""
-    try:
-        return SCALES[dimension]
-    except KeyError:
-        raise ValueError(
-            f"unknown dimension {dimension!r}: expected one of {sorted(SCALES)}"
-        ) from None
 
 
 def _check_replies(replies: pd.Series) -> None:
@@ -92,54 +78,58 @@ def _original_read(replies: pd.Series) -> pd.Series:
     return _to_float(replies.astype(str).str.extract(ORIGINAL_PATTERN, expand=False))
 
 
-def _tolerant_read(replies: pd.Series, dimension: str) -> pd.Series:
+def _tolerant_read(replies: pd.Series, dimension: str, benchmark: str) -> pd.Series:
     """In-scale number after an optional ``- <Dimension>:`` label; NaN when unparsed."""
-    low, high = scale_of(dimension)
+    low, high = judge_scale(benchmark, dimension)
     pattern = rf"^(?:(?:-\s*)?{re.escape(dimension)}\s*:\s*)?(\d+(?:\.\d+)?)"
     numbers = replies.astype(str).str.strip().str.extract(pattern, flags=re.IGNORECASE)[0]
     values = _to_float(numbers)
     return values.where((values >= low) & (values <= high))
 
 
-def read(replies: pd.Series, dimension: str, parser: Parser) -> tuple[pd.Series, pd.Series]:
+def read(
+    replies: pd.Series, dimension: str, parser: Parser, benchmark: str
+) -> tuple[pd.Series, pd.Series]:
     """Parse one dimension's replies: ``(score, unread)``, both aligned with ``replies``.
 
+    ``benchmark`` and ``dimension`` select the judge scale (an unknown pair raises).
     ``unread`` is True where the parser did not read a reply: for ``original`` the replies
     its regex or ``float()`` failed on, which score 0.0 and still count; for ``tolerant`` the
     replies it leaves out, which score NaN.
     """
     _check_replies(replies)
-    scale_of(dimension)
+    judge_scale(benchmark, dimension)
     if parser == "original":
         number = _original_read(replies)
         return number.fillna(0.0), number.isna()
     if parser == "tolerant":
-        number = _tolerant_read(replies, dimension)
+        number = _tolerant_read(replies, dimension, benchmark)
         return number, number.isna()
     raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")
 
 
-def parse(replies: pd.Series, dimension: str, parser: Parser) -> pd.Series:
+def parse(replies: pd.Series, dimension: str, parser: Parser, benchmark: str) -> pd.Series:
     """Scores under the parser's counting rule (``original``: 0.0 for unread; ``tolerant``:
     NaN for unparsed)."""
-    return read(replies, dimension, parser)[0]
+    return read(replies, dimension, parser, benchmark)[0]
 
 
 def parse_table(replies: pd.DataFrame, parser: Parser) -> pd.DataFrame:
     """Add ``score`` (float) and ``unread`` (bool) to a long replies table.
 
-    ``replies`` needs the columns ``dimension`` and ``reply``; each dimension is parsed with
-    its own label and scale (see :func:`read`).
+    ``replies`` needs the columns ``benchmark``, ``dimension`` and ``reply``; each
+    (benchmark, dimension) is parsed with its own label and scale (see :func:`read`).
     """
-    missing = {"dimension", "reply"} - set(replies.columns)
+    missing = {"benchmark", "dimension", "reply"} - set(replies.columns)
     if missing:
         raise ValueError(f"replies table lacks columns {sorted(missing)}")
-    dimensions = replies["dimension"].to_numpy()
+    runs = pd.MultiIndex.from_frame(replies[["benchmark", "dimension"]])
+    codes, pairs = pd.factorize(runs)
     score = np.full(len(replies), np.nan)
     flag = np.zeros(len(replies), dtype=bool)
-    for dimension in pd.unique(dimensions):
-        rows = dimensions == dimension  # positional: the table's index need not be unique
-        value, unread = read(replies["reply"].iloc[rows], str(dimension), parser)
+    for code, (benchmark, dimension) in enumerate(pairs):
+        rows = codes == code  # positional: the table's index need not be unique
+        value, unread = read(replies["reply"].iloc[rows], str(dimension), parser, str(benchmark))
         score[rows] = value.to_numpy(dtype=float)
         flag[rows] = unread.to_numpy(dtype=bool)
     return replies.assign(score=score, unread=flag)

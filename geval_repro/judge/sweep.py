@@ -1,4 +1,4 @@
-"""Replies-per-item sweep: summary-level correlation with human scores vs replies per item.
+"""Replies-per-item sweep: correlation with human scores vs replies per item.
 
 For each run (judge, benchmark, dimension), parser and coefficient, and n = 1..n_max
 (n_max defaults to the run's replies per item, 20 in the release):
@@ -17,15 +17,18 @@ has no score in that draw (it is left out of its document's correlation). Means 
 like :func:`geval_repro.judge.item_scores.round_mean`, so at n = n_max both modes equal the
 full-mean scores of :func:`geval_repro.judge.item_scores.item_scores` exactly.
 
-Correlations are SummEval's summary level (:func:`geval_repro.stats.levels.summary_batch`:
-per document, correlate the systems' scores with the human scores, skip a constant vector,
-average the kept documents), vectorized over a batch of score matrices: all draws of one
-n, or all n of the first-n mode, in one call, against the one human matrix (its pair signs,
-near-tie collapse and ranks are computed once per call, not per draw). ``tie_rate`` is
-:func:`geval_repro.stats.ties.tie_rate` at the summary level (pairs of item scores within a
-document); for ``random`` it is pooled over the draws (tied pairs / pairs over every
-document of every draw), which equals the mean of the per-draw rates whenever each draw has
-the same number of pairs (always under ``original``). ``gain_share`` is
+Correlations are at the level of the run's benchmark (:mod:`geval_repro.benchmarks`;
+:func:`geval_repro.stats.levels.correlate_batch`): SummEval's summary level (per document,
+correlate the systems' scores with the human scores, skip a constant vector, average the
+kept documents), or the global level (turn level for Topical-Chat, dataset level for QAGS:
+one correlation over all items), vectorized over a batch of score matrices: all draws of one
+n, or all n of the first-n mode, in one call (at the summary level against the one human
+matrix, whose pair signs, near-tie collapse and ranks are computed once per call).
+``tie_rate`` is
+:func:`geval_repro.stats.ties.tie_rate` at the same level (summary: pairs of item scores
+within a document; global: all pairs); for ``random`` it is pooled over the draws (tied
+pairs / pairs over every document of every draw), which equals the mean of the per-draw
+rates whenever each draw has the same number of pairs (always under ``original``). ``gain_share`` is
 ``(value_n - value_1) / (value_nmax - value_1)`` per (run, parser, mode, coefficient), NaN
 when the denominator is 0 or undefined.
 
@@ -52,10 +55,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from geval_repro.judge.item_scores import REPLY_COLUMNS, check_replies_table, round_mean
+from geval_repro.benchmarks import get_benchmark
+from geval_repro.judge.item_scores import check_replies_table, reply_columns, round_mean
+from geval_repro.judge.pairing import matrix_axes, pooled
 from geval_repro.judge.parse import PARSERS, Parser, parse_table
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.stats.levels import summary_batch
+from geval_repro.stats.levels import correlate_batch, summary_batch
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 
@@ -85,8 +90,9 @@ class ReplyGrid:
 
     ``values[i, r]``: the counted value of item ``i``'s reply ``r`` (released order), NaN
     when the parser leaves it out. Item ``i`` is system ``systems[rows[i]]`` on document
-    ``docs[cols[i]]``; ``human`` is the ``(n_systems, n_docs)`` human matrix of the run's
-    dimension over the same labels (NaN where the run has no item).
+    ``docs[cols[i]]`` (global level: one pseudo-system, one column per item); ``human`` is
+    the ``(n_systems, n_docs)`` human matrix of the run's dimension over the same labels
+    (NaN where the run has no item); ``level`` the benchmark's correlation level.
     """
 
     values: np.ndarray
@@ -95,6 +101,7 @@ class ReplyGrid:
     systems: list
     docs: list
     human: np.ndarray
+    level: str = "summary"
 
     def matrices(self, item_scores: np.ndarray) -> np.ndarray:
         """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``."""
@@ -106,7 +113,7 @@ class ReplyGrid:
 
 def _fixed_reply_count(run: pd.DataFrame) -> int:
     """The run's replies per item; raise when items differ or indices are not 0..R-1."""
-    keys = ["doc_id", "system_id"]
+    keys = list(get_benchmark(str(run["benchmark"].iloc[0])).item_keys)
     per_item = run.groupby(keys, sort=True).agg(
         n=("reply_index", "size"), low=("reply_index", "min"), high=("reply_index", "max")
     )
@@ -117,8 +124,8 @@ def _fixed_reply_count(run: pd.DataFrame) -> int:
     if len(bad):
         first = run.iloc[0]
         listed = ", ".join(
-            f"(doc_id={d!r}, system_id={s!r}: {n} replies, reply_index {lo}..{hi})"
-            for (d, s), n, lo, hi in bad[["n", "low", "high"]].head(5).itertuples(name=None)
+            f"({_named(keys, item)}: {n} replies, reply_index {lo}..{hi})"
+            for item, n, lo, hi in bad[["n", "low", "high"]].head(5).itertuples(name=None)
         )
         raise ValueError(
             f"sweep needs the same number of replies per item, with reply_index 0..R-1; in run "
@@ -129,10 +136,15 @@ def _fixed_reply_count(run: pd.DataFrame) -> int:
     return count
 
 
+def _named(keys: list[str], item: object) -> str:
+    values = item if isinstance(item, tuple) else (item,)
+    return ", ".join(f"{k}={v!r}" for k, v in zip(keys, values, strict=True))
+
+
 def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyGrid:
     """Lay out one run's replies (a single judge, benchmark and dimension) for the sweep.
 
-    ``human`` is the wide human table (``doc_id``, ``system_id``, one column per dimension).
+    ``human`` is the benchmark's tidy table (its item keys, one column per dimension).
     Raises when the run's reply counts differ between items or an item has no human score.
     """
     check_replies_table(run)
@@ -147,29 +159,35 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     if dimension not in human.columns:
         raise ValueError(f"human table has no {dimension!r} column")
     count = _fixed_reply_count(run)
+    benchmark = get_benchmark(str(distinct["benchmark"].iloc[0]))
+    keys = list(benchmark.item_keys)
 
-    ordered = run.sort_values(["doc_id", "system_id", "reply_index"], kind="stable")
-    parsed = parse_table(ordered.loc[:, list(REPLY_COLUMNS)], parser)
+    ordered = run.sort_values([*keys, "reply_index"], kind="stable")
+    parsed = parse_table(ordered.loc[:, reply_columns(ordered)], parser)
     values = parsed["score"].to_numpy(dtype=float).reshape(-1, count)
-    items = ordered.loc[ordered["reply_index"] == 0, ["doc_id", "system_id"]]
+    items = ordered.loc[ordered["reply_index"] == 0, keys]
 
-    gold = items.merge(
-        human[["doc_id", "system_id", dimension]], on=["doc_id", "system_id"], how="left"
-    )
+    axes = matrix_axes(benchmark)
+    extra = [c for c in axes if c in human.columns and c not in keys]
+    gold = items.merge(human[[*keys, *extra, dimension]], on=keys, how="left")
     absent = gold[dimension].isna()
     if absent.any():
         listed = ", ".join(
-            f"(doc_id={d!r}, system_id={s!r})"
-            for d, s in gold.loc[absent, ["doc_id", "system_id"]].head(5).itertuples(index=False)
+            f"({_named(keys, item)})"
+            for item in gold.loc[absent, keys].head(5).itertuples(index=False, name=None)
         )
         raise ValueError(
             f"{int(absent.sum())} item(s) of the {dimension} run have no human score, e.g. "
             f"{listed}. Fix: pass the human table of the benchmark the replies belong to"
         )
-    human_matrix, systems, docs = to_matrix(gold, dimension)
-    rows = pd.Index(systems).get_indexer(items["system_id"])
-    cols = pd.Index(docs).get_indexer(items["doc_id"])
-    return ReplyGrid(values, rows, cols, systems, docs, human_matrix)
+    system_column, doc_column = axes
+    gold = pooled(gold, benchmark)
+    human_matrix, systems, docs = to_matrix(
+        gold, dimension, systems=system_column, inputs=doc_column
+    )
+    rows = pd.Index(systems).get_indexer(gold[system_column])
+    cols = pd.Index(docs).get_indexer(gold[doc_column])
+    return ReplyGrid(values, rows, cols, systems, docs, human_matrix, benchmark.level)
 
 
 def _prefix_means(values: np.ndarray) -> np.ndarray:
@@ -198,6 +216,17 @@ def random_permutations(
     return np.argsort(rng.random((draws, n_items, n_replies)), axis=-1)
 
 
+def _batch_values(
+    batch: np.ndarray, grid: ReplyGrid, coefficients: tuple[str, ...]
+) -> dict[str, np.ndarray]:
+    """Correlation of every matrix of ``batch`` with the run's human matrix, per coefficient,
+    at the run's level (summary level: one call sharing the pair signs of the batch)."""
+    if grid.level == "summary":
+        return {c: r.value for c, r in summary_batch(batch, grid.human, coefficients).items()}
+    human = np.broadcast_to(grid.human, batch.shape)
+    return {c: correlate_batch(batch, human, grid.level, c).value for c in coefficients}
+
+
 def _sweep_grid(
     grid: ReplyGrid,
     coefficients: Iterable[str],
@@ -215,9 +244,8 @@ def _sweep_grid(
     ns = np.arange(1, n_max + 1)
     if first:
         batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
-        ties = [tie_rate(matrix, "summary").rate for matrix in batch]
-        for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
-            value = result.value
+        ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
+        for coefficient, value in _batch_values(batch, grid, coefficients).items():
             rows += [
                 {
                     "mode": "first",
@@ -236,10 +264,9 @@ def _sweep_grid(
         means = _prefix_means(drawn)  # (n_max, draws, n_items)
         for n in ns:
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
-            pooled = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
-            ties = tie_rate(pooled, "summary").rate
-            for coefficient, result in summary_batch(batch, grid.human, coefficients).items():
-                value = result.value
+            pooled_draws = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
+            ties = tie_rate(pooled_draws, grid.level).rate
+            for coefficient, value in _batch_values(batch, grid, coefficients).items():
                 low, high = np.percentile(value, BAND_PERCENTILES)
                 rows.append(
                     {
@@ -277,11 +304,11 @@ def sweep(
 ) -> pd.DataFrame:
     """The replies-per-item sweep of every run in ``replies`` (see the module docstring).
 
-    ``replies``: the long replies table (one or more runs); ``human``: the wide human table
-    (:func:`geval_repro.load.summeval.load_summeval`); ``seed``: a non-negative integer;
-    ``n_max``: the largest n (default: the run's replies per item). Returns a DataFrame
-    with the columns of :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode,
-    coefficient and n.
+    ``replies``: the long replies table (one or more runs of one benchmark); ``human``: the
+    benchmark's tidy table (e.g. :func:`geval_repro.load.summeval.load_summeval`); ``seed``:
+    a non-negative integer; ``n_max``: the largest n (default: the run's replies per item).
+    Returns a DataFrame with the columns of :data:`SWEEP_COLUMNS`, sorted by judge,
+    dimension, parser, mode, coefficient and n.
     """
     modes = tuple(modes)
     parsers = tuple(parsers)
@@ -294,8 +321,8 @@ def sweep(
     benchmarks = sorted(replies["benchmark"].unique())
     if len(benchmarks) != 1:
         raise ValueError(
-            f"sweep correlates at SummEval's summary level, one benchmark at a time; the "
-            f"replies table holds {benchmarks}: pass one benchmark's replies"
+            f"sweep correlates at one benchmark's level at a time; the replies table holds "
+            f"{benchmarks}: pass one benchmark's replies"
         )
     frames = []
     for (judge, benchmark, dimension), run in replies.groupby(list(RUN_KEYS), sort=True):

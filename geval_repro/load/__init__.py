@@ -5,6 +5,7 @@ mirror), returns a ``pandas.DataFrame`` and raises ``ValueError`` naming the fil
 and the fix when the input is not what the pinned upstream file holds.
 """
 
+from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags, load_qags_mturk
@@ -14,6 +15,7 @@ from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 
 __all__ = [
+    "load_geval_jsonl",
     "load_item_scores",
     "load_metriceval_experts",
     "load_multiref",

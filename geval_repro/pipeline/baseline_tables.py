@@ -37,7 +37,7 @@ from geval_repro.baselines.references import (
     topical_chat_references,
 )
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference
-from geval_repro.paper import DIMENSIONS
+from geval_repro.benchmarks import dimensions_of
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ def baseline_rows(
         for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
             table = human.merge(group[[*keys, "score"]], on=keys)
             notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}
-            for dimension in DIMENSIONS[benchmark]:
+            for dimension in dimensions_of(benchmark):
                 parts.append(
                     ct.table_rows(
                         table,

@@ -19,8 +19,8 @@ import pandas as pd
 
 from geval_repro import correlation_table as ct
 from geval_repro.atomic import write_text
-from geval_repro.benchmarks import AVERAGES, NAMES
-from geval_repro.paper import DIMENSIONS, paper_table
+from geval_repro.benchmarks import AVERAGES, BENCHMARKS, PRINTED_NAMES, dimensions_of, table_of
+from geval_repro.paper import paper_table
 from geval_repro.table_files import write_pair
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,8 @@ def _reason(benchmark: str, metric: str) -> tuple[str, str]:
         return "not-recomputable", NOT_RECOMPUTABLE[metric]
     if metric in NOT_RELEASED:
         return "not-released", NOT_RELEASED[metric]
-    if benchmark != "summeval" and metric.startswith("G-Eval"):
+    released = BENCHMARKS[AVERAGES.get(benchmark, (benchmark,))[0]].released_replies
+    if not released and metric.startswith("G-Eval"):
         return "not-released", UNRELEASED_BENCHMARK
     if metric.startswith("G-Eval-4"):
         return "paper-only", JUDGE_ROWS
@@ -83,7 +84,7 @@ def missing_rows(covered: set) -> pd.DataFrame:
     printed = paper_table()[["benchmark", "metric"]].drop_duplicates()
     parts = []
     for benchmark, metric in printed.itertuples(index=False):
-        key_benchmark = "qags_cnndm" if benchmark == "qags_avg" else benchmark
+        key_benchmark = AVERAGES[benchmark][0] if benchmark in AVERAGES else benchmark
         if (key_benchmark, metric) in covered:
             continue
         status, note = _reason(benchmark, metric)
@@ -110,7 +111,7 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
         printed_order.get(key, len(printed_order))
         for key in zip(table["benchmark"], table["metric"], strict=True)
     ]
-    benchmark_order = {name: i for i, name in enumerate((*NAMES, *AVERAGES))}
+    benchmark_order = {name: i for i, name in enumerate(PRINTED_NAMES)}
     table = (
         table.assign(
             _benchmark=table["benchmark"].map(benchmark_order).fillna(len(benchmark_order)),
@@ -136,10 +137,12 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> pd.DataFrame:
     return table
 
 
-LAYOUT = {
-    1: (["summeval"], ["spearman", "kendall"]),
-    2: (["topical_chat"], ["pearson", "spearman"]),
-    3: (["qags_cnndm", "qags_xsum", "qags_avg"], ["pearson", "spearman", "kendall"]),
+# The coefficients each table prints (Table 2's caption says Spearman/Kendall, its columns
+# are Pearson/Spearman); the benchmarks of a table come from the registry.
+PRINTED_COEFFICIENTS = {
+    1: ["spearman", "kendall"],
+    2: ["pearson", "spearman"],
+    3: ["pearson", "spearman", "kendall"],
 }
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 
@@ -158,12 +161,13 @@ def paper_layout(table: pd.DataFrame, number: int) -> str:
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
     a † marks a printed value outside our CI (legend under the table).
     """
-    benchmarks, coefficients = LAYOUT[number]
-    if number == 3:
-        columns = [(b, "consistency", c) for b in benchmarks for c in coefficients]
+    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
+    coefficients = PRINTED_COEFFICIENTS[number]
+    if len(benchmarks) > 1:  # one column per benchmark (QAGS: the two subsets and Average)
+        columns = [(b, d, c) for b in benchmarks for d in dimensions_of(b) for c in coefficients]
         headers = [f"{b.removeprefix('qags_')} {SYMBOL[c]}" for b, _, c in columns]
     else:
-        dims = [*DIMENSIONS[benchmarks[0]], "AVG"]
+        dims = [*dimensions_of(benchmarks[0]), "AVG"]
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
     part = table[table["benchmark"].isin(benchmarks)]

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro import correlation_table as ct
+from geval_repro.benchmarks import BENCHMARKS
 from geval_repro.figures import distribution_figure, save_figure
 from geval_repro.human.agreement import expert_alpha
 from geval_repro.human.ceiling import leave_one_out_ceiling
@@ -30,7 +31,6 @@ from geval_repro.human.qags_consistency import (
     summary_consistency,
     worker_agreement,
 )
-from geval_repro.paper import DIMENSIONS
 from geval_repro.table_files import write_pair
 
 log = logging.getLogger(__name__)
@@ -91,17 +91,15 @@ def human_tables(
     write_pair(check, out / "qags_mturk_vs_unieval")
     write_pair(worker_agreement(mturk), out / "qags_worker_agreement")
 
-    human = {
-        "summeval": (tables["summeval"], DIMENSIONS["summeval"], "summary", "doc_id"),
-        "topical_chat": (tables["topical_chat"], DIMENSIONS["topical_chat"], "global", "item_id"),
-        "qags_cnndm": (tables["qags_cnndm"], ("consistency",), "global", "item_id"),
-        "qags_xsum": (tables["qags_xsum"], ("consistency",), "global", "item_id"),
-    }
     counts, ties = [], []
-    for benchmark, (table, dimensions, level, inputs) in human.items():
-        counts.append(score_counts(table, dimensions).assign(benchmark=benchmark))
+    for benchmark in BENCHMARKS.values():
+        table, dimensions = tables[benchmark.name], benchmark.dimension_names
+        level, inputs = benchmark.level, benchmark.group_key or benchmark.item_keys[0]
+        counts.append(score_counts(table, dimensions).assign(benchmark=benchmark.name))
         frame = table if inputs == "doc_id" else table.assign(system_id="all")
-        ties.append(tie_rates(frame, dimensions, level, inputs=inputs).assign(benchmark=benchmark))
+        ties.append(
+            tie_rates(frame, dimensions, level, inputs=inputs).assign(benchmark=benchmark.name)
+        )
     counts_table = pd.concat(counts, ignore_index=True)
     write_pair(_benchmark_first(counts_table), out / "score_distributions")
     write_pair(_benchmark_first(pd.concat(ties, ignore_index=True)), out / "human_tie_rates")

@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
+from geval_repro.benchmarks import get_benchmark
 from geval_repro.judge.pairing import paired_matrices
-from geval_repro.schemas import SUMMEVAL_DIMENSIONS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.table_files import write_pair
@@ -49,7 +49,8 @@ def rerun_agreement(
             suffixes=("_a", "_b"),
         )
         log.info("%s vs %s: %d items scored by both", judge_a, judge_b, len(merged))
-        for dimension in tqdm(SUMMEVAL_DIMENSIONS, desc=f"{judge_a} vs {judge_b}"):
+        dimensions = get_benchmark("summeval").dimension_names
+        for dimension in tqdm(dimensions, desc=f"{judge_a} vs {judge_b}"):
             a, gold = paired_matrices(merged, human, dimension, "score_a")
             b, _ = paired_matrices(merged, human, dimension, "score_b")
             for coefficient in COEFFICIENTS:

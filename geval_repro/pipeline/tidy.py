@@ -16,6 +16,8 @@ import pandera.pandas as pa
 
 from geval_repro import load, schemas
 from geval_repro.atomic import write_parquet
+from geval_repro.benchmarks import get_benchmark
+from geval_repro.judge.formats import PROCESSED, get_format
 
 PathLike = str | os.PathLike[str]
 log = logging.getLogger(__name__)
@@ -63,24 +65,23 @@ def qags_mturk(raw: PathLike, subset: str, out: PathLike) -> None:
     save(load.load_qags_mturk(raw, subset), out, schemas.QAGS_MTURK, keys)
 
 
-def judge_table(
+def judge_tables(
     judge: str,
     spec: Mapping[str, Any],
     files: Mapping[str, PathLike],
-    summeval_table: PathLike,
-    out: PathLike,
+    human_table: PathLike,
+    outs: Mapping[str, PathLike],
 ) -> None:
-    """One judge run -> its long table: replies (geval-released) or item scores (scores)."""
-    human = pd.read_parquet(summeval_table)
-    if spec["format"] == "geval-released":
-        parts = [
-            load.load_released_replies(path, judge, dimension, human)
-            for dimension, path in files.items()
+    """One judge run -> its processed tables (``outs``: table name -> parquet path).
+
+    The run's format (:mod:`geval_repro.judge.formats`) gives the loader and what it
+    yields; each table is validated by its benchmark's schema before and after writing.
+    """
+    benchmark = get_benchmark(spec["benchmark"])
+    tables = get_format(spec["format"]).load()(judge, spec, files, pd.read_parquet(human_table))
+    for content, table in tables.items():
+        name, schema = PROCESSED[content]
+        keys = ["dimension", *benchmark.item_keys] + [
+            c for c in ("reply_index", "level") if c in table.columns
         ]
-        keys = ["dimension", "doc_id", "system_id", "reply_index"]
-        save(pd.concat(parts, ignore_index=True), out, schemas.REPLIES, keys)
-    else:
-        table = load.load_item_scores(
-            files["*"], judge, spec["columns"], human, spec.get("extra_items", "error")
-        )
-        save(table, out, schemas.ITEM_SCORES, ["dimension", "doc_id", "system_id"])
+        save(table, outs[name], getattr(schemas, schema)(benchmark.name), keys)

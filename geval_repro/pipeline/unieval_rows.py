@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from geval_repro import correlation_table as ct
-from geval_repro.paper import DIMENSIONS
+from geval_repro.benchmarks import dimensions_of
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def unieval_rows(
             settings=settings,
             note=note,
         )
-        for dimension in DIMENSIONS["topical_chat"]
+        for dimension in dimensions_of("topical_chat")
     ]
     for subset, path in qags.items():
         parts.append(

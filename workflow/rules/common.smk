@@ -1,6 +1,17 @@
-"""Helpers and constants shared by the rules."""
+"""Helpers and constants shared by the rules.
 
-from geval_repro.config import judge_files
+Judge runs: what each run yields (its processed tables, result tables and whether it has a
+sweep) comes from the format registry, geval_repro.judge.formats; the benchmark's tidy table
+a run joins from the benchmark registry, geval_repro.benchmarks.
+"""
+
+from geval_repro.config import judge_files, judge_manifest
+from geval_repro.judge.formats import (
+    SWEEP_FIGURES,
+    has_replies,
+    processed_tables,
+    result_tables,
+)
 from geval_repro.sources import get_source
 
 
@@ -9,30 +20,40 @@ def raw(source_id):
     return str(RAW / get_source(source_id).relpath)
 
 
-def judge_inputs(wildcards):
+def judge_spec(judge):
+    """The config entry of judge run ``judge``."""
+    return config["judges"][judge]
+
+
+def judge_inputs_of(judge):
     """Local paths of a judge run's files, keyed by dimension ("*" for a scores file)."""
-    return {dim: str(f.path) for dim, f in judge_files(config, wildcards.judge, RAW).items()}
+    return {dim: str(f.path) for dim, f in judge_files(config, judge, RAW).items()}
 
 
-def judge_table_path(judge):
-    """The processed table of a judge run: replies or item scores, by format."""
-    kind = "replies" if config["judges"][judge]["format"] == "geval-released" else "scores"
-    return PROCESSED / "judges" / judge / f"{kind}.parquet"
+def judge_provenance_inputs_of(judge):
+    """A geval-jsonl folder's manifest.json, recorded in the provenance (not read)."""
+    manifest = judge_manifest(config, judge)
+    return [str(manifest)] if manifest else []
 
 
-RELEASED = [j for j in JUDGES if config["judges"][j]["format"] == "geval-released"]
-SCORED = [j for j in JUDGES if config["judges"][j]["format"] == "scores"]
+def human_table(judge):
+    """The tidy table of the benchmark the judge run scores."""
+    return PROCESSED / f"{judge_spec(judge)['benchmark']}.parquet"
+
+
+def judge_processed(judge):
+    """The processed tables of a judge run, by name (plus item_scores for replies)."""
+    folder = PROCESSED / "judges" / judge
+    tables = {name: folder / f"{name}.parquet" for name in processed_tables(judge_spec(judge))}
+    if has_replies(judge_spec(judge)):
+        tables["item_scores"] = folder / "item_scores.parquet"
+    return tables
+
+
+WITH_REPLIES = [j for j in JUDGES if has_replies(judge_spec(j))]
+SCORED = [j for j in JUDGES if judge_spec(j)["format"] == "scores"]
 JUDGE_TABLES = ROOT_TABLES / "judges"
-RELEASED_TABLES = [
-    "correlations",
-    "main",
-    "one_reply",
-    "parsers",
-    "diagnostics",
-    "rollups",
-    "significance",
-]
-SWEEP_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
+PROCESSED_JUDGE_TABLES = sorted({t for j in JUDGES for t in processed_tables(judge_spec(j))})
 
 
 def one_of(names):
@@ -40,17 +61,25 @@ def one_of(names):
     return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
+def judge_result_files(judge):
+    """The result tables of one judge run (CSV and Markdown)."""
+    return [
+        JUDGE_TABLES / judge / f"{name}.{ext}"
+        for name in result_tables(judge_spec(judge))
+        for ext in ("csv", "md")
+    ]
+
+
 def judge_outputs(judge):
     """Every result file of one judge run."""
-    tables = JUDGE_TABLES / judge
-    if judge in SCORED:
-        return [tables / "correlations.csv", tables / "correlations.md"]
-    figures = ROOT_FIGURES / "judges" / judge
-    return [
-        *[tables / f"{name}.{ext}" for name in RELEASED_TABLES for ext in ("csv", "md")],
-        tables / "sweep.csv",
-        *[figures / f"{name}.{ext}" for name in SWEEP_FIGURES for ext in ("png", "svg")],
-    ]
+    outputs = judge_result_files(judge)
+    if has_replies(judge_spec(judge)):
+        figures = ROOT_FIGURES / "judges" / judge
+        outputs += [
+            JUDGE_TABLES / judge / "sweep.csv",
+            *[figures / f"{name}.{ext}" for name in SWEEP_FIGURES for ext in ("png", "svg")],
+        ]
+    return outputs
 
 
 RERUN_PAIRS = [

@@ -1,6 +1,24 @@
 """The combined correlation table and the paper-layout Tables 1-3."""
 
 from geval_repro.pipeline.correlations import combine, write_paper_layouts
+from geval_repro.pipeline.judge_tables import subset_average_rows
+
+
+rule judge_averages:
+    """Rows of the paper's averages over subsets (QAGS Average) from paired judge runs."""
+    input:
+        [JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES],
+    output:
+        ROWS / "judge_averages.csv",
+    params:
+        correlations={judge: JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES},
+        specs={judge: judge_spec(judge) for judge in JUDGES},
+    log:
+        LOGS / "judge_averages.log",
+    localrule: True
+    run:
+        write_rows(subset_average_rows(params.correlations, params.specs), output[0])
+        trace(output, input)
 
 
 rule correlations:
@@ -8,6 +26,7 @@ rule correlations:
         ROWS / "unieval.csv",
         ROWS / "baselines.csv",
         ROWS / "human_ceiling.csv",
+        ROWS / "judge_averages.csv",
         [JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES],
     output:
         ROOT_TABLES / "correlations.csv",

@@ -8,12 +8,11 @@ from geval_repro.benchmarks import NAMES as BENCHMARK_NAMES
 rule export_hf:
     input:
         [PROCESSED / f"{name}.parquet" for name in BENCHMARK_NAMES],
-        [judge_table_path(judge) for judge in JUDGES],
-        [PROCESSED / "judges" / judge / "item_scores.parquet" for judge in RELEASED],
+        [path for judge in JUDGES for path in judge_processed(judge).values()],
     output:
         directory(RESULTS / "hf"),
     params:
-        judges={judge: config["judges"][judge] for judge in JUDGES},
+        judges={judge: judge_spec(judge) for judge in JUDGES},
     log:
         LOGS / "export_hf.log",
     localrule: True

@@ -19,52 +19,37 @@ rule judge_item_scores:
         trace(output, input, judges=[wildcards.judge])
 
 
-rule judge_released_tables:
-    input:
-        item_scores=PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
-        replies=PROCESSED / "judges" / "{judge}" / "replies.parquet",
-        summeval=PROCESSED / "summeval.parquet",
-    output:
-        expand(JUDGE_TABLES / "{{judge}}" / "{name}.{ext}", name=RELEASED_TABLES, ext=["csv", "md"]),
-    wildcard_constraints:
-        judge=one_of(RELEASED),
-    params:
-        spec=lambda wildcards: config["judges"][wildcards.judge],
-        out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
-    log:
-        LOGS / "judges" / "{judge}_tables.log",
-    benchmark:
-        LOGS / "benchmarks" / "judges" / "{judge}_tables.tsv",
-    run:
-        judge_tables.released_tables(wildcards.judge, params.spec, *input, config, params.out)
-        trace(output, input, judges=[wildcards.judge])
+# One rule per judge run: its result tables depend on what its format yields.
+for _judge in JUDGES:
 
-
-rule judge_scores_tables:
-    input:
-        scores=PROCESSED / "judges" / "{judge}" / "scores.parquet",
-        summeval=PROCESSED / "summeval.parquet",
-    output:
-        JUDGE_TABLES / "{judge}" / "correlations.csv",
-        JUDGE_TABLES / "{judge}" / "correlations.md",
-    wildcard_constraints:
-        judge=one_of(SCORED),
-    params:
-        spec=lambda wildcards: config["judges"][wildcards.judge],
-        out=lambda wildcards: JUDGE_TABLES / wildcards.judge,
-    log:
-        LOGS / "judges" / "{judge}_tables.log",
-    benchmark:
-        LOGS / "benchmarks" / "judges" / "{judge}_tables.tsv",
-    run:
-        judge_tables.scores_tables(wildcards.judge, params.spec, *input, config, params.out)
-        trace(output, input, judges=[wildcards.judge])
+    rule:
+        name:
+            f"judge_tables_{re.sub(r'[^A-Za-z0-9_]', '_', _judge)}"
+        input:
+            **judge_processed(_judge),
+            human=human_table(_judge),
+        output:
+            judge_result_files(_judge),
+        params:
+            judge=_judge,
+            spec=judge_spec(_judge),
+            processed=judge_processed(_judge),
+            out=JUDGE_TABLES / _judge,
+        log:
+            LOGS / "judges" / f"{_judge}_tables.log",
+        benchmark:
+            LOGS / "benchmarks" / "judges" / f"{_judge}_tables.tsv",
+        run:
+            judge_tables.judge_tables(
+                params.judge, params.spec, params.processed, input.human, config, params.out
+            )
+            trace(output, input, judges=[params.judge])
 
 
 rule judge_sweep:
     input:
         replies=PROCESSED / "judges" / "{judge}" / "replies.parquet",
-        summeval=PROCESSED / "summeval.parquet",
+        human=lambda wildcards: human_table(wildcards.judge),
     output:
         JUDGE_TABLES / "{judge}" / "sweep.csv",
     log:
@@ -73,7 +58,7 @@ rule judge_sweep:
         LOGS / "benchmarks" / "judges" / "{judge}_sweep.tsv",
     threads: 1
     run:
-        judge_tables.sweep_table(input.replies, input.summeval, config, output[0])
+        judge_tables.sweep_table(input.replies, input.human, config, output[0])
         trace(output, input, judges=[wildcards.judge])
 
 
@@ -87,7 +72,7 @@ rule judge_sweep_figures:
             ext=["png", "svg"],
         ),
     params:
-        spec=lambda wildcards: config["judges"][wildcards.judge],
+        spec=lambda wildcards: judge_spec(wildcards.judge),
         out=lambda wildcards: ROOT_FIGURES / "judges" / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_sweep_figures.log",
@@ -125,7 +110,7 @@ rule rerun_agreement:
 
 rule sweep_all:
     input:
-        [JUDGE_TABLES / judge / "sweep.csv" for judge in RELEASED],
+        [JUDGE_TABLES / judge / "sweep.csv" for judge in WITH_REPLIES],
     output:
         ROOT_TABLES / "sweep.csv",
     log:
@@ -140,6 +125,6 @@ rule judges:
     input:
         [judge_outputs(judge) for judge in JUDGES],
         [rules.rerun_agreement.output] if RERUN_PAIRS else [],
-        [rules.sweep_all.output] if RELEASED else [],
+        [rules.sweep_all.output] if WITH_REPLIES else [],
 
 

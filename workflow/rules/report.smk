@@ -12,7 +12,7 @@
   Only pages that exist are registered (geval_repro.report_flags.reported), so the report
   also works after a keep-going run that could not make everything.
 
-Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and RELEASED,
+Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and WITH_REPLIES,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
 workflow/report/. The helpers live in geval_repro.report_pages and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
 """
@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 from geval_repro.atomic import write_text
+from geval_repro.judge.formats import RESULTS as FORMAT_RESULTS
 from geval_repro.readme_results import render_section, results_link, update_readme
 from geval_repro.report_flags import reported
 from geval_repro.report_pages import execute_notebook_file, notebook_page, table_page
@@ -31,24 +32,18 @@ report: "../report/workflow.rst"
 
 
 REPORT_DIR = RESULTS / "report"
-# Tables of a judge run with a caption each; runs of format "scores" have correlations only.
-REPORT_JUDGE_TABLES = [
-    "correlations",
-    "main",
-    "one_reply",
-    "parsers",
-    "diagnostics",
-    "rollups",
-    "significance",
-]
-REPORT_JUDGE_FIGURES = ["sweep_spearman", "sweep_kendall", "tie_rate"]
+# Tables of a judge run with a caption each (workflow/report/judge_<name>.rst): every result
+# table any format yields (geval_repro.judge.formats), and the sweep figures.
+REPORT_JUDGE_TABLES = list(dict.fromkeys(t for tables in FORMAT_RESULTS.values() for t in tables))
+REPORT_JUDGE_FIGURES = list(SWEEP_FIGURES)
 
 
-# Per judge run: the captioned tables it writes (runs of format "scores": correlations only)
-# and its figures (only runs with replies have a sweep).
+# Per judge run: the captioned tables it writes and its figures (only runs with replies have
+# a sweep), from the format registry.
 REPORT_JUDGE_FILES = {
     judge: (
-        (REPORT_JUDGE_TABLES, REPORT_JUDGE_FIGURES) if judge in RELEASED else (["correlations"], [])
+        list(result_tables(judge_spec(judge))),
+        REPORT_JUDGE_FIGURES if has_replies(judge_spec(judge)) else [],
     )
     for judge in JUDGES
 }
@@ -79,12 +74,12 @@ NOTEBOOK_INPUTS = {
         ),
     ],
     "03_sweep": [
-        *(ROOT_TABLES / "judges" / j / "sweep.csv" for j in RELEASED),
+        *(ROOT_TABLES / "judges" / j / "sweep.csv" for j in WITH_REPLIES),
         # it finds the runs through their correlations.csv (readme_results.judges_in)
-        *(ROOT_TABLES / "judges" / j / "correlations.csv" for j in RELEASED),
+        *(ROOT_TABLES / "judges" / j / "correlations.csv" for j in WITH_REPLIES),
         *(
             ROOT_FIGURES / "judges" / j / f"{name}.png"
-            for j in RELEASED
+            for j in WITH_REPLIES
             for name in REPORT_JUDGE_FILES[j][1]
         ),
     ],
@@ -152,8 +147,12 @@ rule readme_results:
         ROOT_TABLES / "correlations.csv",
         *(ROOT_TABLES / f"{name}.md" for name in PAPER_LAYOUTS.values()),
         *(ROOT_TABLES / "judges" / j / "correlations.csv" for j in JUDGES),
-        *(ROOT_TABLES / "judges" / j / f"{t}.csv" for j in RELEASED for t in ("main", "one_reply")),
-        *(ROOT_FIGURES / "judges" / j / "sweep_spearman.png" for j in RELEASED),
+        *(
+            ROOT_TABLES / "judges" / j / f"{t}.csv"
+            for j in WITH_REPLIES
+            for t in ("main", "one_reply")
+        ),
+        *(ROOT_FIGURES / "judges" / j / "sweep_spearman.png" for j in WITH_REPLIES),
         *(ROOT_TABLES / "human" / f"{name}.md" for name in HUMAN_TABLES),
         ROOT_FIGURES / "human_distributions.png",
         "geval_repro/data/sources.yaml",

@@ -94,22 +94,36 @@ rule tidy_qags_mturk:
         trace(output, input)
 
 
-rule tidy_judge:
-    input:
-        unpack(judge_inputs),
-        summeval=PROCESSED / "summeval.parquet",
-    output:
-        PROCESSED / "judges" / "{judge}" / "{kind}.parquet",
-    wildcard_constraints:
-        kind="replies|scores",
-    log:
-        LOGS / "tables" / "judge_{judge}_{kind}.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "judge_{judge}_{kind}.tsv",
-    run:
-        spec = config["judges"][wildcards.judge]
-        tidy.judge_table(wildcards.judge, spec, judge_inputs(wildcards), input.summeval, output[0])
-        trace(output, input, judges=[wildcards.judge])
+# One rule per judge run: its processed tables depend on its format (judge.formats).
+for _judge in JUDGES:
+
+    rule:
+        name:
+            f"tidy_judge_{re.sub(r'[^A-Za-z0-9_]', '_', _judge)}"
+        input:
+            list(judge_inputs_of(_judge).values()),
+            judge_provenance_inputs_of(_judge),
+            human=human_table(_judge),
+        output:
+            **{
+                name: PROCESSED / "judges" / _judge / f"{name}.parquet"
+                for name in processed_tables(judge_spec(_judge))
+            },
+        params:
+            judge=_judge,
+            spec=judge_spec(_judge),
+            files=judge_inputs_of(_judge),
+            outs={
+                name: PROCESSED / "judges" / _judge / f"{name}.parquet"
+                for name in processed_tables(judge_spec(_judge))
+            },
+        log:
+            LOGS / "tables" / f"judge_{_judge}.log",
+        benchmark:
+            LOGS / "benchmarks" / "tables" / f"judge_{_judge}.tsv",
+        run:
+            tidy.judge_tables(params.judge, params.spec, params.files, input.human, params.outs)
+            trace(output, input, judges=[params.judge])
 
 
 rule tables:
@@ -120,4 +134,8 @@ rule tables:
         PROCESSED / "topical_chat.parquet",
         expand(PROCESSED / "qags_{subset}.parquet", subset=["cnndm", "xsum"]),
         expand(PROCESSED / "qags_mturk_{subset}.parquet", subset=["cnndm", "xsum"]),
-        [judge_table_path(judge) for judge in JUDGES],
+        [
+            PROCESSED / "judges" / judge / f"{name}.parquet"
+            for judge in JUDGES
+            for name in processed_tables(judge_spec(judge))
+        ],

@@ -1,0 +1,275 @@
+"""Judge runs of format ``geval-jsonl``: one JSON Lines file per dimension (``<dimension>.jsonl``).
+
+Each line is one JSON object for one item of the benchmark:
+
+- the benchmark's item keys (SummEval ``doc_id``, ``system_id``; Topical-Chat and QAGS
+  ``item_id``, the tidy table's integer id);
+- ``replies``: the sampled reply texts, in the order the API returned them;
+- ``level_probs``: ``{"<level>": p, ...}``, the probability of each valid score level of the
+  dimension's judge scale (top log-probabilities after ``exp``), or ``null`` when no level
+  was read (the item is then left out of the level scores, with a warning); levels not listed have
+  probability 0; a key that is not a level of the scale is an error (its mass belongs in
+  ``off_scale_mass``); the probabilities must be finite, >= 0 and sum to at most 1;
+- optional ``off_scale_mass`` (probability on tokens that are not a level),
+  ``weighted_score`` (the writer's Eq. 1 score; a value that differs from the one computed
+  here by more than 1e-6 is logged as a warning, the computed one is used), ``error`` (a
+  non-empty string: the item could not be judged; it is left out with a warning and its
+  other fields are not read) and ``scores`` (human scores, checked like the released
+  format's). Other fields are ignored, as is a ``manifest.json`` beside the files (the
+  pipeline records it in the provenance only).
+
+The run's config lists which of ``replies`` / ``level_probs`` it reads (default: both);
+every item without an ``error`` must carry each of them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.benchmarks import get_benchmark
+from geval_repro.judge.item_scores import weighted_scores
+from geval_repro.load.judge_items import (
+    carried_scores,
+    check_carried_scores,
+    check_reply_list,
+    describe,
+    item_key,
+    join_positions,
+    replies_frame,
+)
+from geval_repro.schemas import level_probs_schema, replies_schema, validate_table
+
+logger = logging.getLogger(__name__)
+
+FIELDS = ("replies", "level_probs")
+WEIGHTED_TOLERANCE = 1e-6
+PROBABILITY_TOLERANCE = 1e-6
+FORMAT_FIX = (
+    "a geval-jsonl file holds one JSON object per line, with the benchmark's item keys and "
+    "'replies' (a list of strings) and/or 'level_probs' ({\"<level>\": probability}) as the "
+    "judge config's `reads` lists"
+)
+
+
+def _probability(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0.0 <= value <= 1.0 + PROBABILITY_TOLERANCE
+    )
+
+
+def _level_row(probs: object, levels: tuple[int, ...], fail, index: int) -> np.ndarray:
+    """The item's probability per level of ``levels`` (0 where not listed), checked."""
+    if not isinstance(probs, dict) or not probs:
+        raise fail(
+            index,
+            f"has 'level_probs' {probs!r:.80}, not a non-empty object",
+            'give {"<level>": probability} for the levels of the scale',
+        )
+    row = np.zeros(len(levels))
+    for token, p in probs.items():
+        level = int(token) if isinstance(token, str) and token.strip().isdigit() else None
+        if level not in levels:
+            raise fail(
+                index,
+                f"has level_probs key {token!r}, not a level of the scale {levels}",
+                "keep the scale's levels only; put other tokens' mass in 'off_scale_mass'",
+            )
+        if not _probability(p):
+            raise fail(
+                index,
+                f"has level_probs[{token!r}] = {p!r}, not a probability",
+                "store exp(logprob), a number in [0, 1]",
+            )
+        row[levels.index(level)] += p
+    if row.sum() > 1.0 + PROBABILITY_TOLERANCE:
+        raise fail(
+            index,
+            f"has level probabilities summing to {row.sum():.6f} > 1",
+            "store probabilities of one distribution (exp of the top logprobs)",
+        )
+    return row
+
+
+def load_geval_jsonl(
+    path: str | Path,
+    judge: str,
+    dimension: str,
+    human: pd.DataFrame,
+    benchmark: str,
+    reads: Sequence[str] = FIELDS,
+) -> dict[str, pd.DataFrame]:
+    """One dimension's JSON Lines file -> ``{"replies": ..., "level_probs": ...}`` (as read).
+
+    ``replies``: the long replies table of :func:`geval_repro.load.load_released_replies`;
+    ``level_probs``: judge, benchmark, dimension, item keys, level, prob, off_scale_mass
+    (one row per item and level of the judge scale). ``human`` is the benchmark's tidy table.
+    Errors name the file, the line, the item and the fix.
+    """
+    entry = get_benchmark(benchmark)
+    unknown = sorted(set(reads) - set(FIELDS))
+    if unknown or not reads:
+        raise ValueError(f"judge {judge!r}: `reads` must list some of {FIELDS}, got {reads}")
+    levels = entry.dimension(dimension).judge_levels
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 ({error}). Fix: {FORMAT_FIX}.") from None
+    records: list[tuple[int, dict]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}: line {number} is not valid JSON ({error}). Fix: {FORMAT_FIX}."
+            ) from None
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path}: line {number} is a {type(record).__name__}, not an object. "
+                f"Fix: {FORMAT_FIX}."
+            )
+        records.append((number, record))
+    if not records:
+        raise ValueError(f"{path}: no items. Fix: {FORMAT_FIX}.")
+
+    def fail(index: int, problem: str, fix: str) -> ValueError:
+        number, record = records[index]
+        where = describe(record, f"line {number}", entry.item_keys)
+        return ValueError(f"{path}: {where} {problem}. Fix: {fix}. Note: {FORMAT_FIX}.")
+
+    errored = [i for i, (_, r) in enumerate(records) if r.get("error")]
+    if errored:
+        number, record = records[errored[0]]
+        logger.warning(
+            "%s: %d item(s) carry an error and are left out (first: line %d, %r)",
+            path,
+            len(errored),
+            number,
+            str(record["error"])[:200],
+        )
+    skipped = set(errored)
+    kept = [i for i in range(len(records)) if i not in skipped]
+    if not kept:
+        raise ValueError(f"{path}: every item carries an error: nothing to score")
+
+    keys, replies, probs, off_scale, carried = [], [], [], [], []
+    names = entry.dimension_names
+    for index in kept:
+        record = records[index][1]
+        keys.append(item_key(record, entry, fail, index))
+        for field in reads:
+            if field not in record:
+                raise fail(index, f"has no {field!r}", f"add it, or drop {field} from `reads`")
+        if "replies" in reads:
+            replies.append(check_reply_list(record["replies"], fail, index, "replies"))
+        if "level_probs" in reads and record["level_probs"] is None:
+            probs.append(None)  # no level read for this item: left out of the level table
+            off_scale.append(np.nan)
+        elif "level_probs" in reads:
+            probs.append(_level_row(record["level_probs"], levels, fail, index))
+            mass = record.get("off_scale_mass")
+            if mass is not None and not _probability(mass):
+                raise fail(index, f"has off_scale_mass {mass!r}", "store a number in [0, 1]")
+            off_scale.append(np.nan if mass is None else float(mass))
+        carried.append(
+            carried_scores(record, names, names, fail, index)
+            if "scores" in record
+            else np.full(len(names), np.nan)
+        )
+    key_frame = pd.DataFrame(keys, columns=list(entry.item_keys))
+
+    def fail_kept(position: int, problem: str, fix: str) -> ValueError:
+        return fail(kept[position], problem, fix)
+
+    position = join_positions(key_frame, human, entry, fail_kept)
+    expected = human[list(names)].to_numpy(dtype=float)[position]
+    check_carried_scores(np.array(carried), expected, names, fail_kept)
+
+    out: dict[str, pd.DataFrame] = {}
+    item_columns = [*entry.item_keys]
+    if "replies" in reads:
+        out["replies"] = validate_table(
+            replies_frame(judge, entry, dimension, key_frame, replies),
+            replies_schema(benchmark),
+            path,
+            [*item_columns, "reply_index"],
+            fix=FORMAT_FIX,
+        )
+    if "level_probs" in reads:
+        read = np.array([row is not None for row in probs], dtype=bool)
+        if not read.any():
+            raise ValueError(
+                f"{path}: no item has level_probs: nothing to score. Fix: {FORMAT_FIX}."
+            )
+        if not read.all():
+            number = records[kept[int(np.flatnonzero(~read)[0])]][0]
+            logger.warning(
+                "%s: %d item(s) have level_probs null (no level read) and are left out of the "
+                "level scores (first: line %d)",
+                path,
+                int((~read).sum()),
+                number,
+            )
+        matrix = np.array([row for row in probs if row is not None])
+        kept_probs = [i for i, ok in zip(kept, read, strict=True) if ok]
+        _check_given_weighted(path, records, kept_probs, matrix, levels)
+        level_keys = key_frame.loc[read].reset_index(drop=True)
+        off_scale = [m for m, ok in zip(off_scale, read, strict=True) if ok]
+        n_levels = len(levels)
+        table = pd.DataFrame(
+            {
+                "judge": judge,
+                "benchmark": benchmark,
+                "dimension": dimension,
+                **{k: np.repeat(level_keys[k].to_numpy(), n_levels) for k in item_columns},
+                "level": np.tile(np.array(levels, dtype=np.int64), len(level_keys)),
+                "prob": matrix.reshape(-1),
+                "off_scale_mass": np.repeat(np.array(off_scale, dtype=float), n_levels),
+            }
+        )
+        out["level_probs"] = validate_table(
+            table, level_probs_schema(benchmark), path, [*item_columns, "level"], FORMAT_FIX
+        )
+    return out
+
+
+def _check_given_weighted(
+    path: str | Path,
+    records: list[tuple[int, dict]],
+    kept: list[int],
+    matrix: np.ndarray,
+    levels: tuple[int, ...],
+) -> None:
+    """Warn where a file's own ``weighted_score`` differs from Eq. 1 on its level_probs."""
+    ours = weighted_scores(matrix, levels)
+    given = np.array(
+        [
+            float(records[i][1]["weighted_score"])
+            if isinstance(records[i][1].get("weighted_score"), int | float)
+            else np.nan
+            for i in kept
+        ]
+    )
+    differs = np.abs(given - ours) > WEIGHTED_TOLERANCE  # NaN (absent) compares False
+    if differs.any():
+        first = int(np.flatnonzero(differs)[0])
+        logger.warning(
+            "%s: %d item(s) give a weighted_score that differs from Eq. 1 on their level_probs "
+            "(first: line %d, given %r, computed %r); the computed score is used",
+            path,
+            int(differs.sum()),
+            records[kept[first]][0],
+            given[first],
+            ours[first],
+        )

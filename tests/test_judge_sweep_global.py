@@ -1,0 +1,43 @@
+"""The sweep at the global level (Topical-Chat turn level, QAGS dataset level) vs scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from geval_repro.judge.sweep import sweep
+
+SCIPY = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
+
+
+def test_first_n_curve_is_the_pooled_correlation_of_prefix_means() -> None:
+    rng = np.random.default_rng(0)
+    n_items, n_replies = 15, 4
+    ratings = rng.integers(1, 4, (n_items, n_replies))  # Topical-Chat naturalness: 1-3
+    human = pd.DataFrame({"item_id": np.arange(n_items), "naturalness": rng.uniform(1, 3, n_items)})
+    replies = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "topical_chat",
+            "dimension": "naturalness",
+            "item_id": np.repeat(np.arange(n_items), n_replies),
+            "reply_index": np.tile(np.arange(n_replies), n_items),
+            "reply": ratings.astype(str).ravel(),
+        }
+    )
+    table = sweep(replies, human, seed=1, draws=5, parsers=["tolerant"], modes=["first"])
+    for n in range(1, n_replies + 1):
+        means = ratings[:, :n].mean(axis=1)
+        for coefficient, function in SCIPY.items():
+            got = table[(table["n"] == n) & (table["coefficient"] == coefficient)]["value"]
+            assert got.iloc[0] == pytest.approx(function(means, human["naturalness"])[0], abs=1e-9)
+    # a reply outside Topical-Chat's 1-3 scale is left out by the tolerant parser
+    replies.loc[0, "reply"] = "5"
+    table = sweep(replies, human, seed=1, draws=5, parsers=["tolerant"], modes=["first"])
+    first = ratings[:, 0].astype(float)
+    first[0] = np.nan
+    kept = ~np.isnan(first)
+    got = table[(table["n"] == 1) & (table["coefficient"] == "pearson")]["value"].iloc[0]
+    assert got == pytest.approx(sps.pearsonr(first[kept], human["naturalness"][kept])[0], abs=1e-9)

@@ -1,0 +1,171 @@
+"""Judge tables on awkward runs: a dimension that cannot be scored, unequal reply counts,
+and released-format files of the other benchmarks (issue 12, items 2, 7, 8)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from geval_repro.judge.item_scores import item_scores
+from geval_repro.judge.parse import PARSERS
+from geval_repro.load import load_released_replies
+from geval_repro.pipeline.judge_tables import replies_tables
+
+SETTINGS = {
+    "seed": 3,
+    "bootstrap": {"n_resamples": 20},
+    "permutation": {"n_resamples": 20},
+    "rollups": {"pass_threshold": 0.75},
+}
+DOCS, SYSTEMS = ["d1", "d2", "d3"], ["M1", "M2", "M3"]
+HUMAN = pd.DataFrame(
+    {
+        "doc_id": np.repeat(DOCS, 3),
+        "system_id": SYSTEMS * 3,
+        "coherence": [1.0, 3.0, 5.0, 2.0, 4.0, 3.0, 5.0, 1.0, 2.0],
+        "consistency": [5.0, 4.0, 1.0, 2.0, 3.0, 5.0, 1.0, 2.0, 3.0],
+        "fluency": 3.0,
+        "relevance": 3.0,
+    }
+)
+SPEC = {"benchmark": "summeval", "format": "geval-released", "label": "test", "fixture": True}
+
+
+def replies(by_dimension: dict[str, list[list[str]]]) -> pd.DataFrame:
+    rows = []
+    for dimension, per_item in by_dimension.items():
+        for (doc, system), texts in zip(
+            HUMAN[["doc_id", "system_id"]].values, per_item, strict=True
+        ):
+            rows += [
+                {
+                    "judge": "t",
+                    "benchmark": "summeval",
+                    "dimension": dimension,
+                    "doc_id": doc,
+                    "system_id": system,
+                    "reply_index": i,
+                    "reply": text,
+                }
+                for i, text in enumerate(texts)
+            ]
+    return pd.DataFrame(rows)
+
+
+def tables(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    items = pd.concat([item_scores(table, p) for p in PARSERS], ignore_index=True)
+    return replies_tables("t", SPEC, items, table, HUMAN, SETTINGS)
+
+
+GOOD = [
+    ["1", "2"],
+    ["3", "3"],
+    ["5", "4"],
+    ["2", "2"],
+    ["4", "5"],
+    ["3", "2"],
+    ["5", "5"],
+    ["1", "1"],
+    ["2", "3"],
+]
+
+
+def test_an_unscorable_dimension_gives_empty_rows_with_a_note(caplog) -> None:
+    junk = [["N/A", "none"]] * 9  # tolerant parses nothing; original scores every item 0
+    with caplog.at_level(logging.WARNING):
+        out = tables(replies({"coherence": GOOD, "consistency": junk}))
+    rows = out["correlations"]
+    bad = rows[(rows["dimension"] == "consistency") & rows["variant"].str.startswith("mean")]
+    assert bad["value"].isna().all() and len(bad) == 6
+    assert bad["note"].str.contains("not scorable").all()
+    tolerant = bad[bad["variant"].str.endswith("tolerant")]
+    assert tolerant["note"].str.contains("no item has a score").all()
+    original = bad[bad["variant"].str.endswith("original")]
+    assert original["note"].str.contains("same score").all()
+    good = rows[(rows["dimension"] == "coherence") & rows["variant"].str.startswith("mean")]
+    assert good["value"].notna().all()
+    assert "judge t, summeval consistency" in caplog.text
+    parsers = out["parsers"]
+    assert parsers[parsers["dimension"] == "consistency"]["tolerant"].isna().all()
+    significance = out["significance"]
+    failed = significance[significance["dimension"] == "consistency"]
+    assert failed["pvalue"].isna().all() and failed["note"].str.contains("not scorable").all()
+    assert significance[significance["dimension"] == "coherence"]["pvalue"].notna().all()
+
+
+def test_unequal_reply_counts_are_not_called_mean_of_n() -> None:
+    uneven = [texts + ["3"] * (3 if i < 7 else 0) for i, texts in enumerate(GOOD)]
+    rows = tables(replies({"coherence": uneven}))["correlations"]
+    means = rows[rows["variant"].str.startswith("mean")]
+    assert set(means["variant"]) == {"mean-of-available/original", "mean-of-available/tolerant"}
+    dims = means[means["dimension"] == "coherence"]
+    assert dims["note"].str.contains("2 of 9 items have fewer than 5 \\(as few as 2\\)").all()
+    even = tables(replies({"coherence": GOOD}))["correlations"]
+    assert "mean-of-2/original" in set(even["variant"])
+
+
+def test_released_format_for_topical_chat_items(tmp_path: Path) -> None:
+    human = pd.DataFrame(
+        {
+            "item_id": [0, 1, 2],
+            "naturalness": [1.0, 2.0, 3.0],
+            "coherence": 2.0,
+            "engagingness": 2.0,
+            "groundedness": 1.0,
+        }
+    )
+    items = [
+        {"item_id": 0, "all_responses": ["1", "2"]},
+        {"item_id": 2, "all_responses": ["3"], "scores": {"naturalness": 3.0}},
+    ]
+    path = tmp_path / "naturalness.json"
+    path.write_text(json.dumps(items))
+    table = load_released_replies(path, "t", "naturalness", human, benchmark="topical_chat")
+    assert list(table.columns) == [
+        "judge",
+        "benchmark",
+        "dimension",
+        "item_id",
+        "reply_index",
+        "reply",
+    ]
+    assert table["item_id"].tolist() == [0, 0, 2]
+    items[1]["scores"]["naturalness"] = 2.0
+    path.write_text(json.dumps(items))
+    with pytest.raises(
+        ValueError, match=r"item 1 \(item_id=2\) has scores\['naturalness'\] = 2\.0"
+    ):
+        load_released_replies(path, "t", "naturalness", human, benchmark="topical_chat")
+    items[1]["item_id"] = "2"
+    path.write_text(json.dumps(items))
+    with pytest.raises(ValueError, match=r"item 1 \(item_id='2'\) has item_id '2', not a non-neg"):
+        load_released_replies(path, "t", "naturalness", human, benchmark="topical_chat")
+    with pytest.raises(ValueError, match="unknown Topical-Chat dimension 'fluency'"):
+        load_released_replies(path, "t", "fluency", human, benchmark="topical_chat")
+
+
+def test_a_nan_human_score_in_a_summeval_replies_file_is_caught(tmp_path: Path) -> None:
+    fixture = (
+        Path(__file__).resolve().parent / "fixtures" / "judge_fixture" / "gpt4_coh_fixture.json"
+    )
+    items = json.loads(fixture.read_text())[:2]
+    human = pd.DataFrame(
+        {
+            "doc_id": [i["doc_id"] for i in items],
+            "system_id": [i["system_id"] for i in items],
+            **{
+                k: [i["scores"][k] for i in items]
+                for k in ("coherence", "consistency", "fluency", "relevance", "overall")
+            },
+        }
+    )
+    items[1]["scores"]["relevance"] = float("nan")
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(items))  # json writes NaN, which Python's reader accepts
+    with pytest.raises(ValueError, match=r"item 1 .* scores\['relevance'\] = nan, not a finite"):
+        load_released_replies(path, "t", "coherence", human)
