@@ -105,10 +105,11 @@ class ReplyGrid:
 
     def matrices(self, item_scores: np.ndarray) -> np.ndarray:
         """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``."""
-        shape = (*item_scores.shape[:-1], len(self.systems), len(self.docs))
-        out = np.full(shape, np.nan)
-        out[..., self.rows, self.cols] = item_scores
-        return out
+        batch = item_scores.shape[:-1]
+        cells = len(self.systems) * len(self.docs)
+        out = np.full((*batch, cells), np.nan)
+        out[..., self.rows * len(self.docs) + self.cols] = item_scores
+        return out.reshape(*batch, len(self.systems), len(self.docs))
 
 
 def _fixed_reply_count(run: pd.DataFrame) -> int:
@@ -191,16 +192,20 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
 
 
 def _prefix_means(values: np.ndarray) -> np.ndarray:
-    """Means of the first n counted values along the last axis, for every n (NaN if none).
+    """Means of the first n counted values along the first axis, for every n (NaN if none).
 
-    ``values`` ``(..., R)`` -> ``(R, ...)`` with entry ``n - 1`` the mean over the first n.
+    ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
+    -> ``(R, ...)`` with entry ``n - 1`` the mean over the first n. Without missing values
+    every count is n, and the masking is skipped (same sums, same divisions).
     """
     counted = ~np.isnan(values)
-    sums = np.cumsum(np.where(counted, values, 0.0), axis=-1)
-    counts = np.cumsum(counted, axis=-1)
+    if counted.all():
+        counts = np.arange(1, values.shape[0] + 1).reshape(-1, *([1] * (values.ndim - 1)))
+        return round_mean(np.cumsum(values, axis=0) / counts)
+    sums = np.cumsum(np.where(counted, values, 0.0), axis=0)
+    counts = np.cumsum(counted, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = round_mean(np.where(counts > 0, sums / counts, np.nan))
-    return np.moveaxis(means, -1, 0)
+        return round_mean(np.where(counts > 0, sums / counts, np.nan))
 
 
 def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
@@ -243,7 +248,7 @@ def _sweep_grid(
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
     if first:
-        batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
+        batch = grid.matrices(_prefix_means(grid.values.T)[:n_max])  # (n_max, systems, docs)
         ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
         for coefficient, value in _batch_values(batch, grid, coefficients).items():
             rows += [
@@ -259,9 +264,10 @@ def _sweep_grid(
                 for n, v, t in zip(ns, value, ties, strict=True)
             ]
     if permutations is not None:
-        taken = permutations[..., :n_max]  # the first n_max of each item's permutation
-        drawn = np.take_along_axis(grid.values[None, :, :], taken, axis=-1)
-        means = _prefix_means(drawn)  # (n_max, draws, n_items)
+        # the first n_max of each item's permutation, replies first: (n_max, draws, n_items)
+        taken = np.moveaxis(permutations[..., :n_max], -1, 0)
+        offsets = np.arange(grid.values.shape[0]) * grid.values.shape[1]
+        means = _prefix_means(grid.values.ravel()[taken + offsets])
         for n in ns:
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
             pooled_draws = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
