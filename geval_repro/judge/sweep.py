@@ -191,21 +191,54 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     return ReplyGrid(values, rows, cols, systems, docs, human_matrix, benchmark.level)
 
 
+MEAN_TABLE_MAX_CELLS = 1 << 20  # (count, sum) lookup tables up to this size
+
+
 def _prefix_means(values: np.ndarray) -> np.ndarray:
     """Means of the first n counted values along the first axis, for every n (NaN if none).
 
     ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
-    -> ``(R, ...)`` with entry ``n - 1`` the mean over the first n. Without missing values
-    every count is n, and the masking is skipped (same sums, same divisions).
+    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. When every counted
+    value is a small integer (the usual 1-5 ratings), each mean is ``round_mean(sum / count)``
+    of an integer sum and count: it is looked up in a table of those values, computed with the
+    same float operations (the float running sums of integers are exact), instead of being
+    divided and rounded element by element.
     """
     counted = ~np.isnan(values)
-    if counted.all():
-        counts = np.arange(1, values.shape[0] + 1).reshape(-1, *([1] * (values.ndim - 1)))
-        return round_mean(np.cumsum(values, axis=0) / counts)
+    table = _mean_table(values, counted)
+    if table is not None:
+        table, low = table
+        cell = np.cumsum(np.where(counted, values, 0.0).astype(np.int32), axis=0)  # sums
+        cell -= low
+        cell += np.cumsum(counted, axis=0, dtype=np.int32) * table.shape[1]  # counts
+        return table.ravel()[cell]
     sums = np.cumsum(np.where(counted, values, 0.0), axis=0)
     counts = np.cumsum(counted, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return round_mean(np.where(counts > 0, sums / counts, np.nan))
+
+
+def _mean_table(values: np.ndarray, counted: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """``(table, low)`` with ``table[c, s - low] = round_mean(s / c)`` (NaN for ``c = 0``) for
+    every count and sum that running sums of ``values`` can reach, or None when a counted
+    value is not an integer (or is -0.0, whose sign a float sum could keep) or the table
+    would exceed :data:`MEAN_TABLE_MAX_CELLS`."""
+    present = values[counted]
+    if present.size == 0:
+        return None
+    smallest, largest = float(present.min()), float(present.max())
+    replies = values.shape[0]
+    low = replies * min(int(smallest), 0) if np.isfinite(smallest) else 0
+    high = replies * max(int(largest), 0) if np.isfinite(largest) else 0
+    if (replies + 1) * (high - low + 1) > MEAN_TABLE_MAX_CELLS:
+        return None
+    if not (np.all(present == np.rint(present)) and not np.any(np.signbit(present[present == 0]))):
+        return None
+    sums = np.arange(low, high + 1, dtype=float)
+    counts = np.arange(replies + 1)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = round_mean(np.where(counts > 0, sums / counts, np.nan))
+    return table, low
 
 
 def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
