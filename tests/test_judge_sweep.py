@@ -239,7 +239,7 @@ def test_prefix_means_equal_direct_means(kind: str) -> None:
     """Running means (integer sums looked up in a table, or divided and rounded) are
     bit-identical to each prefix's mean computed directly."""
     from geval_repro.judge.item_scores import round_mean
-    from geval_repro.judge.sweep import _prefix_means
+    from geval_repro.judge.sweep import _prefix_means, mean_table
 
     rng = np.random.default_rng(4)
     values = rng.integers(-2, 8, (20, 3, 50)).astype(float)
@@ -250,7 +250,9 @@ def test_prefix_means_equal_direct_means(kind: str) -> None:
     elif kind == "large":
         values *= 1e6
     values[rng.random(values.shape) < 0.3] = np.nan
-    got = _prefix_means(values)
+    table = mean_table(np.moveaxis(values, 0, -1))
+    assert (table is None) == (kind in ("halves", "negative zero", "large"))
+    got = _prefix_means(values, table)
     counted = ~np.isnan(values)
     total = np.where(counted[0], values[0], 0.0)  # 0.0 for a reply not counted
     count = counted[0].astype(float)
