@@ -51,6 +51,7 @@ rule all:
         rules.judges.input,
         rules.correlations.output,
         rules.paper_layout.output,
+        rules.baseline_significance.output,
         rules.reproduction_figure.output,
         rules.human_tables.output,
         rules.notebooks.input,

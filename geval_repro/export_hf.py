@@ -16,9 +16,16 @@ train/test partitions (all four are evaluation sets), so each split has its own 
   ``data/processed/judges/<judge>/``: ``replies`` (the sampled replies in their released
   order, a sequence of strings, from ``replies.parquet``); ``score`` (``scores.parquet``);
   and from ``item_scores.parquet`` every per-item column, prefixed by its parser when the
-  table has one (``original.mean``, ``tolerant.first``, ...). A list-valued column (e.g.
-  per-level probabilities ``level_probs``, one per level of the dimension's judge scale,
-  lowest first) becomes a sequence of floats.
+  table has one (``original.mean``, ``tolerant.first``, ...). A list-valued column becomes
+  a sequence of floats.
+- for a run with level probabilities (format ``geval-jsonl``, ``level_probs.parquet``):
+  ``level_probs``, a sequence of floats with the probability of each level of the
+  dimension's judge scale, lowest level first (the levels are listed in the card, per run
+  and dimension: SummEval fluency has 3, Topical-Chat groundedness 2, so a fixed set of
+  ``p_1..p_5`` columns would not fit every dimension); ``weighted_score`` (Eq. 1, the
+  renormalized expected level), ``most_likely_level``, ``level_mass`` (sum of the level
+  probabilities) and ``off_scale_mass`` (null when the file gives none), as computed by
+  :func:`geval_repro.judge.level_scores.level_item_scores`.
 
 ``datasets.Dataset.flatten`` is not needed: the columns are flat already.
 """
@@ -51,7 +58,7 @@ BENCHMARK_CITATIONS: dict[str, tuple[str, ...]] = {
     "qags_cnndm": ("wang2020qags",),
     "qags_xsum": ("wang2020qags",),
 }
-JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet")
+JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet", "level_probs.parquet")
 _KEYS = ("judge", "benchmark", "dimension", "parser", "reply_index")
 INSTALL_HINT = "the Hugging Face export needs `datasets`: pip install 'geval-repro[hf]'"
 
@@ -117,7 +124,9 @@ def judge_columns(judge_dir: PathLike, judge: str, benchmark: str) -> pd.DataFra
                 f"{path}: lacks the item keys {missing} of {benchmark} ({keys}); fix: rebuild "
                 "the run's processed tables with this version of the pipeline"
             )
-        if name == "replies.parquet":
+        if name == "level_probs.parquet":
+            wide = _level_columns(table, keys)
+        elif name == "replies.parquet":
             ordered = table.sort_values([*keys, "dimension", "reply_index"], kind="stable")
             wide = (
                 ordered.groupby([*keys, "dimension"], sort=True)["reply"]
@@ -139,6 +148,38 @@ def judge_columns(judge_dir: PathLike, judge: str, benchmark: str) -> pd.DataFra
         return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=keys))
     joined = pd.concat(parts, axis=1)
     return joined[sorted(joined.columns, key=_natural)]
+
+
+def _level_columns(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per (item, dimension) of a ``level_probs`` table: the level distribution as one list
+    (lowest level first) and the scores of :func:`level_item_scores` (module docstring)."""
+    from geval_repro.judge.level_scores import level_item_scores
+
+    scores = level_item_scores(table)
+    probabilities = [c for c in scores.columns if c.startswith("p_")]  # sorted by level
+    index = [*keys, "dimension"]
+    present = scores[probabilities].notna().to_numpy()
+    matrix = scores[probabilities].to_numpy(dtype=float)
+    distribution = [list(row[mask]) for row, mask in zip(matrix, present, strict=True)]
+    wide = scores.assign(
+        level_probs=distribution,
+        weighted_score=scores["probs"],
+        most_likely_level=scores["top_level"],
+    )
+    fields = ["level_probs", "weighted_score", "most_likely_level", "level_mass", "off_scale_mass"]
+    return wide.set_index(index)[fields]
+
+
+def judge_levels(judge_dir: PathLike) -> dict[str, list[int]]:
+    """Dimension -> the levels (lowest first) of a run's ``level_probs.parquet`` ({} if none)."""
+    path = Path(judge_dir) / "level_probs.parquet"
+    if not path.is_file():
+        return {}
+    table = pd.read_parquet(path, columns=["dimension", "level"])
+    return {
+        str(dimension): sorted(int(v) for v in part["level"].unique())
+        for dimension, part in table.groupby("dimension", sort=True)
+    }
 
 
 def benchmark_dataset(
@@ -225,13 +266,16 @@ def dataset_card(
     scored: Mapping[str, Mapping[str, int]],
     judges: Mapping[str, Mapping[str, Any]],
     inputs: Mapping[str, str],
+    levels: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
 ) -> str:
     """The dataset card (README.md): layout, splits, judge runs, sources, licences, citations.
 
     ``splits``: benchmark -> Dataset; ``scored``: benchmark -> judge -> items scored;
     ``judges``: run name -> its config (label, fixture, files; may be empty); ``inputs``:
-    processed table (relative name) -> SHA-256.
+    processed table (relative name) -> SHA-256; ``levels``: run -> dimension -> the levels of
+    its ``level_probs`` sequences, lowest first (runs with level probabilities only).
     """
+    levels = levels or {}
     fixtures = [name for name, spec in judges.items() if spec.get("fixture")]
     lines = [
         "---",
@@ -279,9 +323,13 @@ def dataset_card(
         "order), `score` (per-item scores files), and the per-item scores of the run's "
         "`item_scores.parquet`, prefixed by the reply parser (`original.mean` = the paper's "
         "mean of the replies, unread replies counted as 0; `tolerant.*` = unread replies left "
-        "out; `first` = the first reply; `mode`); per-level probabilities, when a run has "
-        "them, are a sequence with one entry per level of the dimension's judge scale, lowest "
-        "first.",
+        "out; `first` = the first reply; `mode`). A run with level probabilities (format "
+        "`geval-jsonl`) adds `level_probs`, a sequence with the probability of each level of "
+        "the dimension's judge scale, lowest level first (the levels of each run and "
+        "dimension are listed under Judge runs), `weighted_score` (Eq. 1: sum of p(level) x "
+        "level over the level mass), `most_likely_level`, `level_mass` (sum of the level "
+        "probabilities) and `off_scale_mass` (probability on tokens that are not a level; "
+        "null when not given).",
         "",
         "| split | benchmark | paper table | items | item keys | human dimensions (scale) | "
         "judge runs (items scored) | cite |",
@@ -308,6 +356,12 @@ def dataset_card(
             lines += [f"### `{judge}`", "", f"{label}" + (f". **{status}**" if status else ""), ""]
             if spec.get("paper_metric"):
                 lines += [f"Faces the paper's `{spec['paper_metric']}` rows.", ""]
+            if levels.get(judge):
+                listed = "; ".join(
+                    f"{dimension}: {', '.join(map(str, values))}"
+                    for dimension, values in levels[judge].items()
+                )
+                lines += [f"Levels of `level_probs`, lowest first: {listed}.", ""]
             rows = _file_rows(spec)
             if rows:
                 lines += ["| dimension | file | SHA-256 |", "|---|---|---|", *rows, ""]
@@ -393,7 +447,8 @@ def export_hf(
     staging.mkdir()
     try:
         DatasetDict(splits).save_to_disk(str(staging))
-        card = dataset_card(splits, scored, judges, inputs)
+        levels = {name: judge_levels(folder) for name, folder in folders.items()}
+        card = dataset_card(splits, scored, judges, inputs, levels)
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "export.json").write_text(
             json.dumps({"splits": list(splits), "judges_scored": scored}, indent=2) + "\n",

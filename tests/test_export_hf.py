@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from tests.conftest import FIXTURES
 datasets = pytest.importorskip("datasets")
 
 JUDGE = "fixture-gpt4"
+JSONL = "fixture-jsonl"  # format geval-jsonl: replies and level probabilities
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
 
@@ -46,6 +48,12 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     outs = {"replies": judge / "replies.parquet"}
     tidy.judge_tables(JUDGE, spec, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
+    jsonl = root / "judges" / JSONL
+    files = {d: FIXTURES / "judge_fixture_jsonl" / f"{d}.jsonl" for d in DIMENSIONS}
+    spec = {"benchmark": "summeval", "format": "geval-jsonl"}
+    outs = {name: jsonl / f"{name}.parquet" for name in ("replies", "level_probs")}
+    tidy.judge_tables(JSONL, spec, files, root / "summeval.parquet", outs)
+    judge_tables.build_item_scores(jsonl / "replies.parquet", jsonl / "item_scores.parquet")
     return root
 
 
@@ -167,3 +175,52 @@ def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) 
         export_hf(work, out, {"probs-run": {}})
     assert sorted(p.name for p in out.iterdir()) == before  # the old export is intact
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path: Path) -> None:
+    """The geval-jsonl FIXTURE run: level distributions and Eq. 1 scores, checked against the
+    fixture's JSON Lines files themselves (their ``level_probs`` and ``weighted_score``)."""
+    out = tmp_path / "hf"
+    spec = {"label": "FIXTURE: jsonl", "fixture": True}
+    scored = export_hf(processed, out, {JSONL: spec}, benchmarks=["summeval"])
+    assert scored == {"summeval": {JSONL: 64}}
+    summeval = datasets.load_from_disk(str(out))["summeval"]
+    features = summeval.features
+    for dimension in DIMENSIONS:
+        sequence = features[f"{JSONL}.{dimension}.level_probs"]
+        assert getattr(sequence, "feature", None) == datasets.Value("float64")
+        for field in ("weighted_score", "most_likely_level", "level_mass", "off_scale_mass"):
+            assert features[f"{JSONL}.{dimension}.{field}"] == datasets.Value("float64")
+    assert getattr(features[f"{JSONL}.coherence.replies"], "feature", None) == datasets.Value(
+        "string"
+    )
+    frame = summeval.to_pandas()
+    frame["system_id"] = [features["system_id"].int2str(int(i)) for i in frame["system_id"]]
+    rows = frame.set_index(["doc_id", "system_id"])
+    checked = 0
+    for dimension, n_levels in (("fluency", 3), ("coherence", 5)):
+        path = FIXTURES / "judge_fixture_jsonl" / f"{dimension}.jsonl"
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert len(records) == 64
+        for record in records[:10]:
+            row = rows.loc[(record["doc_id"], record["system_id"])]
+            probs = record["level_probs"]
+            expected = [probs[str(level)] for level in range(1, n_levels + 1)]
+            assert list(row[f"{JSONL}.{dimension}.level_probs"]) == pytest.approx(expected)
+            assert row[f"{JSONL}.{dimension}.weighted_score"] == pytest.approx(
+                record["weighted_score"], abs=1e-6
+            )
+            assert row[f"{JSONL}.{dimension}.most_likely_level"] == 1 + int(np.argmax(expected))
+            assert row[f"{JSONL}.{dimension}.off_scale_mass"] == pytest.approx(
+                record["off_scale_mass"]
+            )
+            assert list(row[f"{JSONL}.{dimension}.replies"]) == record["replies"]
+            checked += 1
+    assert checked == 20
+    assert frame[f"{JSONL}.coherence.level_probs"].isna().sum() == 1600 - 64
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert (
+        "Levels of `level_probs`, lowest first: coherence: 1, 2, 3, 4, 5; consistency: "
+        "1, 2, 3, 4, 5; fluency: 1, 2, 3; relevance: 1, 2, 3, 4, 5." in card
+    )
+    assert "FIXTURE (synthetic test data, not a result)" in card

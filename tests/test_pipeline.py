@@ -54,6 +54,38 @@ def test_every_output_is_written(pipeline_run: PipelineRun) -> None:
     assert (jsonl / "main.csv").is_file() and (jsonl / "sweep.csv").is_file()
 
 
+def test_judge_rows_face_the_best_baseline_on_every_benchmark(pipeline_run: PipelineRun) -> None:
+    tables = pipeline_run.results / "tables"
+    tests = pd.read_csv(tables / "significance_vs_baseline.csv")
+    assert (tables / "significance_vs_baseline.md").is_file()
+    judges = {
+        "fixture-gpt4": ("summeval", "inputs"),
+        "fixture-topical-chat": ("topical_chat", "items"),
+        "fixture-qags-cnndm": ("qags_cnndm", "items"),
+        "fixture-qags-xsum": ("qags_xsum", "items"),
+        "fixture-jsonl": ("summeval", "inputs"),
+        "gpt4-metriceval-run1": ("summeval", "inputs"),
+    }
+    for judge, (benchmark, unit) in judges.items():
+        rows = tests[tests["judge"] == judge]
+        assert not rows.empty and set(rows["benchmark"]) == {benchmark}, judge
+        assert set(rows["unit"]) == {unit} and rows["pvalue"].between(0, 1).all(), judge
+        assert set(rows["status"]) == {"recomputed" if judge.startswith("gpt4") else "fixture"}
+    chat = tests[tests["benchmark"] == "topical_chat"]
+    assert (chat["n_items"] <= 300).all()  # the baselines score the 300 non-ground-truth turns
+    assert set(tests["baseline"]) <= {
+        "ROUGE-1",
+        "ROUGE-2",
+        "ROUGE-L",
+        "BLEU-4",
+        "METEOR",
+        "METEOR 1.5",
+    }
+    for name in ["table1_summeval", "table2_topical_chat", "table3_qags"]:
+        text = (tables / f"{name}.md").read_text()
+        assert "Significance against the best recomputed baseline" in text, name
+
+
 def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
     logs = pipeline_run.results / "logs"
     files = list(logs.rglob("*.log"))

@@ -155,11 +155,67 @@ def _cell(value: float, low: float, high: float, printed: float) -> tuple[str, b
     return ours + paper + (f" {ct.OUTSIDE_CI}" if flagged else ""), flagged
 
 
-def paper_layout(table: pd.DataFrame, number: int) -> str:
+SIGNIFICANT = "*"
+SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets SIGNIFICANT below this p-value
+
+
+def _significance_lookup(significance: pd.DataFrame | None) -> dict[tuple, tuple]:
+    """(judge, variant, benchmark, dimension, coefficient) -> (difference, p-value, baseline)."""
+    if significance is None or significance.empty:
+        return {}
+    return {
+        (r.judge, r.variant, r.benchmark, r.dimension, r.coefficient): (
+            float(r.difference),
+            float(r.pvalue),
+            f"{r.baseline} ({r.baseline_variant}) {float(r.baseline_value):.3f}",
+        )
+        for r in significance.itertuples()
+    }
+
+
+def _significance_lines(
+    significance: pd.DataFrame, tested: list[tuple[str, str, str]], columns: list, headers: list
+) -> list[str]:
+    """The table under a paper layout: per judge row and column, the difference to the best
+    baseline and its p-value, with a first row naming the best baseline of each column."""
+    lookup = _significance_lookup(significance)
+    first = significance.iloc[0]
+    unit = "document" if first["unit"] == "inputs" else "item"
+    baselines = {key[2:]: baseline for key, (_, _, baseline) in lookup.items()}
+    lines = [
+        "",
+        f"Significance against the best recomputed baseline ({SIGNIFICANT} above: p < "
+        f"{SIGNIFICANCE_LEVEL:g}): difference judge minus baseline on the items both score, "
+        "and the p-value of a two-sided paired permutation test swapping the two metrics' "
+        f"scores per {unit} ({first['n_resamples']} resamples, seed {first['seed']}; "
+        "significance_vs_baseline.csv has every test). Baselines: the model-free metrics "
+        "recomputed here (ROUGE, BLEU, METEOR), best per column.",
+        "",
+        "| metric | variant | status | " + " | ".join(headers) + " |",
+        "|---|---|---|" + "---|" * len(headers),
+        "| best baseline | | | " + " | ".join(baselines.get(c, "") for c in columns) + " |",
+    ]
+    for metric, variant, status in tested:
+        cells = []
+        for column in columns:
+            difference, pvalue, _ = lookup.get((metric, variant, *column), (math.nan,) * 3)
+            cells.append("" if math.isnan(pvalue) else f"{difference:+.3f}, p {_p_value(pvalue)}")
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _p_value(pvalue: float) -> str:
+    return f"{pvalue:.4f}" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | None = None) -> str:
     """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
 
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
-    a † marks a printed value outside our CI (legend under the table).
+    a † marks a printed value outside our CI (legend under the table). ``significance``
+    (:mod:`geval_repro.pipeline.baseline_significance`): a judge cell whose test against the
+    best baseline has p < 0.05 gets a ``*``, and a second table under the first gives every
+    tested cell's difference and p-value.
     """
     benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
     coefficients = PRINTED_COEFFICIENTS[number]
@@ -184,6 +240,8 @@ def paper_layout(table: pd.DataFrame, number: int) -> str:
     keys = ["metric", "variant", "status"]
     missing = (math.nan,) * 4
     any_flag = False
+    tests = _significance_lookup(significance)
+    tested: list[tuple[str, str, str]] = []
     for (metric, variant, status), group in part.groupby(keys, sort=False):
         lookup = {
             (r.benchmark, r.dimension, r.coefficient): (r.value, r.ci_low, r.ci_high, r.paper_value)
@@ -193,15 +251,30 @@ def paper_layout(table: pd.DataFrame, number: int) -> str:
         if all(text == "–" for text, _ in cells):
             continue
         any_flag |= any(flag for _, flag in cells)
-        texts = [text for text, _ in cells]
+        pvalues = [tests.get((metric, variant, *col), (math.nan,) * 3)[1] for col in columns]
+        if any(not math.isnan(p) for p in pvalues):
+            tested.append((metric, variant, status))
+        texts = [
+            text + (f" {SIGNIFICANT}" if p < SIGNIFICANCE_LEVEL else "")
+            for (text, _), p in zip(cells, pvalues, strict=True)
+        ]
         lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(texts) + " |")
     if any_flag:
         lines += ["", ct.OUTSIDE_CI_LEGEND]
+    if tested:
+        lines += _significance_lines(significance, tested, columns, headers)
     return "\n".join(lines) + "\n"
 
 
-def write_paper_layouts(correlations: PathLike, stems: Mapping[int, PathLike]) -> None:
-    """Write the paper-layout Markdown of Tables 1-3 from correlations.csv."""
+def write_paper_layouts(
+    correlations: PathLike, stems: Mapping[int, PathLike], significance: PathLike | None = None
+) -> None:
+    """Write the paper-layout Markdown of Tables 1-3 from correlations.csv (and the judge
+    rows' tests against the best baseline, significance_vs_baseline.csv, when given)."""
     table = pd.read_csv(correlations)
+    tests = None if significance is None else pd.read_csv(significance)
     for number, stem in stems.items():
-        write_text(f"{stem}.md", paper_layout(table, number))
+        part = None
+        if tests is not None:
+            part = tests[tests["benchmark"].map(table_of) == number]
+        write_text(f"{stem}.md", paper_layout(table, number, part))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ ONE_REPLY_SCORES = ("first", "mode")
 LEVEL_SCORES = {"probs": "level-probs weighted (Eq. 1)", "top_level": "most likely level"}
 PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
 UNSCORABLE = "not scorable"
+SCORES_VARIANT = "per-item scores"
 
 
 def status_of(spec: Mapping[str, Any]) -> str:
@@ -310,6 +311,27 @@ def judge_tables(
         write_pair(pd.concat(tables, ignore_index=True), out / name)
 
 
+def judge_score_variants(
+    spec: Mapping[str, Any], processed: Mapping[str, PathLike]
+) -> Iterator[tuple[str, pd.DataFrame, str]]:
+    """(variant, per-item table, score column) of each score variant of a run, named as in
+    its correlation rows (``processed`` as for :func:`judge_tables`)."""
+    contents = contents_of(spec)
+    if "replies" in contents:
+        items = pd.read_parquet(processed["item_scores"])
+        mean_name, _ = mean_label(items)
+        for parser in PARSERS:
+            for score in ("mean", *ONE_REPLY_SCORES):
+                variant = _variant(score, parser, mean_name)
+                yield variant, items[items["parser"] == parser], score
+    if "level_probs" in contents:
+        scores = level_item_scores(pd.read_parquet(processed["level_probs"]))
+        for score, variant in LEVEL_SCORES.items():
+            yield variant, scores, score
+    if "item_scores" in contents:
+        yield SCORES_VARIANT, pd.read_parquet(processed["scores"]), "score"
+
+
 def parser_comparison(rows: pd.DataFrame) -> pd.DataFrame:
     """Every correlation under both parsers side by side, with their difference (empty
     where a parser gave no value)."""
@@ -402,7 +424,7 @@ def scores_rows(
         judge=judge,
         spec=spec,
         score="score",
-        variant="per-item scores",
+        variant=SCORES_VARIANT,
         paper_metric=spec.get("paper_metric"),
         settings=settings,
     )

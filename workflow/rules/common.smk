@@ -106,6 +106,8 @@ HUMAN_TABLES = [
     "human_tie_rates",
 ]
 PAPER_LAYOUTS = {1: "table1_summeval", 2: "table2_topical_chat", 3: "table3_qags"}
+# The per-item baseline score files (data/processed/baselines/<stem>.parquet).
+BASELINE_SCORE_FILES = ["summeval", "topical_chat", "qags"]
 
 
 def write_rows(rows, path):

@@ -39,9 +39,40 @@ rule correlations:
         trace(output, input)
 
 
+rule baseline_significance:
+    """Each judge row against the best recomputed baseline: paired permutation tests."""
+    input:
+        [path for judge in JUDGES for path in judge_processed(judge).values()],
+        [human_table(judge) for judge in JUDGES],
+        rows=ROWS / "baselines.csv",
+        scores=[PROCESSED / "baselines" / f"{stem}.parquet" for stem in BASELINE_SCORE_FILES],
+    output:
+        ROOT_TABLES / "significance_vs_baseline.csv",
+        ROOT_TABLES / "significance_vs_baseline.md",
+    params:
+        specs={judge: judge_spec(judge) for judge in JUDGES},
+        processed={judge: judge_processed(judge) for judge in JUDGES},
+        humans={judge_spec(j)["benchmark"]: human_table(j) for j in JUDGES},
+        scores={stem: PROCESSED / "baselines" / f"{stem}.parquet" for stem in BASELINE_SCORE_FILES},
+    log:
+        LOGS / "baseline_significance.log",
+    benchmark:
+        LOGS / "benchmarks" / "baseline_significance.tsv",
+    run:
+        from geval_repro.pipeline.baseline_significance import baseline_significance
+        from geval_repro.table_files import write_pair
+
+        table = baseline_significance(
+            params.specs, params.processed, params.humans, input.rows, params.scores, config
+        )
+        write_pair(table, ROOT_TABLES / "significance_vs_baseline")
+        trace(output, input, judges=JUDGES)
+
+
 rule paper_layout:
     input:
         ROOT_TABLES / "correlations.csv",
+        ROOT_TABLES / "significance_vs_baseline.csv",
     output:
         [ROOT_TABLES / f"{stem}.md" for stem in PAPER_LAYOUTS.values()],
     log:
@@ -49,7 +80,7 @@ rule paper_layout:
     localrule: True
     run:
         write_paper_layouts(
-            input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}
+            input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}, input[1]
         )
         trace(output, input)
 

@@ -100,6 +100,11 @@ REPORT_TABLES = {
         name: (name, "Tables: ours vs the paper", "Paper layout")
         for name in PAPER_LAYOUTS.values()
     },
+    "significance_vs_baseline": (
+        "significance_vs_baseline",
+        "Tables: ours vs the paper",
+        "Judges vs the best baseline",
+    ),
     **(
         {"rerun_agreement": ("rerun_agreement", "Judge runs", "Run-to-run agreement")}
         if RERUN_PAIRS
