@@ -232,3 +232,37 @@ def test_random_draws_equal_a_scipy_recomputation_of_each_draw(coefficient: str)
             low, high = np.percentile(per_draw, [2.5, 97.5])
             assert row["band_low"] == pytest.approx(low, abs=1e-12)
             assert row["band_high"] == pytest.approx(high, abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["integers", "halves", "negative zero", "large"])
+def test_prefix_means_equal_direct_means(kind: str) -> None:
+    """Running means (integer sums looked up in a table, or divided and rounded) are
+    bit-identical to each prefix's mean computed directly."""
+    from geval_repro.judge.item_scores import round_mean
+    from geval_repro.judge.sweep import _prefix_means, mean_table
+
+    rng = np.random.default_rng(4)
+    values = rng.integers(-2, 8, (20, 3, 50)).astype(float)
+    if kind == "halves":
+        values /= 2
+    elif kind == "negative zero":
+        values[values == 0] = -0.0
+    elif kind == "large":
+        values *= 1e6
+    values[rng.random(values.shape) < 0.3] = np.nan
+    table = mean_table(np.moveaxis(values, 0, -1))
+    assert (table is None) == (kind in ("halves", "negative zero", "large"))
+    got = _prefix_means(values, table)
+    counted = ~np.isnan(values)
+    total = np.where(counted[0], values[0], 0.0)  # 0.0 for a reply not counted
+    count = counted[0].astype(float)
+    for n in range(1, 21):  # left to right, one reply at a time
+        if n > 1:
+            total = total + np.where(counted[n - 1], values[n - 1], 0.0)
+            count = count + counted[n - 1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # nothing counted yet: 0 / 0
+            want = round_mean(total / count)
+        np.testing.assert_array_equal(got[n - 1], want)
+        defined = ~np.isnan(want)
+        assert np.array_equal(np.signbit(got[n - 1][defined]), np.signbit(want[defined]))

@@ -105,10 +105,11 @@ class ReplyGrid:
 
     def matrices(self, item_scores: np.ndarray) -> np.ndarray:
         """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``."""
-        shape = (*item_scores.shape[:-1], len(self.systems), len(self.docs))
-        out = np.full(shape, np.nan)
-        out[..., self.rows, self.cols] = item_scores
-        return out
+        batch = item_scores.shape[:-1]
+        cells = len(self.systems) * len(self.docs)
+        out = np.full((*batch, cells), np.nan)
+        out[..., self.rows * len(self.docs) + self.cols] = item_scores
+        return out.reshape(*batch, len(self.systems), len(self.docs))
 
 
 def _fixed_reply_count(run: pd.DataFrame) -> int:
@@ -141,8 +142,12 @@ def _named(keys: list[str], item: object) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in zip(keys, values, strict=True))
 
 
-def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyGrid:
-    """Lay out one run's replies (a single judge, benchmark and dimension) for the sweep.
+def reply_grids(
+    run: pd.DataFrame, human: pd.DataFrame, parsers: Iterable[Parser]
+) -> dict[Parser, ReplyGrid]:
+    """Lay out one run's replies (a single judge, benchmark and dimension) for the sweep,
+    once per parser (the items, human matrix and labels are shared; only the parsed values
+    differ).
 
     ``human`` is the benchmark's tidy table (its item keys, one column per dimension).
     Raises when the run's reply counts differ between items or an item has no human score.
@@ -153,7 +158,7 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     distinct = run.loc[:, list(RUN_KEYS)].drop_duplicates()
     if len(distinct) != 1:
         raise ValueError(
-            f"reply_grid takes one run, got {len(distinct)}: {distinct.to_dict('records')}"
+            f"reply_grids takes one run, got {len(distinct)}: {distinct.to_dict('records')}"
         )
     dimension = str(distinct["dimension"].iloc[0])
     if dimension not in human.columns:
@@ -163,8 +168,6 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     keys = list(benchmark.item_keys)
 
     ordered = run.sort_values([*keys, "reply_index"], kind="stable")
-    parsed = parse_table(ordered.loc[:, reply_columns(ordered)], parser)
-    values = parsed["score"].to_numpy(dtype=float).reshape(-1, count)
     items = ordered.loc[ordered["reply_index"] == 0, keys]
 
     axes = matrix_axes(benchmark)
@@ -187,20 +190,69 @@ def reply_grid(run: pd.DataFrame, human: pd.DataFrame, parser: Parser) -> ReplyG
     )
     rows = pd.Index(systems).get_indexer(gold[system_column])
     cols = pd.Index(docs).get_indexer(gold[doc_column])
-    return ReplyGrid(values, rows, cols, systems, docs, human_matrix, benchmark.level)
+    replies = ordered.loc[:, reply_columns(ordered)]
+    return {
+        parser: ReplyGrid(
+            parse_table(replies, parser)["score"].to_numpy(dtype=float).reshape(-1, count),
+            rows,
+            cols,
+            systems,
+            docs,
+            human_matrix,
+            benchmark.level,
+        )
+        for parser in parsers
+    }
 
 
-def _prefix_means(values: np.ndarray) -> np.ndarray:
-    """Means of the first n counted values along the last axis, for every n (NaN if none).
+MEAN_TABLE_MAX_CELLS = 1 << 20  # (count, sum) lookup tables up to this size
 
-    ``values`` ``(..., R)`` -> ``(R, ...)`` with entry ``n - 1`` the mean over the first n.
+
+def _prefix_means(values: np.ndarray, table: tuple[np.ndarray, int] | None) -> np.ndarray:
+    """Means of the first n counted values along the first axis, for every n (NaN if none).
+
+    ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
+    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. ``table``: the
+    :func:`mean_table` of the values these are drawn from (None: none). With a table, every
+    counted value is a small integer (the usual 1-5 ratings) and each mean is
+    ``round_mean(sum / count)`` of an integer sum and count, looked up in the table (computed
+    with the same float operations; the float running sums of integers are exact) instead
+    of being divided and rounded element by element.
     """
     counted = ~np.isnan(values)
-    sums = np.cumsum(np.where(counted, values, 0.0), axis=-1)
-    counts = np.cumsum(counted, axis=-1)
+    if table is not None:
+        table, low = table
+        cell = np.cumsum(np.where(counted, values, 0.0).astype(np.int32), axis=0)  # sums
+        cell -= low
+        cell += np.cumsum(counted, axis=0, dtype=np.int32) * table.shape[1]  # counts
+        return table.ravel()[cell]
+    sums = np.cumsum(np.where(counted, values, 0.0), axis=0)
+    counts = np.cumsum(counted, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = round_mean(np.where(counts > 0, sums / counts, np.nan))
-    return np.moveaxis(means, -1, 0)
+        return round_mean(np.where(counts > 0, sums / counts, np.nan))
+
+
+def mean_table(values: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """``(table, low)`` with ``table[c, s - low] = round_mean(s / c)`` (NaN for ``c = 0``) for
+    every count and sum that running sums of up to R values of ``values`` ``(n_items, R)``
+    can reach, or None when a counted value is not an integer (or is -0.0, whose sign a
+    float sum could keep) or the table would exceed :data:`MEAN_TABLE_MAX_CELLS`."""
+    present = values[~np.isnan(values)]
+    if present.size == 0:
+        return None
+    smallest, largest = float(present.min()), float(present.max())
+    replies = values.shape[-1]
+    low = replies * min(int(smallest), 0) if np.isfinite(smallest) else 0
+    high = replies * max(int(largest), 0) if np.isfinite(largest) else 0
+    if (replies + 1) * (high - low + 1) > MEAN_TABLE_MAX_CELLS:
+        return None
+    if not (np.all(present == np.rint(present)) and not np.any(np.signbit(present[present == 0]))):
+        return None
+    sums = np.arange(low, high + 1, dtype=float)
+    counts = np.arange(replies + 1)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = round_mean(np.where(counts > 0, sums / counts, np.nan))
+    return table, low
 
 
 def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
@@ -242,8 +294,9 @@ def _sweep_grid(
     coefficients = tuple(coefficients)
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
+    table = mean_table(grid.values)
     if first:
-        batch = grid.matrices(_prefix_means(grid.values)[:n_max])  # (n_max, systems, docs)
+        batch = grid.matrices(_prefix_means(grid.values.T, table)[:n_max])  # (n_max, systems, docs)
         ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
         for coefficient, value in _batch_values(batch, grid, coefficients).items():
             rows += [
@@ -259,9 +312,10 @@ def _sweep_grid(
                 for n, v, t in zip(ns, value, ties, strict=True)
             ]
     if permutations is not None:
-        taken = permutations[..., :n_max]  # the first n_max of each item's permutation
-        drawn = np.take_along_axis(grid.values[None, :, :], taken, axis=-1)
-        means = _prefix_means(drawn)  # (n_max, draws, n_items)
+        # the first n_max of each item's permutation, replies first: (n_max, draws, n_items)
+        taken = np.moveaxis(permutations[..., :n_max], -1, 0)
+        offsets = np.arange(grid.values.shape[0]) * grid.values.shape[1]
+        means = _prefix_means(grid.values.ravel()[taken + offsets], table)
         for n in ns:
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
             pooled_draws = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
@@ -334,8 +388,7 @@ def sweep(
                 "replies per item: choose 1 <= n_max <= replies per item"
             )
         permutations = None
-        for parser in parsers:
-            grid = reply_grid(run, human, parser)
+        for parser, grid in reply_grids(run, human, parsers).items():
             if "random" in modes and permutations is None:  # shared by both parsers
                 seq = _run_seed(seed, str(judge), str(benchmark), str(dimension))
                 permutations = random_permutations(len(grid.rows), count, draws, seq)

@@ -42,13 +42,7 @@ import numpy as np
 
 from geval_repro.stats.coefficients import _tau_b, collapse_near_ties, row_function
 from geval_repro.stats.matrix import as_score_pair
-from geval_repro.stats.pairwise import (
-    PAIRWISE_MAX_LENGTH,
-    complete_pairs,
-    kendall_terms,
-    pair_signs,
-    spearman_from_signs,
-)
+from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH, rank_terms, spearman_from_ranks
 from geval_repro.stats.results import LevelCorrelation
 
 LEVELS = ("summary", "system", "global")
@@ -111,17 +105,13 @@ def _summary_terms_pairwise(
     metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
 ) -> dict[str, SummaryTerms]:
     """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
-    from pairwise signs, shared by the rank ``coefficients`` (see
+    from pair signs, shared by the rank ``coefficients`` (see
     :mod:`geval_repro.stats.pairwise`)."""
-    signs_x = pair_signs(metric, NEAR_TIE_RTOL)
-    signs_y = pair_signs(human, NEAR_TIE_RTOL)
+    pairs = rank_terms(metric, human, NEAR_TIE_RTOL)
     missing_x = np.isnan(metric)
     missing_y = np.isnan(human)
     if missing_x.any() or missing_y.any():
         present = ~(missing_x | missing_y)
-        complete = complete_pairs(present)
-        signs_x = np.where(complete, signs_x, 0).astype(np.int8)
-        signs_y = np.where(complete, signs_y, 0).astype(np.int8)
         n_present = present.sum(axis=-2)
         spans = [
             np.where(present, v, -np.inf).max(axis=-2) - np.where(present, v, np.inf).min(axis=-2)
@@ -137,9 +127,9 @@ def _summary_terms_pairwise(
     terms = {}
     for coefficient in coefficients:
         if coefficient == "kendall":
-            per_input = _tau_b(*kendall_terms(signs_x, signs_y))
+            per_input = _tau_b(pairs.concordance, pairs.untied_x, pairs.untied_y)
         else:
-            per_input = spearman_from_signs(signs_x, signs_y)
+            per_input = spearman_from_ranks(pairs.rank_x, pairs.rank_y)
         terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
     return terms
 
