@@ -41,3 +41,27 @@ def test_first_n_curve_is_the_pooled_correlation_of_prefix_means() -> None:
     kept = ~np.isnan(first)
     got = table[(table["n"] == 1) & (table["coefficient"] == "pearson")]["value"].iloc[0]
     assert got == pytest.approx(sps.pearsonr(first[kept], human["naturalness"][kept])[0], abs=1e-9)
+
+
+def test_random_tie_rate_counts_pairs_within_each_draw_only() -> None:
+    # 4 items x 2 replies; every draw of n = 1 picks one reply per item. Item ratings are
+    # chosen so that within any draw no two items tie (items 0, 1 rate only 1 or 2 and 3;
+    # items 2, 3 only 4 or 5 and 6 on a 1-... scale is not allowed: use groundedness 0-1 and
+    # naturalness 1-3 instead), so a count over draws finds no tie, while pairs across
+    # draws would tie (the same item's reply in two draws).
+    ratings = np.array([[1, 1], [2, 2], [3, 3], [3, 3]])  # items 2 and 3 always tie
+    human = pd.DataFrame({"item_id": np.arange(4), "naturalness": [1.0, 2.0, 2.5, 3.0]})
+    replies = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "topical_chat",
+            "dimension": "naturalness",
+            "item_id": np.repeat(np.arange(4), 2),
+            "reply_index": np.tile(np.arange(2), 4),
+            "reply": ratings.astype(str).ravel(),
+        }
+    )
+    table = sweep(replies, human, seed=3, draws=7, parsers=["tolerant"], modes=["random"])
+    # Hand count: each draw has C(4, 2) = 6 pairs of which exactly one (items 2, 3) ties.
+    rates = table[table["n"] == 1]["tie_rate"].unique()
+    assert rates == pytest.approx([1 / 6])

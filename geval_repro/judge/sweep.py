@@ -279,6 +279,15 @@ def _batch_values(
     return {c: correlate_batch(batch, human, grid.level, c).value for c in coefficients}
 
 
+def _tie_rate_over_draws(batch: np.ndarray, level: str) -> float:
+    """Tied pairs / pairs over every draw of ``batch`` (draws, systems, docs), pairs within a
+    draw: within each document of each draw (summary level), or among all items of each draw
+    (global level, where a draw's matrix is one row of items)."""
+    if level == "global":
+        return tie_rate(batch[:, 0, :].T, "summary").rate
+    return tie_rate(np.moveaxis(batch, 0, 1).reshape(batch.shape[1], -1), "summary").rate
+
+
 def _sweep_grid(
     grid: ReplyGrid,
     coefficients: Iterable[str],
@@ -318,8 +327,7 @@ def _sweep_grid(
         means = _prefix_means(grid.values.ravel()[taken + offsets], table)
         for n in ns:
             batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
-            pooled_draws = np.moveaxis(batch, 0, 1).reshape(len(grid.systems), -1)
-            ties = tie_rate(pooled_draws, grid.level).rate
+            ties = _tie_rate_over_draws(batch, grid.level)
             for coefficient, value in _batch_values(batch, grid, coefficients).items():
                 low, high = np.percentile(value, BAND_PERCENTILES)
                 rows.append(
