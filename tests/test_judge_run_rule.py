@@ -8,6 +8,7 @@ judge's real answer. Items and human scores come from the offline mirror.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -164,6 +165,8 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
                 assert len(row) == 1, (benchmark, dimension, coefficient)
                 assert row["value"].iloc[0] == pytest.approx(value, abs=1e-9)
                 assert row["n_items"].iloc[0] == n_items
+                total = len(human)
+                assert f"partial run: {n_items} of {total} items" in row["note"].iloc[0]
         if benchmark == "summeval":
             assert set(rows.loc[rows["variant"] == EQ1, "n_groups"].dropna()) <= {1, 2}
     for path in tmp_path.rglob("*"):  # the key was sent but is written nowhere
@@ -272,11 +275,12 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     assert "judge fixture-run, coherence: 3 items, sent 3, cached 0, failed 0" in log
 
     dry = snakemake_process(data, results, config, "-n", *until)
-    assert dry.returncode == 0 and "judge_run_fixture_run" not in dry.stdout  # up to date
+    assert dry.returncode == 0 and re.search(r"^total\s+0$", dry.stdout, re.M)  # up to date
 
     config = snakemake_config(tmp_path, mirror_dir, server.base_url, limit=4)
     dry = snakemake_process(data, results, config, "-n", *until)
-    assert dry.returncode == 0 and "judge_run_fixture_run" in dry.stdout  # params changed
+    assert dry.returncode == 0 and "rule judge_run_fixture_run:" in dry.stdout  # params changed
+    assert "params" in dry.stdout.lower()
     done = snakemake_process(data, results, config, *until)
     assert done.returncode == 0, done.stderr[-6000:]
     assert len(server.requests) == 4  # the first three answers came from the cache

@@ -16,17 +16,20 @@ whether a key was sent).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from geval_repro.benchmarks import get_benchmark
 from geval_repro.runner.requests import RequestParams
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: The command line's defaults of the ``run:`` keys (``n`` depends on the mode).
 RUN_DEFAULTS: dict[str, Any] = {
@@ -71,6 +74,20 @@ def request_params(run: Mapping[str, Any]) -> RequestParams:
         max_tokens=values["max_tokens"],
         top_logprobs=values["top_logprobs"],
     )
+
+
+def _outside_event_loop(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, in a worker thread when this thread runs an event loop.
+
+    The runner starts its own loop (``asyncio.run``), which cannot nest in a running one
+    (Snakemake runs ``run:`` jobs in a thread with a running loop).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return function(*args)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args).result()
 
 
 def run_configured_judge(
@@ -132,7 +149,7 @@ def run_configured_judge(
             params.n,
             f", first {settings.limit} items" if settings.limit else "",
         )
-        summary = run_judge(settings)
+        summary = _outside_event_loop(run_judge, settings)
         log.info(
             "judge %s, %s: %d items, sent %d, cached %d, failed %d, retries %d, no level "
             "token %d, tokens %d sent / %d in output",

@@ -23,7 +23,7 @@ for _judge in RUN_JUDGES:
         name:
             f"judge_run_{re.sub(r'[^A-Za-z0-9_]', '_', _judge)}"
         input:
-            items=human_table(_judge),
+            benchmark_table=human_table(_judge),
             prompts=judge_run_prompts(_judge),
         output:
             list(judge_inputs_of(_judge).values()),
