@@ -48,9 +48,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 
 def run_dimensions(spec: Mapping[str, Any]) -> tuple[str, ...]:
     """The dimensions a judge's ``run:`` block judges (default: all of its benchmark's)."""
-    return tuple(
-        spec["run"].get("dimensions") or get_benchmark(spec["benchmark"]).dimension_names
-    )
+    return tuple(spec["run"].get("dimensions") or get_benchmark(spec["benchmark"]).dimension_names)
 
 
 def default_reads(run: Mapping[str, Any]) -> tuple[str, ...]:
