@@ -287,3 +287,39 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     for path in [*tmp_path.rglob("*"), *(REPO_ROOT / ".snakemake").rglob("*")]:
         if path.is_file() and path.stat().st_size < 50_000_000:
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_failed_requests_stop_the_job_naming_the_items(
+    server, tmp_path, mirror_dir, monkeypatch, caplog
+):
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    monkeypatch.setenv("GEVAL_TEST_JUDGE_KEY", KEY)
+    processed = tmp_path / "processed"
+    processed.mkdir()
+    tidy_table("qags_xsum", tmp_path / "raw", mirror_dir, processed)
+    spec = spec_for("qags_xsum", tmp_path / "run", server.base_url)
+    spec["run"].update(limit=3, concurrency=1, max_attempts=1)
+    server.faults.extend(["ok", "401"])  # the second item: an error echoing the key
+    with pytest.raises(RuntimeError, match=r"consistency: 1 items.*Rerun to retry"):
+        run_configured_judge(
+            "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+        )
+    assert "item {'item_id': 1}: HTTP 401" in caplog.text
+    assert KEY not in caplog.text
+    sent = len(server.requests)
+    summaries = run_configured_judge(
+        "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+    )
+    assert summaries["consistency"]["sent"] == 1 and len(server.requests) == sent + 1
+
+
+def test_readme_run_block_example_is_a_valid_config():
+    readme = (REPO_ROOT / "README.md").read_text()
+    block = next(b for b in readme.split("```yaml\n")[1:] if "\n    run:\n" in b).split("```")[0]
+    config = load_config()
+    example = yaml.safe_load(block)
+    config["judges"].update(example["judges"])
+    config["judges_to_run"] = example["judges_to_run"]
+    check_config(config)
+    (name,) = example["judges"]
+    assert config["judges"][name]["run"]["api_key_env"] == "OPENAI_API_KEY"

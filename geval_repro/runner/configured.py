@@ -74,6 +74,19 @@ def request_params(run: Mapping[str, Any]) -> RequestParams:
     )
 
 
+def _log_failures(path: Path, judge: str, dimension: str, first: int = 5) -> None:
+    """Log the first ``first`` failed items of a written ``<dimension>.jsonl`` (their keys and
+    the runner's error, which never holds the key)."""
+    failures = [
+        record
+        for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        if "error" in record
+    ]
+    for record in failures[:first]:
+        keys = {k: v for k, v in record.items() if k not in ("replies", "error")}
+        log.warning("judge %s, %s, item %s: %s", judge, dimension, keys, record["error"])
+
+
 def _outside_event_loop(function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, in a worker thread when this thread runs an event loop.
 
@@ -162,6 +175,8 @@ def run_configured_judge(
             summary["tokens_sent"],
             summary["tokens"],
         )
+        if summary["failed"]:
+            _log_failures(out / f"{dimension}.jsonl", judge, dimension)
         summaries[dimension] = summary
         manifests[dimension] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     manifest = {"judge": judge, "benchmark": spec["benchmark"], "dimensions": manifests}
@@ -170,7 +185,7 @@ def run_configured_judge(
     if failed:
         raise RuntimeError(
             f"judge {judge}: requests failed ({', '.join(f'{d}: {n}' for d, n in failed.items())}"
-            f" items; the errors are in {out}/<dimension>.jsonl). Rerun to retry them: the "
+            f" items; the first errors are in this job's log). Rerun to retry them: the "
             f"answers received are cached in {cache_dir} and are not requested again"
         )
     return summaries
