@@ -85,6 +85,24 @@ class Benchmark:
 _QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
 _QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
 
+
+def _qags(subset: str, title: str) -> Benchmark:
+    """One QAGS subset: consistency of a summary with its source, at the dataset level."""
+    return Benchmark(
+        name=f"qags_{subset}",
+        title=title,
+        paper_table=3,
+        item_keys=("item_id",),
+        dimensions=_QAGS_CONSISTENCY,
+        level="global",
+        level_name="dataset",
+        texts=_QAGS_TEXTS,
+        loader="geval_repro.load.qags:load_qags",
+        schema="QAGS",
+        sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
+    )
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -126,32 +144,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             schema="TOPICAL_CHAT",
             sources=("topical_chat", "unieval_pred_topical_chat"),
         ),
-        Benchmark(
-            name="qags_cnndm",
-            title="QAGS-CNN/DM",
-            paper_table=3,
-            item_keys=("item_id",),
-            dimensions=_QAGS_CONSISTENCY,
-            level="global",
-            level_name="dataset",
-            texts=_QAGS_TEXTS,
-            loader="geval_repro.load.qags:load_qags",
-            schema="QAGS",
-            sources=("qags_cnndm", "unieval_pred_qags_cnndm"),
-        ),
-        Benchmark(
-            name="qags_xsum",
-            title="QAGS-XSum",
-            paper_table=3,
-            item_keys=("item_id",),
-            dimensions=_QAGS_CONSISTENCY,
-            level="global",
-            level_name="dataset",
-            texts=_QAGS_TEXTS,
-            loader="geval_repro.load.qags:load_qags",
-            schema="QAGS",
-            sources=("qags_xsum", "unieval_pred_qags_xsum"),
-        ),
+        _qags("cnndm", "QAGS-CNN/DM"),
+        _qags("xsum", "QAGS-XSum"),
     )
 }
 

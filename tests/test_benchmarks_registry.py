@@ -1,0 +1,86 @@
+"""The benchmark registry (geval_repro.benchmarks) against independent sources.
+
+The paper's printed tables (a transcription, data/paper_tables.csv read as plain CSV), the
+released SummEval prompts (their "(1-5)" / "(1-3)" scales) and the tidy tables' pandera
+schemas each say something the registry must agree with.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from geval_repro import schemas
+from geval_repro.benchmarks import AVERAGES, BENCHMARKS, NAMES, get_benchmark
+from geval_repro.paper import PAPER_TABLES_PATH
+
+PROMPT_FILES = {
+    "coherence": "coh_detailed.txt",
+    "consistency": "con_detailed.txt",
+    "fluency": "flu_detailed.txt",
+    "relevance": "rel_detailed.txt",
+}
+
+
+def _printed() -> list[dict[str, str]]:
+    with open(PAPER_TABLES_PATH, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_benchmarks_are_listed_in_the_papers_table_order() -> None:
+    assert NAMES == ("summeval", "topical_chat", "qags_cnndm", "qags_xsum")
+    tables = [BENCHMARKS[name].paper_table for name in NAMES]
+    assert tables == sorted(tables) == [1, 2, 3, 3]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dimensions_are_the_printed_columns(name: str) -> None:
+    printed = [row for row in _printed() if row["benchmark"] == name]
+    columns = list(dict.fromkeys(row["dimension"] for row in printed if row["dimension"] != "AVG"))
+    assert set(columns) == set(get_benchmark(name).dimension_names)
+    assert {int(row["table"]) for row in printed} == {get_benchmark(name).paper_table}
+
+
+def test_the_average_pseudo_benchmark_is_printed_for_qags() -> None:
+    assert AVERAGES == {"qags_avg": ("qags_cnndm", "qags_xsum")}
+    assert any(row["benchmark"] == "qags_avg" for row in _printed())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_keys_texts_and_dimensions_are_columns_of_the_tidy_schema(name: str) -> None:
+    benchmark = get_benchmark(name)
+    columns = set(getattr(schemas, benchmark.schema).columns)
+    assert set(benchmark.item_keys) <= columns
+    assert set(benchmark.texts.values()) <= columns
+    assert set(benchmark.dimension_names) <= columns
+    if benchmark.group_key is not None:
+        assert benchmark.group_key in columns
+
+
+@pytest.mark.parametrize("dimension", sorted(PROMPT_FILES))
+def test_summeval_judge_scales_are_the_released_prompts(mirror_dir: Path, dimension: str) -> None:
+    prompt = next(mirror_dir.glob(f"nlpyang/geval/*/prompts/summeval/{PROMPT_FILES[dimension]}"))
+    found = re.search(rf"{dimension.capitalize()} \((\d)-(\d)\)", prompt.read_text())
+    assert found, f"no scale in {prompt}"
+    expected = (int(found.group(1)), int(found.group(2)))
+    assert get_benchmark("summeval").dimension(dimension).judge_scale == expected
+
+
+def test_levels_follow_the_papers_protocol() -> None:
+    # Summary level for SummEval (per document), turn level for Topical-Chat, dataset level
+    # for QAGS (one correlation over all items).
+    assert get_benchmark("summeval").level == "summary"
+    assert get_benchmark("summeval").group_key == "doc_id"
+    assert get_benchmark("topical_chat").level_name == "turn"
+    assert {get_benchmark(n).level_name for n in ("qags_cnndm", "qags_xsum")} == {"dataset"}
+    assert {get_benchmark(n).level for n in NAMES[1:]} == {"global"}
+
+
+def test_unknown_names_are_refused_with_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match="use one of"):
+        get_benchmark("summ_eval")
+    with pytest.raises(ValueError, match=r"no dimension 'fluency'.*naturalness"):
+        get_benchmark("topical_chat").dimension("fluency")
