@@ -281,9 +281,13 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     dry = snakemake_process(data, results, config, "-n", *until)
     assert dry.returncode == 0 and "rule judge_run_fixture_run:" in dry.stdout  # params changed
     assert "params" in dry.stdout.lower()
-    done = snakemake_process(data, results, config, *until)
+    # On to the run's tables: the rule's files flow through the pipeline's rules.
+    done = snakemake_process(data, results, config, "--until", "judge_tables_fixture_run")
     assert done.returncode == 0, done.stderr[-6000:]
     assert len(server.requests) == 4  # the first three answers came from the cache
+    rows = pd.read_csv(results / "tables" / "judges" / "fixture-run" / "correlations.csv")
+    assert set(rows["status"]) == {"fixture"} and set(rows["level"]) == {"summary"}
+    assert rows["note"].str.contains("partial run: 4 of 1600 items").any()
     for path in [*tmp_path.rglob("*"), *(REPO_ROOT / ".snakemake").rglob("*")]:
         if path.is_file() and path.stat().st_size < 50_000_000:
             assert KEY.encode() not in path.read_bytes(), path
