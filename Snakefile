@@ -36,6 +36,7 @@ JUDGES = config["judges_to_run"]
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
+include: "workflow/rules/judge_runs.smk"
 include: "workflow/rules/tidy.smk"
 include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"

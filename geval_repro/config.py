@@ -146,7 +146,9 @@ def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
                 if part
             )
         )
-    if "dir" in judge and not Path(judge["dir"]).is_dir():
+    if "run" in judge:
+        _check_run(judge, where)
+    elif "dir" in judge and not Path(judge["dir"]).is_dir():
         raise ConfigError(f"{where}: dir {judge['dir']!r} is not a folder")
     benchmark = benchmarks.get_benchmark(judge["benchmark"])
     dimensions = [d for d in _file_specs(judge) if d != "*"]
@@ -168,16 +170,56 @@ def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
         raise ConfigError(f"{where}: no dimension to score")
 
 
+def _check_run(judge: Mapping[str, Any], where: str) -> None:
+    """A ``run:`` block (:mod:`geval_repro.runner.configured`) suits its judge: format
+    geval-jsonl with ``dir``, the benchmark's dimensions, request parameters the runner
+    accepts, ``reads`` that the mode writes."""
+    from geval_repro.runner.configured import default_reads, request_params
+
+    run = judge["run"]
+    if judge["format"] != "geval-jsonl" or "dir" not in judge:
+        raise ConfigError(
+            f"{where}: a run: block needs format geval-jsonl and dir: (the folder the runner "
+            "writes <dimension>.jsonl and manifest.json into)"
+        )
+    benchmark = benchmarks.get_benchmark(judge["benchmark"])
+    wrong = [d for d in run.get("dimensions", ()) if d not in benchmark.dimension_names]
+    if wrong:
+        raise ConfigError(
+            f"{where}: run: dimensions {wrong} are not {benchmark.title} dimensions; use some "
+            f"of {list(benchmark.dimension_names)}"
+        )
+    judged = run.get("dimensions") or benchmark.dimension_names
+    stray = sorted(set(run.get("prompts", {})) - set(judged))
+    if stray:
+        raise ConfigError(f"{where}: run: prompts names {stray}, which the run does not judge")
+    try:
+        request_params(run)
+    except ValueError as error:
+        raise ConfigError(f"{where}: run: {error}") from None
+    unread = sorted(set(judge.get("reads", ())) - set(default_reads(run)))
+    if unread:
+        raise ConfigError(
+            f"{where}: reads {unread}, which mode {run['mode']} does not write; drop reads "
+            f"(the default for this mode is {list(default_reads(run))}) or change the mode"
+        )
+
+
 def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
     """The judge's file specs keyed by dimension (``"*"`` for a single scores file).
 
     ``dir`` (format geval-jsonl) gives ``<dir>/<dimension>.jsonl`` for each dimension of the
-    benchmark whose file exists.
+    benchmark whose file exists; with a ``run:`` block, for each dimension the run judges
+    (the pipeline makes those files).
     """
     if "files" in judge:
         return dict(judge["files"])
     if "dir" in judge:
         folder = Path(judge["dir"])
+        if "run" in judge:
+            from geval_repro.runner.configured import run_dimensions
+
+            return {d: {"path": str(folder / f"{d}.jsonl")} for d in run_dimensions(judge)}
         names = benchmarks.get_benchmark(judge["benchmark"]).dimension_names
         return {
             d: {"path": str(folder / f"{d}.jsonl")}
@@ -188,9 +230,10 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
 
 
 def judge_manifest(config: Mapping[str, Any], name: str) -> Path | None:
-    """The ``manifest.json`` of a geval-jsonl folder (provenance only), if there is one."""
+    """The ``manifest.json`` of a geval-jsonl folder (provenance only), if there is one (a
+    judge with a ``run:`` block always has one: the pipeline writes it)."""
     judge = config["judges"][name]
-    if "dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file():
+    if "run" in judge or ("dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file()):
         return Path(judge["dir"]) / "manifest.json"
     return None
 

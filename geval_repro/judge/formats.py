@@ -68,9 +68,14 @@ class JudgeFormat:
     fixed_contents: tuple[Content, ...] = ()
 
     def contents(self, spec: Mapping[str, Any]) -> tuple[Content, ...]:
-        """What a run with config entry ``spec`` yields (``geval-jsonl``: its ``reads``)."""
+        """What a run with config entry ``spec`` yields (``geval-jsonl``: its ``reads``;
+        default both, or what the mode of its ``run:`` block writes)."""
         if self.fixed_contents:
             return self.fixed_contents
+        if "reads" not in spec and "run" in spec:
+            from geval_repro.runner.configured import default_reads
+
+            return default_reads(spec["run"])
         return tuple(spec.get("reads", ("replies", "level_probs")))
 
     def load(self) -> Callable[..., dict[str, Any]]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from geval_repro.load.jsonl import FIELDS, load_geval_jsonl
+from geval_repro.judge.formats import contents_of
+from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.scores import load_item_scores
 
@@ -49,8 +50,9 @@ def scores_run(
 def jsonl_run(
     judge: str, spec: Mapping[str, Any], files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
-    """``geval-jsonl``: one JSON Lines file per dimension, read for ``spec["reads"]``."""
-    reads = tuple(spec.get("reads", FIELDS))
+    """``geval-jsonl``: one JSON Lines file per dimension, read for ``spec["reads"]`` (default:
+    :meth:`geval_repro.judge.formats.JudgeFormat.contents`)."""
+    reads = contents_of(spec)
     parts = [
         load_geval_jsonl(path, judge, dimension, human, spec["benchmark"], reads)
         for dimension, path in files.items()

@@ -19,6 +19,11 @@ permutation test asks whether the mean beats one reply. A run with level probabi
 A dimension that cannot be scored (every item unscored, or constant scores) yields rows with
 an empty value and a note saying why, and a warning in the log; the other dimensions'
 tables are made as usual.
+
+A run that covers only some of the benchmark's items (a trial with ``limit``) is tabulated
+on those items, as a researcher trying a model wants; its rows' note says "partial run: N of
+M items" (the count in ``n_items``) and the log warns, because such a value is not
+comparable with the paper's, which covers every item.
 """
 
 from __future__ import annotations
@@ -127,6 +132,16 @@ def _rows_for(
             continue
         pairs = paired_items(items, human, dimension, score)
         reason = _unscorable_reason(pairs)
+        partial = _partial_note(len(pairs), len(human))
+        if partial:
+            log.warning(
+                "judge %s, %s %s (%s): %s; not comparable with the paper's value",
+                judge,
+                benchmark.name,
+                dimension,
+                variant,
+                partial,
+            )
         if reason:
             log.warning(
                 "judge %s, %s %s (%s): %s; its rows have no value",
@@ -147,7 +162,7 @@ def _rows_for(
             human_column="human",
             settings=settings,
             inputs=_inputs(benchmark),
-            note="; ".join(p for p in (spec["label"], note) if p),
+            note="; ".join(p for p in (spec["label"], partial, note) if p),
             paper_metric=paper_metric,
             status=status_of(spec),
         )
@@ -155,6 +170,13 @@ def _rows_for(
             rows["note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)
+
+
+def _partial_note(n_run: int, n_benchmark: int) -> str:
+    """The note of a run covering fewer items than the benchmark ("" when it covers all)."""
+    if n_run >= n_benchmark:
+        return ""
+    return f"partial run: {n_run} of {n_benchmark} items"
 
 
 def _inputs(benchmark: Benchmark) -> str:

@@ -7,4 +7,6 @@
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
 - :mod:`.client`: concurrent requests with retries (the ``openai`` package);
 - :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``.
+- :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
+  rule ``judge_run_<judge>``).
 """

@@ -12,6 +12,7 @@ from geval_repro.judge.formats import (
     processed_tables,
     result_tables,
 )
+from geval_repro.runner.configured import run_configured_judge, run_dimensions
 from geval_repro.sources import get_source
 
 
@@ -52,6 +53,7 @@ def judge_processed(judge):
 
 WITH_REPLIES = [j for j in JUDGES if has_replies(judge_spec(j))]
 SCORED = [j for j in JUDGES if judge_spec(j)["format"] == "scores"]
+RUN_JUDGES = [j for j in JUDGES if "run" in judge_spec(j)]  # made by rules/judge_runs.smk
 JUDGE_TABLES = ROOT_TABLES / "judges"
 PROCESSED_JUDGE_TABLES = sorted({t for j in JUDGES for t in processed_tables(judge_spec(j))})
 

@@ -1,0 +1,329 @@
+"""Judge runs made by the pipeline from a config ``run:`` block, against the fake server.
+
+Every reply here is the fake OpenAI-compatible server's (derived from each prompt's hash):
+the runs are labelled ``fixture: true`` and their rows carry status ``fixture``, never a
+judge's real answer. Items and human scores come from the offline mirror.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy import stats
+
+from geval_repro.benchmarks import get_benchmark
+from geval_repro.config import ConfigError, check_config, judge_files, load_config
+from geval_repro.fetch import fetch_source
+from geval_repro.judge.formats import processed_tables
+from geval_repro.pipeline import tidy
+from geval_repro.pipeline.judge_tables import build_item_scores, judge_tables
+from geval_repro.runner.configured import run_configured_judge
+from tests.conftest import FIXTURES, REPO_ROOT, snakemake_process
+from tests.fake_openai_server import FakeOpenAIServer
+
+KEY = "sk-test-RULE-5b8e21c7d4"
+SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+EQ1 = "level-probs weighted (Eq. 1)"
+#: benchmark -> (limit, dimensions): SummEval's first 32 items are 2 documents x 16 systems.
+RUNS = {
+    "summeval": (32, ["coherence", "fluency"]),
+    "topical_chat": (30, ["engagingness"]),
+    "qags_cnndm": (30, ["consistency"]),
+    "qags_xsum": (30, ["consistency"]),
+}
+SETTINGS = {
+    "seed": 7,
+    "bootstrap": {"n_resamples": 20},
+    "permutation": {"n_resamples": 20},
+    "rollups": {"pass_threshold": 0.75},
+}
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAIServer(lifetime=240) as fake:
+        yield fake
+
+
+def tidy_table(benchmark: str, raw: Path, mirror: Path, out: Path) -> Path:
+    """The benchmark's tidy table, made by the pipeline's tidy step from the mirror."""
+    path = out / f"{benchmark}.parquet"
+    files = [
+        str(fetch_source(s, raw, mirror=mirror, progressbar=False))
+        for s in get_benchmark(benchmark).sources
+    ]
+    if benchmark.startswith("qags_"):
+        tidy.qags(*files, benchmark.removeprefix("qags_"), path)
+    else:
+        getattr(tidy, benchmark)(*files, path)
+    return path
+
+
+def spec_for(benchmark: str, folder: Path, base_url: str) -> dict:
+    limit, dimensions = RUNS[benchmark]
+    return {
+        "benchmark": benchmark,
+        "format": "geval-jsonl",
+        "label": "FIXTURE: fake-server replies (tests only)",
+        "paper_metric": "G-Eval-4",
+        "fixture": True,
+        "dir": str(folder),
+        "run": {
+            "model": "fake-model",
+            "base_url": base_url,
+            "mode": "both",
+            "n": 2,
+            "top_logprobs": 7,
+            "concurrency": 4,
+            "limit": limit,
+            "api_key_env": "GEVAL_TEST_JUDGE_KEY",
+            "dimensions": dimensions,
+        },
+    }
+
+
+def expected_rows(records: list[dict], human: pd.DataFrame, benchmark: str, dimension: str):
+    """scipy on the runner's own weighted scores and the human scores of the same items."""
+    entry = get_benchmark(benchmark)
+    keys = list(entry.item_keys)
+    scored = [r for r in records if r["weighted_score"] is not None]  # no level token: out
+    judged = pd.DataFrame(
+        [{**{k: r[k] for k in keys}, "judge": r["weighted_score"]} for r in scored]
+    )
+    pairs = judged.merge(human[[*keys, dimension]], on=keys)
+    assert len(pairs) == len(scored) >= 20
+    values = {}
+    for name, function in SCIPY.items():
+        if entry.level == "global":
+            values[name] = function(pairs["judge"], pairs[dimension])[0]
+            continue
+        per_doc = [
+            function(group["judge"], group[dimension])[0]
+            for _, group in pairs.groupby("doc_id")
+            if group[dimension].nunique() > 1 and group["judge"].nunique() > 1
+        ]
+        values[name] = float(np.mean(per_doc))
+    return values, len(pairs)
+
+
+@pytest.mark.slow
+def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
+    server, tmp_path, mirror_dir, monkeypatch
+):
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    monkeypatch.setenv("GEVAL_TEST_JUDGE_KEY", KEY)
+    raw, processed = tmp_path / "raw", tmp_path / "processed"
+    processed.mkdir()
+    for benchmark in RUNS:
+        human_path = tidy_table(benchmark, raw, mirror_dir, processed)
+        human = pd.read_parquet(human_path)
+        name = f"fixture-run-{benchmark}"
+        spec = spec_for(benchmark, tmp_path / "runs" / name, server.base_url)
+        config = {"judges": {name: spec}}
+        summaries = run_configured_judge(
+            name, spec, processed=processed, raw_dir=raw, cache_dir=tmp_path / "cache" / name
+        )
+        limit, dimensions = RUNS[benchmark]
+        assert list(summaries) == dimensions
+        assert all(s["items"] == limit and s["failed"] == 0 for s in summaries.values())
+        manifest = json.loads((Path(spec["dir"]) / "manifest.json").read_text())
+        assert set(manifest["dimensions"]) == set(dimensions)
+        assert manifest["dimensions"][dimensions[0]]["limit"] == limit
+
+        # The pipeline's steps: the format's tidy step, item scores, the result tables.
+        files = {d: str(f.path) for d, f in judge_files(config, name, raw).items()}
+        assert list(files) == dimensions
+        outs = {t: processed / "judges" / name / f"{t}.parquet" for t in processed_tables(spec)}
+        assert set(outs) == {"replies", "level_probs"}  # mode both: replies and level probs
+        tidy.judge_tables(name, spec, files, human_path, outs)
+        item_scores = processed / "judges" / name / "item_scores.parquet"
+        build_item_scores(outs["replies"], item_scores)
+        tables = tmp_path / "tables" / name
+        judge_tables(name, spec, {**outs, "item_scores": item_scores}, human_path, SETTINGS, tables)
+        rows = pd.read_csv(tables / "correlations.csv")
+        assert (rows["status"] == "fixture").all()
+        assert set(rows["level"]) == {get_benchmark(benchmark).level}
+        for dimension in dimensions:
+            records = [
+                json.loads(line)
+                for line in (Path(spec["dir"]) / f"{dimension}.jsonl").read_text().splitlines()
+            ]
+            assert len(records) == limit
+            expected, n_items = expected_rows(records, human, benchmark, dimension)
+            for coefficient, value in expected.items():
+                row = rows[
+                    (rows["dimension"] == dimension)
+                    & (rows["variant"] == EQ1)
+                    & (rows["coefficient"] == coefficient)
+                ]
+                assert len(row) == 1, (benchmark, dimension, coefficient)
+                assert row["value"].iloc[0] == pytest.approx(value, abs=1e-9)
+                assert row["n_items"].iloc[0] == n_items
+                total = len(human)
+                assert f"partial run: {n_items} of {total} items" in row["note"].iloc[0]
+        if benchmark == "summeval":
+            assert set(rows.loc[rows["variant"] == EQ1, "n_groups"].dropna()) <= {1, 2}
+    for path in tmp_path.rglob("*"):  # the key was sent but is written nowhere
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+    assert server.auth and all(a == f"Bearer {KEY}" for a in server.auth)
+
+
+def run_config(tmp_path: Path, **run_changes) -> dict:
+    config = load_config()
+    run = {"model": "m", "mode": "logprobs", **run_changes}
+    config["judges"]["mine"] = {
+        "benchmark": "summeval",
+        "format": "geval-jsonl",
+        "label": "mine",
+        "dir": str(tmp_path / "not-made-yet"),
+        "run": run,
+    }
+    return config
+
+
+def test_run_block_needs_no_existing_folder_and_lists_its_files(tmp_path):
+    config = run_config(tmp_path, dimensions=["fluency"])
+    check_config(config)
+    files = judge_files(config, "mine", tmp_path)
+    assert {d: f.path for d, f in files.items()} == {
+        "fluency": tmp_path / "not-made-yet" / "fluency.jsonl"
+    }
+    assert processed_tables(config["judges"]["mine"]) == ("level_probs",)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"n": 3}, "--mode both"),
+        ({"dimensions": ["naturalness"]}, "not SummEval dimensions"),
+        ({"api_key": "sk-secret-value"}, "did you mean 'api_key_env'"),
+        ({"top_logprobs": 40}, "40 is greater than the maximum of 20"),
+        ({"temperatur": 1}, "did you mean 'temperature'"),
+        ({"limit": 2.5}, "whole number"),
+        ({"prompts": {"coherence": "x.txt"}, "dimensions": ["fluency"]}, "does not judge"),
+    ],
+)
+def test_bad_run_blocks_are_named(tmp_path, change, message):
+    with pytest.raises(ConfigError) as error:
+        check_config(run_config(tmp_path, **change))
+    assert message in str(error.value)
+    assert "sk-secret-value" not in str(error.value)
+
+
+def test_run_block_needs_a_dir_and_reads_the_mode_writes(tmp_path):
+    config = run_config(tmp_path, mode="sample")
+    config["judges"]["mine"]["reads"] = ["level_probs"]
+    with pytest.raises(ConfigError, match="mode sample does not write"):
+        check_config(config)
+    config = run_config(tmp_path)
+    spec = config["judges"]["mine"]
+    spec["files"] = {"coherence": {"path": "x.jsonl"}}
+    del spec["dir"]
+    with pytest.raises(ConfigError, match="needs format geval-jsonl and dir"):
+        check_config(config)
+
+
+def snakemake_config(tmp_path: Path, mirror_dir: Path, base_url: str, limit: int) -> Path:
+    """The fixture config reduced to one configured run (SummEval coherence, fake server)."""
+    config = yaml.safe_load((FIXTURES / "config_fixture.yaml").read_text())
+    config["judges"]["fixture-run"] = {
+        "benchmark": "summeval",
+        "format": "geval-jsonl",
+        "label": "FIXTURE: fake-server replies (tests only)",
+        "fixture": True,
+        "dir": str(tmp_path / "run"),
+        "run": {
+            "model": "fake-model",
+            "base_url": base_url,
+            "mode": "logprobs",
+            "top_logprobs": 7,
+            "limit": limit,
+            "api_key_env": "GEVAL_TEST_JUDGE_KEY",
+            "dimensions": ["coherence"],
+        },
+    }
+    config["judges_to_run"] = ["fixture-run"]
+    config["mirror"] = str(mirror_dir)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.slow
+def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
+    server, tmp_path, mirror_dir, monkeypatch
+):
+    monkeypatch.setenv("GEVAL_TEST_JUDGE_KEY", KEY)
+    data, results = tmp_path / "data", tmp_path / "results"
+    config = snakemake_config(tmp_path, mirror_dir, server.base_url, limit=3)
+    until = ("--until", "judge_run_fixture_run")
+    done = snakemake_process(data, results, config, *until)
+    assert done.returncode == 0, done.stderr[-6000:]
+    rows = (tmp_path / "run" / "coherence.jsonl").read_text().splitlines()
+    assert len(rows) == 3 and len(server.requests) == 3
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["dimensions"]["coherence"]["request_parameters"]["top_logprobs"] == 7
+    assert (data / "cache" / "judge" / "fixture-run").is_dir()
+    log = (results / "logs" / "judges" / "fixture-run_run.log").read_text()
+    assert "judge fixture-run, coherence: 3 items, sent 3, cached 0, failed 0" in log
+
+    dry = snakemake_process(data, results, config, "-n", *until)
+    assert dry.returncode == 0 and re.search(r"^total\s+0$", dry.stdout, re.M)  # up to date
+
+    config = snakemake_config(tmp_path, mirror_dir, server.base_url, limit=4)
+    dry = snakemake_process(data, results, config, "-n", *until)
+    assert dry.returncode == 0 and "rule judge_run_fixture_run:" in dry.stdout  # params changed
+    assert "params" in dry.stdout.lower()
+    # On to the run's tables: the rule's files flow through the pipeline's rules.
+    done = snakemake_process(data, results, config, "--until", "judge_tables_fixture_run")
+    assert done.returncode == 0, done.stderr[-6000:]
+    assert len(server.requests) == 4  # the first three answers came from the cache
+    rows = pd.read_csv(results / "tables" / "judges" / "fixture-run" / "correlations.csv")
+    assert set(rows["status"]) == {"fixture"} and set(rows["level"]) == {"summary"}
+    assert rows["note"].str.contains("partial run: 4 of 1600 items").any()
+    for path in [*tmp_path.rglob("*"), *(REPO_ROOT / ".snakemake").rglob("*")]:
+        if path.is_file() and path.stat().st_size < 50_000_000:
+            assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_failed_requests_stop_the_job_naming_the_items(
+    server, tmp_path, mirror_dir, monkeypatch, caplog
+):
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    monkeypatch.setenv("GEVAL_TEST_JUDGE_KEY", KEY)
+    processed = tmp_path / "processed"
+    processed.mkdir()
+    tidy_table("qags_xsum", tmp_path / "raw", mirror_dir, processed)
+    spec = spec_for("qags_xsum", tmp_path / "run", server.base_url)
+    spec["run"].update(limit=3, concurrency=1, max_attempts=1)
+    server.faults.extend(["ok", "401"])  # the second item: an error echoing the key
+    with pytest.raises(RuntimeError, match=r"consistency: 1 items.*Rerun to retry"):
+        run_configured_judge(
+            "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+        )
+    assert "item {'item_id': 1}: HTTP 401" in caplog.text
+    assert KEY not in caplog.text
+    sent = len(server.requests)
+    summaries = run_configured_judge(
+        "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+    )
+    assert summaries["consistency"]["sent"] == 1 and len(server.requests) == sent + 1
+
+
+def test_readme_run_block_example_is_a_valid_config():
+    readme = (REPO_ROOT / "README.md").read_text()
+    block = next(b for b in readme.split("```yaml\n")[1:] if "\n    run:\n" in b).split("```")[0]
+    config = load_config()
+    example = yaml.safe_load(block)
+    config["judges"].update(example["judges"])
+    config["judges_to_run"] = example["judges_to_run"]
+    check_config(config)
+    (name,) = example["judges"]
+    assert config["judges"][name]["run"]["api_key_env"] == "OPENAI_API_KEY"
