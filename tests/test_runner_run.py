@@ -95,6 +95,8 @@ def test_summeval_from_mirror_logprobs_and_manifest(server, tmp_path, mirror_dir
         assert row["off_scale_mass"] == pytest.approx(1 - sum(valid.values()), abs=1e-12)
         assert sum(row["level_probs"].values()) == pytest.approx(1.0)
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["benchmark"] == "summeval"
+    manifest = manifest["dimensions"]["coherence"]
     assert manifest["prompt"]["sha256"] == (
         "87ae7311d8edfc8e39a9674672496ef42e4bc768f38e927f294293b9d0ba4973"
     )
@@ -125,7 +127,22 @@ def test_other_benchmarks_use_toolkit_prompts(
     assert "geval-repro toolkit prompt" not in server.requests[0]  # the header is not sent
     assert "{{" not in server.requests[0]
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["prompt"]["origin"] == "geval-repro"
+    assert manifest["dimensions"][dimension]["prompt"]["origin"] == "geval-repro"
+    # A second dimension run into the same folder joins the manifest, keeping the first.
+    other = "consistency" if dimension != "consistency" else None
+    if benchmark == "topical_chat":
+        other = "naturalness"
+    if other is not None:
+        run_judge(settings(server, out, benchmark=benchmark, dimension=other, params=params))
+        both = json.loads((out / "manifest.json").read_text())["dimensions"]
+        assert set(both) == {dimension, other}
+        assert both[dimension] == manifest["dimensions"][dimension]
+    # A folder holding another benchmark's run is refused before anything is written.
+    sent = len(server.requests)
+    with pytest.raises(ValueError, match="belongs to another run"):
+        run_judge(settings(server, out, benchmark="summeval", dimension="coherence", params=params))
+    assert len(server.requests) == sent
+    assert not (out / "coherence.jsonl").exists()
 
 
 def test_retries_429_and_500_then_success(server):
@@ -302,7 +319,7 @@ def test_frozen_steps_hash_is_recorded_and_edited_steps_stop_the_run(
     ]  # fmt: skip
     assert main(argv) == 0
     assert "Evaluation Steps:\n\n1. Read the article.\n2. Rate" in server.requests[0]
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / "manifest.json").read_text())["dimensions"]["coherence"]
     assert manifest["steps_sha256"] == sha256_text(text)
     steps_path(template).write_text(json.dumps({**record, "text": text + "\n3. Added."}))
     capsys.readouterr()

@@ -7,7 +7,7 @@ dimension of the benchmark) and ``prompts`` (per dimension a template instead of
 default one). Defaults are the command line's (:data:`RUN_DEFAULTS`; ``n`` 20, 1 in
 ``logprobs`` mode). The rule ``judge_run_<judge>`` calls :func:`run_configured_judge`, which
 runs each dimension into the judge's ``dir`` (``<dimension>.jsonl``) with one cache for the
-judge, and writes one ``manifest.json`` holding each dimension's runner manifest.
+judge; the runner keeps one ``manifest.json`` with each dimension's manifest in it.
 
 The API key is read from the environment variable ``api_key_env`` by the runner; neither the
 key nor anything derived from it is written (the manifests record the variable's name and
@@ -117,7 +117,6 @@ def run_configured_judge(
     some requests failed: the files are then incomplete (the failed items carry ``error``),
     and rerunning sends only the failed requests (the answers are in the cache).
     """
-    from geval_repro.atomic import write_text
     from geval_repro.runner.run import JudgeSettings, run_judge
 
     run = spec["run"]
@@ -131,7 +130,6 @@ def run_configured_judge(
             values["api_key_env"],
         )
     summaries: dict[str, dict[str, Any]] = {}
-    manifests: dict[str, Any] = {}
     for dimension in run_dimensions(spec):
         prompt = (run.get("prompts") or {}).get(dimension)
         settings = JudgeSettings(
@@ -178,9 +176,6 @@ def run_configured_judge(
         if summary["failed"]:
             _log_failures(out / f"{dimension}.jsonl", judge, dimension)
         summaries[dimension] = summary
-        manifests[dimension] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    manifest = {"judge": judge, "benchmark": spec["benchmark"], "dimensions": manifests}
-    write_text(out / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     failed = {d: s["failed"] for d, s in summaries.items() if s["failed"]}
     if failed:
         raise RuntimeError(

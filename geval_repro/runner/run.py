@@ -259,10 +259,38 @@ def _toolkit_version() -> str | None:
         return None
 
 
+def folder_manifest(path: Path, benchmark: str) -> dict[str, Any]:
+    """The run folder's ``manifest.json`` so far (checked before anything is sent).
+
+    One folder holds one benchmark's run, a ``<dimension>.jsonl`` per dimension judged, so
+    its manifest is ``{"benchmark": ..., "dimensions": {dimension: <that run's manifest>}}``:
+    running a second dimension into the folder adds its entry and keeps the others.
+    """
+    combined: dict[str, Any] = {"benchmark": benchmark, "dimensions": {}}
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise ValueError(
+                f"{path}: not valid JSON ({error}); delete it and rerun (the cache keeps "
+                "every answer, so nothing is requested again)"
+            ) from None
+        if previous.get("benchmark") != benchmark or not isinstance(
+            previous.get("dimensions"), dict
+        ):
+            raise ValueError(
+                f"{path} belongs to another run (benchmark {previous.get('benchmark')!r}, not "
+                f"{benchmark!r}); write this run to its own --out folder"
+            )
+        combined = previous
+    return combined
+
+
 def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, Any]:
     """Send what is missing, write ``<dimension>.jsonl`` and ``manifest.json``; a summary."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     plan = plan or build_plan(settings)
+    combined = folder_manifest(settings.out / "manifest.json", plan.benchmark.name)
     key = os.environ.get(settings.api_key_env, "")
     cache = ResponseCache(settings.cache_folder)
     try:
@@ -331,7 +359,8 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         "counts": counts,
         "cache": str(cache.path),
     }
-    write_text(out / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    combined["dimensions"][settings.dimension] = manifest
+    write_text(out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
     return {**counts, "tokens": usage["total_tokens"], "tokens_sent": usage_sent["total_tokens"]}
 
 
