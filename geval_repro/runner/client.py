@@ -24,10 +24,12 @@ through :func:`redact` before it is stored or shown.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -76,6 +78,13 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
+def openai_http_library(openai: ModuleType) -> ModuleType:
+    """The HTTP library the installed ``openai`` client is built on (``httpx``, or ``httpx2``
+    from openai 3 on): its ``Limits`` and ``Response`` must be the ones the client uses."""
+    base = openai.DefaultAsyncHttpxClient.__mro__[1]
+    return importlib.import_module(base.__module__.partition(".")[0])
+
+
 class CompletionClient:
     """Sends request bodies to one OpenAI-compatible server (see the module docstring)."""
 
@@ -92,21 +101,22 @@ class CompletionClient:
         seed: int = 0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        import httpx
         import openai
 
         if concurrency < 1 or max_attempts < 1:
             raise ValueError("concurrency and max_attempts must be >= 1")
         self._openai = openai
-        self._httpx = httpx
+        self._httpx = openai_http_library(openai)
         self._key = api_key
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        limits = self._httpx.Limits(
+            max_connections=concurrency, max_keepalive_connections=concurrency
+        )
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key,
             max_retries=0,
             timeout=timeout,
-            http_client=httpx.AsyncClient(limits=limits, timeout=timeout),
+            http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout),
         )
         self._semaphore = asyncio.Semaphore(concurrency)
         self._max_attempts = max_attempts
