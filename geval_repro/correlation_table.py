@@ -39,7 +39,7 @@ from geval_repro.paper import AVERAGE, PRINTED_AVERAGE_TOLERANCE, paper_value
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.matrix import as_score_pair, to_matrix
+from geval_repro.stats.matrix import POOLED, as_score_pair, to_matrix, with_pooled_system
 from geval_repro.stats.ties import tie_rate
 
 COLUMNS = [
@@ -510,7 +510,7 @@ def table_rows(
     """
     systems = "system_id"
     if level == "global":
-        table, systems = table.assign(_pooled="all"), "_pooled"
+        table, systems = with_pooled_system(table), POOLED
     metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
     human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
     return correlation_rows(

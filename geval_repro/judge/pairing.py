@@ -12,9 +12,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.benchmarks import Benchmark, get_benchmark
-from geval_repro.stats.matrix import to_matrix
-
-POOLED = "_pooled"
+from geval_repro.stats.matrix import POOLED, to_matrix, with_pooled_system
 
 
 def _benchmark_of(items: pd.DataFrame) -> Benchmark:
@@ -53,7 +51,7 @@ def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
 
 def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
     """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
-    return table.assign(**{POOLED: "all"}) if benchmark.level == "global" else table
+    return with_pooled_system(table) if benchmark.level == "global" else table
 
 
 def paired_matrices(

@@ -9,6 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+#: The one pseudo-system of a global-level matrix: (1 x items), every item pooled.
+POOLED = "_pooled"
+
+
+def with_pooled_system(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the :data:`POOLED` column, so :func:`to_matrix` with
+    ``systems=POOLED`` gives the global level's one row of items."""
+    return table.assign(**{POOLED: "all"})
+
 
 def to_matrix(
     df: pd.DataFrame, value: str, systems: str = "system_id", inputs: str = "doc_id"
