@@ -51,7 +51,7 @@ def snakemake_process(
         "snakemake",
         *extra,
         "--cores",
-        "4",
+        "all",  # as the workflow profile: no more jobs than cores (CI has 2)
         "--nolock",
         "--configfile",
         str(configfile),

@@ -8,6 +8,7 @@ pipeline's options (Porter stemming, ROUGE-L as rougeLsum over " . "-split sente
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,28 @@ class WhitespaceTokenizer(tokenizers.Tokenizer):
         return text.split()
 
 
+class OnceTokenizer(tokenizers.Tokenizer):
+    """A rouge-score tokenizer that tokenizes each distinct text once (its tokens are a
+    function of the text): SummEval scores each summary against 11 references and each
+    reference against 16 summaries, and tokenizing with Porter stemming is most of the
+    reference's time."""
+
+    def __init__(self, tokenizer: tokenizers.Tokenizer) -> None:
+        self._tokens = functools.cache(tokenizer.tokenize)
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(self._tokens(text))
+
+
+@functools.cache
+def reference_tokenizer(use_stemmer: bool, whitespace: bool) -> OnceTokenizer:
+    """rouge-score's default tokenizer (what RougeScorer makes from ``use_stemmer``), or
+    whitespace tokens, shared by the tests of this module."""
+    if whitespace:
+        return OnceTokenizer(WhitespaceTokenizer())
+    return OnceTokenizer(tokenizers.DefaultTokenizer(use_stemmer=use_stemmer))
+
+
 def reference_f(
     hypotheses: list[str],
     references: list[str],
@@ -42,8 +65,8 @@ def reference_f(
     separator: str | None = None,
 ) -> np.ndarray:
     """F_beta from rouge-score 0.1.2's precision and recall, pair by pair."""
-    tokenizer = WhitespaceTokenizer() if whitespace else None
-    scorer = rouge_scorer.RougeScorer([rouge_type], use_stemmer=use_stemmer, tokenizer=tokenizer)
+    tokenizer = reference_tokenizer(use_stemmer, whitespace)
+    scorer = rouge_scorer.RougeScorer([rouge_type], tokenizer=tokenizer)
     if separator is not None:
         hypotheses = [one_sentence_per_line(text, separator) for text in hypotheses]
         references = [one_sentence_per_line(text, separator) for text in references]

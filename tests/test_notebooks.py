@@ -1,6 +1,9 @@
 """The notebooks: built from notebooks/build_notebooks.py, committed with their outputs, and
-executed (nbclient) against a pipeline run on the mirror plus the fixture judge; the same
-run executes them through the pipeline's rules and builds the Snakemake report."""
+executed (nbclient) against a pipeline run on the mirror plus the fixture judge. The shared
+pipeline run executes them through its ``notebook`` rule (notebooks/<name>.ipynb, in a fresh
+kernel in notebooks/, reading that run's folders: geval_repro.report_pages.execute_notebook)
+into results/notebooks/; the tests read those executed copies instead of executing the
+notebooks a second time, and build the Snakemake report of the same run."""
 
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from geval_repro.report_pages import execute_notebook
 from tests.conftest import PipelineRun, run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -115,13 +117,13 @@ MIN_IMAGES = {
 
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_against_the_fixture_run(name, fixture_run):
-    notebook = nbformat.read(str(NOTEBOOK_DIR / f"{name}.ipynb"), as_version=4)
-    execute_notebook(
-        notebook,
-        cwd=NOTEBOOK_DIR,
-        results_dir=fixture_run / "results",
-        processed_dir=fixture_run / "data" / "processed",
-    )
+    """What notebooks/<name>.ipynb says when run against the fixture run (executed by the
+    run's ``notebook`` rule)."""
+    executed = fixture_run / "results" / "notebooks" / f"{name}.ipynb"
+    notebook = nbformat.read(str(executed), as_version=4)
+    committed = nbformat.read(str(NOTEBOOK_DIR / f"{name}.ipynb"), as_version=4)
+    assert [c.source for c in notebook.cells] == [c.source for c in committed.cells]
+    assert all(c.execution_count for c in notebook.cells if c.cell_type == "code")
     assert _errors(notebook) == []
     text = _text_outputs(notebook)
     for expected in EXPECTED[name]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from tests.conftest import PipelineRun, run_snakemake
 
@@ -167,22 +168,38 @@ def test_every_printed_number_has_a_row(pipeline_run: PipelineRun) -> None:
         assert (row.benchmark, row.dimension, row.coefficient, round(row.value, 4)) in have, row
 
 
+#: Jobs with random procedures (bootstrap CIs, permutation tests; seeded from the config):
+#: the tables of a judge run with replies (summary level), with level probabilities and at
+#: the global level, the UniEval rows and the rerun agreement; and the combined tables.
+SEEDED_JOBS = (
+    "judge_tables_fixture_gpt4",
+    "judge_tables_fixture_jsonl",
+    "judge_tables_fixture_topical_chat",
+    "unieval_rows",
+    "rerun_agreement",
+    "judge_averages",
+    "correlations",
+)
+
+
+def seeded_targets(run: PipelineRun) -> list[str]:
+    """The jobs a determinism check reruns: :data:`SEEDED_JOBS`, and every judge run's sweep
+    (random reply subsets) and its figures. As targets with ``--force``, only these jobs run;
+    the jobs downstream of them (report pages, notebooks) are not rerun."""
+    judges = yaml.safe_load(run.config.read_text())["judges_to_run"]
+    swept = [j for j in judges if (run.results / "tables" / "judges" / j / "sweep.csv").is_file()]
+    assert {"fixture-gpt4", "fixture-topical-chat", "fixture-jsonl"} <= set(swept)
+    targets = list(SEEDED_JOBS)
+    for judge in swept:
+        targets.append(str(run.results / "tables" / "judges" / judge / "sweep.csv"))
+        targets.append(str(run.results / "figures" / "judges" / judge / "sweep_spearman.png"))
+    return targets
+
+
 def test_rerun_gives_identical_files(pipeline_run: PipelineRun) -> None:
     before = _digest(pipeline_run.results)
-    run_snakemake(
-        pipeline_run.data,
-        pipeline_run.results,
-        pipeline_run.config,
-        "--forcerun",
-        "judge_tables_fixture_gpt4",
-        "judge_tables_fixture_jsonl",
-        "judge_tables_fixture_topical_chat",
-        "judge_averages",
-        "judge_sweep",
-        "judge_sweep_figures",
-        "unieval_rows",
-        "correlations",
-    )
+    targets = seeded_targets(pipeline_run)
+    run_snakemake(pipeline_run.data, pipeline_run.results, pipeline_run.config, "--force", *targets)
     after = _digest(pipeline_run.results)
     assert before == after
 

@@ -3,11 +3,18 @@
 The tables and figures under results/ (everything the mirror can produce: Topical-Chat,
 QAGS, UniEval rows, baselines, human data, MetricEval's G-Eval re-runs) are committed with
 provenance sidecars. This test reruns the pipeline with workflow/configs/mirrored_data.yaml
-into a temporary folder and compares: every committed file must be regenerated with
+into a temporary results folder and compares: every committed file must be regenerated with
 identical bytes (sidecars: identical apart from package versions; they record no git
 commit, so a regeneration at a later commit leaves `git status` clean), no
 regenerated table or figure may be missing from the commit, and README.md's results section
 must be the one generated from results/.
+
+The processed data (``data/processed``: the tidy tables and the baseline scores) come from
+the shared pipeline run (tests/conftest.py) of the same mirror: its data folder is reused,
+so only the results-level jobs (and the tidy tables of the judge runs the shared run does
+not read) run here. Those processed files are made by the same rules from the same
+hash-verified mirror files and depend on no analysis setting, so they are the files an empty
+data folder would give; the results' sidecars record them by their upstream sources.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import pytest
 
 from geval_repro.provenance import SIDECAR_SUFFIX, differences, read_provenance
 from geval_repro.readme_results import main as readme_check
-from tests.conftest import REPO_ROOT, run_snakemake
+from tests.conftest import REPO_ROOT, PipelineRun, run_snakemake
 
 COMMITTED = REPO_ROOT / "results"
 COMMITTED_FOLDERS = ("tables", "figures")
@@ -35,7 +42,10 @@ def _files(root: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def regenerated(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def regenerated(
+    mirror_dir: Path, pipeline_run: PipelineRun, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The results of workflow/configs/mirrored_data.yaml, on the shared run's data folder."""
     root = tmp_path_factory.mktemp("regenerate")
     config = root / "config.yaml"
     config.write_text(MIRRORED_CONFIG.read_text() + f"mirror: {mirror_dir}\n")
@@ -47,7 +57,7 @@ def regenerated(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         "reproduction_figure",
         "human_tables",
     ]
-    run_snakemake(root / "data", root / "results", config, *targets)
+    run_snakemake(pipeline_run.data, root / "results", config, *targets)
     return root / "results"
 
 
