@@ -14,18 +14,17 @@
 
 Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and WITH_REPLIES,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
-workflow/report/. The helpers live in geval_repro.report_pages and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
+workflow/report/. The helpers live in geval_repro.report_pages and .readme_results (imported
+in the run: blocks: parsing the workflow imports neither nbconvert nor pandas). Every rule
+here is a local rule: each is short and none needs a compute node.
 """
 
 import os
 import shutil
 from pathlib import Path
 
-from geval_repro.atomic import write_text
 from geval_repro.judge.formats import RESULTS as FORMAT_RESULTS
-from geval_repro.readme_results import render_section, results_link, update_readme
 from geval_repro.report_flags import reported
-from geval_repro.report_pages import execute_notebook_file, notebook_page, table_page
 
 
 report: "../report/workflow.rst"
@@ -141,6 +140,8 @@ rule notebook:
         notebook="|".join(NOTEBOOK_INPUTS),
     localrule: True
     run:
+        from geval_repro.report_pages import execute_notebook_file
+
         execute_notebook_file(
             input.notebook, output[0], results_dir=RESULTS, processed_dir=PROCESSED
         )
@@ -169,6 +170,9 @@ rule readme_results:
         labels={name: config["judges"][name]["label"] for name in JUDGES},
     localrule: True
     run:
+        from geval_repro.atomic import write_text
+        from geval_repro.readme_results import render_section
+
         section = render_section(RESULTS, link=os.path.relpath(RESULTS), labels=params.labels)
         write_text(output[0], section)
 
@@ -182,6 +186,8 @@ rule readme:
         LOGS / "readme.log",
     localrule: True
     run:
+        from geval_repro.readme_results import results_link, update_readme
+
         results_link(RESULTS, "README.md")
         if update_readme("README.md", Path(input[0]).read_text(encoding="utf-8")):
             print("README.md: results section updated")
@@ -225,6 +231,8 @@ for key, (table, category, subcategory) in REPORT_TABLES.items():
             LOGS / "report" / f"table_{key}.log",
         localrule: True
         run:
+            from geval_repro.report_pages import table_page
+
             table_page(input.md, params.csv, output[0])
 
 
@@ -277,6 +285,8 @@ for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
                 judge=re.escape(judge),
             localrule: True
             run:
+                from geval_repro.report_pages import table_page
+
                 table_page(input.md, params.csv, output[0])
 
     for figure in figures:
@@ -323,4 +333,6 @@ for notebook in NOTEBOOK_INPUTS:
             notebook=re.escape(notebook),
         localrule: True
         run:
+            from geval_repro.report_pages import notebook_page
+
             notebook_page(input[0], output[0])
