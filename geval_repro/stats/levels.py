@@ -101,29 +101,46 @@ class SummaryTerms(NamedTuple):
     n_present: np.ndarray
 
 
+class SummaryTies(NamedTuple):
+    """Pairs of the summary level per batch entry, summed over the inputs: ``pairs``, the
+    complete (metric, human) pairs within each input; ``tied``, those tied in the metric
+    (after the near-tie collapse; equal codes for a coded metric)."""
+
+    tied: np.ndarray
+    pairs: np.ndarray
+
+
 def _summary_terms_pairwise(
     metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
-) -> dict[str, SummaryTerms]:
+) -> tuple[dict[str, SummaryTerms], SummaryTies]:
     """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
     from pair signs, shared by the rank ``coefficients`` (see
-    :mod:`geval_repro.stats.pairwise`)."""
+    :mod:`geval_repro.stats.pairwise`), and the metric's tied pairs from the same signs.
+
+    ``metric`` may hold integer codes (see :func:`~geval_repro.stats.pairwise.rank_terms`):
+    different codes then differ by at least ``CONSTANT_ATOL``, so an input's metric vector
+    is constant exactly when none of its complete pairs is untied.
+    """
     pairs = rank_terms(metric, human, NEAR_TIE_RTOL)
-    missing_x = np.isnan(metric)
+    coded = metric.dtype.kind in "iu"
+    missing_x = metric < 0 if coded else np.isnan(metric)
     missing_y = np.isnan(human)
+    spanned = (human,) if coded else (metric, human)  # a coded metric's spans: untied_x
     if missing_x.any() or missing_y.any():
         present = ~(missing_x | missing_y)
         n_present = present.sum(axis=-2)
         spans = [
             np.where(present, v, -np.inf).max(axis=-2) - np.where(present, v, np.inf).min(axis=-2)
-            for v in (metric, human)
+            for v in spanned
         ]
     else:
         n_systems = metric.shape[-2]
         n_present = np.full(
             np.broadcast_shapes(metric.shape, human.shape)[:-2] + metric.shape[-1:], n_systems
         )
-        spans = [v.max(axis=-2) - v.min(axis=-2) for v in (metric, human)]
-    kept = (n_present >= 2) & (spans[0] >= CONSTANT_ATOL) & (spans[1] >= CONSTANT_ATOL)
+        spans = [v.max(axis=-2) - v.min(axis=-2) for v in spanned]
+    varies_x = pairs.untied_x > 0 if coded else spans[0] >= CONSTANT_ATOL
+    kept = (n_present >= 2) & varies_x & (spans[-1] >= CONSTANT_ATOL)
     terms = {}
     for coefficient in coefficients:
         if coefficient == "kendall":
@@ -131,7 +148,9 @@ def _summary_terms_pairwise(
         else:
             per_input = spearman_from_ranks(pairs.rank_x, pairs.rank_y)
         terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
-    return terms
+    n_pairs = (n_present * (n_present - 1) // 2).sum(axis=-1)
+    ties = SummaryTies(n_pairs - pairs.untied_x.sum(axis=-1, dtype=np.int64), n_pairs)
+    return terms, ties
 
 
 def _summary_terms_by_rows(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
@@ -165,7 +184,7 @@ def summary_terms_by_coefficient(
         for c in coefficients
         if c in RANK_COEFFICIENTS and metric.shape[-2] <= PAIRWISE_MAX_LENGTH
     )
-    terms = _summary_terms_pairwise(metric, human, pairwise) if pairwise else {}
+    terms = _summary_terms_pairwise(metric, human, pairwise)[0] if pairwise else {}
     for coefficient in coefficients:
         if coefficient not in terms:
             terms[coefficient] = _summary_terms_by_rows(metric, human, coefficient)
@@ -197,6 +216,28 @@ def summary_batch(
         coefficient: _summary_level(terms)
         for coefficient, terms in summary_terms_by_coefficient(metric, human, coefficients).items()
     }
+
+
+def summary_rank_batch(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> tuple[dict[str, BatchedCorrelation], SummaryTies]:
+    """:func:`summary_batch` for rank coefficients (Spearman, Kendall) on at most
+    :data:`~geval_repro.stats.pairwise.PAIRWISE_MAX_LENGTH` systems, and the metric's tied
+    pairs from the same pair signs (also when ``coefficients`` is empty).
+
+    ``metric`` may hold integer codes instead of scores (see
+    :func:`~geval_repro.stats.pairwise.rank_terms`; codes -1 for missing and 0..16383 that
+    order like the scores, different scores at least ``CONSTANT_ATOL`` and a relative
+    ``NEAR_TIE_RTOL`` apart): the values are then those of the scores the codes stand for.
+    """
+    unsupported = set(coefficients) - set(RANK_COEFFICIENTS)
+    if unsupported or metric.shape[-2] > PAIRWISE_MAX_LENGTH:
+        raise ValueError(
+            f"summary_rank_batch takes {RANK_COEFFICIENTS} on at most {PAIRWISE_MAX_LENGTH} "
+            f"systems, got {sorted(coefficients)} on {metric.shape[-2]}: use summary_batch"
+        )
+    terms, ties = _summary_terms_pairwise(metric, human, tuple(coefficients))
+    return {c: _summary_level(t) for c, t in terms.items()}, ties
 
 
 def correlate_batch(
