@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -110,6 +110,15 @@ class ReplyGrid:
     docs: list
     human: np.ndarray
     level: str = "summary"
+
+    def in_cell_order(self) -> tuple[ReplyGrid, np.ndarray]:
+        """The same grid with its items sorted by matrix cell (system-major), and the item
+        order taken from this one (items that fill the matrix then make it by a reshape)."""
+        order = np.argsort(self.rows * len(self.docs) + self.cols, kind="stable")
+        grid = replace(
+            self, values=self.values[order], rows=self.rows[order], cols=self.cols[order]
+        )
+        return grid, order
 
     def matrices(self, item_scores: np.ndarray, fill: float = np.nan) -> np.ndarray:
         """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``
@@ -254,10 +263,21 @@ class MeanLevels:
         return gap >= tolerance and gap >= rtol * float(np.abs(levels).max())
 
 
+def _running_sums(values: np.ndarray) -> np.ndarray:
+    """``np.cumsum(values, axis=0)`` (the same additions in the same order), one vectorized
+    addition per step of the first axis (numpy's cumsum along a leading axis runs element by
+    element)."""
+    sums = np.empty_like(values)
+    sums[0] = values[0]
+    for i in range(1, len(values)):
+        np.add(sums[i - 1], values[i], out=sums[i])
+    return sums
+
+
 def _prefix_codes(encoded: np.ndarray, levels: MeanLevels) -> np.ndarray:
     """Codes of the means of the first n values along the first axis, for every n:
     ``encoded`` ``(R, ...)`` from :meth:`MeanLevels.encode` -> ``(R, ...)`` int16."""
-    cells = np.cumsum(encoded, axis=0, dtype=np.int32)
+    cells = _running_sums(encoded)
     cells -= levels.low
     return levels.codes[cells]
 
@@ -276,8 +296,8 @@ def _prefix_means(values: np.ndarray, levels: MeanLevels | None) -> np.ndarray:
     if levels is not None:
         return levels.values[_prefix_codes(levels.encode(values), levels)]
     counted = ~np.isnan(values)
-    sums = np.cumsum(np.where(counted, values, 0.0), axis=0)
-    counts = np.cumsum(counted, axis=0)
+    sums = _running_sums(np.where(counted, values, 0.0))
+    counts = _running_sums(counted.astype(np.int32))
     with np.errstate(invalid="ignore", divide="ignore"):
         return round_mean(np.where(counts > 0, sums / counts, np.nan))
 
@@ -500,7 +520,8 @@ def sweep(
         )
     frames = []
     for (judge, benchmark, dimension), run in replies.groupby(list(RUN_KEYS), sort=True):
-        count = _fixed_reply_count(run)
+        grids = reply_grids(run, human, parsers)
+        count = next(iter(grids.values())).values.shape[1]
         top = count if n_max is None else n_max
         if not 1 <= top <= count:
             raise ValueError(
@@ -508,13 +529,16 @@ def sweep(
                 "replies per item: choose 1 <= n_max <= replies per item"
             )
         taken = None
-        for parser, grid in reply_grids(run, human, parsers).items():
+        for parser, grid in grids.items():
+            grid, order = grid.in_cell_order()  # the same order for every parser
             if "random" in modes and taken is None:  # shared by both parsers
                 seq = _run_seed(seed, str(judge), str(benchmark), str(dimension))
                 permutations = random_permutations(len(grid.rows), count, draws, seq)
-                # the first n_max of each item's permutation as flat positions, replies first
+                # each item's draws (generated in reply_grids' item order), in cell order: the
+                # first n_max replies taken as flat positions in grid.values, replies first
                 offsets = np.arange(len(grid.rows)) * count
-                taken = np.moveaxis(permutations[..., :top], -1, 0) + offsets
+                taken = np.moveaxis(permutations[:, order, :top], -1, 0).astype(np.int32, order="C")
+                taken += offsets.astype(np.int32)
                 del permutations
             part = _sweep_grid(grid, coefficients, top, "first" in modes, taken)
             frames.append(part.assign(judge=judge, dimension=dimension, parser=parser))

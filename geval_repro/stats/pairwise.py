@@ -80,7 +80,8 @@ def _offset_signs(values: np.ndarray, k: int) -> np.ndarray:
     upper = values[..., k:, :]
     lower = values[..., :-k, :]
     if values.dtype.kind in "iu":
-        return np.sign(upper - lower).astype(np.int8, copy=False)
+        difference = np.subtract(upper, lower)
+        return np.sign(difference, out=difference).astype(np.int8, copy=False)
     return (upper > lower).view(np.int8) - (upper < lower).view(np.int8)
 
 
