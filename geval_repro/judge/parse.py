@@ -51,7 +51,8 @@ PARSERS: tuple[Parser, ...] = ("original", "tolerant")
 ORIGINAL_PATTERN = r"^ ?([\d\.]+)"
 
 
-def _check_replies(replies: pd.Series) -> None:
+def check_replies(replies: pd.Series) -> None:
+    """Raise when a reply is missing (None/NaN), naming how many and the first's index."""
     missing = replies.isna()
     if missing.any():
         raise ValueError(
@@ -97,7 +98,7 @@ def read(
     its regex or ``float()`` failed on, which score 0.0 and still count; for ``tolerant`` the
     replies it leaves out, which score NaN.
     """
-    _check_replies(replies)
+    check_replies(replies)
     judge_scale(benchmark, dimension)
     if parser not in PARSERS:
         raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")

@@ -56,9 +56,9 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge.item_scores import check_replies_table, reply_columns, round_mean
+from geval_repro.judge.item_scores import check_replies_table, round_mean
 from geval_repro.judge.pairing import matrix_axes, pooled
-from geval_repro.judge.parse import PARSERS, Parser, parse_table
+from geval_repro.judge.parse import PARSERS, Parser, check_replies, parse
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
@@ -212,10 +212,15 @@ def reply_grids(
     )
     rows = pd.Index(systems).get_indexer(gold[system_column])
     cols = pd.Index(docs).get_indexer(gold[doc_column])
-    replies = ordered.loc[:, reply_columns(ordered)]
+    # each distinct reply text is parsed once per parser, then mapped back to its replies
+    check_replies(ordered["reply"])
+    codes, texts = pd.factorize(ordered["reply"].astype(str))
+    distinct = pd.Series(texts, dtype=object)
     return {
         parser: ReplyGrid(
-            parse_table(replies, parser)["score"].to_numpy(dtype=float).reshape(-1, count),
+            parse(distinct, dimension, parser, benchmark.name)
+            .to_numpy(dtype=float)[codes]
+            .reshape(-1, count),
             rows,
             cols,
             systems,
@@ -267,6 +272,7 @@ def _running_sums(values: np.ndarray) -> np.ndarray:
     """``np.cumsum(values, axis=0)`` (the same additions in the same order), one vectorized
     addition per step of the first axis (numpy's cumsum along a leading axis runs element by
     element)."""
+    values = np.ascontiguousarray(values)  # each step then adds contiguous blocks
     sums = np.empty_like(values)
     sums[0] = values[0]
     for i in range(1, len(values)):
@@ -537,7 +543,8 @@ def sweep(
                 # each item's draws (generated in reply_grids' item order), in cell order: the
                 # first n_max replies taken as flat positions in grid.values, replies first
                 offsets = np.arange(len(grid.rows)) * count
-                taken = np.moveaxis(permutations[:, order, :top], -1, 0).astype(np.int32, order="C")
+                small = permutations[..., :top].astype(np.min_scalar_type(count - 1))
+                taken = np.moveaxis(small, -1, 0)[:, :, order].astype(np.int32, order="C")
                 taken += offsets.astype(np.int32)
                 del permutations
             part = _sweep_grid(grid, coefficients, top, "first" in modes, taken)
