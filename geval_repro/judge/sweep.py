@@ -65,6 +65,7 @@ from geval_repro.stats.levels import (
     NEAR_TIE_RTOL,
     RANK_COEFFICIENTS,
     correlate_batch,
+    global_rank_batch,
     summary_batch,
     summary_rank_batch,
 )
@@ -363,13 +364,15 @@ def _batch_values(
 def _coded_step(
     codes: np.ndarray, grid: ReplyGrid, coefficients: tuple[str, ...], levels: MeanLevels
 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
-    """Summary-level values and (tied, all) item pairs within documents of every entry of
-    ``codes`` ``(batch, n_items)``, from the pair signs of the codes (the human matrix is
+    """Values and (tied, all) item pairs of every entry of ``codes`` ``(batch, n_items)``
+    at the run's level (pairs within documents at the summary level, from the pair signs
+    of the codes; all pairs at the global level, from counts per code). The human matrix is
     present wherever the run has an item, so complete pairs are the pairs of scored items;
-    levels are far enough apart that equal codes are exactly the tied scores)."""
+    levels are far enough apart that equal codes are exactly the tied scores."""
     matrices = grid.matrices(codes, fill=-1)
     ranked = tuple(c for c in coefficients if c in RANK_COEFFICIENTS)
-    results, ties = summary_rank_batch(matrices, grid.human, ranked)
+    rank_batch = summary_rank_batch if grid.level == "summary" else global_rank_batch
+    results, ties = rank_batch(matrices, grid.human, ranked)
     values = {c: r.value for c, r in results.items()}
     rest = tuple(c for c in coefficients if c not in ranked)
     if rest:
@@ -432,11 +435,11 @@ def _sweep_grid(
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
     levels = mean_table(grid.values)
-    # integer codes of the means feed the pair-sign kernel directly at the summary level
+    # integer codes of the means feed the rank kernels directly (summary: pair signs;
+    # global: counts per code)
     coded = (
         levels is not None
-        and grid.level == "summary"
-        and len(grid.systems) <= PAIRWISE_MAX_LENGTH
+        and (grid.level == "global" or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
         and levels.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
     )
 

@@ -40,7 +40,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geval_repro.stats.coefficients import _tau_b, collapse_near_ties, row_function
+from geval_repro.stats.coefficients import (
+    _pearson_masked,
+    _tau_b,
+    average_ranks,
+    collapse_near_ties,
+    kendall_terms_from_ranks,
+    row_function,
+)
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH, rank_terms, spearman_from_ranks
 from geval_repro.stats.results import LevelCorrelation
@@ -101,10 +108,11 @@ class SummaryTerms(NamedTuple):
     n_present: np.ndarray
 
 
-class SummaryTies(NamedTuple):
-    """Pairs of the summary level per batch entry, summed over the inputs: ``pairs``, the
-    complete (metric, human) pairs within each input; ``tied``, those tied in the metric
-    (after the near-tie collapse; equal codes for a coded metric)."""
+class TiedPairs(NamedTuple):
+    """Pairs a level compares, per batch entry: ``pairs``, the complete (metric, human)
+    pairs (summary level: within each input, summed over the inputs; global level: all
+    pairs); ``tied``, those tied in the metric (after the near-tie collapse; equal codes
+    for a coded metric)."""
 
     tied: np.ndarray
     pairs: np.ndarray
@@ -112,7 +120,7 @@ class SummaryTies(NamedTuple):
 
 def _summary_terms_pairwise(
     metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
-) -> tuple[dict[str, SummaryTerms], SummaryTies]:
+) -> tuple[dict[str, SummaryTerms], TiedPairs]:
     """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
     from pair signs, shared by the rank ``coefficients`` (see
     :mod:`geval_repro.stats.pairwise`), and the metric's tied pairs from the same signs.
@@ -149,7 +157,7 @@ def _summary_terms_pairwise(
             per_input = spearman_from_ranks(pairs.rank_x, pairs.rank_y)
         terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
     n_pairs = (n_present * (n_present - 1) // 2).sum(axis=-1)
-    ties = SummaryTies(n_pairs - pairs.untied_x.sum(axis=-1, dtype=np.int64), n_pairs)
+    ties = TiedPairs(n_pairs - pairs.untied_x.sum(axis=-1, dtype=np.int64), n_pairs)
     return terms, ties
 
 
@@ -220,7 +228,7 @@ def summary_batch(
 
 def summary_rank_batch(
     metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
-) -> tuple[dict[str, BatchedCorrelation], SummaryTies]:
+) -> tuple[dict[str, BatchedCorrelation], TiedPairs]:
     """:func:`summary_batch` for rank coefficients (Spearman, Kendall) on at most
     :data:`~geval_repro.stats.pairwise.PAIRWISE_MAX_LENGTH` systems, and the metric's tied
     pairs from the same pair signs (also when ``coefficients`` is empty).
@@ -238,6 +246,70 @@ def summary_rank_batch(
         )
     terms, ties = _summary_terms_pairwise(metric, human, tuple(coefficients))
     return {c: _summary_level(t) for c, t in terms.items()}, ties
+
+
+def global_rank_batch(
+    codes: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> tuple[dict[str, BatchedCorrelation], TiedPairs]:
+    """:func:`correlate_batch` at the global level for rank coefficients on a coded metric,
+    and the metric's tied pairs (also when ``coefficients`` is empty).
+
+    ``codes``: integer codes ``(..., n_systems, n_inputs)`` of the metric scores, as for
+    :func:`summary_rank_batch`; ``human``: one ``(n_systems, n_inputs)`` matrix. Each
+    entry's codes are counted per level (one bincount for the batch): Spearman's average
+    ranks are ``(first + last) / 2 + 1`` of each level's run of positions in sorted order,
+    as :func:`~geval_repro.stats.coefficients.average_ranks` computes them; Kendall's pair
+    counts come from contingency tables of codes and the human scores' dense ranks. The
+    human side (near-tie collapse, ranks) is computed once unless the metric has missing
+    cells. Values are identical to :func:`correlate_batch`'s on the scores.
+    """
+    unsupported = set(coefficients) - set(RANK_COEFFICIENTS)
+    if unsupported or human.ndim != 2:
+        raise ValueError(
+            f"global_rank_batch takes {RANK_COEFFICIENTS} and one human matrix, got "
+            f"{sorted(coefficients)} and a human array of shape {human.shape}: use "
+            "correlate_batch"
+        )
+    batch = codes.shape[:-2]
+    x = codes.reshape(-1, codes.shape[-2] * codes.shape[-1]).astype(np.int64)
+    y = human.reshape(-1)
+    rows, n = x.shape
+    present = (x >= 0) & ~np.isnan(y)
+    n_items = present.sum(axis=-1)
+    size = max(int(x.max()) + 1, 1)
+    cell = np.where(present, x, size) + (np.arange(rows) * (size + 1))[:, None]
+    counts = np.bincount(cell.ravel(), minlength=rows * (size + 1)).reshape(rows, size + 1)
+    counts = counts[:, :size]  # per row and code, present cells only
+    pairs = n_items * (n_items - 1) // 2
+    ties = TiedPairs((counts * (counts - 1) // 2).sum(axis=-1), pairs)
+
+    y_collapsed = collapse_near_ties(y, NEAR_TIE_RTOL)
+    same_present = bool((present == present[:1]).all())
+    shown = present[:1] if same_present else present
+    spans_y = _span(np.broadcast_to(y, shown.shape), shown)
+    defined = ((counts > 0).sum(axis=-1) >= 2) & (spans_y >= CONSTANT_ATOL)
+    out = {}
+    for coefficient in coefficients:
+        if coefficient == "spearman":
+            last = np.cumsum(counts, axis=-1) - 1  # sorted position of each code's last cell
+            first = last - counts + 1
+            mean_rank = (first + last) / 2.0 + 1.0
+            rank_x = np.where(present, np.take_along_axis(mean_rank, np.maximum(x, 0), -1), np.nan)
+            rank_y = average_ranks(np.broadcast_to(y_collapsed, shown.shape), shown)
+            value = _pearson_masked(rank_x, rank_y, present)
+        else:
+            dense_y = np.unique(y_collapsed[~np.isnan(y_collapsed)], return_inverse=True)[1]
+            rank_y = np.zeros(n, dtype=np.int64)
+            rank_y[~np.isnan(y_collapsed)] = dense_y
+            terms = kendall_terms_from_ranks(
+                np.maximum(x, 0), np.broadcast_to(rank_y, x.shape), present
+            )
+            value = _tau_b(*terms)
+        value = np.where(defined, value, np.nan).reshape(batch)
+        out[coefficient] = BatchedCorrelation(
+            value, np.ones(batch, dtype=int), n_items.reshape(batch), None
+        )
+    return out, TiedPairs(ties.tied.reshape(batch), ties.pairs.reshape(batch))
 
 
 def correlate_batch(
