@@ -40,6 +40,17 @@ coefficients. The generator is seeded from the caller's ``seed`` and the run's j
 benchmark and dimension names (CRC-32), so a run's draws do not depend on which other runs
 are swept in the same call.
 
+Computation: each distinct reply text of a run is parsed once per parser. When every
+counted value is a small integer (the usual ratings), every mean a prefix of replies can
+reach is known in advance (:func:`mean_table`), so running sums of (count, sum) pairs look
+up each item's mean as an integer *code*, its rank among those means; when the means are far
+enough apart that ties, near-ties and constant vectors are all plain equality of codes, the
+codes go straight to the rank kernels (summary level: the pair signs of
+:mod:`geval_repro.stats.pairwise`; global level: counts per code), which also give the tied
+pairs, and Pearson uses the means the codes stand for. Otherwise (non-integer replies) the
+means are floats and go through :func:`geval_repro.stats.levels.correlate_batch` and
+:func:`geval_repro.stats.ties.tie_rate`. Both paths give identical values.
+
 Reply counts: every item of a run must have the same number of replies with
 ``reply_index`` 0..R-1 (the released files have 20); otherwise :func:`reply_grid` raises,
 naming the items that differ.
@@ -243,8 +254,9 @@ class MeanLevels:
 
     A prefix of replies with ``count`` counted values summing to ``total`` (integers) is
     the cell ``count * width + total - low`` of ``codes`` (flattened); its code is the
-    rank of ``round_mean(total / count)`` among the distinct ``levels`` (ascending), -1
-    when nothing is counted. ``values[code]`` is the mean (``values[-1]`` is NaN).
+    rank of ``round_mean(total / count)`` among the distinct means ``values[:-1]``
+    (ascending), -1 when nothing is counted. ``values[code]`` is the mean (``values[-1]``
+    is NaN).
     """
 
     codes: np.ndarray
