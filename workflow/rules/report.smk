@@ -9,10 +9,11 @@
   of the run, each with a caption from ``workflow/report/*.rst``. The report shows files
   under ``results/report/``: tables rendered to HTML (with a banner on fixture tables),
   copies of the figures and the executed notebooks as HTML, so everything shows inline.
-  One job (``report_pages``) writes them all, with their captions rendered for each page
-  under ``results/report/captions/``. Only pages that exist are registered
-  (geval_repro.report_flags.reported), so the report also works after a run that could not
-  make everything (it then shows no page: the job needs every page's source).
+  One job per group of pages (``report_pages_<group>``: the run's tables and figures, each
+  judge run's, the notebooks) writes them, with their captions rendered for each page under
+  ``results/report/captions/``. Only pages that exist are registered
+  (geval_repro.report_flags.reported), so the report also works after a keep-going run that
+  could not make everything: it shows the groups whose sources were all made.
 
 Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and WITH_REPLIES,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
@@ -194,41 +195,48 @@ rule readme:
             print("README.md: results section updated")
 
 
-# Every page of the report, by path under results/report/: the run's tables (HTML), figures
-# (copies) and executed notebooks (HTML).
+# Every page of the report, by group and path under results/report/: the run's tables
+# (HTML) and figures (copies), each judge run's tables and figures, the executed notebooks
+# (HTML). One job per group: a group's pages take milliseconds, and a judge run whose files
+# could not be made (a keep-going run) costs only its own pages.
 CAPTION_TEMPLATES = Path(workflow.basedir) / "workflow" / "report"
-REPORT_PAGES = {
-    **{
-        str(REPORT_DIR / "tables" / f"{key}.html"): report_page(
-            "table", ROOT_TABLES / f"{table}.md", key, category, subcategory,
-            csv=ROOT_TABLES / f"{table}.csv",
-        )
-        for key, (table, category, subcategory) in REPORT_TABLES.items()
+REPORT_PAGE_GROUPS = {
+    "main": {
+        **{
+            str(REPORT_DIR / "tables" / f"{key}.html"): report_page(
+                "table", ROOT_TABLES / f"{table}.md", key, category, subcategory,
+                csv=ROOT_TABLES / f"{table}.csv",
+            )
+            for key, (table, category, subcategory) in REPORT_TABLES.items()
+        },
+        **{
+            str(REPORT_DIR / "figures" / f"{key}.png"): report_page(
+                "figure", ROOT_FIGURES / f"{figure}.png", key, category, subcategory
+            )
+            for key, (figure, category, subcategory) in REPORT_FIGURES.items()
+        },
     },
     **{
-        str(REPORT_DIR / "figures" / f"{key}.png"): report_page(
-            "figure", ROOT_FIGURES / f"{figure}.png", key, category, subcategory
-        )
-        for key, (figure, category, subcategory) in REPORT_FIGURES.items()
+        f"judge_{judge}".replace("-", "_").replace(".", "_"): {
+            **{
+                str(REPORT_DIR / "tables" / "judges" / judge / f"{table}.html"): report_page(
+                    "table", ROOT_TABLES / "judges" / judge / f"{table}.md", f"judge_{table}",
+                    f"Judge run {judge}", "Tables",
+                    csv=ROOT_TABLES / "judges" / judge / f"{table}.csv", judge=judge,
+                )
+                for table in tables
+            },
+            **{
+                str(REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png"): report_page(
+                    "figure", ROOT_FIGURES / "judges" / judge / f"{figure}.png",
+                    f"judge_{figure}", f"Judge run {judge}", "Figures", judge=judge,
+                )
+                for figure in figures
+            },
+        }
+        for judge, (tables, figures) in REPORT_JUDGE_FILES.items()
     },
-    **{
-        str(REPORT_DIR / "tables" / "judges" / judge / f"{table}.html"): report_page(
-            "table", ROOT_TABLES / "judges" / judge / f"{table}.md", f"judge_{table}",
-            f"Judge run {judge}", "Tables", csv=ROOT_TABLES / "judges" / judge / f"{table}.csv",
-            judge=judge,
-        )
-        for judge, (tables, _) in REPORT_JUDGE_FILES.items()
-        for table in tables
-    },
-    **{
-        str(REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png"): report_page(
-            "figure", ROOT_FIGURES / "judges" / judge / f"{figure}.png", f"judge_{figure}",
-            f"Judge run {judge}", "Figures", judge=judge,
-        )
-        for judge, (_, figures) in REPORT_JUDGE_FILES.items()
-        for figure in figures
-    },
-    **{
+    "notebooks": {
         str(REPORT_DIR / "notebooks" / f"{notebook}.html"): report_page(
             "notebook", RESULTS / "notebooks" / f"{notebook}.ipynb", "notebook", "Notebooks",
             notebook=notebook,
@@ -238,38 +246,42 @@ REPORT_PAGES = {
 }
 
 
-rule report_pages:
-    """Every page of the report in one job (each takes milliseconds), with its caption.
+for group, pages in REPORT_PAGE_GROUPS.items():
 
-    One job has no {judge} or {notebook} wildcard for a caption template to read, so the job
-    renders each page's caption itself (geval_repro.report_pages.render_caption: the same
-    template, judge run and config) beside the pages, and each page is registered with its
-    rendered caption, category and subcategory."""
-    input:
-        [page["source"] for page in REPORT_PAGES.values()],
-    output:
-        [
-            reported(
-                path,
-                caption=report_caption(path),
-                category=page["category"],
-                subcategory=page["subcategory"],
-            )
-            for path, page in REPORT_PAGES.items()
-        ],
-        [report_caption(path) for path in REPORT_PAGES],
-    params:
-        pages={path: {**page, "caption": str(report_caption(path))} for path, page in REPORT_PAGES.items()},
-    log:
-        LOGS / "report" / "pages.log",
-    localrule: True
-    run:
-        from geval_repro.report_pages import write_report_pages
+    rule:
+        """The report pages of one group, each with its caption.
 
-        write_report_pages(params.pages, config)
+        A job has no {judge} or {notebook} wildcard for a caption template to read, so it
+        renders each page's caption itself (geval_repro.report_pages.render_caption: the
+        same template, judge run and config) beside the pages, and each page is registered
+        with its rendered caption, category and subcategory."""
+        name:
+            f"report_pages_{group}"
+        input:
+            [page["source"] for page in pages.values()],
+        output:
+            [
+                reported(
+                    path,
+                    caption=report_caption(path),
+                    category=page["category"],
+                    subcategory=page["subcategory"],
+                )
+                for path, page in pages.items()
+            ],
+            [report_caption(path) for path in pages],
+        params:
+            pages={path: {**page, "caption": str(report_caption(path))} for path, page in pages.items()},
+        log:
+            LOGS / "report" / f"pages_{group}.log",
+        localrule: True
+        run:
+            from geval_repro.report_pages import write_report_pages
+
+            write_report_pages(params.pages, config)
 
 
 rule report_assets:
     """Everything the report shows (then `snakemake --report results/report.html`)."""
     input:
-        rules.report_pages.output,
+        [getattr(rules, f"report_pages_{group}").output for group in REPORT_PAGE_GROUPS],
