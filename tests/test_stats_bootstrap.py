@@ -210,15 +210,18 @@ def _pooled_items(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
         "continuous": rng.random((1, n)),
         "tied": np.round(rng.random((1, n)), 1),
         "tiny": rng.random((1, n)) * 1e-6,  # sentence-BLEU-like scale: order must survive
-        # 0.1 + 0.2 and 0.3 differ by one ulp: near-ties to merge (the recomputing path)
+        # 0.1 + 0.2 and 0.3 differ by one ulp: near-ties to merge in every resample
         "near_ties": rng.choice([0.1 + 0.2, 0.3, 0.5, 0.7], (1, n)),
+        # a chain of near-ties whose ends are not near: a resample without the middle value
+        # splits the group (the recomputing path)
+        "near_tie_chain": rng.choice([1.0, 1.0 + 0.6e-9, 1.0 + 1.2e-9, 2.0, 3.0], (1, n)),
     }[kind]
     metric[rng.random(metric.shape) < 0.1] = np.nan
     return metric, human
 
 
 @pytest.mark.parametrize("coefficient", ["spearman", "kendall"])
-@pytest.mark.parametrize("kind", ["continuous", "tied", "tiny", "near_ties"])
+@pytest.mark.parametrize("kind", ["continuous", "tied", "tiny", "near_ties", "near_tie_chain"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_item_resampling_equals_recomputing_each_resample(coefficient, kind, seed) -> None:
     """Global level over items: ranking resamples from value codes gives, bit for bit, what
@@ -236,7 +239,7 @@ def test_item_resampling_equals_recomputing_each_resample(coefficient, kind, see
     assert np.isnan(fast[:3]).all()
     np.testing.assert_array_equal(fast, loop)  # exact, NaN in the same places
     # Independent check of a few resamples with scipy (no near-ties to merge there).
-    if kind != "near_ties":
+    if not kind.startswith("near_tie"):
         reference = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}[coefficient]
         for row, value in zip(items[3:8], fast[3:8], strict=True):
             assert value == pytest.approx(reference(m[row], h[row])[0], abs=1e-12)
