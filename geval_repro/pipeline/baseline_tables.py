@@ -38,7 +38,7 @@ from geval_repro.baselines.references import (
     summeval_references,
     topical_chat_references,
 )
-from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference
+from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
 from geval_repro.benchmarks import dimensions_of
 
 log = logging.getLogger(__name__)
@@ -71,11 +71,15 @@ def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> 
     single = table["reference"].tolist()
     # The multi-reference list starts with summeval.json's reference: score each pair once.
     single_is_first = single == [refs[0] for refs in multi]
+    # One pass for the three types: the " . " sentence split only changes rougeLsum.
+    log.info("%s ...", ", ".join(ROUGE_TYPES))
+    by_type = rouge_f_per_reference_by_type(
+        outputs, multi, list(ROUGE_TYPES.values()), **_rouge_options("rougeLsum")
+    )
     parts = []
     for metric, rouge_type in ROUGE_TYPES.items():
         options = _rouge_options(rouge_type)
-        log.info("%s ...", metric)
-        per_reference = rouge_f_per_reference(outputs, multi, rouge_type, **options)
+        per_reference = by_type[rouge_type]
         variants = {
             "1 reference (summeval.json)": per_reference[:, 0]
             if single_is_first
