@@ -16,6 +16,9 @@ runs and the judge runner derive their lists from here:
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
 - ``released_replies``: whether the G-Eval authors released their judge replies for it
   (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
+- ``citations``: the BibTeX keys (in ``geval_repro/data/CITATIONS.bib``) of the papers that
+  published its texts and human judgements (the sources registry cites the files'
+  publishers: G-Eval, UniEval);
 - ``loader``, ``schema``: the ``module:function`` that builds the tidy table and the name of
   its pandera schema in :mod:`geval_repro.schemas` (resolved lazily, so importing this
   module stays cheap).
@@ -66,6 +69,7 @@ class Benchmark:
     unit_key: str = "system_id"
     sources: tuple[str, ...] = ()
     released_replies: bool = False
+    citations: tuple[str, ...] = ()
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -100,6 +104,7 @@ def _qags(subset: str, title: str) -> Benchmark:
         loader="geval_repro.load.qags:load_qags",
         schema="QAGS",
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
+        citations=("wang2020qags",),
     )
 
 
@@ -125,6 +130,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             schema="SUMMEVAL",
             sources=("summeval",),
             released_replies=True,
+            citations=("fabbri2021summeval",),
         ),
         Benchmark(
             name="topical_chat",
@@ -143,6 +149,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             loader="geval_repro.load.topical_chat:load_topical_chat",
             schema="TOPICAL_CHAT",
             sources=("topical_chat", "unieval_pred_topical_chat"),
+            citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
         ),
         _qags("cnndm", "QAGS-CNN/DM"),
         _qags("xsum", "QAGS-XSum"),

@@ -50,14 +50,6 @@ from geval_repro.sources import PACKAGE_DATA, get_source
 
 PathLike = str | os.PathLike[str]
 CITATIONS_PATH = PACKAGE_DATA / "CITATIONS.bib"
-#: The papers that published each benchmark's texts and human judgements (the sources
-#: registry cites the files' publishers: G-Eval, UniEval).
-BENCHMARK_CITATIONS: dict[str, tuple[str, ...]] = {
-    "summeval": ("fabbri2021summeval",),
-    "topical_chat": ("gopalakrishnan2019topicalchat", "mehri2020usr"),
-    "qags_cnndm": ("wang2020qags",),
-    "qags_xsum": ("wang2020qags",),
-}
 JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet", "level_probs.parquet")
 _KEYS = ("judge", "benchmark", "dimension", "parser", "reply_index")
 INSTALL_HINT = "the Hugging Face export needs `datasets`: pip install 'geval-repro[hf]'"
@@ -344,7 +336,7 @@ def dataset_card(
         lines.append(
             f"| `{name}` | {benchmark.title} | {benchmark.paper_table} | {dataset.num_rows} | "
             f"{', '.join(benchmark.item_keys)} | {dimensions} | {runs} | "
-            f"{', '.join(f'`{key}`' for key in BENCHMARK_CITATIONS.get(name, ()))} |"
+            f"{', '.join(f'`{key}`' for key in benchmark.citations)} |"
         )
     used = [j for j in judges if any(j in runs for runs in scored.values())]
     if used:
@@ -392,7 +384,7 @@ def dataset_card(
         bibtex_entries(
             [
                 "liu2023geval",
-                *(key for name in splits for key in BENCHMARK_CITATIONS.get(name, ())),
+                *(key for name in splits for key in BENCHMARKS[name].citations),
                 *(s.citation for s in sources),
             ]
         ),

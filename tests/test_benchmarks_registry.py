@@ -84,3 +84,13 @@ def test_unknown_names_are_refused_with_the_valid_ones() -> None:
         get_benchmark("summ_eval")
     with pytest.raises(ValueError, match=r"no dimension 'fluency'.*naturalness"):
         get_benchmark("topical_chat").dimension("fluency")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_benchmark_cites_entries_of_the_bibliography(name: str) -> None:
+    from geval_repro.export_hf import CITATIONS_PATH
+
+    keys = set(re.findall(r"(?m)^@\w+\{([^,\s]+),", CITATIONS_PATH.read_text(encoding="utf-8")))
+    cited = BENCHMARKS[name].citations
+    assert cited, f"{name} cites no paper for its texts and human judgements"
+    assert set(cited) <= keys, f"{name}: {set(cited) - keys} not in {CITATIONS_PATH.name}"

@@ -188,6 +188,28 @@ def test_timeouts_are_retried_then_reported(server):
     assert not failed.ok and "timed out" in failed.error and "2 attempts" in failed.error
 
 
+def test_a_refused_connection_is_reported_as_such_not_as_a_timeout():
+    import socket
+
+    with socket.socket() as probe:  # a port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    body = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
+
+    async def go():
+        client = CompletionClient(
+            f"http://127.0.0.1:{port}/v1", "secret-key", max_attempts=2, backoff_base=0.01
+        )
+        try:
+            return await client.send(body)
+        finally:
+            await client.close()
+
+    failed = asyncio.run(go())
+    assert not failed.ok and failed.error.startswith("connection error: ")
+    assert str(port) in failed.error and "2 attempts" in failed.error
+
+
 def test_malformed_response_is_a_reported_failure_then_retried(server, tmp_path, processed):
     out = tmp_path / "run"
     server.faults.append("malformed")
