@@ -28,11 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from geval_repro.stats.coefficients import (
-    TABLE_CELLS_PER_BLOCK,
-    _kendall_terms_from_table,
     _pearson_masked,
     _tau_b,
     kendall_rows,
+    kendall_terms_from_ranks,
 )
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
@@ -186,16 +185,7 @@ def _ranked_items(
         if 2 * cells > n * n:  # many groups in both: pair signs of the group numbers
             values = kendall_rows(drawn[0].astype(float), drawn[1].astype(float))
         else:
-            block = max(1, TABLE_CELLS_PER_BLOCK // cells)
-            parts = [
-                _kendall_terms_from_table(
-                    drawn[0][start : start + block],
-                    drawn[1][start : start + block],
-                    present[start : start + block],
-                )
-                for start in range(0, n_resamples, block)
-            ]
-            values = _tau_b(*(np.concatenate(part) for part in zip(*parts, strict=True)))
+            values = _tau_b(*kendall_terms_from_ranks(drawn[0], drawn[1], present))
     return np.where(defined, values, np.nan)
 
 
