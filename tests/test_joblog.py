@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
 import sys
 import threading
 import warnings
@@ -97,3 +99,24 @@ def test_a_wrapped_run_function_logs_to_the_jobs_first_log(tmp_path: Path) -> No
     assert "start rule step" in text and "rows written: 42" in text
     assert "progress 50%" in text and "done in" in text
     assert LoggedRun(body).__code__ is body.__code__  # what snakemake --lint measures
+
+
+def test_preload_imports_the_job_libraries_in_a_fresh_interpreter() -> None:
+    """The Snakefile's onstart imports the jobs' large libraries before any job thread runs;
+    in a fresh interpreter none of them is loaded before and all of them are after."""
+    code = (
+        "import sys\n"
+        "from geval_repro.joblog import JOB_LIBRARIES, preload_job_libraries\n"
+        "before = [n for n in JOB_LIBRARIES if n in sys.modules]\n"
+        "preload_job_libraries()\n"
+        "print(before, [n for n in JOB_LIBRARIES if n not in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.stdout.strip() == "[] []"
