@@ -114,7 +114,7 @@ def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
     root = logging.getLogger()
     root.addHandler(handler)
     _start(stream)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     log.info("start %s", name or path.stem)
     try:
         yield stream
@@ -124,7 +124,11 @@ def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
             error.add_note(f"log: {path}")
         raise
     else:
-        log.info("done in %.1f s", time.perf_counter() - started)
+        log.info(
+            "done in %.1f s (%.1f s CPU in the job's thread, without subprocesses)",
+            time.perf_counter() - started,
+            time.thread_time() - cpu,
+        )
     finally:
         _stop()
         root.removeHandler(handler)

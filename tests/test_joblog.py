@@ -120,3 +120,18 @@ def test_preload_imports_the_job_libraries_in_a_fresh_interpreter() -> None:
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
     assert done.stdout.strip() == "[] []"
+
+
+def test_the_log_gives_the_jobs_own_cpu_time_beside_its_wall_time(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "job.log"
+    with job_log(path):
+        time.sleep(0.4)  # wall time, no CPU
+        deadline = time.thread_time() + 0.2
+        while time.thread_time() < deadline:  # 0.2 s of CPU in this thread
+            pass
+    done = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU in the job's thread", path.read_text())
+    assert done, path.read_text()
+    wall, cpu = float(done.group(1)), float(done.group(2))
+    assert wall >= 0.5 and 0.15 <= cpu <= wall - 0.3
