@@ -12,7 +12,7 @@ from snakemake.utils import min_version
 
 from geval_repro.config import check_config, remote_files
 from geval_repro.fetch import resolve_mirror
-from geval_repro.joblog import log_every_run
+from geval_repro.joblog import log_every_run, preload_job_libraries
 
 min_version("8.20")
 
@@ -69,6 +69,8 @@ onstart:
     from geval_repro.provenance import write_run_manifest
 
     write_run_manifest(RESULTS / "run_manifest.json", config)
+    # Jobs run as threads: their large libraries are imported here first, in the main thread.
+    preload_job_libraries()
 
 
 onerror:

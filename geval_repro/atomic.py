@@ -13,8 +13,10 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a table is written: parsing the workflow needs none
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 _UMASK = os.umask(0)
@@ -52,6 +54,8 @@ def write_parquet(
     verify: Callable[[pd.DataFrame], object] | None = None,
 ) -> None:
     """Write ``df`` as parquet atomically; ``verify`` re-reads the file and may raise."""
+    import pandas as pd
+
     with atomic_path(path) as temporary:
         df.to_parquet(temporary, index=False)
         if verify is not None:

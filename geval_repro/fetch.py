@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pooch
 import requests
 
 from geval_repro.atomic import USUAL_MODE
@@ -183,6 +182,8 @@ def fetch(
     file placed gets the usual mode (0666 less the umask), not pooch's 0600. Any failure
     raises :class:`FetchError` naming the file, the URL and the fix.
     """
+    import pooch  # here, not at module level: parsing the workflow needs none of it
+
     raw_root = Path(raw_dir).resolve()
     _inside(raw_root, remote.relpath, "raw folder")
     mirrored = _inside(mirror, remote.relpath, "mirror") if mirror is not None else None

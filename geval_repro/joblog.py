@@ -14,6 +14,7 @@ job; the error raised keeps a note naming the log.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import threading
@@ -33,6 +34,10 @@ _active = 0
 _saved_stderr: TextIO | None = None
 
 log = logging.getLogger(__name__)
+
+# The large libraries the jobs' steps import (the Snakefile and rules import none of them, so
+# that parsing stays light): imported once by preload_job_libraries before jobs start.
+JOB_LIBRARIES = ("numpy", "pandas", "pyarrow.parquet", "pandera.pandas", "matplotlib.figure")
 
 
 class _ThreadStderr:
@@ -109,7 +114,7 @@ def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
     root = logging.getLogger()
     root.addHandler(handler)
     _start(stream)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     log.info("start %s", name or path.stem)
     try:
         yield stream
@@ -119,7 +124,11 @@ def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
             error.add_note(f"log: {path}")
         raise
     else:
-        log.info("done in %.1f s", time.perf_counter() - started)
+        log.info(
+            "done in %.1f s (%.1f s CPU in the job's thread, without subprocesses)",
+            time.perf_counter() - started,
+            time.thread_time() - cpu,
+        )
     finally:
         _stop()
         root.removeHandler(handler)
@@ -155,3 +164,16 @@ def log_every_run(rules) -> None:
     for rule in rules:
         if rule.is_run and not isinstance(rule.run_func, LoggedRun):
             rule.run_func = LoggedRun(rule.run_func)
+
+
+def preload_job_libraries(names: tuple[str, ...] = JOB_LIBRARIES) -> None:
+    """Import ``names`` in the calling thread: the Snakefile's ``onstart``, in the main
+    thread, before any job thread starts (it runs only when there are jobs to run).
+
+    Jobs import their steps in their ``run:`` blocks; as threads of one process they could
+    otherwise import the same large packages at the same moment, and Python's per-module
+    import locks can then, in rare lock orders, hand one thread a partially initialized
+    module. After this, the jobs' imports of these packages find them loaded.
+    """
+    for name in names:
+        importlib.import_module(name)

@@ -35,7 +35,6 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.atomic import write_text
-from geval_repro.config import load_config
 from geval_repro.sources import REPO_ROOT, get_source
 
 START = "<!-- results:start -->"
@@ -349,6 +348,9 @@ def results_link(results_dir: str | os.PathLike[str], readme: str | os.PathLike[
 
 def judge_labels() -> dict[str, str]:
     """Judge run name -> label, from the default config (workflow/config.yaml)."""
+    # Imported here: the notebooks import this module, and need no schema validation.
+    from geval_repro.config import load_config
+
     return {name: judge["label"] for name, judge in load_config()["judges"].items()}
 
 

@@ -8,6 +8,8 @@
   page naming its source files; a table whose CSV twin holds rows of status ``fixture``
   gets a banner saying they are synthetic test data. :func:`notebook_page` renders an
   executed notebook. The report registers these pages, so it shows everything inline.
+- :func:`write_report_pages` writes every page of a run in one job, each with its caption
+  rendered for the page (:func:`render_caption`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ from __future__ import annotations
 import html
 import logging
 import os
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import nbformat
 import pandas as pd
@@ -134,8 +140,67 @@ def table_page(md_path: PathLike, csv_path: PathLike, out_path: PathLike) -> Non
     write_text(out_path, PAGE.format(title=title, body="".join(body)))
 
 
-def notebook_page(notebook_path: PathLike, out_path: PathLike) -> None:
-    """An HTML page of an executed notebook (nbconvert's basic template, no scripts)."""
-    body, _ = HTMLExporter(template_name="basic").from_filename(str(notebook_path))
+def notebook_page(
+    notebook_path: PathLike, out_path: PathLike, exporter: HTMLExporter | None = None
+) -> None:
+    """An HTML page of an executed notebook (nbconvert's basic template, no scripts).
+
+    ``exporter``: an ``HTMLExporter(template_name="basic")`` to reuse across notebooks (it
+    gives the same pages; building one loads its templates, ~0.4 s)."""
+    exporter = exporter or HTMLExporter(template_name="basic")
+    body, _ = exporter.from_filename(str(notebook_path))
     title = html.escape(Path(notebook_path).stem)
     write_text(out_path, PAGE.format(title=title, body=body))
+
+
+def render_caption(
+    template: PathLike,
+    out_path: PathLike,
+    *,
+    config: Mapping[str, Any],
+    wildcards: Mapping[str, str],
+) -> None:
+    """Render the report caption ``template`` for one page into ``out_path``.
+
+    The template is Jinja as Snakemake renders it (same block settings), reading
+    ``snakemake.config`` and ``snakemake.wildcards``; here the wildcards are the page's (its
+    judge run or notebook), so one job can make the pages of every judge run. A name the
+    template uses but the page lacks is an error, not an empty string.
+    """
+    import jinja2
+
+    env = jinja2.Environment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    snakemake = SimpleNamespace(config=config, wildcards=SimpleNamespace(**wildcards))
+    text = Path(template).read_text(encoding="utf-8")
+    write_text(out_path, env.from_string(text).render(snakemake=snakemake))
+
+
+def write_report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, Any]) -> None:
+    """Write every report page and its rendered caption.
+
+    ``pages`` maps a page's path to its ``kind`` (``table``: :func:`table_page` of the
+    Markdown ``source`` and its ``csv``; ``figure``: a copy of the PNG ``source``;
+    ``notebook``: :func:`notebook_page` of the executed notebook ``source``), its caption
+    ``template``, the page's ``wildcards`` and where its ``caption`` goes.
+    """
+    exporter = None
+    for path, page in pages.items():
+        if page["kind"] == "table":
+            table_page(page["source"], page["csv"], path)
+        elif page["kind"] == "figure":
+            with atomic_path(path) as temporary:
+                shutil.copyfile(page["source"], temporary)
+        elif page["kind"] == "notebook":
+            exporter = exporter or HTMLExporter(template_name="basic")
+            notebook_page(page["source"], path, exporter)
+        else:
+            raise ValueError(f"report page {path}: unknown kind {page['kind']!r}")
+        render_caption(
+            page["template"], page["caption"], config=config, wildcards=page["wildcards"]
+        )
+    log.info("wrote %d report pages and their captions", len(pages))

@@ -42,6 +42,8 @@ PROCESSED = Path(os.environ.get("GEVAL_REPRO_PROCESSED", "../data/processed"))""
 
 HELPERS = '''\
 %matplotlib inline
+# Every figure is laid out by tight_layout: show it as laid out (one drawing, not two).
+%config InlineBackend.print_figure_kwargs = {"bbox_inches": None}
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd

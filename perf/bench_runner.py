@@ -5,7 +5,9 @@ with a fixed latency per answer (default 50 ms), so the client's CPU time is mea
 alone. For each concurrency, distinct request bodies (in the shape of a logprobs request)
 go through the runner's hot path, :class:`CompletionClient.send` plus the SQLite cache's
 ``store``: requests per second, the ratio to concurrency 1, and client CPU per request
-(``time.process_time``, which includes importing nothing: the client is built first).
+(``time.process_time``, which includes importing nothing: the client is built first, and
+``concurrency`` warm-up requests open its connections, as the first requests of a long run
+do).
 
 The reference is the same requests sent with bare aiohttp (no SDK, no retry protocol, no
 cache): its CPU per request is what any client must pay for HTTP here, and the ratio ours /
@@ -13,7 +15,7 @@ reference is the cost of the official ``openai`` SDK's request building, our ret
 protocol and the cache. The fake server's CPU per request is printed too (read from
 ``/proc``), to show whether the server or the client limits the rate.
 
-Usage: ``python perf/bench_runner.py [--latency 0.05] [--requests 64] [--concurrency 1 8 32]``
+Usage: ``python perf/bench_runner.py [--latency 0.05] [--requests 128] [--concurrency 1 8 32]``
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ async def measure(base_url: str, concurrency: int, n: int, cache: ResponseCache,
         assert answer.ok, answer.error
         cache.store(request_key(server, body), body, answer.text)
 
-    await one({**bodies[0], "messages": [{"role": "user", "content": f"warm-up {tag}"}]})
+    await asyncio.gather(*(one(body) for body in request_bodies(concurrency, f"warm-up {tag}")))
     wall, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(one(body) for body in bodies))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -88,7 +90,7 @@ async def measure_reference(base_url: str, concurrency: int, n: int, tag: str):
                 async with session.post(url, json=body) as response:
                     json.loads(await response.text())["choices"]
 
-        await one({**bodies[0], "messages": [{"role": "user", "content": f"warm-up {tag}"}]})
+        await asyncio.gather(*(one(body) for body in request_bodies(concurrency, f"warm-up {tag}")))
         wall, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(one(body) for body in bodies))
         return time.perf_counter() - wall, time.process_time() - cpu
@@ -103,7 +105,7 @@ def process_cpu(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--latency", type=float, default=0.05)
-    parser.add_argument("--requests", type=int, default=64, help="requests per concurrency > 1")
+    parser.add_argument("--requests", type=int, default=128, help="requests per concurrency > 1")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     args = parser.parse_args()
     fake = subprocess.Popen(

@@ -3,16 +3,20 @@
 100 documents x 16 systems x 20 replies for each of the four SummEval dimensions, random
 integer replies around random human scores (not model output: only the run time means
 anything), swept with both parsers, Spearman and Kendall, and 200 draws. Times are CPU
-seconds of this process (``time.process_time``).
+seconds of this process (``time.process_time``), the smallest of ``--repeats`` runs.
 
 Prints the full sweep's CPU seconds against the target of issue 11 (under 5 s for four
-dimensions, two parsers, two coefficients, 200 draws). Also times the kernel of one
-random-mode step (all draws of one n: a (draws, 16, 100) batch) against two references and
-prints the ratios: ``correlate_batch`` once per coefficient with the human matrix broadcast
-to the batch (the call pattern without sharing), and the sort-based row functions with the
-near-tie collapse per document (the kernel for long columns); identical values asserted.
+dimensions, two parsers, two coefficients, 200 draws) and against a reference: the same
+sweep through the generic path that replies with non-integer scores take (float item means,
+the pair-sign kernel on floats with its near-tie check, tie rates by sorting each matrix;
+``mean_table`` patched to find no integer table), with identical tables asserted. Also
+times the kernel of one random-mode step (all draws of one n: a (draws, 16, 100) batch)
+against two references and prints the ratios: ``correlate_batch`` once per coefficient
+with the human matrix broadcast to the batch (the call pattern without sharing), and the
+sort-based row functions with the near-tie collapse per document (the kernel for long
+columns); identical values asserted.
 
-Usage: ``python perf/bench_sweep.py [--draws 200] [--seed 0]``
+Usage: ``python perf/bench_sweep.py [--draws 200] [--seed 0] [--repeats 2]``
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ import argparse
 import time
 from collections.abc import Callable
 from typing import TypeVar
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 
 from geval_repro.benchmarks import get_benchmark
+from geval_repro.judge import sweep as sweep_module
 from geval_repro.judge.sweep import sweep
 from geval_repro.stats.levels import (
     _summary_level,
@@ -72,14 +78,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     replies, human = synthetic_run(args.seed)
-    start = time.process_time()
-    table = sweep(replies, human, seed=args.seed, draws=args.draws, coefficients=COEFFICIENTS)
-    elapsed = time.process_time() - start
+
+    def full_sweep() -> pd.DataFrame:
+        return sweep(replies, human, seed=args.seed, draws=args.draws, coefficients=COEFFICIENTS)
+
+    t_sweep, table = _timed(full_sweep, args.repeats)
+    with mock.patch.object(sweep_module, "mean_table", lambda values: None):
+        t_generic, generic = _timed(full_sweep, args.repeats)
+    pd.testing.assert_frame_equal(table, generic, check_exact=True)
     print(
-        f"sweep: {len(table)} rows, {args.draws} draws, {elapsed:.1f} s CPU "
-        f"(target under {TARGET_SECONDS:.0f} s at 200 draws; synthetic replies)"
+        f"sweep: {len(table)} rows, {args.draws} draws, {t_sweep:.1f} s CPU "
+        f"(target under {TARGET_SECONDS:.0f} s at 200 draws; synthetic replies) | generic "
+        f"float path {t_generic:.1f} s ({t_generic / t_sweep:.1f}x) | tables identical"
     )
 
     gold, _, _ = to_matrix(human, "coherence")

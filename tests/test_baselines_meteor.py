@@ -78,3 +78,45 @@ def test_missing_database_names_the_install_command(tmp_path: Path) -> None:
 def test_length_mismatch_raises(wordnet) -> None:
     with pytest.raises(ValueError, match="1 hypotheses but 2 references"):
         meteor(["a"], ["a", "b"], wordnet=wordnet)
+
+
+# Pairs for the identity check: exact, stem ("running"/"runs"), WordNet synonym ("car"/"auto"),
+# no match, an empty hypothesis, several references, and words repeated across pairs (so the
+# memoized lookups are reused).
+IDENTITY_PAIRS = [
+    ("the cat sat on the mat", "the cat sat on the mat"),
+    ("the dogs were running fast", "a dog runs quickly"),
+    ("i drove my car to the shop", "i took the auto to the store"),
+    ("my car is fast", "that automobile is quick and the car is red"),
+    ("nothing here matches", "completely different words"),
+    ("", "the reference"),
+    ("do you like music ? i love jazz", ["i like jazz music", "do you love music ?"]),
+    ("Running DOGS bark", ["the dog barked", "dogs run"]),
+]
+
+
+@pytest.mark.slow
+def test_meteor_is_bit_identical_to_plain_nltk_calls(wordnet) -> None:
+    # Independent reference: nltk's own meteor_score with its default stemmer on nltk's
+    # unmodified WordNetCorpusReader (with the OMW version map) over the same database.
+    import warnings
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.translate.meteor_score import meteor_score
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain_reader = WordNetCorpusReader(wordnet.root.path, None)
+    hypotheses = [hypothesis for hypothesis, _ in IDENTITY_PAIRS]
+    references = [reference for _, reference in IDENTITY_PAIRS]
+    expected = [
+        meteor_score(
+            [r.split() for r in ([reference] if isinstance(reference, str) else reference)],
+            hypothesis.split(),
+            wordnet=plain_reader,
+        )
+        for hypothesis, reference in IDENTITY_PAIRS
+    ]
+    ours = meteor(hypotheses, references, wordnet=wordnet)
+    assert ours.tolist() == expected  # exact float equality, not approx
+    assert 0 < expected[2] < 1 and expected[4] == expected[5] == 0  # the cases are exercised

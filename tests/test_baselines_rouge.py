@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geval_repro.baselines.rouge import f_beta, one_sentence_per_line, rouge_f, rouge_f_multi
+from geval_repro.baselines.rouge import (
+    f_beta,
+    one_sentence_per_line,
+    rouge_f,
+    rouge_f_by_type,
+    rouge_f_multi,
+)
 
 
 def test_rouge_on_the_cat_example() -> None:
@@ -52,6 +58,23 @@ def test_sentence_split_changes_only_summary_level_lcs() -> None:
         rouge_f(hyp, ref, "rouge2")[0]
     )
     assert one_sentence_per_line("a b . c d", " . ") == "a b .\nc d ."
+
+
+def test_types_scored_in_one_pass() -> None:
+    # The hand values of the two tests above, from one call for all three types with the
+    # sentence split: "the cat sat" vs "the cat ran" -> 2/3, 1/2; "a b . c d" vs "c d . a b"
+    # -> ROUGE-1 1.0, ROUGE-2 (a b, b c, c d) vs (c d, d a, a b): 2 of 3 -> 2/3, Lsum 1.0.
+    scores = rouge_f_by_type(
+        ["the cat sat", "a b . c d"],
+        ["the cat ran", "c d . a b"],
+        ["rouge1", "rouge2", "rougeLsum"],
+        sentence_separator=" . ",
+    )
+    np.testing.assert_allclose(scores["rouge1"], [2 / 3, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(scores["rouge2"], [1 / 2, 2 / 3], rtol=1e-15)
+    np.testing.assert_allclose(scores["rougeLsum"], [2 / 3, 1.0], rtol=1e-15)
+    with pytest.raises(ValueError, match="unknown ROUGE type"):
+        rouge_f_by_type(["a"], ["a"], ["rouge1", "rougeX"])
 
 
 def test_multi_reference_mean_and_max() -> None:

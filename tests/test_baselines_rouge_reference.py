@@ -16,7 +16,7 @@ import pytest
 from rouge_score import rouge_scorer, tokenizers
 
 from geval_repro.baselines.references import summeval_references, topical_chat_references
-from geval_repro.baselines.rouge import f_beta, one_sentence_per_line, rouge_f
+from geval_repro.baselines.rouge import f_beta, one_sentence_per_line, rouge_f, rouge_f_by_type
 from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags
 from geval_repro.load.summeval import load_summeval
@@ -102,6 +102,15 @@ def test_summeval_all_references_identical(mirror_dir: Path, metric: str) -> Non
     ours = rouge_f(hypotheses, references, rouge_type, sentence_separator=separator, **options)
     theirs = reference_f(hypotheses, references, rouge_type, separator=separator, **options)
     _assert_identical(ours, theirs)
+    # As the pipeline scores them: the three types in one pass over the " . "-split texts.
+    joint = rouge_f_by_type(
+        hypotheses,
+        references,
+        list(ROUGE_TYPES.values()),
+        sentence_separator=SENTENCE_SEPARATOR,
+        **options,
+    )
+    _assert_identical(joint[rouge_type], theirs)
     single = table["reference"].tolist()
     ours_single = rouge_f(
         table["system_output"].tolist(), single, rouge_type, sentence_separator=separator, **options

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
 import sys
 import threading
 import warnings
@@ -97,3 +99,39 @@ def test_a_wrapped_run_function_logs_to_the_jobs_first_log(tmp_path: Path) -> No
     assert "start rule step" in text and "rows written: 42" in text
     assert "progress 50%" in text and "done in" in text
     assert LoggedRun(body).__code__ is body.__code__  # what snakemake --lint measures
+
+
+def test_preload_imports_the_job_libraries_in_a_fresh_interpreter() -> None:
+    """The Snakefile's onstart imports the jobs' large libraries before any job thread runs;
+    in a fresh interpreter none of them is loaded before and all of them are after."""
+    code = (
+        "import sys\n"
+        "from geval_repro.joblog import JOB_LIBRARIES, preload_job_libraries\n"
+        "before = [n for n in JOB_LIBRARIES if n in sys.modules]\n"
+        "preload_job_libraries()\n"
+        "print(before, [n for n in JOB_LIBRARIES if n not in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.stdout.strip() == "[] []"
+
+
+def test_the_log_gives_the_jobs_own_cpu_time_beside_its_wall_time(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "job.log"
+    with job_log(path):
+        time.sleep(0.4)  # wall time, no CPU
+        deadline = time.thread_time() + 0.2
+        while time.thread_time() < deadline:  # 0.2 s of CPU in this thread
+            pass
+    done = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU in the job's thread", path.read_text())
+    assert done, path.read_text()
+    wall, cpu = float(done.group(1)), float(done.group(2))
+    assert wall >= 0.5 and 0.15 <= cpu <= wall - 0.3

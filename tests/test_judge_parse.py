@@ -130,3 +130,17 @@ def test_bad_input_raises() -> None:
         parse(_series(["3"]), "coherence", "lenient", "summeval")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="missing"):
         parse(pd.Series(["3", None]), "coherence", "original", "summeval")
+
+
+def test_repeated_replies_read_as_each_one_alone() -> None:
+    # read() parses each distinct text once and maps back: every position must get what the
+    # case-by-case expectation above says for that text, in any order and repetition
+    order = [3, 0, 3, 14, 9, 0, 11, 11, 3, 7, 14, 0]
+    replies = pd.Series([CASES[i][0] for i in order], index=[f"x{j}" for j in order[::-1]])
+    original, original_unread = read(replies, "coherence", "original", "summeval")
+    tolerant, tolerant_unread = read(replies, "coherence", "tolerant", "summeval")
+    assert list(original.index) == list(replies.index) == list(tolerant.index)
+    assert original.tolist() == [CASES[i][1] for i in order]
+    assert original_unread.tolist() == [CASES[i][2] for i in order]
+    assert all(_same(a, CASES[i][3]) for a, i in zip(tolerant.tolist(), order, strict=True))
+    assert tolerant_unread.tolist() == [math.isnan(CASES[i][3]) for i in order]

@@ -266,3 +266,74 @@ def test_prefix_means_equal_direct_means(kind: str) -> None:
         np.testing.assert_array_equal(got[n - 1], want)
         defined = ~np.isnan(want)
         assert np.array_equal(np.signbit(got[n - 1][defined]), np.signbit(want[defined]))
+
+
+def test_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
+    """Every row (value, band, tie rate) of both modes equals, exactly, a recomputation one
+    draw and one n at a time from the same draws: direct rounded means, one score matrix per
+    draw, ``correlate`` and ``tie_rate`` on it (the batched sweep codes the means and takes
+    the tie counts from its pair signs; this reference does neither)."""
+    from geval_repro.judge.item_scores import round_mean
+    from geval_repro.judge.sweep import _run_seed, random_permutations
+    from geval_repro.stats import correlate
+    from geval_repro.stats.ties import tie_rate
+
+    replies, human = _synthetic(3)
+    draws = 5
+    coefficients = ("pearson", "spearman", "kendall")
+    got = sweep(replies, human, seed=9, draws=draws, coefficients=coefficients)
+    ordered = replies.sort_values(["doc_id", "system_id", "reply_index"])
+    items = ordered.loc[ordered["reply_index"] == 0, ["doc_id", "system_id"]].reset_index(drop=True)
+    gold = items.merge(human, on=["doc_id", "system_id"]).pivot(
+        index="system_id", columns="doc_id", values="coherence"
+    )
+    permutations = random_permutations(
+        len(items), 20, draws, _run_seed(9, "j", "summeval", "coherence")
+    )
+
+    def matrix(scores: np.ndarray) -> np.ndarray:
+        table = items.assign(m=scores).pivot(index="system_id", columns="doc_id", values="m")
+        return table.loc[gold.index, gold.columns].to_numpy()
+
+    def mean(taken: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all unparsed: NaN
+            return round_mean(np.nanmean(taken, axis=1))
+
+    checked = 0
+    for parser, parse in (("original", _released_parse), ("tolerant", _tolerant_parse)):
+        values = np.array([parse(r) for r in ordered["reply"]]).reshape(len(items), 20)
+        for n in (1, 2, 7, 20):
+            first = matrix(mean(values[:, :n]))
+            per_draw = [
+                matrix(mean(np.take_along_axis(values, permutations[d, :, :n], axis=1)))
+                for d in range(draws)
+            ]
+            ties = [tie_rate(m, "summary") for m in per_draw]
+            pooled = sum(t.n_tied_pairs for t in ties) / sum(t.n_pairs for t in ties)
+            for coefficient in coefficients:
+                row = _pick(got, parser=parser, n=n, coefficient=coefficient, mode="first")
+                assert (
+                    row["value"].iloc[0]
+                    == correlate(first, gold.to_numpy(), "summary", coefficient).value
+                )
+                assert row["tie_rate"].iloc[0] == tie_rate(first, "summary").rate
+                each = np.array(
+                    [correlate(m, gold.to_numpy(), "summary", coefficient).value for m in per_draw]
+                )
+                row = _pick(got, parser=parser, n=n, coefficient=coefficient, mode="random")
+                assert row["value"].iloc[0] == each.mean()
+                low, high = np.percentile(each, [2.5, 97.5])
+                assert (row["band_low"].iloc[0], row["band_high"].iloc[0]) == (low, high)
+                assert row["tie_rate"].iloc[0] == pooled
+                checked += 1
+    assert checked == 2 * 4 * 3
+
+
+def test_running_sums_equal_cumsum() -> None:
+    from geval_repro.judge.sweep import _running_sums
+
+    rng = np.random.default_rng(2)
+    for values in (rng.normal(size=(20, 3, 7)), rng.integers(-5, 9, (6, 40)).astype(np.int32)):
+        strided = np.moveaxis(np.moveaxis(values, 0, -1).copy(), -1, 0)  # not C-contiguous
+        np.testing.assert_array_equal(_running_sums(strided), np.cumsum(values, axis=0))

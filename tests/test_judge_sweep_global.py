@@ -65,3 +65,75 @@ def test_random_tie_rate_counts_pairs_within_each_draw_only() -> None:
     # Hand count: each draw has C(4, 2) = 6 pairs of which exactly one (items 2, 3) ties.
     rates = table[table["n"] == 1]["tie_rate"].unique()
     assert rates == pytest.approx([1 / 6])
+
+
+def test_global_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
+    """Every row of both modes equals, exactly, a recomputation one draw and one n at a time:
+    direct rounded means, ``correlate`` and ``tie_rate`` on each draw's row of items (the
+    sweep codes the means and counts each code once per draw; this reference does not)."""
+    import warnings
+
+    from geval_repro.judge.item_scores import round_mean
+    from geval_repro.judge.sweep import _run_seed, random_permutations
+    from geval_repro.stats import correlate
+    from geval_repro.stats.ties import tie_rate
+
+    rng = np.random.default_rng(8)
+    n_items, n_replies, draws = 90, 6, 4  # 90 items: Kendall's reference uses tables
+    gold = np.round(rng.integers(3, 10, n_items) / 3, 12)
+    human = pd.DataFrame({"item_id": np.arange(n_items), "naturalness": gold})
+    ratings = np.clip(np.rint(gold[:, None] + rng.normal(0, 0.8, (n_items, n_replies))), 1, 3)
+    text = ratings.astype(int).astype(str).astype(object)
+    text[rng.random(text.shape) < 0.15] = "N/A"
+    replies = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "topical_chat",
+            "dimension": "naturalness",
+            "item_id": np.repeat(np.arange(n_items), n_replies),
+            "reply_index": np.tile(np.arange(n_replies), n_items),
+            "reply": text.ravel(),
+        }
+    )
+    coefficients = ("pearson", "spearman", "kendall")
+    got = sweep(replies, human, seed=2, draws=draws, coefficients=coefficients)
+    seq = _run_seed(2, "j", "topical_chat", "naturalness")
+    permutations = random_permutations(n_items, n_replies, draws, seq)
+
+    def mean(taken: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all unparsed: NaN
+            return round_mean(np.nanmean(taken, axis=1))[None, :]
+
+    numbers = np.where(text == "N/A", "0", text).astype(float)  # "N/A": 0 under original
+    parsed = {"original": numbers, "tolerant": np.where(text == "N/A", np.nan, numbers)}
+    for parser, values in parsed.items():
+        for n in (1, 3, n_replies):
+            first = mean(values[:, :n])
+            per_draw = [
+                mean(np.take_along_axis(values, permutations[d, :, :n], axis=1))
+                for d in range(draws)
+            ]
+            ties = [tie_rate(m, "global") for m in per_draw]
+            pooled = sum(t.n_tied_pairs for t in ties) / sum(t.n_pairs for t in ties)
+            for coefficient in coefficients:
+                rows = got[
+                    (got["parser"] == parser)
+                    & (got["n"] == n)
+                    & (got["coefficient"] == coefficient)
+                ].set_index("mode")
+                assert (
+                    rows.loc["first", "value"]
+                    == correlate(first, gold[None, :], "global", coefficient).value
+                )
+                assert rows.loc["first", "tie_rate"] == tie_rate(first, "global").rate
+                each = np.array(
+                    [correlate(m, gold[None, :], "global", coefficient).value for m in per_draw]
+                )
+                assert rows.loc["random", "value"] == each.mean()
+                low, high = np.percentile(each, [2.5, 97.5])
+                assert (rows.loc["random", "band_low"], rows.loc["random", "band_high"]) == (
+                    low,
+                    high,
+                )
+                assert rows.loc["random", "tie_rate"] == pooled

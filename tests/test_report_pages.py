@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jinja2
 import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
@@ -15,7 +16,9 @@ from geval_repro.report_pages import (
     execute_notebook_file,
     has_fixture_rows,
     notebook_page,
+    render_caption,
     table_page,
+    write_report_pages,
 )
 
 TABLE_MD = "| dimension | value |\n|---|---|\n| coherence | 0.512 |\n"
@@ -106,3 +109,64 @@ def test_executed_notebook_file_and_its_page(tmp_path):
     page = (tmp_path / "ok.html").read_text(encoding="utf-8")
     assert "42" in page and "<title>ok</title>" in page
     assert 'src="http' not in page
+
+
+def test_a_shared_exporter_writes_the_same_pages_as_fresh_ones(tmp_path):
+    from nbconvert import HTMLExporter
+
+    sources = []
+    for name, code in [("a", "print('first')"), ("b", "x = [1, 2]\nx")]:
+        sources.append(tmp_path / f"{name}.ipynb")
+        notebook = _notebook(code, "# a heading in code")
+        notebook.cells.append(nbformat.v4.new_markdown_cell(f"**{name}** in *Markdown*"))
+        nbformat.write(notebook, str(sources[-1]))
+    shared = HTMLExporter(template_name="basic")
+    for source in sources:
+        notebook_page(source, tmp_path / f"{source.stem}-fresh.html")
+        notebook_page(source, tmp_path / f"{source.stem}-shared.html", shared)
+        fresh = (tmp_path / f"{source.stem}-fresh.html").read_text(encoding="utf-8")
+        assert fresh == (tmp_path / f"{source.stem}-shared.html").read_text(encoding="utf-8")
+        assert f"<strong>{source.stem}</strong>" in fresh
+
+
+CAPTIONS = Path(__file__).resolve().parents[1] / "workflow" / "report"
+CONFIG = {"judges": {"run-a": {"label": "Label of run A", "paper_metric": "G-Eval-4"}}}
+
+
+def test_a_caption_is_rendered_for_its_judge_run(tmp_path):
+    out = tmp_path / "caption.rst"
+    render_caption(CAPTIONS / "judge_main.rst", out, config=CONFIG, wildcards={"judge": "run-a"})
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("Judge run ``run-a``\n(Label of run A), main table")
+    assert "row\n``G-Eval-4`` of the" in text and "{{" not in text
+    with pytest.raises(jinja2.UndefinedError, match="judge"):  # a template name the page lacks
+        render_caption(CAPTIONS / "judge_main.rst", out, config=CONFIG, wildcards={})
+
+
+def test_report_pages_are_written_with_their_captions(tmp_path):
+    md = _write(tmp_path / "main.md", TABLE_MD)
+    figure = _write(tmp_path / "figure.png", "not really a PNG")
+    pages = {
+        str(tmp_path / "report" / "main.html"): {
+            "kind": "table",
+            "source": str(md),
+            "csv": str(tmp_path / "main.csv"),
+            "template": str(CAPTIONS / "judge_main.rst"),
+            "wildcards": {"judge": "run-a"},
+            "caption": str(tmp_path / "captions" / "main.rst"),
+        },
+        str(tmp_path / "report" / "figure.png"): {
+            "kind": "figure",
+            "source": str(figure),
+            "csv": None,
+            "template": str(CAPTIONS / "reproduction.rst"),
+            "wildcards": {},
+            "caption": str(tmp_path / "captions" / "figure.rst"),
+        },
+    }
+    write_report_pages(pages, CONFIG)
+    assert "0.512" in (tmp_path / "report" / "main.html").read_text(encoding="utf-8")
+    assert (tmp_path / "report" / "figure.png").read_bytes() == figure.read_bytes()
+    assert "``run-a``" in (tmp_path / "captions" / "main.rst").read_text(encoding="utf-8")
+    reproduction = (CAPTIONS / "reproduction.rst").read_text(encoding="utf-8")
+    assert (tmp_path / "captions" / "figure.rst").read_text(encoding="utf-8") == reproduction

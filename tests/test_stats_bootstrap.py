@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from nlpstats.correlations import bootstrap as nlpstats_bootstrap
+from scipy import stats
 
 from geval_repro.stats.bootstrap import bootstrap_ci, resampled_correlations
 from geval_repro.stats.levels import correlate
@@ -198,3 +199,47 @@ def test_document_reweighting_equals_recomputing_each_resample(coefficient, seed
     low, high = np.percentile(expected, [2.5, 97.5])
     assert result.low == pytest.approx(low, abs=1e-12)
     assert result.high == pytest.approx(high, abs=1e-12)
+
+
+def _pooled_items(seed: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(1, n) item rows: tied 1-5 human ratings against metric scores of a given kind."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 120))
+    human = rng.integers(1, 6, (1, n)) / 3.0
+    metric = {
+        "continuous": rng.random((1, n)),
+        "tied": np.round(rng.random((1, n)), 1),
+        "tiny": rng.random((1, n)) * 1e-6,  # sentence-BLEU-like scale: order must survive
+        # 0.1 + 0.2 and 0.3 differ by one ulp: near-ties to merge in every resample
+        "near_ties": rng.choice([0.1 + 0.2, 0.3, 0.5, 0.7], (1, n)),
+        # a chain of near-ties whose ends are not near: a resample without the middle value
+        # splits the group (the recomputing path)
+        "near_tie_chain": rng.choice([1.0, 1.0 + 0.6e-9, 1.0 + 1.2e-9, 2.0, 3.0], (1, n)),
+    }[kind]
+    metric[rng.random(metric.shape) < 0.1] = np.nan
+    return metric, human
+
+
+@pytest.mark.parametrize("coefficient", ["spearman", "kendall"])
+@pytest.mark.parametrize("kind", ["continuous", "tied", "tiny", "near_ties", "near_tie_chain"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_item_resampling_equals_recomputing_each_resample(coefficient, kind, seed) -> None:
+    """Global level over items: ranking resamples from value codes gives, bit for bit, what
+    recomputing each resampled item row gives (a plain loop), NaN where it is constant."""
+    metric, human = _pooled_items(seed, kind)
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    m, h = metric[complete], human[complete]
+    rng = np.random.default_rng(seed + 7)
+    items = rng.integers(0, m.size, (300, m.size))
+    items[:3] = items[:3, :1]  # resamples of one repeated item: constant, undefined
+    fast = resampled_correlations(metric, human, "global", coefficient, item_indices=items)
+    loop = np.array(
+        [correlate(m[i][None, :], h[i][None, :], "global", coefficient).value for i in items]
+    )
+    assert np.isnan(fast[:3]).all()
+    np.testing.assert_array_equal(fast, loop)  # exact, NaN in the same places
+    # Independent check of a few resamples with scipy (no near-ties to merge there).
+    if not kind.startswith("near_tie"):
+        reference = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}[coefficient]
+        for row, value in zip(items[3:8], fast[3:8], strict=True):
+            assert value == pytest.approx(reference(m[row], h[row])[0], abs=1e-12)

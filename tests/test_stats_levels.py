@@ -204,3 +204,36 @@ def test_batch_with_one_human_matrix_equals_each_matrix_alone(coefficient: str) 
         assert shared.value[k] == alone.value
         np.testing.assert_array_equal(together.per_group[k], alone.per_group)
         assert together.n_items[k] == alone.n_items
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("n_items", [30, 200])
+def test_global_rank_batch_on_codes_equals_correlate_batch_on_scores(
+    masked: bool, n_items: int
+) -> None:
+    """Integer codes (ranks of the distinct scores, -1 = missing) give exactly what
+    ``correlate_batch`` gives on the scores at the global level (pair offsets below 64
+    items, contingency tables above), and the tied pairs of ``tie_rate``."""
+    from geval_repro.stats.levels import correlate_batch, global_rank_batch
+    from geval_repro.stats.ties import tie_rate
+
+    rng = np.random.default_rng(n_items)
+    levels = np.unique(np.round(np.arange(0, 61)[None, :] / np.arange(1, 21)[:, None], 12))
+    codes = np.searchsorted(levels, np.round(rng.integers(0, 4, (7, 1, n_items)) / 1.0, 12))
+    codes = codes + rng.integers(0, 3, codes.shape)  # a few levels more: ties and order
+    codes[3] = 5  # constant entry: undefined
+    human = np.round(rng.integers(3, 10, (1, n_items)) / 3.0, 12)
+    human[0, :2] = np.nextafter(human[0, 2], 9.0)  # near-ties collapse in the human scores
+    if masked:
+        codes[rng.random(codes.shape) < 0.2] = -1
+        codes[5] = -1  # nothing present
+    values = np.where(codes >= 0, levels[np.maximum(codes, 0)], np.nan)
+    got, ties = global_rank_batch(codes.astype(np.int16), human, ("spearman", "kendall"))
+    for coefficient in ("spearman", "kendall"):
+        want = correlate_batch(values, np.broadcast_to(human, values.shape), "global", coefficient)
+        np.testing.assert_array_equal(got[coefficient].value, want.value)
+        np.testing.assert_array_equal(got[coefficient].n_items, want.n_items)
+        assert np.isfinite(got[coefficient].value).sum() >= 5
+    for entry, matrix in enumerate(values):
+        rate = tie_rate(matrix, "global")
+        assert (ties.tied[entry], ties.pairs[entry]) == (rate.n_tied_pairs, rate.n_pairs)

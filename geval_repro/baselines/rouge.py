@@ -54,15 +54,17 @@ class WhitespaceTokenizer(tokenizers.Tokenizer):
         return text.split()
 
 
-def scorer_for(rouge_type: str, tokenizer: str, use_stemmer: bool) -> rouge_scorer.RougeScorer:
-    """A scorer of one ROUGE type: rouge-score's default tokenizer (native) or whitespace."""
+def scorer_for(
+    rouge_types: Sequence[str], tokenizer: str, use_stemmer: bool
+) -> rouge_scorer.RougeScorer:
+    """A scorer of ROUGE types: rouge-score's default tokenizer (native) or whitespace."""
     if tokenizer not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenizer!r}: use one of {TOKENIZERS}")
     if tokenizer == "default":
-        return rouge_scorer.RougeScorer([rouge_type], use_stemmer=use_stemmer)
+        return rouge_scorer.RougeScorer(list(rouge_types), use_stemmer=use_stemmer)
     if use_stemmer:
         raise ValueError("the whitespace tokenizer does not stem: pass use_stemmer=False")
-    return rouge_scorer.RougeScorer([rouge_type], tokenizer=WhitespaceTokenizer())
+    return rouge_scorer.RougeScorer(list(rouge_types), tokenizer=WhitespaceTokenizer())
 
 
 def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray:
@@ -85,45 +87,67 @@ def one_sentence_per_line(text: str, separator: str) -> str:
     return "\n".join(f"{piece} {marker}" for piece in text.split(separator))
 
 
-def rouge_f(
+def rouge_f_by_type(
     hypotheses: Sequence[str],
     references: Sequence[str],
-    rouge_type: str,
+    rouge_types: Sequence[str],
     *,
     use_stemmer: bool = False,
     tokenizer: str = "default",
     beta: float = 1.0,
     sentence_separator: str | None = None,
-) -> np.ndarray:
-    """ROUGE ``rouge_type`` F_beta of ``hypotheses[i]`` against ``references[i]``, shape (n,).
+) -> dict[str, np.ndarray]:
+    """:func:`rouge_f` of several ROUGE types in one pass (each text tokenized once).
 
-    ``rouge_type``: one of :data:`ROUGE_TYPES`; ``tokenizer``: one of :data:`TOKENIZERS`;
-    ``sentence_separator``: applied to both texts first (see the module docstring).
+    Returns ``{rouge_type: shape (n,)}``. A ``sentence_separator`` only changes
+    ``rougeLsum`` (see the module docstring), so the other types may share its pass.
     """
-    if rouge_type not in ROUGE_TYPES:
-        raise ValueError(f"unknown ROUGE type {rouge_type!r}: use one of {ROUGE_TYPES}")
+    unknown = [rouge_type for rouge_type in rouge_types if rouge_type not in ROUGE_TYPES]
+    if unknown or not rouge_types:
+        raise ValueError(f"unknown ROUGE type(s) {unknown}: use some of {ROUGE_TYPES}")
     if len(hypotheses) != len(references):
         raise ValueError(
             f"rouge_f: {len(hypotheses)} hypotheses but {len(references)} references; "
             "pass one reference per hypothesis"
         )
-    scorer = scorer_for(rouge_type, tokenizer, use_stemmer)
+    scorer = scorer_for(rouge_types, tokenizer, use_stemmer)
     if sentence_separator is not None:
         hypotheses = [one_sentence_per_line(text, sentence_separator) for text in hypotheses]
         references = [one_sentence_per_line(text, sentence_separator) for text in references]
-    scores = [result[rouge_type] for result in scorer.score_batch(references, hypotheses)]
-    precision = np.array([score.precision for score in scores], dtype=float)
-    recall = np.array([score.recall for score in scores], dtype=float)
-    return f_beta(precision, recall, beta)
+    results = scorer.score_batch(references, hypotheses)
+    scores = {}
+    for rouge_type in rouge_types:
+        precision = np.array([result[rouge_type].precision for result in results], dtype=float)
+        recall = np.array([result[rouge_type].recall for result in results], dtype=float)
+        scores[rouge_type] = f_beta(precision, recall, beta)
+    return scores
 
 
-def rouge_f_per_reference(
+def rouge_f(
     hypotheses: Sequence[str],
-    references: Sequence[Sequence[str]],
+    references: Sequence[str],
     rouge_type: str,
     **options: Any,
 ) -> np.ndarray:
-    """ROUGE F_beta of each hypothesis against each of its references: shape (n, n_refs).
+    """ROUGE ``rouge_type`` F_beta of ``hypotheses[i]`` against ``references[i]``, shape (n,).
+
+    ``rouge_type``: one of :data:`ROUGE_TYPES`. ``options`` (keyword): ``tokenizer``, one
+    of :data:`TOKENIZERS` (default "default"); ``use_stemmer`` (False); ``beta`` (1.0);
+    ``sentence_separator`` (None), applied to both texts first (see the module docstring).
+    """
+    if rouge_type not in ROUGE_TYPES:
+        raise ValueError(f"unknown ROUGE type {rouge_type!r}: use one of {ROUGE_TYPES}")
+    return rouge_f_by_type(hypotheses, references, (rouge_type,), **options)[rouge_type]
+
+
+def rouge_f_per_reference_by_type(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    rouge_types: Sequence[str],
+    **options: Any,
+) -> dict[str, np.ndarray]:
+    """ROUGE F_beta of each hypothesis against each of its references, for each ROUGE type
+    in one pass: ``{rouge_type: shape (n, n_refs)}``.
 
     ``references[i]`` lists the references of ``hypotheses[i]``; every hypothesis must have
     the same number of references (SummEval: 11). ``options``: those of :func:`rouge_f`.
@@ -139,12 +163,29 @@ def rouge_f_per_reference(
             f"got counts {sorted(counts)}"
         )
     n_refs = counts.pop()
-    return rouge_f(
+    scores = rouge_f_by_type(
         [hypothesis for hypothesis in hypotheses for _ in range(n_refs)],
         [reference for refs in references for reference in refs],
-        rouge_type,
+        rouge_types,
         **options,
-    ).reshape(len(hypotheses), n_refs)
+    )
+    return {
+        rouge_type: values.reshape(len(hypotheses), n_refs) for rouge_type, values in scores.items()
+    }
+
+
+def rouge_f_per_reference(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    rouge_type: str,
+    **options: Any,
+) -> np.ndarray:
+    """:func:`rouge_f_per_reference_by_type` of one ROUGE type: shape (n, n_refs)."""
+    if rouge_type not in ROUGE_TYPES:
+        raise ValueError(f"unknown ROUGE type {rouge_type!r}: use one of {ROUGE_TYPES}")
+    return rouge_f_per_reference_by_type(hypotheses, references, (rouge_type,), **options)[
+        rouge_type
+    ]
 
 
 def rouge_f_multi(

@@ -51,7 +51,8 @@ PARSERS: tuple[Parser, ...] = ("original", "tolerant")
 ORIGINAL_PATTERN = r"^ ?([\d\.]+)"
 
 
-def _check_replies(replies: pd.Series) -> None:
+def check_replies(replies: pd.Series) -> None:
+    """Raise when a reply is missing (None/NaN), naming how many and the first's index."""
     missing = replies.isna()
     if missing.any():
         raise ValueError(
@@ -97,15 +98,20 @@ def read(
     its regex or ``float()`` failed on, which score 0.0 and still count; for ``tolerant`` the
     replies it leaves out, which score NaN.
     """
-    _check_replies(replies)
+    check_replies(replies)
     judge_scale(benchmark, dimension)
+    if parser not in PARSERS:
+        raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")
+    # replies repeat a lot ("3", "4", ...): read each distinct text once and map back
+    codes, texts = pd.factorize(replies.astype(str))
+    distinct = pd.Series(texts, dtype=object)
     if parser == "original":
-        number = _original_read(replies)
-        return number.fillna(0.0), number.isna()
-    if parser == "tolerant":
-        number = _tolerant_read(replies, dimension, benchmark)
-        return number, number.isna()
-    raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")
+        number = _original_read(distinct)
+    else:
+        number = _tolerant_read(distinct, dimension, benchmark)
+    number = pd.Series(number.to_numpy(dtype=float)[codes], index=replies.index, name=replies.name)
+    unread = number.isna()
+    return (number.fillna(0.0) if parser == "original" else number), unread
 
 
 def parse(replies: pd.Series, dimension: str, parser: Parser, benchmark: str) -> pd.Series:

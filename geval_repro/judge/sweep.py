@@ -40,6 +40,17 @@ coefficients. The generator is seeded from the caller's ``seed`` and the run's j
 benchmark and dimension names (CRC-32), so a run's draws do not depend on which other runs
 are swept in the same call.
 
+Computation: each distinct reply text of a run is parsed once per parser. When every
+counted value is a small integer (the usual ratings), every mean a prefix of replies can
+reach is known in advance (:func:`mean_table`), so running sums of (count, sum) pairs look
+up each item's mean as an integer *code*, its rank among those means; when the means are far
+enough apart that ties, near-ties and constant vectors are all plain equality of codes, the
+codes go straight to the rank kernels (summary level: the pair signs of
+:mod:`geval_repro.stats.pairwise`; global level: counts per code), which also give the tied
+pairs, and Pearson uses the means the codes stand for. Otherwise (non-integer replies) the
+means are floats and go through :func:`geval_repro.stats.levels.correlate_batch` and
+:func:`geval_repro.stats.ties.tie_rate`. Both paths give identical values.
+
 Reply counts: every item of a run must have the same number of replies with
 ``reply_index`` 0..R-1 (the released files have 20); otherwise :func:`reply_grid` raises,
 naming the items that differ.
@@ -49,20 +60,29 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge.item_scores import check_replies_table, reply_columns, round_mean
+from geval_repro.judge.item_scores import check_replies_table, round_mean
 from geval_repro.judge.pairing import matrix_axes, pooled
-from geval_repro.judge.parse import PARSERS, Parser, parse_table
+from geval_repro.judge.parse import PARSERS, Parser, check_replies, parse
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.stats.levels import correlate_batch, summary_batch
+from geval_repro.stats.levels import (
+    CONSTANT_ATOL,
+    NEAR_TIE_RTOL,
+    RANK_COEFFICIENTS,
+    correlate_batch,
+    global_rank_batch,
+    summary_batch,
+    summary_rank_batch,
+)
 from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.ties import tie_rate
+from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH
+from geval_repro.stats.ties import TIE_ATOL, tie_rate
 
 Mode = Literal["first", "random"]
 MODES: tuple[Mode, ...] = ("first", "random")
@@ -103,13 +123,27 @@ class ReplyGrid:
     human: np.ndarray
     level: str = "summary"
 
-    def matrices(self, item_scores: np.ndarray) -> np.ndarray:
-        """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``."""
+    def in_cell_order(self) -> tuple[ReplyGrid, np.ndarray]:
+        """The same grid with its items sorted by matrix cell (system-major), and the item
+        order taken from this one (items that fill the matrix then make it by a reshape)."""
+        order = np.argsort(self.rows * len(self.docs) + self.cols, kind="stable")
+        grid = replace(
+            self, values=self.values[order], rows=self.rows[order], cols=self.cols[order]
+        )
+        return grid, order
+
+    def matrices(self, item_scores: np.ndarray, fill: float = np.nan) -> np.ndarray:
+        """Score matrices ``(..., n_systems, n_docs)`` from item scores ``(..., n_items)``
+        (``fill`` where the run has no item; a reshaped view when items fill the matrix in
+        its own order)."""
         batch = item_scores.shape[:-1]
-        cells = len(self.systems) * len(self.docs)
-        out = np.full((*batch, cells), np.nan)
-        out[..., self.rows * len(self.docs) + self.cols] = item_scores
-        return out.reshape(*batch, len(self.systems), len(self.docs))
+        shape = (*batch, len(self.systems), len(self.docs))
+        cells = self.rows * len(self.docs) + self.cols
+        if cells.size == shape[-2] * shape[-1] and np.array_equal(cells, np.arange(cells.size)):
+            return item_scores.reshape(shape)
+        out = np.full((*batch, shape[-2] * shape[-1]), fill, dtype=item_scores.dtype)
+        out[..., cells] = item_scores
+        return out.reshape(shape)
 
 
 def _fixed_reply_count(run: pd.DataFrame) -> int:
@@ -190,10 +224,15 @@ def reply_grids(
     )
     rows = pd.Index(systems).get_indexer(gold[system_column])
     cols = pd.Index(docs).get_indexer(gold[doc_column])
-    replies = ordered.loc[:, reply_columns(ordered)]
+    # each distinct reply text is parsed once per parser, then mapped back to its replies
+    check_replies(ordered["reply"])
+    codes, texts = pd.factorize(ordered["reply"].astype(str))
+    distinct = pd.Series(texts, dtype=object)
     return {
         parser: ReplyGrid(
-            parse_table(replies, parser)["score"].to_numpy(dtype=float).reshape(-1, count),
+            parse(distinct, dimension, parser, benchmark.name)
+            .to_numpy(dtype=float)[codes]
+            .reshape(-1, count),
             rows,
             cols,
             systems,
@@ -206,37 +245,87 @@ def reply_grids(
 
 
 MEAN_TABLE_MAX_CELLS = 1 << 20  # (count, sum) lookup tables up to this size
+MAX_LEVELS = 1 << 14  # distinct means a table may code (the pair-sign kernel's code range)
 
 
-def _prefix_means(values: np.ndarray, table: tuple[np.ndarray, int] | None) -> np.ndarray:
+@dataclass(frozen=True)
+class MeanLevels:
+    """Every rounded mean that running sums of a run's counted values can reach, coded.
+
+    A prefix of replies with ``count`` counted values summing to ``total`` (integers) is
+    the cell ``count * width + total - low`` of ``codes`` (flattened); its code is the
+    rank of ``round_mean(total / count)`` among the distinct means ``values[:-1]``
+    (ascending), -1 when nothing is counted. ``values[code]`` is the mean (``values[-1]``
+    is NaN).
+    """
+
+    codes: np.ndarray
+    values: np.ndarray
+    width: int
+    low: int
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        """Each counted value as ``width + value`` (an uncounted one as 0), int32: running
+        sums of these, minus ``low``, are cells of ``codes``."""
+        counted = ~np.isnan(values)
+        return np.where(counted, values + self.width, 0.0).astype(np.int32)
+
+    def distinct_apart(self, tolerance: float, rtol: float) -> bool:
+        """Whether any two different levels differ by at least ``tolerance`` and by at
+        least ``rtol`` times the largest magnitude, so that every closeness rule (ties,
+        near-ties, constant vectors) reduces to equal codes."""
+        levels = self.values[:-1]
+        if levels.size < 2:
+            return True
+        gap = float(np.diff(levels).min())
+        return gap >= tolerance and gap >= rtol * float(np.abs(levels).max())
+
+
+def _running_sums(values: np.ndarray) -> np.ndarray:
+    """``np.cumsum(values, axis=0)`` (the same additions in the same order), one vectorized
+    addition per step of the first axis (numpy's cumsum along a leading axis runs element by
+    element)."""
+    values = np.ascontiguousarray(values)  # each step then adds contiguous blocks
+    sums = np.empty_like(values)
+    sums[0] = values[0]
+    for i in range(1, len(values)):
+        np.add(sums[i - 1], values[i], out=sums[i])
+    return sums
+
+
+def _prefix_codes(encoded: np.ndarray, levels: MeanLevels) -> np.ndarray:
+    """Codes of the means of the first n values along the first axis, for every n:
+    ``encoded`` ``(R, ...)`` from :meth:`MeanLevels.encode` -> ``(R, ...)`` int16."""
+    cells = _running_sums(encoded)
+    cells -= levels.low
+    return levels.codes[cells]
+
+
+def _prefix_means(values: np.ndarray, levels: MeanLevels | None) -> np.ndarray:
     """Means of the first n counted values along the first axis, for every n (NaN if none).
 
     ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
-    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. ``table``: the
-    :func:`mean_table` of the values these are drawn from (None: none). With a table, every
+    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. ``levels``: the
+    :func:`mean_table` of the values these are drawn from (None: none). With levels, every
     counted value is a small integer (the usual 1-5 ratings) and each mean is
-    ``round_mean(sum / count)`` of an integer sum and count, looked up in the table (computed
-    with the same float operations; the float running sums of integers are exact) instead
-    of being divided and rounded element by element.
+    ``round_mean(sum / count)`` of an integer sum and count, looked up (computed with the same
+    float operations; the float running sums of integers are exact) instead of being divided
+    and rounded element by element.
     """
+    if levels is not None:
+        return levels.values[_prefix_codes(levels.encode(values), levels)]
     counted = ~np.isnan(values)
-    if table is not None:
-        table, low = table
-        cell = np.cumsum(np.where(counted, values, 0.0).astype(np.int32), axis=0)  # sums
-        cell -= low
-        cell += np.cumsum(counted, axis=0, dtype=np.int32) * table.shape[1]  # counts
-        return table.ravel()[cell]
-    sums = np.cumsum(np.where(counted, values, 0.0), axis=0)
-    counts = np.cumsum(counted, axis=0)
+    sums = _running_sums(np.where(counted, values, 0.0))
+    counts = _running_sums(counted.astype(np.int32))
     with np.errstate(invalid="ignore", divide="ignore"):
         return round_mean(np.where(counts > 0, sums / counts, np.nan))
 
 
-def mean_table(values: np.ndarray) -> tuple[np.ndarray, int] | None:
-    """``(table, low)`` with ``table[c, s - low] = round_mean(s / c)`` (NaN for ``c = 0``) for
-    every count and sum that running sums of up to R values of ``values`` ``(n_items, R)``
-    can reach, or None when a counted value is not an integer (or is -0.0, whose sign a
-    float sum could keep) or the table would exceed :data:`MEAN_TABLE_MAX_CELLS`."""
+def mean_table(values: np.ndarray) -> MeanLevels | None:
+    """The :class:`MeanLevels` of ``round_mean(s / c)`` for every count ``c`` and sum ``s``
+    that running sums of up to R values of ``values`` ``(n_items, R)`` can reach, or None
+    when a counted value is not an integer (or is -0.0, whose sign a float sum could keep),
+    the table would exceed :data:`MEAN_TABLE_MAX_CELLS` or the means :data:`MAX_LEVELS`."""
     present = values[~np.isnan(values)]
     if present.size == 0:
         return None
@@ -252,7 +341,12 @@ def mean_table(values: np.ndarray) -> tuple[np.ndarray, int] | None:
     counts = np.arange(replies + 1)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         table = round_mean(np.where(counts > 0, sums / counts, np.nan))
-    return table, low
+    levels, codes = np.unique(table[1:], return_inverse=True)  # count 0: NaN, coded -1
+    if levels.size > MAX_LEVELS:
+        return None
+    coded = np.full(table.shape, -1, dtype=np.int16)
+    coded[1:] = codes.reshape(table[1:].shape)
+    return MeanLevels(coded.ravel(), np.append(levels, np.nan), table.shape[1], low)
 
 
 def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
@@ -279,13 +373,61 @@ def _batch_values(
     return {c: correlate_batch(batch, human, grid.level, c).value for c in coefficients}
 
 
-def _tie_rate_over_draws(batch: np.ndarray, level: str) -> float:
-    """Tied pairs / pairs over every draw of ``batch`` (draws, systems, docs), pairs within a
-    draw: within each document of each draw (summary level), or among all items of each draw
-    (global level, where a draw's matrix is one row of items)."""
+def _coded_step(
+    codes: np.ndarray, grid: ReplyGrid, coefficients: tuple[str, ...], levels: MeanLevels
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """Values and (tied, all) item pairs of every entry of ``codes`` ``(batch, n_items)``
+    at the run's level (pairs within documents at the summary level, from the pair signs
+    of the codes; all pairs at the global level, from counts per code). The human matrix is
+    present wherever the run has an item, so complete pairs are the pairs of scored items;
+    levels are far enough apart that equal codes are exactly the tied scores."""
+    matrices = grid.matrices(codes, fill=-1)
+    ranked = tuple(c for c in coefficients if c in RANK_COEFFICIENTS)
+    rank_batch = summary_rank_batch if grid.level == "summary" else global_rank_batch
+    results, ties = rank_batch(matrices, grid.human, ranked)
+    values = {c: r.value for c, r in results.items()}
+    rest = tuple(c for c in coefficients if c not in ranked)
+    if rest:
+        values |= _batch_values(levels.values[matrices], grid, rest)
+    return {c: values[c] for c in coefficients}, ties.tied, ties.pairs
+
+
+def _tie_counts(batch: np.ndarray, level: str) -> tuple[int, int]:
+    """(tied pairs, pairs) of :func:`~geval_repro.stats.ties.tie_rate` summed over the
+    matrices of ``batch`` (entries, systems, docs), pairs within each entry: within each
+    document (summary level) or among all items (global level, one row of items)."""
     if level == "global":
-        return tie_rate(batch[:, 0, :].T, "summary").rate
-    return tie_rate(np.moveaxis(batch, 0, 1).reshape(batch.shape[1], -1), "summary").rate
+        rate = tie_rate(batch[:, 0, :].T, "summary")
+    else:
+        rate = tie_rate(np.moveaxis(batch, 0, 1).reshape(batch.shape[1], -1), "summary")
+    return rate.n_tied_pairs, rate.n_pairs
+
+
+def _rate(tied: int, pairs: int) -> float:
+    return int(tied) / int(pairs) if pairs else float("nan")
+
+
+def _step(
+    scores: np.ndarray,
+    grid: ReplyGrid,
+    coefficients: tuple[str, ...],
+    levels: MeanLevels | None,
+    coded: bool,
+    pooled: bool,
+) -> tuple[dict[str, np.ndarray], list[float]]:
+    """Per-coefficient values of every entry of ``scores`` ``(batch, n_items)`` (codes of
+    ``levels`` when ``coded``, else means) and tie rates: one pooled over the entries
+    (``pooled``) or one per entry."""
+    if coded:
+        values, tied, pairs = _coded_step(scores, grid, coefficients, levels)
+        if pooled:
+            return values, [_rate(tied.sum(), pairs.sum())]
+        return values, [_rate(t, p) for t, p in zip(tied, pairs, strict=True)]
+    batch = grid.matrices(levels.values[scores] if levels is not None else scores)
+    values = _batch_values(batch, grid, coefficients)
+    if pooled:
+        return values, [_rate(*_tie_counts(batch, grid.level))]
+    return values, [tie_rate(matrix, grid.level).rate for matrix in batch]
 
 
 def _sweep_grid(
@@ -293,21 +435,36 @@ def _sweep_grid(
     coefficients: Iterable[str],
     n_max: int,
     first: bool,
-    permutations: np.ndarray | None,
+    taken: np.ndarray | None,
 ) -> pd.DataFrame:
     """Sweep rows (without run labels and gain share) for one laid-out run and parser.
 
-    ``first``: include the first-n mode; ``permutations``: the random mode's draws
-    (``None`` to skip the random mode).
+    ``first``: include the first-n mode; ``taken``: the random mode's draws as flat
+    positions in ``grid.values`` ``(n_max, draws, n_items)``, the i-th reply taken for each
+    item in each draw (``None`` to skip the random mode).
     """
     coefficients = tuple(coefficients)
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
-    table = mean_table(grid.values)
+    levels = mean_table(grid.values)
+    # integer codes of the means feed the rank kernels directly (summary: pair signs;
+    # global: counts per code)
+    coded = (
+        levels is not None
+        and (grid.level == "global" or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
+        and levels.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
+    )
+
+    def prefix(values: np.ndarray) -> np.ndarray:  # (R, ...) -> codes or means (n_max, ...)
+        if levels is None:
+            return _prefix_means(values, None)[:n_max]
+        return _prefix_codes(values, levels)[:n_max]
+
+    encoded = grid.values if levels is None else levels.encode(grid.values)
     if first:
-        batch = grid.matrices(_prefix_means(grid.values.T, table)[:n_max])  # (n_max, systems, docs)
-        ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
-        for coefficient, value in _batch_values(batch, grid, coefficients).items():
+        scores = prefix(encoded.T)  # (n_max, n_items)
+        values, ties = _step(scores, grid, coefficients, levels, coded, pooled=False)
+        for coefficient, value in values.items():
             rows += [
                 {
                     "mode": "first",
@@ -320,15 +477,11 @@ def _sweep_grid(
                 }
                 for n, v, t in zip(ns, value, ties, strict=True)
             ]
-    if permutations is not None:
-        # the first n_max of each item's permutation, replies first: (n_max, draws, n_items)
-        taken = np.moveaxis(permutations[..., :n_max], -1, 0)
-        offsets = np.arange(grid.values.shape[0]) * grid.values.shape[1]
-        means = _prefix_means(grid.values.ravel()[taken + offsets], table)
+    if taken is not None:
+        scores = prefix(encoded.ravel()[taken])  # (n_max, draws, n_items)
         for n in ns:
-            batch = grid.matrices(means[n - 1])  # (draws, systems, docs)
-            ties = _tie_rate_over_draws(batch, grid.level)
-            for coefficient, value in _batch_values(batch, grid, coefficients).items():
+            values, (ties,) = _step(scores[n - 1], grid, coefficients, levels, coded, pooled=True)
+            for coefficient, value in values.items():
                 low, high = np.percentile(value, BAND_PERCENTILES)
                 rows.append(
                     {
@@ -388,19 +541,28 @@ def sweep(
         )
     frames = []
     for (judge, benchmark, dimension), run in replies.groupby(list(RUN_KEYS), sort=True):
-        count = _fixed_reply_count(run)
+        grids = reply_grids(run, human, parsers)
+        count = next(iter(grids.values())).values.shape[1]
         top = count if n_max is None else n_max
         if not 1 <= top <= count:
             raise ValueError(
                 f"n_max={top} but run judge={judge!r}, dimension={dimension!r} has {count} "
                 "replies per item: choose 1 <= n_max <= replies per item"
             )
-        permutations = None
-        for parser, grid in reply_grids(run, human, parsers).items():
-            if "random" in modes and permutations is None:  # shared by both parsers
+        taken = None
+        for parser, grid in grids.items():
+            grid, order = grid.in_cell_order()  # the same order for every parser
+            if "random" in modes and taken is None:  # shared by both parsers
                 seq = _run_seed(seed, str(judge), str(benchmark), str(dimension))
                 permutations = random_permutations(len(grid.rows), count, draws, seq)
-            part = _sweep_grid(grid, coefficients, top, "first" in modes, permutations)
+                # each item's draws (generated in reply_grids' item order), in cell order: the
+                # first n_max replies taken as flat positions in grid.values, replies first
+                offsets = np.arange(len(grid.rows)) * count
+                small = permutations[..., :top].astype(np.min_scalar_type(count - 1))
+                taken = np.moveaxis(small, -1, 0)[:, :, order].astype(np.int32, order="C")
+                taken += offsets.astype(np.int32)
+                del permutations
+            part = _sweep_grid(grid, coefficients, top, "first" in modes, taken)
             frames.append(part.assign(judge=judge, dimension=dimension, parser=parser))
     out = pd.concat(frames, ignore_index=True)
     out["gain_share"] = _gain_share(out)

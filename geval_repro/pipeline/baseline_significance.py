@@ -134,6 +134,8 @@ def judge_vs_baselines(
         f"{'document' if unit == 'inputs' else 'item'}, {n_resamples} resamples, seed {seed}"
     )
     records = []
+    # The coefficients of a dimension often share their best baseline: pair items once.
+    matrices: dict[tuple[str, str, str, str], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
     for variant, items, score in judge_score_variants(spec, processed):
         for dimension in benchmark.dimension_names:
             if not (items["dimension"] == dimension).any():
@@ -174,10 +176,13 @@ def judge_vs_baselines(
                     baseline_variant=row["variant"],
                     baseline_value=row["value"],
                 )
-                base = baseline_item_scores(
-                    baseline_scores, benchmark.name, row["metric"], row["variant"]
-                )
-                judge_m, base_m, human_m, record["n_items"] = _matrices(pairs, base, benchmark.name)
+                key = (variant, dimension, row["metric"], row["variant"])
+                if key not in matrices:
+                    base = baseline_item_scores(
+                        baseline_scores, benchmark.name, row["metric"], row["variant"]
+                    )
+                    matrices[key] = _matrices(pairs, base, benchmark.name)
+                judge_m, base_m, human_m, record["n_items"] = matrices[key]
                 try:
                     result = paired_permutation_test(
                         judge_m,

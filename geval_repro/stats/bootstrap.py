@@ -17,14 +17,30 @@ the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of the dis
 ``numpy.random.default_rng(seed)`` and evaluated as batched matrices, so the result depends
 only on the data and the seed. At the summary level with inputs as the unit, a resample only
 repeats or drops inputs: each input's correlation is computed once and every resample
-averages the drawn ones (same values as recomputing each resampled matrix).
+averages the drawn ones (same values as recomputing each resampled matrix). At the global
+level with items as the unit, Spearman and Kendall resamples are ranked from counts of the
+pooled items' tie groups instead of sorting each resample (:func:`_ranked_items`; same
+values).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.levels import LEVELS, correlate_batch, summary_terms
+from geval_repro.stats.coefficients import (
+    _pearson_masked,
+    _tau_b,
+    kendall_rows,
+    kendall_terms_from_ranks,
+)
+from geval_repro.stats.levels import (
+    CONSTANT_ATOL,
+    LEVELS,
+    NEAR_TIE_RTOL,
+    RANK_COEFFICIENTS,
+    correlate_batch,
+    summary_terms,
+)
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult
 
@@ -93,7 +109,84 @@ def resampled_correlations(
     )
     if level == "summary" and system_indices is None and item_indices is None:
         return _reweighted_documents(metric, human, coefficient, columns)
+    if item_indices is not None and coefficient in RANK_COEFFICIENTS:
+        values = _ranked_items(metric[0], human[0], coefficient, columns)
+        if values is not None:
+            return values
     return _recomputed(metric, human, level, coefficient, rows, columns)
+
+
+def _value_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(sorted distinct values, each value's index among them, each value's tie group), or
+    None when a resample's near-tie merging could differ from the pooled values'.
+
+    Tie groups are the clusters of :func:`~geval_repro.stats.coefficients.collapse_near_ties`
+    (consecutive distinct values ``a < b`` with ``b - a < rtol max(|a|, |b|)``). They hold in
+    every resample when each group is tight (``max - min < rtol min(|min|, |max|) / 2``, so
+    any two members drawn are near-tied) and neighbouring groups are far apart
+    (``gap >= 2 rtol max(...)``, so values of two groups drawn next to each other are not);
+    the factors 2 absorb rounding. Else None.
+    """
+    distinct = np.unique(values)
+    gap = distinct[1:] - distinct[:-1]
+    scale = np.maximum(np.abs(distinct[1:]), np.abs(distinct[:-1]))
+    near = gap < NEAR_TIE_RTOL * scale  # the test of collapse_near_ties
+    if (~near & (gap < 2 * NEAR_TIE_RTOL * scale)).any():
+        return None
+    starts = np.concatenate([[True], ~near])
+    group = np.cumsum(starts) - 1
+    low = distinct[starts]
+    high = distinct[np.concatenate([starts[1:], [True]])]
+    if (high - low >= NEAR_TIE_RTOL * np.minimum(np.abs(low), np.abs(high)) / 2)[high > low].any():
+        return None
+    codes = np.searchsorted(distinct, values)
+    return distinct, codes, group[codes]
+
+
+def _ranked_items(
+    metric: np.ndarray, human: np.ndarray, coefficient: str, items: np.ndarray
+) -> np.ndarray | None:
+    """Global level, items resampled, Spearman or Kendall, without sorting any resample.
+
+    ``metric``/``human``: the pooled complete items (1-D); ``items``: ``(n_resamples, n)``
+    indices into them. A resample only repeats or drops items, so with each value's tie
+    group (:func:`_value_codes`: its rank after near-ties are merged) its average ranks
+    follow from how often it draws each group: a group drawn ``k`` times after ``s`` draws of
+    smaller groups spans sorted positions ``s .. s + k - 1`` and gets
+    ``(s + s + k - 1) / 2 + 1``, the expression (and so the float) of
+    :func:`~geval_repro.stats.coefficients.average_ranks`; Kendall's exact pair counts come
+    from the contingency table of the drawn groups. The constant-vector rule uses the drawn
+    values' span. Same values as recomputing each resample; None when the tie groups of a
+    resample could differ (the caller then recomputes).
+    """
+    coded = [_value_codes(values) for values in (metric, human)]
+    if coded[0] is None or coded[1] is None:
+        return None
+    n_resamples, n = items.shape
+    present = np.ones(items.shape, dtype=bool)
+    drawn, defined, ranks = [], np.ones(n_resamples, dtype=bool), []
+    for distinct, codes, groups in coded:
+        code, group = codes[items], groups[items]
+        drawn.append(group)
+        span = distinct[code.max(axis=-1)] - distinct[code.min(axis=-1)]
+        defined &= span >= CONSTANT_ATOL
+        if coefficient == "spearman":
+            size = int(groups.max()) + 1
+            offsets = np.arange(n_resamples)[:, None] * size
+            counts = np.bincount((offsets + group).ravel(), minlength=n_resamples * size)
+            counts = counts.reshape(n_resamples, size)
+            before = np.cumsum(counts, axis=-1) - counts
+            by_code = (before + (before + counts - 1)) / 2.0 + 1.0
+            ranks.append(np.take_along_axis(by_code, group, axis=-1))
+    if coefficient == "spearman":
+        values = _pearson_masked(ranks[0], ranks[1], present)
+    else:
+        cells = (int(drawn[0].max()) + 1) * (int(drawn[1].max()) + 1)
+        if 2 * cells > n * n:  # many groups in both: pair signs of the group numbers
+            values = kendall_rows(drawn[0].astype(float), drawn[1].astype(float))
+        else:
+            values = _tau_b(*kendall_terms_from_ranks(drawn[0], drawn[1], present))
+    return np.where(defined, values, np.nan)
 
 
 def _reweighted_documents(

@@ -210,20 +210,32 @@ def _kendall_terms_by_table(
     n = x.shape[-1]
     rank_x = _dense_ranks(x, present).reshape(-1, n)
     rank_y = _dense_ranks(y, present).reshape(-1, n)
-    cells_per_row = (int(rank_x.max()) + 1) * (int(rank_y.max()) + 1)
-    if 2 * cells_per_row > n * n:
+    if 2 * (int(rank_x.max()) + 1) * (int(rank_y.max()) + 1) > n * n:
         return None
-    mask = present.reshape(-1, n)
+    terms = kendall_terms_from_ranks(rank_x, rank_y, present.reshape(-1, n))
+    return tuple(term.reshape(x.shape[:-1]) for term in terms)
+
+
+def kendall_terms_from_ranks(
+    rank_x: np.ndarray, rank_y: np.ndarray, present: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(concordant - discordant, untied-in-x, untied-in-y) complete pairs per row of
+    ``(rows, n)`` integer ranks, as floats, from contingency tables in blocks of rows.
+
+    Ranks are any non-negative labels that order like the values (equal values, equal
+    labels; gaps allowed) wherever ``present``; elsewhere they are ignored. Exact.
+    """
+    cells_per_row = (int(rank_x.max()) + 1) * (int(rank_y.max()) + 1)
     block = max(1, TABLE_CELLS_PER_BLOCK // cells_per_row)
     parts = [
         _kendall_terms_from_table(
             rank_x[start : start + block],
             rank_y[start : start + block],
-            mask[start : start + block],
+            present[start : start + block],
         )
         for start in range(0, rank_x.shape[0], block)
     ]
-    return tuple(np.concatenate(part).reshape(x.shape[:-1]) for part in zip(*parts, strict=True))
+    return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
 
 
 def _tau_b(concordance: np.ndarray, untied_x: np.ndarray, untied_y: np.ndarray) -> np.ndarray:

@@ -40,7 +40,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geval_repro.stats.coefficients import _tau_b, collapse_near_ties, row_function
+from geval_repro.stats.coefficients import (
+    _pearson_masked,
+    _tau_b,
+    average_ranks,
+    collapse_near_ties,
+    kendall_terms_from_ranks,
+    row_function,
+)
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH, rank_terms, spearman_from_ranks
 from geval_repro.stats.results import LevelCorrelation
@@ -101,29 +108,47 @@ class SummaryTerms(NamedTuple):
     n_present: np.ndarray
 
 
+class TiedPairs(NamedTuple):
+    """Pairs a level compares, per batch entry: ``pairs``, the complete (metric, human)
+    pairs (summary level: within each input, summed over the inputs; global level: all
+    pairs); ``tied``, those tied in the metric (after the near-tie collapse; equal codes
+    for a coded metric)."""
+
+    tied: np.ndarray
+    pairs: np.ndarray
+
+
 def _summary_terms_pairwise(
     metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
-) -> dict[str, SummaryTerms]:
+) -> tuple[dict[str, SummaryTerms], TiedPairs]:
     """Summary terms of ``(..., n_systems, n_inputs)`` matrices (``human`` broadcastable)
     from pair signs, shared by the rank ``coefficients`` (see
-    :mod:`geval_repro.stats.pairwise`)."""
+    :mod:`geval_repro.stats.pairwise`), and the metric's tied pairs from the same signs.
+
+    ``metric`` may hold integer codes (see :func:`~geval_repro.stats.pairwise.rank_terms`):
+    different codes then differ by at least ``CONSTANT_ATOL``, so an input's metric vector
+    is constant exactly when none of its complete pairs is untied.
+    """
     pairs = rank_terms(metric, human, NEAR_TIE_RTOL)
-    missing_x = np.isnan(metric)
+    coded = metric.dtype.kind in "iu"
+    missing_x = metric < 0 if coded else np.isnan(metric)
     missing_y = np.isnan(human)
+    spanned = (human,) if coded else (metric, human)  # a coded metric's spans: untied_x
     if missing_x.any() or missing_y.any():
         present = ~(missing_x | missing_y)
         n_present = present.sum(axis=-2)
         spans = [
             np.where(present, v, -np.inf).max(axis=-2) - np.where(present, v, np.inf).min(axis=-2)
-            for v in (metric, human)
+            for v in spanned
         ]
     else:
         n_systems = metric.shape[-2]
         n_present = np.full(
             np.broadcast_shapes(metric.shape, human.shape)[:-2] + metric.shape[-1:], n_systems
         )
-        spans = [v.max(axis=-2) - v.min(axis=-2) for v in (metric, human)]
-    kept = (n_present >= 2) & (spans[0] >= CONSTANT_ATOL) & (spans[1] >= CONSTANT_ATOL)
+        spans = [v.max(axis=-2) - v.min(axis=-2) for v in spanned]
+    varies_x = pairs.untied_x > 0 if coded else spans[0] >= CONSTANT_ATOL
+    kept = (n_present >= 2) & varies_x & (spans[-1] >= CONSTANT_ATOL)
     terms = {}
     for coefficient in coefficients:
         if coefficient == "kendall":
@@ -131,7 +156,9 @@ def _summary_terms_pairwise(
         else:
             per_input = spearman_from_ranks(pairs.rank_x, pairs.rank_y)
         terms[coefficient] = SummaryTerms(np.broadcast_to(per_input, kept.shape), kept, n_present)
-    return terms
+    n_pairs = (n_present * (n_present - 1) // 2).sum(axis=-1)
+    ties = TiedPairs(n_pairs - pairs.untied_x.sum(axis=-1, dtype=np.int64), n_pairs)
+    return terms, ties
 
 
 def _summary_terms_by_rows(metric: np.ndarray, human: np.ndarray, coefficient: str) -> SummaryTerms:
@@ -165,7 +192,7 @@ def summary_terms_by_coefficient(
         for c in coefficients
         if c in RANK_COEFFICIENTS and metric.shape[-2] <= PAIRWISE_MAX_LENGTH
     )
-    terms = _summary_terms_pairwise(metric, human, pairwise) if pairwise else {}
+    terms = _summary_terms_pairwise(metric, human, pairwise)[0] if pairwise else {}
     for coefficient in coefficients:
         if coefficient not in terms:
             terms[coefficient] = _summary_terms_by_rows(metric, human, coefficient)
@@ -197,6 +224,92 @@ def summary_batch(
         coefficient: _summary_level(terms)
         for coefficient, terms in summary_terms_by_coefficient(metric, human, coefficients).items()
     }
+
+
+def summary_rank_batch(
+    metric: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> tuple[dict[str, BatchedCorrelation], TiedPairs]:
+    """:func:`summary_batch` for rank coefficients (Spearman, Kendall) on at most
+    :data:`~geval_repro.stats.pairwise.PAIRWISE_MAX_LENGTH` systems, and the metric's tied
+    pairs from the same pair signs (also when ``coefficients`` is empty).
+
+    ``metric`` may hold integer codes instead of scores (see
+    :func:`~geval_repro.stats.pairwise.rank_terms`; codes -1 for missing and 0..16383 that
+    order like the scores, different scores at least ``CONSTANT_ATOL`` and a relative
+    ``NEAR_TIE_RTOL`` apart): the values are then those of the scores the codes stand for.
+    """
+    unsupported = set(coefficients) - set(RANK_COEFFICIENTS)
+    if unsupported or metric.shape[-2] > PAIRWISE_MAX_LENGTH:
+        raise ValueError(
+            f"summary_rank_batch takes {RANK_COEFFICIENTS} on at most {PAIRWISE_MAX_LENGTH} "
+            f"systems, got {sorted(coefficients)} on {metric.shape[-2]}: use summary_batch"
+        )
+    terms, ties = _summary_terms_pairwise(metric, human, tuple(coefficients))
+    return {c: _summary_level(t) for c, t in terms.items()}, ties
+
+
+def global_rank_batch(
+    codes: np.ndarray, human: np.ndarray, coefficients: tuple[str, ...]
+) -> tuple[dict[str, BatchedCorrelation], TiedPairs]:
+    """:func:`correlate_batch` at the global level for rank coefficients on a coded metric,
+    and the metric's tied pairs (also when ``coefficients`` is empty).
+
+    ``codes``: integer codes ``(..., n_systems, n_inputs)`` of the metric scores, as for
+    :func:`summary_rank_batch`; ``human``: one ``(n_systems, n_inputs)`` matrix. Each
+    entry's codes are counted per level (one bincount for the batch): Spearman's average
+    ranks are ``(first + last) / 2 + 1`` of each level's run of positions in sorted order,
+    as :func:`~geval_repro.stats.coefficients.average_ranks` computes them; Kendall's pair
+    counts come from contingency tables of codes and the human scores' dense ranks. The
+    human side (near-tie collapse, ranks) is computed once unless the metric has missing
+    cells. Values are identical to :func:`correlate_batch`'s on the scores.
+    """
+    unsupported = set(coefficients) - set(RANK_COEFFICIENTS)
+    if unsupported or human.ndim != 2:
+        raise ValueError(
+            f"global_rank_batch takes {RANK_COEFFICIENTS} and one human matrix, got "
+            f"{sorted(coefficients)} and a human array of shape {human.shape}: use "
+            "correlate_batch"
+        )
+    batch = codes.shape[:-2]
+    x = codes.reshape(-1, codes.shape[-2] * codes.shape[-1]).astype(np.int64)
+    y = human.reshape(-1)
+    rows, n = x.shape
+    present = (x >= 0) & ~np.isnan(y)
+    n_items = present.sum(axis=-1)
+    size = max(int(x.max()) + 1, 1)
+    cell = np.where(present, x, size) + (np.arange(rows) * (size + 1))[:, None]
+    counts = np.bincount(cell.ravel(), minlength=rows * (size + 1)).reshape(rows, size + 1)
+    counts = counts[:, :size]  # per row and code, present cells only
+    pairs = n_items * (n_items - 1) // 2
+    ties = TiedPairs((counts * (counts - 1) // 2).sum(axis=-1), pairs)
+
+    y_collapsed = collapse_near_ties(y, NEAR_TIE_RTOL)
+    same_present = bool((present == present[:1]).all())
+    shown = present[:1] if same_present else present
+    spans_y = _span(np.broadcast_to(y, shown.shape), shown)
+    defined = ((counts > 0).sum(axis=-1) >= 2) & (spans_y >= CONSTANT_ATOL)
+    out = {}
+    for coefficient in coefficients:
+        if coefficient == "spearman":
+            last = np.cumsum(counts, axis=-1) - 1  # sorted position of each code's last cell
+            first = last - counts + 1
+            mean_rank = (first + last) / 2.0 + 1.0
+            rank_x = np.where(present, np.take_along_axis(mean_rank, np.maximum(x, 0), -1), np.nan)
+            rank_y = average_ranks(np.broadcast_to(y_collapsed, shown.shape), shown)
+            value = _pearson_masked(rank_x, rank_y, present)
+        else:
+            dense_y = np.unique(y_collapsed[~np.isnan(y_collapsed)], return_inverse=True)[1]
+            rank_y = np.zeros(n, dtype=np.int64)
+            rank_y[~np.isnan(y_collapsed)] = dense_y
+            terms = kendall_terms_from_ranks(
+                np.maximum(x, 0), np.broadcast_to(rank_y, x.shape), present
+            )
+            value = _tau_b(*terms)
+        value = np.where(defined, value, np.nan).reshape(batch)
+        out[coefficient] = BatchedCorrelation(
+            value, np.ones(batch, dtype=int), n_items.reshape(batch), None
+        )
+    return out, TiedPairs(ties.tied.reshape(batch), ties.pairs.reshape(batch))
 
 
 def correlate_batch(

@@ -75,19 +75,39 @@ def collapsed_columns(values: np.ndarray, rtol: float) -> np.ndarray:
 
 
 def _offset_signs(values: np.ndarray, k: int) -> np.ndarray:
-    """``sign(v[i + k] - v[i])`` along the rows as int8 (0 when either value is NaN)."""
+    """``sign(v[i + k] - v[i])`` along the rows as int8 (0 when either value is NaN; integer
+    codes are compared as they are)."""
     upper = values[..., k:, :]
     lower = values[..., :-k, :]
+    if values.dtype.kind in "iu":
+        difference = np.subtract(upper, lower)
+        return np.sign(difference, out=difference).astype(np.int8, copy=False)
     return (upper > lower).view(np.int8) - (upper < lower).view(np.int8)
+
+
+def _column_sums(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sum_i a[..., i, j] * b[..., i, j]`` per column of int8 signs (``|sum| <= n - 1``)."""
+    return np.einsum("...ij,...ij->...j", a, b)
 
 
 def rank_terms(metric: np.ndarray, human: np.ndarray, rtol: float) -> RankTerms:
     """The :class:`RankTerms` of ``(..., n, m)`` matrices (``human`` broadcastable, e.g. one
-    ``(n, m)`` matrix for a batch) after collapsing near-ties within each column."""
-    x = collapsed_columns(metric, rtol)
+    ``(n, m)`` matrix for a batch) after collapsing near-ties within each column.
+
+    ``metric`` may instead hold integer *codes*: values that order exactly like the scores
+    they stand for (equal codes are tied scores, and no two different scores are near-ties),
+    with a negative code for a missing score. They are compared as they are (no near-tie
+    check), which is cheaper than comparing floats.
+    """
+    if metric.dtype.kind in "iu":
+        x = metric.astype(np.int16, copy=False)  # callers' codes: a few hundred levels
+        missing_x = x < 0
+    else:
+        x = collapsed_columns(metric, rtol)
+        missing_x = np.isnan(x)
     y = collapsed_columns(human, rtol)
     n = x.shape[-2]
-    present = ~(np.isnan(x) | np.isnan(y))
+    present = ~(missing_x | np.isnan(y))
     masked = not present.all()
     shape = np.broadcast_shapes(x.shape, y.shape)
     concordance = np.zeros(shape[:-2] + shape[-1:], dtype=np.int16)  # |sums| <= 496 (n <= 32)
@@ -102,9 +122,9 @@ def rank_terms(metric: np.ndarray, human: np.ndarray, rtol: float) -> RankTerms:
             complete = (present[..., k:, :] & present[..., :-k, :]).view(np.int8)
             signs_x = signs_x * complete
             signs_y = signs_y * complete
-        concordance += (signs_x * signs_y).sum(axis=-2, dtype=np.int16)
-        untied_x += np.count_nonzero(signs_x, axis=-2).astype(np.int16)
-        untied_y += np.count_nonzero(signs_y, axis=-2).astype(np.int16)
+        concordance += _column_sums(signs_x, signs_y)
+        untied_x += _column_sums(signs_x, signs_x)
+        untied_y += _column_sums(signs_y, signs_y)
         for ranks, signs in ((rank_x, signs_x), (rank_y, signs_y)):
             ranks[..., k:, :] += signs  # v[i + k] above v[i]: +1 for the upper row
             ranks[..., :-k, :] -= signs  # and -1 for the lower one

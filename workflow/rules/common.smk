@@ -126,3 +126,24 @@ def trace(output, input, judges=()):
     from geval_repro.provenance import write_provenance
 
     write_provenance(output, input, config=config, raw_dir=RAW, judges=judges)
+
+
+def report_page(kind, source, template, category, subcategory=None, csv=None, **wildcards):
+    """One page of the report (rules/report.smk): how it is made from ``source``, its caption
+    template (workflow/report/<template>.rst) and where the report files it."""
+    return {
+        "kind": kind,
+        "source": str(source),
+        "csv": str(csv) if csv is not None else None,
+        "template": str(CAPTION_TEMPLATES / f"{template}.rst"),
+        "category": category,
+        "subcategory": subcategory,
+        "wildcards": wildcards,
+    }
+
+
+def report_caption(page):
+    """Where the rules report_pages_<group> write the caption of ``page`` (its template rendered for the
+    page's judge run or notebook), as an absolute path: `snakemake --report` reads it there."""
+    relative = Path(page).resolve().relative_to(REPORT_DIR.resolve())
+    return REPORT_DIR.resolve() / "captions" / relative.with_suffix(".rst")

@@ -1,7 +1,5 @@
-"""The combined correlation table and the paper-layout Tables 1-3."""
-
-from geval_repro.pipeline.correlations import combine, write_paper_layouts
-from geval_repro.pipeline.judge_tables import subset_average_rows
+"""The combined correlation table and the paper-layout Tables 1-3 (each job imports its
+step in its run: block, not when the workflow is parsed)."""
 
 
 rule judge_averages:
@@ -17,6 +15,8 @@ rule judge_averages:
         LOGS / "judge_averages.log",
     localrule: True
     run:
+        from geval_repro.pipeline.judge_tables import subset_average_rows
+
         write_rows(subset_average_rows(params.correlations, params.specs), output[0])
         trace(output, input)
 
@@ -35,6 +35,8 @@ rule correlations:
         LOGS / "correlations.log",
     localrule: True
     run:
+        from geval_repro.pipeline.correlations import combine
+
         combine(input, ROOT_TABLES / "correlations")
         trace(output, input)
 
@@ -79,6 +81,8 @@ rule paper_layout:
         LOGS / "paper_layout.log",
     localrule: True
     run:
+        from geval_repro.pipeline.correlations import write_paper_layouts
+
         write_paper_layouts(
             input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}, input[1]
         )

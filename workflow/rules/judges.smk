@@ -1,9 +1,7 @@
-"""Judge runs: per-item scores, correlation tables, diagnostics, the sweep and its figures."""
+"""Judge runs: per-item scores, correlation tables, diagnostics, the sweep and its figures.
 
-from geval_repro.figures import sweep_figures
-from geval_repro.pipeline import judge_tables
-from geval_repro.table_files import concat_csv
-from geval_repro.pipeline.rerun_agreement import rerun_agreement
+Each job imports its step in its run: block, so parsing the workflow imports no pandas,
+scipy or matplotlib."""
 
 rule judge_item_scores:
     input:
@@ -15,6 +13,8 @@ rule judge_item_scores:
     benchmark:
         LOGS / "benchmarks" / "judges" / "{judge}_item_scores.tsv",
     run:
+        from geval_repro.pipeline import judge_tables
+
         judge_tables.build_item_scores(input[0], output[0])
         trace(output, input, judges=[wildcards.judge])
 
@@ -40,6 +40,8 @@ for _judge in JUDGES:
         benchmark:
             LOGS / "benchmarks" / "judges" / f"{_judge}_tables.tsv",
         run:
+            from geval_repro.pipeline import judge_tables
+
             judge_tables.judge_tables(
                 params.judge, params.spec, params.processed, input.human, config, params.out
             )
@@ -58,6 +60,8 @@ rule judge_sweep:
         LOGS / "benchmarks" / "judges" / "{judge}_sweep.tsv",
     threads: 1
     run:
+        from geval_repro.pipeline import judge_tables
+
         judge_tables.sweep_table(input.replies, input.human, config, output[0])
         trace(output, input, judges=[wildcards.judge])
 
@@ -80,6 +84,8 @@ rule judge_sweep_figures:
         LOGS / "benchmarks" / "judges" / "{judge}_sweep_figures.tsv",
     localrule: True
     run:
+        from geval_repro.figures import sweep_figures
+
         sweep_figures(input[0], spec=params.spec, out_dir=params.out)
         trace(output, input, judges=[wildcards.judge])
 
@@ -98,6 +104,8 @@ rule rerun_agreement:
     benchmark:
         LOGS / "benchmarks" / "rerun_agreement.tsv",
     run:
+        from geval_repro.pipeline.rerun_agreement import rerun_agreement
+
         rerun_agreement(
             RERUN_PAIRS,
             {name: PROCESSED / "judges" / name / "scores.parquet" for name in SCORED},
@@ -117,6 +125,8 @@ rule sweep_all:
         LOGS / "sweep_all.log",
     localrule: True
     run:
+        from geval_repro.table_files import concat_csv
+
         concat_csv(input, output[0])
         trace(output, input)
 

@@ -9,23 +9,24 @@
   of the run, each with a caption from ``workflow/report/*.rst``. The report shows files
   under ``results/report/``: tables rendered to HTML (with a banner on fixture tables),
   copies of the figures and the executed notebooks as HTML, so everything shows inline.
-  Only pages that exist are registered (geval_repro.report_flags.reported), so the report
-  also works after a keep-going run that could not make everything.
+  One job per group of pages (``report_pages_<group>``: the run's tables and figures, each
+  judge run's, the notebooks) writes them, with their captions rendered for each page under
+  ``results/report/captions/``. Only pages that exist are registered
+  (geval_repro.report_flags.reported), so the report also works after a keep-going run that
+  could not make everything: it shows the groups whose sources were all made.
 
 Uses RESULTS, LOGS, PROCESSED, ROOT_TABLES, ROOT_FIGURES, JUDGES (Snakefile) and WITH_REPLIES,
 PAPER_LAYOUTS, HUMAN_TABLES, RERUN_PAIRS (common.smk); each report entry needs its caption in
-workflow/report/. The helpers live in geval_repro.report_pages and .readme_results. Every rule here is a local rule: each is short and none needs a compute node.
+workflow/report/. The helpers live in geval_repro.report_pages and .readme_results (imported
+in the run: blocks: parsing the workflow imports neither nbconvert nor pandas). Every rule
+here is a local rule: each is short and none needs a compute node.
 """
 
 import os
-import shutil
 from pathlib import Path
 
-from geval_repro.atomic import write_text
 from geval_repro.judge.formats import RESULTS as FORMAT_RESULTS
-from geval_repro.readme_results import render_section, results_link, update_readme
 from geval_repro.report_flags import reported
-from geval_repro.report_pages import execute_notebook_file, notebook_page, table_page
 
 
 report: "../report/workflow.rst"
@@ -141,6 +142,8 @@ rule notebook:
         notebook="|".join(NOTEBOOK_INPUTS),
     localrule: True
     run:
+        from geval_repro.report_pages import execute_notebook_file
+
         execute_notebook_file(
             input.notebook, output[0], results_dir=RESULTS, processed_dir=PROCESSED
         )
@@ -169,6 +172,9 @@ rule readme_results:
         labels={name: config["judges"][name]["label"] for name in JUDGES},
     localrule: True
     run:
+        from geval_repro.atomic import write_text
+        from geval_repro.readme_results import render_section
+
         section = render_section(RESULTS, link=os.path.relpath(RESULTS), labels=params.labels)
         write_text(output[0], section)
 
@@ -182,145 +188,100 @@ rule readme:
         LOGS / "readme.log",
     localrule: True
     run:
+        from geval_repro.readme_results import results_link, update_readme
+
         results_link(RESULTS, "README.md")
         if update_readme("README.md", Path(input[0]).read_text(encoding="utf-8")):
             print("README.md: results section updated")
 
 
+# Every page of the report, by group and path under results/report/: the run's tables
+# (HTML) and figures (copies), each judge run's tables and figures, the executed notebooks
+# (HTML). One job per group: a group's pages take milliseconds, and a judge run whose files
+# could not be made (a keep-going run) costs only its own pages.
+CAPTION_TEMPLATES = Path(workflow.basedir) / "workflow" / "report"
+REPORT_PAGE_GROUPS = {
+    "main": {
+        **{
+            str(REPORT_DIR / "tables" / f"{key}.html"): report_page(
+                "table", ROOT_TABLES / f"{table}.md", key, category, subcategory,
+                csv=ROOT_TABLES / f"{table}.csv",
+            )
+            for key, (table, category, subcategory) in REPORT_TABLES.items()
+        },
+        **{
+            str(REPORT_DIR / "figures" / f"{key}.png"): report_page(
+                "figure", ROOT_FIGURES / f"{figure}.png", key, category, subcategory
+            )
+            for key, (figure, category, subcategory) in REPORT_FIGURES.items()
+        },
+    },
+    **{
+        f"judge_{judge}".replace("-", "_").replace(".", "_"): {
+            **{
+                str(REPORT_DIR / "tables" / "judges" / judge / f"{table}.html"): report_page(
+                    "table", ROOT_TABLES / "judges" / judge / f"{table}.md", f"judge_{table}",
+                    f"Judge run {judge}", "Tables",
+                    csv=ROOT_TABLES / "judges" / judge / f"{table}.csv", judge=judge,
+                )
+                for table in tables
+            },
+            **{
+                str(REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png"): report_page(
+                    "figure", ROOT_FIGURES / "judges" / judge / f"{figure}.png",
+                    f"judge_{figure}", f"Judge run {judge}", "Figures", judge=judge,
+                )
+                for figure in figures
+            },
+        }
+        for judge, (tables, figures) in REPORT_JUDGE_FILES.items()
+    },
+    "notebooks": {
+        str(REPORT_DIR / "notebooks" / f"{notebook}.html"): report_page(
+            "notebook", RESULTS / "notebooks" / f"{notebook}.ipynb", "notebook", "Notebooks",
+            notebook=notebook,
+        )
+        for notebook in NOTEBOOK_INPUTS
+    },
+}
+
+
+for group, pages in REPORT_PAGE_GROUPS.items():
+
+    rule:
+        """The report pages of one group, each with its caption.
+
+        A job has no {judge} or {notebook} wildcard for a caption template to read, so it
+        renders each page's caption itself (geval_repro.report_pages.render_caption: the
+        same template, judge run and config) beside the pages, and each page is registered
+        with its rendered caption, category and subcategory."""
+        name:
+            f"report_pages_{group}"
+        input:
+            [page["source"] for page in pages.values()],
+        output:
+            [
+                reported(
+                    path,
+                    caption=report_caption(path),
+                    category=page["category"],
+                    subcategory=page["subcategory"],
+                )
+                for path, page in pages.items()
+            ],
+            [report_caption(path) for path in pages],
+        params:
+            pages={path: {**page, "caption": str(report_caption(path))} for path, page in pages.items()},
+        log:
+            LOGS / "report" / f"pages_{group}.log",
+        localrule: True
+        run:
+            from geval_repro.report_pages import write_report_pages
+
+            write_report_pages(params.pages, config)
+
+
 rule report_assets:
     """Everything the report shows (then `snakemake --report results/report.html`)."""
     input:
-        expand(REPORT_DIR / "tables" / "{table}.html", table=REPORT_TABLES),
-        expand(REPORT_DIR / "figures" / "{figure}.png", figure=REPORT_FIGURES),
-        [
-            REPORT_DIR / "tables" / "judges" / j / f"{name}.html"
-            for j in JUDGES
-            for name in REPORT_JUDGE_FILES[j][0]
-        ],
-        [
-            REPORT_DIR / "figures" / "judges" / j / f"{name}.png"
-            for j in JUDGES
-            for name in REPORT_JUDGE_FILES[j][1]
-        ],
-        expand(REPORT_DIR / "notebooks" / "{notebook}.html", notebook=NOTEBOOK_INPUTS),
-
-
-for key, (table, category, subcategory) in REPORT_TABLES.items():
-
-    rule:
-        name:
-            f"report_table_{key}"
-        input:
-            md=ROOT_TABLES / f"{table}.md",
-        output:
-            reported(
-                REPORT_DIR / "tables" / f"{key}.html",
-                caption=f"../report/{key}.rst",
-                category=category,
-                subcategory=subcategory,
-            ),
-        params:
-            csv=ROOT_TABLES / f"{table}.csv",
-        log:
-            LOGS / "report" / f"table_{key}.log",
-        localrule: True
-        run:
-            table_page(input.md, params.csv, output[0])
-
-
-for key, (figure, category, subcategory) in REPORT_FIGURES.items():
-
-    rule:
-        name:
-            f"report_figure_{key}"
-        input:
-            ROOT_FIGURES / f"{figure}.png",
-        output:
-            reported(
-                REPORT_DIR / "figures" / f"{key}.png",
-                caption=f"../report/{key}.rst",
-                category=category,
-                subcategory=subcategory,
-            ),
-        log:
-            LOGS / "report" / f"figure_{key}.log",
-        localrule: True
-        run:
-            shutil.copyfile(input[0], output[0])
-
-
-# One rule per judge run and page, its {judge} wildcard constrained to that run (captions read
-# snakemake.wildcards.judge), so that each page's report flag follows its own file.
-for judge, (tables, figures) in REPORT_JUDGE_FILES.items():
-    for table in tables:
-
-        rule:
-            name:
-                f"report_judge_{table}_{judge}".replace("-", "_").replace(".", "_")
-            input:
-                md=ROOT_TABLES / "judges" / "{judge}" / f"{table}.md",
-            output:
-                reported(
-                    REPORT_DIR / "tables" / "judges" / "{judge}" / f"{table}.html",
-                    made=REPORT_DIR / "tables" / "judges" / judge / f"{table}.html",
-                    caption=f"../report/judge_{table}.rst",
-                    category="Judge run {judge}",
-                    subcategory="Tables",
-                ),
-            params:
-                csv=lambda wildcards, table=table: (
-                    ROOT_TABLES / "judges" / wildcards.judge / f"{table}.csv"
-                ),
-            log:
-                LOGS / "report" / "judges" / "{judge}" / f"{table}.log",
-            wildcard_constraints:
-                judge=re.escape(judge),
-            localrule: True
-            run:
-                table_page(input.md, params.csv, output[0])
-
-    for figure in figures:
-
-        rule:
-            name:
-                f"report_judge_{figure}_{judge}".replace("-", "_").replace(".", "_")
-            input:
-                ROOT_FIGURES / "judges" / "{judge}" / f"{figure}.png",
-            output:
-                reported(
-                    REPORT_DIR / "figures" / "judges" / "{judge}" / f"{figure}.png",
-                    made=REPORT_DIR / "figures" / "judges" / judge / f"{figure}.png",
-                    caption=f"../report/judge_{figure}.rst",
-                    category="Judge run {judge}",
-                    subcategory="Figures",
-                ),
-            log:
-                LOGS / "report" / "judges" / "{judge}" / f"{figure}.log",
-            wildcard_constraints:
-                judge=re.escape(judge),
-            localrule: True
-            run:
-                shutil.copyfile(input[0], output[0])
-
-
-for notebook in NOTEBOOK_INPUTS:
-
-    rule:
-        name:
-            f"report_notebook_{notebook}"
-        input:
-            RESULTS / "notebooks" / "{notebook}.ipynb",
-        output:
-            reported(
-                REPORT_DIR / "notebooks" / "{notebook}.html",
-                made=REPORT_DIR / "notebooks" / f"{notebook}.html",
-                caption="../report/notebook.rst",
-                category="Notebooks",
-            ),
-        log:
-            LOGS / "report" / "notebooks" / "{notebook}.log",
-        wildcard_constraints:
-            notebook=re.escape(notebook),
-        localrule: True
-        run:
-            notebook_page(input[0], output[0])
+        [getattr(rules, f"report_pages_{group}").output for group in REPORT_PAGE_GROUPS],

@@ -1,8 +1,6 @@
-"""Rows that need no judge run: UniEval's predictions, the baselines, the human data."""
+"""Rows that need no judge run: UniEval's predictions, the baselines, the human data.
 
-from geval_repro.pipeline import baseline_tables
-from geval_repro.pipeline.unieval_rows import unieval_rows
-from geval_repro.pipeline.human_tables import human_tables
+Each job imports its step in its run: block (not when the workflow is parsed)."""
 
 
 rule unieval_rows:
@@ -17,6 +15,8 @@ rule unieval_rows:
     benchmark:
         LOGS / "benchmarks" / "rows" / "unieval.tsv",
     run:
+        from geval_repro.pipeline.unieval_rows import unieval_rows
+
         rows = unieval_rows(input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, config)
         write_rows(rows, output[0])
         trace(output, input)
@@ -33,6 +33,8 @@ rule baseline_scores_summeval:
     benchmark:
         LOGS / "benchmarks" / "baselines" / "summeval.tsv",
     run:
+        from geval_repro.pipeline import baseline_tables
+
         baseline_tables.summeval_scores(input.summeval, input.references, output[0])
         trace(output, input)
 
@@ -47,6 +49,8 @@ rule baseline_scores_topical_chat:
     benchmark:
         LOGS / "benchmarks" / "baselines" / "topical_chat.tsv",
     run:
+        from geval_repro.pipeline import baseline_tables
+
         baseline_tables.topical_chat_scores(input[0], DATA / "cache" / "nltk", output[0])
         trace(output, input)
 
@@ -62,6 +66,8 @@ rule baseline_scores_qags:
     benchmark:
         LOGS / "benchmarks" / "baselines" / "qags.tsv",
     run:
+        from geval_repro.pipeline import baseline_tables
+
         baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
         trace(output, input)
 
@@ -82,6 +88,8 @@ rule baseline_rows:
     benchmark:
         LOGS / "benchmarks" / "rows" / "baselines.tsv",
     run:
+        from geval_repro.pipeline import baseline_tables
+
         write_rows(baseline_tables.baseline_rows(*input, config), output[0])
         trace(output, input)
 
@@ -99,6 +107,8 @@ rule human_tables:
     benchmark:
         LOGS / "benchmarks" / "rows" / "human.tsv",
     run:
+        from geval_repro.pipeline.human_tables import human_tables
+
         paths = {name: input[name] for name in HUMAN_TABLE_INPUTS}
         ceiling = human_tables(paths, ROOT_TABLES / "human", ROOT_FIGURES / "human_distributions")
         write_rows(ceiling, output.rows)

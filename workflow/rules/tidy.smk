@@ -1,7 +1,6 @@
-"""Tidy, validated tables in data/processed (parquet), one rule per upstream table."""
+"""Tidy, validated tables in data/processed (parquet), one rule per upstream table.
 
-from geval_repro.pipeline import tidy
-
+Each job imports geval_repro.pipeline.tidy (pandas, pandera) in its run: block, not the parse."""
 
 
 rule tidy_summeval:
@@ -14,6 +13,8 @@ rule tidy_summeval:
     benchmark:
         LOGS / "benchmarks" / "tables" / "summeval.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.summeval(input[0], output[0])
         trace(output, input)
 
@@ -28,6 +29,8 @@ rule tidy_summeval_references:
     benchmark:
         LOGS / "benchmarks" / "tables" / "summeval_references.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.summeval_references(input[0], output[0])
         trace(output, input)
 
@@ -42,6 +45,8 @@ rule tidy_summeval_experts:
     benchmark:
         LOGS / "benchmarks" / "tables" / "summeval_experts.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.summeval_experts(input[0], output[0])
         trace(output, input)
 
@@ -57,6 +62,8 @@ rule tidy_topical_chat:
     benchmark:
         LOGS / "benchmarks" / "tables" / "topical_chat.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.topical_chat(input.data, input.predictions, output[0])
         trace(output, input)
 
@@ -74,6 +81,8 @@ rule tidy_qags:
     benchmark:
         LOGS / "benchmarks" / "tables" / "qags_{subset}.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.qags(input.data, input.predictions, wildcards.subset, output[0])
         trace(output, input)
 
@@ -90,6 +99,8 @@ rule tidy_qags_mturk:
     benchmark:
         LOGS / "benchmarks" / "tables" / "qags_mturk_{subset}.tsv",
     run:
+        from geval_repro.pipeline import tidy
+
         tidy.qags_mturk(input[0], wildcards.subset, output[0])
         trace(output, input)
 
@@ -122,6 +133,8 @@ for _judge in JUDGES:
         benchmark:
             LOGS / "benchmarks" / "tables" / f"judge_{_judge}.tsv",
         run:
+            from geval_repro.pipeline import tidy
+
             tidy.judge_tables(params.judge, params.spec, params.files, input.human, params.outs)
             trace(output, input, judges=[params.judge])
 
