@@ -12,21 +12,27 @@ from geval_repro.judge.sweep import sweep
 SCIPY = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
 
 
-def test_first_n_curve_is_the_pooled_correlation_of_prefix_means() -> None:
-    rng = np.random.default_rng(0)
-    n_items, n_replies = 15, 4
-    ratings = rng.integers(1, 4, (n_items, n_replies))  # Topical-Chat naturalness: 1-3
-    human = pd.DataFrame({"item_id": np.arange(n_items), "naturalness": rng.uniform(1, 3, n_items)})
-    replies = pd.DataFrame(
+def _naturalness_replies(text: np.ndarray) -> pd.DataFrame:
+    """Replies of judge "j" on Topical-Chat naturalness: ``text[item, reply]``."""
+    n_items, n_replies = text.shape
+    return pd.DataFrame(
         {
             "judge": "j",
             "benchmark": "topical_chat",
             "dimension": "naturalness",
             "item_id": np.repeat(np.arange(n_items), n_replies),
             "reply_index": np.tile(np.arange(n_replies), n_items),
-            "reply": ratings.astype(str).ravel(),
+            "reply": text.ravel(),
         }
     )
+
+
+def test_first_n_curve_is_the_pooled_correlation_of_prefix_means() -> None:
+    rng = np.random.default_rng(0)
+    n_items, n_replies = 15, 4
+    ratings = rng.integers(1, 4, (n_items, n_replies))  # Topical-Chat naturalness: 1-3
+    human = pd.DataFrame({"item_id": np.arange(n_items), "naturalness": rng.uniform(1, 3, n_items)})
+    replies = _naturalness_replies(ratings.astype(str))
     table = sweep(replies, human, seed=1, draws=5, parsers=["tolerant"], modes=["first"])
     for n in range(1, n_replies + 1):
         means = ratings[:, :n].mean(axis=1)
@@ -85,16 +91,7 @@ def test_global_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     ratings = np.clip(np.rint(gold[:, None] + rng.normal(0, 0.8, (n_items, n_replies))), 1, 3)
     text = ratings.astype(int).astype(str).astype(object)
     text[rng.random(text.shape) < 0.15] = "N/A"
-    replies = pd.DataFrame(
-        {
-            "judge": "j",
-            "benchmark": "topical_chat",
-            "dimension": "naturalness",
-            "item_id": np.repeat(np.arange(n_items), n_replies),
-            "reply_index": np.tile(np.arange(n_replies), n_items),
-            "reply": text.ravel(),
-        }
-    )
+    replies = _naturalness_replies(text)
     coefficients = ("pearson", "spearman", "kendall")
     got = sweep(replies, human, seed=2, draws=draws, coefficients=coefficients)
     seq = _run_seed(2, "j", "topical_chat", "naturalness")
