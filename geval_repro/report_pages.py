@@ -18,7 +18,9 @@ import html
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -140,15 +142,20 @@ def table_page(md_path: PathLike, csv_path: PathLike, out_path: PathLike) -> Non
     write_text(out_path, PAGE.format(title=title, body="".join(body)))
 
 
-def notebook_page(
-    notebook_path: PathLike, out_path: PathLike, exporter: HTMLExporter | None = None
-) -> None:
-    """An HTML page of an executed notebook (nbconvert's basic template, no scripts).
+@cache
+def _html_exporter() -> HTMLExporter:
+    """One HTML exporter (nbconvert's basic template) for every notebook page of the process:
+    building one loads its templates (~0.4 s); it gives the same pages as a fresh one."""
+    return HTMLExporter(template_name="basic")
 
-    ``exporter``: an ``HTMLExporter(template_name="basic")`` to reuse across notebooks (it
-    gives the same pages; building one loads its templates, ~0.4 s)."""
-    exporter = exporter or HTMLExporter(template_name="basic")
-    body, _ = exporter.from_filename(str(notebook_path))
+
+_EXPORTER_LOCK = threading.Lock()  # report jobs run as threads; one conversion at a time
+
+
+def notebook_page(notebook_path: PathLike, out_path: PathLike) -> None:
+    """An HTML page of an executed notebook (nbconvert's basic template, no scripts)."""
+    with _EXPORTER_LOCK:
+        body, _ = _html_exporter().from_filename(str(notebook_path))
     title = html.escape(Path(notebook_path).stem)
     write_text(out_path, PAGE.format(title=title, body=body))
 
@@ -188,7 +195,6 @@ def write_report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[s
     ``notebook``: :func:`notebook_page` of the executed notebook ``source``), its caption
     ``template``, the page's ``wildcards`` and where its ``caption`` goes.
     """
-    exporter = None
     for path, page in pages.items():
         if page["kind"] == "table":
             table_page(page["source"], page["csv"], path)
@@ -196,8 +202,7 @@ def write_report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[s
             with atomic_path(path) as temporary:
                 shutil.copyfile(page["source"], temporary)
         elif page["kind"] == "notebook":
-            exporter = exporter or HTMLExporter(template_name="basic")
-            notebook_page(page["source"], path, exporter)
+            notebook_page(page["source"], path)
         else:
             raise ValueError(f"report page {path}: unknown kind {page['kind']!r}")
         render_caption(

@@ -6,11 +6,15 @@ plus the FIXTURE judge of ``tests/fixtures/config_fixture.yaml`` (synthetic repl
 in for the released ones, which are not mirrored; only its run time means anything here).
 
 The run's wall time and CPU time (user + system of Snakemake and everything it starts) are
-measured around the process. Per-job wall times come from Snakemake's ``benchmark:`` files
-(``results/logs/benchmarks/``, written for the heavy rules). Jobs run as threads of one
-process (the default profile), so concurrent jobs overlap: their times add up to more than
-the wall time, and the ``cpu_time`` column of a benchmark file counts the whole process, so
-only the wall time ``s`` is read per job. A warm rerun (nothing to do) is timed too.
+measured around the process. Per-job times come from the last line of each job's log
+(``geval_repro.joblog``: "done in <wall> s (<cpu> s CPU in the job's thread, without
+subprocesses)"): jobs run as threads of one process (the default profile), so concurrent
+jobs overlap and their wall times add up to more than the run's; the CPU column is the
+job's own thread (a notebook's kernel or METEOR 1.5's JVM are subprocesses, counted in the
+run's total only). Snakemake's ``benchmark:`` files are not used: under threads their
+``cpu_time`` counts the whole process, and Snakemake samples each benchmarked job's process
+tree twice a second (psutil reading /proc smaps), which cost ~4 s of CPU per mirrored run. A
+warm rerun (nothing to do) is timed too.
 
 Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 [--target all ...]``
@@ -19,8 +23,8 @@ Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 from __future__ import annotations
 
 import argparse
-import csv
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -36,13 +40,17 @@ MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
 
-def benchmark_seconds(folder: Path) -> dict[str, float]:
-    """Wall seconds of each benchmarked job (``results/logs/benchmarks/<job>.tsv``)."""
+DONE = re.compile(r"done in ([\d.]+) s \(([\d.]+) s CPU")
+
+
+def job_seconds(logs: Path) -> dict[str, tuple[float, float]]:
+    """Wall and own-thread CPU seconds of each job, from its log's closing line."""
     times = {}
-    for path in sorted(folder.rglob("*.tsv")):
-        with path.open(encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t"))
-        times[str(path.relative_to(folder).with_suffix(""))] = float(rows[-1]["s"])
+    for path in sorted(logs.rglob("*.log")):
+        done = DONE.search(path.read_text(encoding="utf-8", errors="replace"))
+        if done:
+            name = str(path.relative_to(logs).with_suffix(""))
+            times[name] = (float(done.group(1)), float(done.group(2)))
     return times
 
 
@@ -70,16 +78,18 @@ def benchmark_config(folder: Path) -> Path:
     return path
 
 
-def report(jobs: dict[str, float], wall: float, cpu: float, warm: float) -> str:
-    """The run's totals and the benchmarked jobs, slowest first."""
+def report(jobs: dict[str, tuple[float, float]], wall: float, cpu: float, warm: float) -> str:
+    """The run's totals and the jobs of at least half a second, slowest first."""
     lines = [
         f"cold run: {wall:.1f} s wall, {cpu:.1f} s CPU (user + system)",
         f"warm rerun (nothing to do): {warm:.1f} s wall",
         "",
-        f"benchmarked jobs (wall s; {sum(jobs.values()):.0f} s in all, overlapping):",
+        f"jobs (wall s overlapping, {sum(w for w, _ in jobs.values()):.0f} s in all; CPU s of "
+        f"the job's thread, {sum(c for _, c in jobs.values()):.0f} s in all):",
     ]
-    for name, seconds in sorted(jobs.items(), key=lambda item: -item[1]):
-        lines.append(f"  {seconds:7.1f}  {name}")
+    for name, (seconds, thread_cpu) in sorted(jobs.items(), key=lambda item: -item[1][0]):
+        if seconds >= 0.5:
+            lines.append(f"  {seconds:7.1f}  {thread_cpu:6.1f}  {name}")
     return "\n".join(lines)
 
 
@@ -115,9 +125,9 @@ def main() -> int:
         print(f"snakemake failed (exit {done.returncode}); folder kept: {folder}")
         return done.returncode
     _, warm, _ = timed(command)
-    jobs = benchmark_seconds(folder / "results" / "logs" / "benchmarks")
+    jobs = job_seconds(folder / "results" / "logs")
     if not jobs:
-        print("no benchmark file found under results/logs/benchmarks: were they removed?")
+        print("no job log under results/logs ends with 'done in ...': see geval_repro.joblog")
         return 1
     print(report(jobs, wall, cpu, warm))
     if args.keep:

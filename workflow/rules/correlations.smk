@@ -58,8 +58,6 @@ rule baseline_significance:
         scores={stem: PROCESSED / "baselines" / f"{stem}.parquet" for stem in BASELINE_SCORE_FILES},
     log:
         LOGS / "baseline_significance.log",
-    benchmark:
-        LOGS / "benchmarks" / "baseline_significance.tsv",
     run:
         from geval_repro.pipeline.baseline_significance import baseline_significance
         from geval_repro.table_files import write_pair

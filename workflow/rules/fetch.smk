@@ -5,6 +5,8 @@ from geval_repro.fetch import fetch
 
 rule fetch:
     """Fetch one registry or judge file to data/raw/<owner>/<repo>/<commit>/<path>."""
+    # Fetches gate every other job: run them first (as the Topical-Chat chain, tidy.smk).
+    priority: 10
     output:
         RAW / "{relpath}",
     wildcard_constraints:

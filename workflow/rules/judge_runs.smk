@@ -34,8 +34,6 @@ for _judge in RUN_JUDGES:
             cache=DATA / "cache" / "judge" / _judge,
         log:
             LOGS / "judges" / f"{_judge}_run.log",
-        benchmark:
-            LOGS / "benchmarks" / "judges" / f"{_judge}_run.tsv",
         localrule: True  # it calls a server (API or local), as downloads do: the submit node
         run:
             run_configured_judge(

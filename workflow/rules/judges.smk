@@ -10,8 +10,6 @@ rule judge_item_scores:
         PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
     log:
         LOGS / "judges" / "{judge}_item_scores.log",
-    benchmark:
-        LOGS / "benchmarks" / "judges" / "{judge}_item_scores.tsv",
     run:
         from geval_repro.pipeline import judge_tables
 
@@ -37,8 +35,6 @@ for _judge in JUDGES:
             out=JUDGE_TABLES / _judge,
         log:
             LOGS / "judges" / f"{_judge}_tables.log",
-        benchmark:
-            LOGS / "benchmarks" / "judges" / f"{_judge}_tables.tsv",
         run:
             from geval_repro.pipeline import judge_tables
 
@@ -56,8 +52,6 @@ rule judge_sweep:
         JUDGE_TABLES / "{judge}" / "sweep.csv",
     log:
         LOGS / "judges" / "{judge}_sweep.log",
-    benchmark:
-        LOGS / "benchmarks" / "judges" / "{judge}_sweep.tsv",
     threads: 1
     run:
         from geval_repro.pipeline import judge_tables
@@ -80,8 +74,6 @@ rule judge_sweep_figures:
         out=lambda wildcards: ROOT_FIGURES / "judges" / wildcards.judge,
     log:
         LOGS / "judges" / "{judge}_sweep_figures.log",
-    benchmark:
-        LOGS / "benchmarks" / "judges" / "{judge}_sweep_figures.tsv",
     localrule: True
     run:
         from geval_repro.figures import sweep_figures
@@ -101,8 +93,6 @@ rule rerun_agreement:
         ROOT_TABLES / "rerun_agreement.md",
     log:
         LOGS / "rerun_agreement.log",
-    benchmark:
-        LOGS / "benchmarks" / "rerun_agreement.tsv",
     run:
         from geval_repro.pipeline.rerun_agreement import rerun_agreement
 

@@ -10,7 +10,7 @@
   under ``results/report/``: tables rendered to HTML (with a banner on fixture tables),
   copies of the figures and the executed notebooks as HTML, so everything shows inline.
   One job per group of pages (``report_pages_<group>``: the run's tables and figures, each
-  judge run's, the notebooks) writes them, with their captions rendered for each page under
+  judge run's, each notebook) writes them, with their captions rendered for each page under
   ``results/report/captions/``. Only pages that exist are registered
   (geval_repro.report_flags.reported), so the report also works after a keep-going run that
   could not make everything: it shows the groups whose sources were all made.
@@ -136,8 +136,6 @@ rule notebook:
         RESULTS / "notebooks" / "{notebook}.ipynb",
     log:
         LOGS / "notebooks" / "{notebook}.log",
-    benchmark:
-        LOGS / "benchmarks" / "notebooks" / "{notebook}.tsv",
     wildcard_constraints:
         notebook="|".join(NOTEBOOK_INPUTS),
     localrule: True
@@ -197,8 +195,9 @@ rule readme:
 
 # Every page of the report, by group and path under results/report/: the run's tables
 # (HTML) and figures (copies), each judge run's tables and figures, the executed notebooks
-# (HTML). One job per group: a group's pages take milliseconds, and a judge run whose files
-# could not be made (a keep-going run) costs only its own pages.
+# (HTML). One job per group: a group's pages take milliseconds, a judge run whose files
+# could not be made (a keep-going run) costs only its own pages, and each notebook's page
+# (~1 s of HTML conversion) is made as soon as that notebook has run.
 CAPTION_TEMPLATES = Path(workflow.basedir) / "workflow" / "report"
 REPORT_PAGE_GROUPS = {
     "main": {
@@ -236,11 +235,13 @@ REPORT_PAGE_GROUPS = {
         }
         for judge, (tables, figures) in REPORT_JUDGE_FILES.items()
     },
-    "notebooks": {
-        str(REPORT_DIR / "notebooks" / f"{notebook}.html"): report_page(
-            "notebook", RESULTS / "notebooks" / f"{notebook}.ipynb", "notebook", "Notebooks",
-            notebook=notebook,
-        )
+    **{
+        f"notebook_{notebook}": {
+            str(REPORT_DIR / "notebooks" / f"{notebook}.html"): report_page(
+                "notebook", RESULTS / "notebooks" / f"{notebook}.ipynb", "notebook",
+                "Notebooks", notebook=notebook,
+            )
+        }
         for notebook in NOTEBOOK_INPUTS
     },
 }

@@ -1,6 +1,9 @@
 """Rows that need no judge run: UniEval's predictions, the baselines, the human data.
 
-Each job imports its step in its run: block (not when the workflow is parsed)."""
+Each job imports its step in its run: block (not when the workflow is parsed). The baseline
+chain (its tidy inputs, the three baseline_scores_* jobs, baseline_rows) has priority 10: it
+is the run's critical path (METEOR 1.5's JVM alone takes ~20 s), so the scheduler starts it
+before the readers' jobs (notebooks, figures, report pages)."""
 
 
 rule unieval_rows:
@@ -12,8 +15,6 @@ rule unieval_rows:
         ROWS / "unieval.csv",
     log:
         LOGS / "rows" / "unieval.log",
-    benchmark:
-        LOGS / "benchmarks" / "rows" / "unieval.tsv",
     run:
         from geval_repro.pipeline.unieval_rows import unieval_rows
 
@@ -23,6 +24,7 @@ rule unieval_rows:
 
 
 rule baseline_scores_summeval:
+    priority: 10
     input:
         summeval=PROCESSED / "summeval.parquet",
         references=PROCESSED / "summeval_references.parquet",
@@ -30,8 +32,6 @@ rule baseline_scores_summeval:
         PROCESSED / "baselines" / "summeval.parquet",
     log:
         LOGS / "baselines" / "summeval.log",
-    benchmark:
-        LOGS / "benchmarks" / "baselines" / "summeval.tsv",
     run:
         from geval_repro.pipeline import baseline_tables
 
@@ -40,14 +40,13 @@ rule baseline_scores_summeval:
 
 
 rule baseline_scores_topical_chat:
+    priority: 10
     input:
         PROCESSED / "topical_chat.parquet",
     output:
         PROCESSED / "baselines" / "topical_chat.parquet",
     log:
         LOGS / "baselines" / "topical_chat.log",
-    benchmark:
-        LOGS / "benchmarks" / "baselines" / "topical_chat.tsv",
     run:
         from geval_repro.pipeline import baseline_tables
 
@@ -56,6 +55,7 @@ rule baseline_scores_topical_chat:
 
 
 rule baseline_scores_qags:
+    priority: 10
     input:
         cnndm=PROCESSED / "qags_cnndm.parquet",
         xsum=PROCESSED / "qags_xsum.parquet",
@@ -63,8 +63,6 @@ rule baseline_scores_qags:
         PROCESSED / "baselines" / "qags.parquet",
     log:
         LOGS / "baselines" / "qags.log",
-    benchmark:
-        LOGS / "benchmarks" / "baselines" / "qags.tsv",
     run:
         from geval_repro.pipeline import baseline_tables
 
@@ -73,6 +71,7 @@ rule baseline_scores_qags:
 
 
 rule baseline_rows:
+    priority: 10
     input:
         summeval=PROCESSED / "summeval.parquet",
         summeval_scores=PROCESSED / "baselines" / "summeval.parquet",
@@ -85,8 +84,6 @@ rule baseline_rows:
         ROWS / "baselines.csv",
     log:
         LOGS / "rows" / "baselines.log",
-    benchmark:
-        LOGS / "benchmarks" / "rows" / "baselines.tsv",
     run:
         from geval_repro.pipeline import baseline_tables
 
@@ -104,8 +101,6 @@ rule human_tables:
         rows=ROWS / "human_ceiling.csv",
     log:
         LOGS / "rows" / "human.log",
-    benchmark:
-        LOGS / "benchmarks" / "rows" / "human.tsv",
     run:
         from geval_repro.pipeline.human_tables import human_tables
 

@@ -4,14 +4,13 @@ Each job imports geval_repro.pipeline.tidy (pandas, pandera) in its run: block, 
 
 
 rule tidy_summeval:
+    priority: 10  # the baselines' inputs: see rows.smk
     input:
         raw("summeval"),
     output:
         PROCESSED / "summeval.parquet",
     log:
         LOGS / "tables" / "summeval.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "summeval.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -20,14 +19,13 @@ rule tidy_summeval:
 
 
 rule tidy_summeval_references:
+    priority: 10  # the baselines' inputs: see rows.smk
     input:
         raw("summeval_multiref"),
     output:
         PROCESSED / "summeval_references.parquet",
     log:
         LOGS / "tables" / "summeval_references.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "summeval_references.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -42,8 +40,6 @@ rule tidy_summeval_experts:
         PROCESSED / "summeval_experts.parquet",
     log:
         LOGS / "tables" / "summeval_experts.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "summeval_experts.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -52,6 +48,7 @@ rule tidy_summeval_experts:
 
 
 rule tidy_topical_chat:
+    priority: 10  # the baselines' inputs: see rows.smk
     input:
         data=raw("topical_chat"),
         predictions=raw("unieval_pred_topical_chat"),
@@ -59,8 +56,6 @@ rule tidy_topical_chat:
         PROCESSED / "topical_chat.parquet",
     log:
         LOGS / "tables" / "topical_chat.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "topical_chat.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -69,6 +64,7 @@ rule tidy_topical_chat:
 
 
 rule tidy_qags:
+    priority: 10  # the baselines' inputs: see rows.smk
     input:
         data=lambda wildcards: raw(f"qags_{wildcards.subset}"),
         predictions=lambda wildcards: raw(f"unieval_pred_qags_{wildcards.subset}"),
@@ -78,8 +74,6 @@ rule tidy_qags:
         subset="cnndm|xsum",
     log:
         LOGS / "tables" / "qags_{subset}.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "qags_{subset}.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -96,8 +90,6 @@ rule tidy_qags_mturk:
         subset="cnndm|xsum",
     log:
         LOGS / "tables" / "qags_mturk_{subset}.log",
-    benchmark:
-        LOGS / "benchmarks" / "tables" / "qags_mturk_{subset}.tsv",
     run:
         from geval_repro.pipeline import tidy
 
@@ -130,8 +122,6 @@ for _judge in JUDGES:
             },
         log:
             LOGS / "tables" / f"judge_{_judge}.log",
-        benchmark:
-            LOGS / "benchmarks" / "tables" / f"judge_{_judge}.tsv",
         run:
             from geval_repro.pipeline import tidy
 
