@@ -8,8 +8,9 @@
   page naming its source files; a table whose CSV twin holds rows of status ``fixture``
   gets a banner saying they are synthetic test data. :func:`notebook_page` renders an
   executed notebook. The report registers these pages, so it shows everything inline.
-- :func:`write_report_pages` writes every page of a run in one job, each with its caption
-  rendered for the page (:func:`render_caption`).
+- :func:`write_report_pages` writes a group of pages in one job (the run's tables and
+  figures, one judge run's, one notebook's), each with its caption rendered for the page
+  (:func:`render_caption`).
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def render_caption(
 
 
 def write_report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, Any]) -> None:
-    """Write every report page and its rendered caption.
+    """Write the report pages of one group and their rendered captions.
 
     ``pages`` maps a page's path to its ``kind`` (``table``: :func:`table_page` of the
     Markdown ``source`` and its ``csv``; ``figure``: a copy of the PNG ``source``;

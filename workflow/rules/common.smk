@@ -143,7 +143,8 @@ def report_page(kind, source, template, category, subcategory=None, csv=None, **
 
 
 def report_caption(page):
-    """Where the rules report_pages_<group> write the caption of ``page`` (its template rendered for the
-    page's judge run or notebook), as an absolute path: `snakemake --report` reads it there."""
+    """Where the rules report_pages_<group> write the caption of ``page`` (its template
+    rendered for the page's judge run or notebook), as an absolute path: `snakemake --report`
+    reads it there."""
     relative = Path(page).resolve().relative_to(REPORT_DIR.resolve())
     return REPORT_DIR.resolve() / "captions" / relative.with_suffix(".rst")

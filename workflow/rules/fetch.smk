@@ -5,7 +5,7 @@ from geval_repro.fetch import fetch
 
 rule fetch:
     """Fetch one registry or judge file to data/raw/<owner>/<repo>/<commit>/<path>."""
-    # Fetches gate every other job: run them first (as the Topical-Chat chain, tidy.smk).
+    # Fetches gate every other job: run them first (as the baseline chain, see rows.smk).
     priority: 10
     output:
         RAW / "{relpath}",

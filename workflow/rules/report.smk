@@ -248,6 +248,7 @@ REPORT_PAGE_GROUPS = {
 
 
 for group, pages in REPORT_PAGE_GROUPS.items():
+    captions = {path: report_caption(path) for path in pages}
 
     rule:
         """The report pages of one group, each with its caption.
@@ -264,15 +265,15 @@ for group, pages in REPORT_PAGE_GROUPS.items():
             [
                 reported(
                     path,
-                    caption=report_caption(path),
+                    caption=captions[path],
                     category=page["category"],
                     subcategory=page["subcategory"],
                 )
                 for path, page in pages.items()
             ],
-            [report_caption(path) for path in pages],
+            list(captions.values()),
         params:
-            pages={path: {**page, "caption": str(report_caption(path))} for path, page in pages.items()},
+            pages={path: {**page, "caption": str(captions[path])} for path, page in pages.items()},
         log:
             LOGS / "report" / f"pages_{group}.log",
         localrule: True
