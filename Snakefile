@@ -1,18 +1,17 @@
 """geval-repro: reproduce G-Eval's meta-evaluation (Liu et al., EMNLP 2023).
 
 Run `snakemake --cores 4`. Configuration: workflow/config.yaml (schema in
-geval_repro/data/config.schema.yaml); offline use: --config mirror=PATH or
-GEVAL_REPRO_MIRROR=PATH.
+geval_repro/data/config.schema.yaml, reference in docs/configuration.md); offline use:
+--config mirror=PATH or GEVAL_REPRO_MIRROR=PATH. Every rule calls one function of
+geval_repro.pipeline; paths come from geval_repro.pipeline.layout.
 """
-
-import sys
-from pathlib import Path
 
 from snakemake.utils import min_version
 
-from geval_repro.config import check_config, remote_files
-from geval_repro.fetch import resolve_mirror
-from geval_repro.joblog import log_every_run, preload_job_libraries
+from geval_repro.config import Settings, check_config, remote_files
+from geval_repro.files.fetch import resolve_mirror
+from geval_repro.pipeline.jobs import every_job_logged_and_traced, preload_job_libraries
+from geval_repro.pipeline.layout import Layout
 
 min_version("8.20")
 
@@ -22,16 +21,11 @@ configfile: "workflow/config.yaml"
 
 check_config(config)  # the JSON schema (registry names filled in) and cross-references
 
-DATA = Path(config["data_dir"])
-RAW = DATA / "raw"
-PROCESSED = DATA / "processed"
-RESULTS = Path(config["results_dir"])
-LOGS = RESULTS / "logs"
-ROOT_TABLES = RESULTS / "tables"
-ROOT_FIGURES = RESULTS / "figures"
+LAYOUT = Layout.from_config(config)
+SETTINGS = Settings.from_config(config)
 MIRROR = resolve_mirror(config.get("mirror"))
 REMOTES = remote_files(config)
-JUDGES = config["judges_to_run"]
+JUDGES = {judge: config["judges"][judge] for judge in config["judges_to_run"]}
 
 
 include: "workflow/rules/common.smk"
@@ -50,38 +44,29 @@ rule all:
     input:
         rules.tables.input,
         rules.judges.input,
-        rules.correlations.output,
-        rules.paper_layout.output,
-        rules.baseline_significance.output,
-        rules.reproduction_figure.output,
+        rules.paper_tables.input,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,
         rules.report_assets.input,
 
 
-# Every run: job writes its records, warnings and stderr to its log: file (geval_repro.joblog).
-log_every_run(workflow.rules)
+# Every job writes its records, warnings and stderr to its log: file, and a provenance
+# sidecar beside each table and figure it makes (geval_repro.pipeline.jobs).
+every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
 
 
 onstart:
     # The checkout, packages and config of this run, once (sidecars hold no git commit).
-    from geval_repro.provenance import write_run_manifest
+    from geval_repro.report.provenance import write_run_manifest
 
-    write_run_manifest(RESULTS / "run_manifest.json", config)
+    write_run_manifest(LAYOUT.results / "run_manifest.json", config)
     # Jobs run as threads: their large libraries are imported here first, in the main thread.
     preload_job_libraries()
 
 
 onerror:
     # Once, after the jobs that could run have run (keep-going): what is missing and why.
-    from geval_repro.fetch import fetch_failures
+    from geval_repro.pipeline.summary import print_closing_summary
 
-    missing, fixes = fetch_failures(LOGS / "fetch", RAW)
-    if missing:
-        lines = [f"{len(missing)} upstream file(s) could not be fetched:"]
-        lines += [f"  - {line}" for line in missing]
-        lines += ["Every output not depending on them was made. Fix:"]
-        lines += [f"  {fix}" for fix in fixes]
-        lines += [f"(details in {LOGS / 'fetch'}/)"]
-        print("\n".join(lines), file=sys.stderr)
+    print_closing_summary(rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR)

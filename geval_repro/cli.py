@@ -18,11 +18,11 @@ documents is recounted with a warning on stderr, since its average runs over tho
 documents only. ``--json`` prints strict JSON (``null`` for a value that is not a number).
 ``export --format hf OUT`` writes the tidy benchmarks of ``data/processed`` with the judge
 runs found under ``data/processed/judges/`` as a Hugging Face dataset
-(:mod:`geval_repro.export_hf`, imported only then); the runs' labels and fixture flags come
+(:mod:`geval_repro.report.export_hf`, imported only then); the runs' labels and fixture flags come
 from the config. Exit status 0, or 2 when an input is missing or invalid.
 
 ``mirror DIR`` fetches every source of the registry into an offline mirror, verified, with
-its MANIFEST.tsv (:mod:`geval_repro.mirror`, imported only then). Exit status 0, or 1 when a
+its MANIFEST.tsv (:mod:`geval_repro.files.mirror`, imported only then). Exit status 0, or 1 when a
 source could not be mirrored (each named on stderr).
 
 ``judge``'s exit status: 0 when every item has an answer, 1 when some requests failed
@@ -53,11 +53,11 @@ def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str,
     """Summary-level correlations of one released-format file with SummEval's experts."""
     import numpy as np
 
-    from geval_repro.fetch import fetch_source, resolve_mirror
-    from geval_repro.judge.diagnostics import reply_diagnostics
-    from geval_repro.judge.item_scores import item_scores
-    from geval_repro.judge.pairing import paired_matrices
+    from geval_repro.files.fetch import fetch_source, resolve_mirror
     from geval_repro.load import load_released_replies, load_summeval
+    from geval_repro.scoring.diagnostics import reply_diagnostics
+    from geval_repro.scoring.item_scores import item_scores
+    from geval_repro.scoring.pairing import paired_matrices
     from geval_repro.stats.levels import correlate
     from geval_repro.stats.ties import tie_rate
 
@@ -84,7 +84,7 @@ def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str,
 
 def _coverage_warning(result: dict[str, object]) -> str | None:
     """A warning when the file covers fewer than SummEval's documents, else ``None``."""
-    from geval_repro.schemas import SUMMEVAL_N_DOCS, SUMMEVAL_N_SYSTEMS
+    from geval_repro.load.schemas import SUMMEVAL_N_DOCS, SUMMEVAL_N_SYSTEMS
 
     if result["n_docs_in_file"] >= SUMMEVAL_N_DOCS:
         return None
@@ -128,7 +128,7 @@ def _print_text(result: dict[str, object]) -> None:
 
 
 def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
-    from geval_repro.benchmarks import NAMES
+    from geval_repro.registry.benchmarks import NAMES
 
     judge = commands.add_parser(
         "judge", help="run G-Eval on a benchmark with an OpenAI-compatible model"
@@ -172,9 +172,9 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from geval_repro.fetch import FetchError
+    from geval_repro.files.fetch import FetchError
     from geval_repro.runner.requests import RequestParams
-    from geval_repro.runner.run import JudgeSettings, build_plan, dry_run, run_judge
+    from geval_repro.runner.run import RunOptions, build_plan, dry_run, run_judge
 
     try:
         params = RequestParams(
@@ -186,7 +186,7 @@ def _judge(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             top_logprobs=args.top_logprobs,
         )
-        settings = JudgeSettings(
+        options = RunOptions(
             benchmark=args.benchmark,
             dimension=args.dimension,
             params=params,
@@ -204,9 +204,9 @@ def _judge(args: argparse.Namespace) -> int:
             price_input=args.price_input,
             price_output=args.price_output,
         )
-        plan = build_plan(settings)
+        plan = build_plan(options)
         if args.dry_run:
-            estimate = dry_run(settings, plan)
+            estimate = dry_run(options, plan)
             print(json.dumps(estimate, indent=2))
             print(
                 "dry run: prompt tokens estimated as characters / 4, completion tokens as "
@@ -220,7 +220,7 @@ def _judge(args: argparse.Namespace) -> int:
                 "(fine for a local server without authentication)",
                 file=sys.stderr,
             )
-        summary = run_judge(settings, plan)
+        summary = run_judge(options, plan)
     except (FetchError, ValueError, OSError) as error:
         print(f"geval-repro: {error}", file=sys.stderr)
         return 2
@@ -294,7 +294,7 @@ def _add_export_parser(commands: argparse._SubParsersAction) -> None:
 def _export(args: argparse.Namespace) -> int:
     """The ``export`` command: judge runs from ``--judge`` or found on disk, their labels and
     fixture flags from the default config and ``--config``."""
-    from geval_repro.export_hf import export_hf
+    from geval_repro.report.export_hf import export_hf
 
     try:
         if args.config is not None and not args.config.is_file():
@@ -314,9 +314,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _recount(args: argparse.Namespace) -> int:
-    from geval_repro.fetch import FetchError
-    from geval_repro.judge.parse import PARSERS
-    from geval_repro.schemas import SUMMEVAL_DIMENSIONS
+    from geval_repro.files.fetch import FetchError
+    from geval_repro.load.schemas import SUMMEVAL_DIMENSIONS
+    from geval_repro.scoring.parse import PARSERS
 
     for name, value, allowed in (
         ("--dimension", args.dimension, SUMMEVAL_DIMENSIONS),
@@ -363,8 +363,8 @@ def _add_mirror_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _mirror(args: argparse.Namespace) -> int:
-    from geval_repro.mirror import make_mirror
-    from geval_repro.sources import load_registry
+    from geval_repro.files.mirror import make_mirror
+    from geval_repro.registry.sources import load_registry
 
     sources = list(load_registry().values())
     result = make_mirror(

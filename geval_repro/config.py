@@ -1,9 +1,10 @@
-"""Pipeline configuration: the one validation of a config, and where each judge file lives.
+"""Pipeline configuration: the one validation of a config, the typed settings built from
+it, and where each judge file lives.
 
 :func:`check_config` validates against the JSON schema
 (``geval_repro/data/config.schema.yaml``), whose benchmark, format and dimension enums it
-fills in from the registries (:mod:`geval_repro.benchmarks`,
-:mod:`geval_repro.judge.formats`); an unknown key gets the closest valid name suggested.
+fills in from the registries (:mod:`geval_repro.registry.benchmarks`,
+:mod:`geval_repro.registry.formats`); an unknown key gets the closest valid name suggested.
 It then checks what a schema cannot: every judge to run is defined, every ``source`` id
 exists, a judge's dimensions are its benchmark's, its files and options suit its format.
 This module also turns a judge's file specs into local paths and fetchable remote files.
@@ -20,10 +21,9 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from geval_repro import benchmarks
-from geval_repro.fetch import FetchError, RemoteFile, relpath_for_url
-from geval_repro.judge import formats
-from geval_repro.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
+from geval_repro.files.fetch import FetchError, RemoteFile, relpath_for_url
+from geval_repro.registry import benchmarks, formats
+from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
@@ -31,6 +31,42 @@ DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
 
 class ConfigError(ValueError):
     """The configuration is invalid; the message names the key and the fix."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The analysis settings of a run, read once from a checked config (:meth:`from_config`).
+
+    ``seed`` seeds every random procedure (bootstrap, permutation tests, the sweep's random
+    draws); ``bootstrap_resamples`` / ``permutation_resamples``: resamples per interval /
+    test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``;
+    ``pass_threshold``: the share of the normalized judge scale an item must reach to pass
+    (rollups); ``download_timeout`` (seconds per request) and ``download_retries`` (further
+    attempts) of a fetch. Steps receive the values they need, never the raw config.
+    """
+
+    seed: int
+    bootstrap_resamples: int
+    permutation_resamples: int
+    sweep_draws: int
+    sweep_max_n: int
+    pass_threshold: float
+    download_timeout: float
+    download_retries: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Settings:
+        """The settings of a config that :func:`check_config` accepted."""
+        return cls(
+            seed=int(config["seed"]),
+            bootstrap_resamples=int(config["bootstrap"]["n_resamples"]),
+            permutation_resamples=int(config["permutation"]["n_resamples"]),
+            sweep_draws=int(config["sweep"]["draws"]),
+            sweep_max_n=int(config["sweep"]["max_n"]),
+            pass_threshold=float(config["rollups"]["pass_threshold"]),
+            download_timeout=float(config["download"]["timeout"]),
+            download_retries=int(config["download"]["retries"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -174,7 +210,7 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
     """A ``run:`` block (:mod:`geval_repro.runner.configured`) suits its judge: format
     geval-jsonl with ``dir``, the benchmark's dimensions, request parameters the runner
     accepts, ``reads`` that the mode writes."""
-    from geval_repro.runner.configured import default_reads, request_params
+    from geval_repro.runner.configured import request_params
 
     run = judge["run"]
     if judge["format"] != "geval-jsonl" or "dir" not in judge:
@@ -197,11 +233,12 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
         request_params(run)
     except ValueError as error:
         raise ConfigError(f"{where}: run: {error}") from None
-    unread = sorted(set(judge.get("reads", ())) - set(default_reads(run)))
+    written = formats.MODE_CONTENTS[run["mode"]]
+    unread = sorted(set(judge.get("reads", ())) - set(written))
     if unread:
         raise ConfigError(
             f"{where}: reads {unread}, which mode {run['mode']} does not write; drop reads "
-            f"(the default for this mode is {list(default_reads(run))}) or change the mode"
+            f"(the default for this mode is {list(written)}) or change the mode"
         )
 
 
@@ -217,9 +254,7 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
     if "dir" in judge:
         folder = Path(judge["dir"])
         if "run" in judge:
-            from geval_repro.runner.configured import run_dimensions
-
-            return {d: {"path": str(folder / f"{d}.jsonl")} for d in run_dimensions(judge)}
+            return {d: {"path": str(folder / f"{d}.jsonl")} for d in formats.run_dimensions(judge)}
         names = benchmarks.get_benchmark(judge["benchmark"]).dimension_names
         return {
             d: {"path": str(folder / f"{d}.jsonl")}

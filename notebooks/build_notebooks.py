@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from geval_repro.report_pages import execute_notebook
+from geval_repro.report.pages import execute_notebook
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from geval_repro.readme_results import FIXTURE, judge_status, judges_in
+from geval_repro.report.readme import FIXTURE, judge_status, judges_in
 
 TABLES = RESULTS / "tables"
 FIGURES = RESULTS / "figures"
@@ -143,7 +143,7 @@ DATA_TOUR = [
 
 What each benchmark holds, how G-Eval scores a text, and how its scores are compared with
 human judgements. This notebook reads the processed tables the pipeline wrote to
-`data/processed/` (each validated against a schema in `geval_repro.schemas`); it computes
+`data/processed/` (each validated against a schema in `geval_repro.load.schemas`); it computes
 no result.
 """),
     md("""
@@ -243,12 +243,12 @@ the sample mean estimates the same sum.
 **Worked example.** A judge puts probability 0.05 on 3, 0.60 on 4 and 0.35 on 5:
 """),
     code("""
-from geval_repro.judge.item_scores import weighted_score
+from geval_repro.stats.weighted import weighted_score
 
 probs = {"3": 0.05, "4": 0.60, "5": 0.35}
 score = weighted_score(probs, scale=(1, 5))
 terms = " + ".join(f"{p:.2f} × {s}" for s, p in probs.items())
-say(f"score = {terms} = **{score:.2f}** (`weighted_score` in `geval_repro.judge.item_scores`)")
+say(f"score = {terms} = **{score:.2f}** (`weighted_score` in `geval_repro.scoring.item_scores`)")
 
 levels = np.arange(1, 6)
 fig, ax = plt.subplots(figsize=(5, 3))

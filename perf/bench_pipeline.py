@@ -7,7 +7,7 @@ in for the released ones, which are not mirrored; only its run time means anythi
 
 The run's wall time and CPU time (user + system of Snakemake and everything it starts) are
 measured around the process. Per-job times come from the last line of each job's log
-(``geval_repro.joblog``: "done in <wall> s (<cpu> s CPU in the job's thread, without
+(``geval_repro.pipeline.jobs``: "done in <wall> s (<cpu> s CPU in the job's thread, without
 subprocesses)"): jobs run as threads of one process (the default profile), so concurrent
 jobs overlap and their wall times add up to more than the run's; the CPU column is the
 job's own thread (a notebook's kernel or METEOR 1.5's JVM are subprocesses, counted in the
@@ -127,7 +127,9 @@ def main() -> int:
     _, warm, _ = timed(command)
     jobs = job_seconds(folder / "results" / "logs")
     if not jobs:
-        print("no job log under results/logs ends with 'done in ...': see geval_repro.joblog")
+        print(
+            "no job log under results/logs ends with 'done in ...': see geval_repro.pipeline.jobs"
+        )
         return 1
     print(report(jobs, wall, cpu, warm))
     if args.keep:

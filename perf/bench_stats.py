@@ -47,7 +47,7 @@ from nlpstats.correlations import bootstrap as nlpstats_bootstrap
 from nlpstats.correlations import correlate as nlpstats_correlate
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
-from geval_repro.sources import REPO_ROOT, get_source
+from geval_repro.registry.sources import REPO_ROOT, get_source
 from geval_repro.stats.bootstrap import _recomputed, bootstrap_ci, resampled_correlations
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate

@@ -30,9 +30,9 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 
-from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge import sweep as sweep_module
-from geval_repro.judge.sweep import sweep
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.scoring import sweep as sweep_module
+from geval_repro.scoring.sweep import sweep
 from geval_repro.stats.levels import (
     _summary_level,
     _summary_terms_by_rows,

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from geval_repro.config import Settings
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -105,3 +107,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.pipeline)
         if item.get_closest_marker("pipeline") is not None:
             item.add_marker(pytest.mark.slow)
+
+
+def settings(**values: object) -> Settings:
+    """The analysis settings of a test: every field 0 / off unless given."""
+    base: dict[str, object] = {
+        "seed": 0,
+        "bootstrap_resamples": 0,
+        "permutation_resamples": 0,
+        "sweep_draws": 0,
+        "sweep_max_n": 20,
+        "pass_threshold": 0.75,
+        "download_timeout": 60.0,
+        "download_retries": 0,
+    }
+    return Settings(**{**base, **values})

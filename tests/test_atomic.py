@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from geval_repro.atomic import atomic_path, write_parquet, write_text
+from geval_repro.files.atomic import atomic_path, write_parquet, write_text
 
 
 def test_success_replaces_the_target(tmp_path: Path) -> None:

@@ -24,11 +24,11 @@ import pytest
 
 from geval_repro.cli import main
 from geval_repro.config import ConfigError, check_config, load_config
-from geval_repro.fetch import FetchError, RemoteFile, fetch, resolve_mirror
+from geval_repro.files.fetch import FetchError, RemoteFile, fetch, resolve_mirror
 from geval_repro.load import load_released_replies, load_summeval
 from geval_repro.pipeline import tidy
-from geval_repro.provenance import ProvenanceError, write_provenance
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
+from geval_repro.report.provenance import ProvenanceError, write_provenance
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_fixture" / "gpt4_coh_fixture.json"
 OLD = b"an earlier, good output\n"
@@ -141,7 +141,7 @@ def summeval_parquet() -> Path:
     """The tidy SummEval table (made once per session, outside the checked folder)."""
     path = SHARED / "summeval.parquet"
     if not path.exists():
-        tidy.summeval(mirrored("summeval"), path)
+        tidy.benchmark("summeval", [mirrored("summeval")], path)
     return path
 
 
@@ -150,7 +150,7 @@ def judge_step(tmp: Path, change: Callable[[list], object]) -> Callable[[], obje
     spec = {"benchmark": "summeval", "format": "geval-released"}
     files = {"coherence": replies(tmp, change)}
     outs = {"replies": output(tmp, "replies.parquet")}
-    return lambda: tidy.judge_tables("j", spec, files, summeval_parquet(), outs)
+    return lambda: tidy.judge_run("j", spec, files, summeval_parquet(), outs)
 
 
 def scores_step(tmp: Path, data: bytes) -> Callable[[], object]:
@@ -164,7 +164,7 @@ def scores_step(tmp: Path, data: bytes) -> Callable[[], object]:
     (tmp / "in" / "scores.csv").write_bytes(data)
     outs = {"scores": output(tmp, "scores.parquet")}
     files = {"*": tmp / "in" / "scores.csv"}
-    return lambda: tidy.judge_tables("j", spec, files, summeval_parquet(), outs)
+    return lambda: tidy.judge_run("j", spec, files, summeval_parquet(), outs)
 
 
 def pickle_step(tmp: Path, data: bytes) -> Callable[[], object]:
@@ -225,9 +225,9 @@ CASES: list = [
     pytest.param(lambda t: raw_read(t, flip), ProvenanceError, r"topical_chat\.json: SHA-256 \w+ differs from the pinned f6361daa.*Fix: delete it and rerun", id="raw-edited-after-fetch"),  # noqa: E501
     pytest.param(lambda t: raw_read(t, half), ProvenanceError, r"topical_chat\.json: SHA-256 .*differs from the pinned", id="raw-truncated-after-fetch"),  # noqa: E501
     # Loaders, through the tidy steps that write their tables (the old table is kept).
-    pytest.param(lambda t: (lambda p, o: lambda: tidy.summeval(p, o))(copy_of(SV, t, half), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON .*Fix: the file differs", id="truncated-json"),  # noqa: E501
-    pytest.param(lambda t: (lambda p, o: lambda: tidy.summeval(p, o))(copy_of(SV, t, lambda b: b.replace(b'"doc_id"', b'"doc_id\xff"', 1)), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON \('utf-8' codec", id="non-utf8-json"),  # noqa: E501
-    pytest.param(lambda t: (lambda p, o: lambda: tidy.summeval(p, o))(copy_of(SV, t, lambda b: b"[" * 200_000), output(t, "s.parquet")), ValueError, r"summeval\.json: JSON nested too deeply", id="json-nested-too-deep"),  # noqa: E501
+    pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, half), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON .*Fix: the file differs", id="truncated-json"),  # noqa: E501
+    pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, lambda b: b.replace(b'"doc_id"', b'"doc_id\xff"', 1)), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON \('utf-8' codec", id="non-utf8-json"),  # noqa: E501
+    pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, lambda b: b"[" * 200_000), output(t, "s.parquet")), ValueError, r"summeval\.json: JSON nested too deeply", id="json-nested-too-deep"),  # noqa: E501
     pytest.param(lambda t: (lambda p, o: lambda: tidy.qags_mturk(p, "xsum", o))(copy_of(MT, t, lambda b: b"\xff" + b), output(t, "m.parquet")), ValueError, r"mturk_xsum\.jsonl: line 1 is not valid JSON \('utf-8' codec", id="non-utf8-jsonl"),  # noqa: E501
     pytest.param(lambda t: (lambda p, o: lambda: tidy.summeval_experts(p, o))(copy_of(ME, t, lambda b: b"\xff\xfe" + b), output(t, "e.parquet")), ValueError, r"metric_scores_long\.csv: not a readable UTF-8 CSV table", id="non-utf8-csv"),  # noqa: E501
     pytest.param(lambda t: pickle_step(t, pickle.dumps({"d": {"src": RunsShell()}})), ValueError, r"data\.pkl: refused to load the global \w+\.system", id="malicious-pickle"),  # noqa: E501

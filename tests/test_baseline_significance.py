@@ -13,14 +13,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from geval_repro.pipeline.baseline_significance import (
-    baseline_significance,
-    best_baselines,
-    judge_vs_baselines,
-)
-from geval_repro.pipeline.correlations import paper_layout
+from geval_repro.pipeline.significance import judge_significance, read_significance
+from geval_repro.report.paper_layout import paper_layout
+from geval_repro.tables.significance import best_baselines, judge_vs_baselines
+from tests.conftest import settings
 
-SETTINGS = {"seed": 11, "permutation": {"n_resamples": 20000}}
+RESAMPLING = {"n_resamples": 20000, "seed": 11}
 MC_TOLERANCE = 0.012  # > 3 Monte Carlo standard errors at 20,000 resamples
 
 
@@ -67,6 +65,10 @@ def _qags_case(tmp_path: Path) -> tuple[dict, dict, pd.DataFrame, pd.DataFrame, 
     return spec, {"scores": path}, human, best, baseline
 
 
+def _tables(processed: dict) -> dict:
+    return {name: pd.read_parquet(path) for name, path in processed.items()}
+
+
 def _difference_of(test, h: np.ndarray):
     """scipy's statistic: corr(x, h) - corr(y, h) along the last axis."""
 
@@ -81,7 +83,7 @@ def _difference_of(test, h: np.ndarray):
 
 def test_global_level_matches_scipy_exact_permutation_test(tmp_path: Path) -> None:
     spec, processed, human, best, baseline = _qags_case(tmp_path)
-    out = judge_vs_baselines("j", spec, processed, human, best, baseline, SETTINGS)
+    out = judge_vs_baselines("j", spec, _tables(processed), human, best, baseline, **RESAMPLING)
     assert list(out["coefficient"]) == ["pearson", "spearman", "kendall"]
     assert (out["n_items"] == 6).all()  # item 6 has no baseline score
     assert (out["status"] == "fixture").all() and (out["unit"] == "items").all()
@@ -136,7 +138,7 @@ def test_summary_level_matches_a_complete_enumeration_of_document_swaps(tmp_path
     )
     spec = {"benchmark": "summeval", "format": "scores"}
     processed = {"scores": tmp_path / "scores.parquet"}
-    out = judge_vs_baselines("j", spec, processed, human, best, baseline, SETTINGS)
+    out = judge_vs_baselines("j", spec, _tables(processed), human, best, baseline, **RESAMPLING)
     row = out[out["coefficient"] == "kendall"].iloc[0]
     assert row["unit"] == "inputs" and row["n_items"] == 18 and row["status"] == "recomputed"
     assert out[out["coefficient"] != "kendall"]["pvalue"].isna().all()  # no baseline given
@@ -190,14 +192,17 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
     baseline.to_parquet(tmp_path / "qags.parquet", index=False)
     rows = best.assign(level="global", status="recomputed")
     rows.to_csv(tmp_path / "baselines.csv", index=False)
-    tests = baseline_significance(
-        {"j": spec},
-        {"j": processed},
-        {"qags_xsum": tmp_path / "qags_xsum.parquet"},
+    judge_significance(
+        "j",
+        spec,
+        processed,
+        tmp_path / "qags_xsum.parquet",
         tmp_path / "baselines.csv",
         {"qags": tmp_path / "qags.parquet"},
-        {"seed": 1, "permutation": {"n_resamples": 200}},
+        settings(seed=1, permutation_resamples=200),
+        tmp_path / "j.csv",
     )
+    tests = read_significance([tmp_path / "j.csv"])
     tests.loc[tests["coefficient"] == "pearson", "pvalue"] = 0.01  # one significant cell
     tests.loc[tests["coefficient"] == "spearman", "pvalue"] = 0.2
     cell = {"benchmark": "qags_xsum", "dimension": "consistency", "level": "global"}

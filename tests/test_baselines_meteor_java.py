@@ -21,7 +21,7 @@ import pytest
 from geval_repro.baselines.meteor_java import java_available, meteor_coco
 from geval_repro.baselines.references import GROUND_TRUTH_SYSTEM, topical_chat_references
 from geval_repro.load.topical_chat import load_topical_chat
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 from geval_repro.stats.levels import correlate
 
 # METEOR 1.5 English defaults, as the jar prints them (Denkowski and Lavie, 2014).

@@ -22,7 +22,7 @@ from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 

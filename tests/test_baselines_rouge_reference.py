@@ -22,7 +22,7 @@ from geval_repro.load.qags import load_qags
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.pipeline.baseline_tables import ROUGE_TYPES, SENTENCE_SEPARATOR
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""The benchmark registry (geval_repro.benchmarks) against independent sources.
+"""The benchmark registry (geval_repro.registry.benchmarks) against independent sources.
 
 The paper's printed tables (a transcription, data/paper_tables.csv read as plain CSV), the
 released SummEval prompts (their "(1-5)" / "(1-3)" scales) and the tidy tables' pandera
@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro import schemas
-from geval_repro.benchmarks import AVERAGES, BENCHMARKS, NAMES, get_benchmark
-from geval_repro.paper import PAPER_TABLES_PATH
+from geval_repro.load.benchmarks import BENCHMARK_LOADERS
+from geval_repro.load.judge_runs import RUN_LOADERS
+from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, NAMES, get_benchmark
+from geval_repro.registry.formats import NAMES as FORMAT_NAMES
+from geval_repro.registry.paper import PAPER_TABLES_PATH
 
 PROMPT_FILES = {
     "coherence": "coh_detailed.txt",
@@ -52,7 +54,7 @@ def test_the_average_pseudo_benchmark_is_printed_for_qags() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_keys_texts_and_dimensions_are_columns_of_the_tidy_schema(name: str) -> None:
     benchmark = get_benchmark(name)
-    columns = set(getattr(schemas, benchmark.schema).columns)
+    columns = set(BENCHMARK_LOADERS[name].schema.columns)
     assert set(benchmark.item_keys) <= columns
     assert set(benchmark.texts.values()) <= columns
     assert set(benchmark.dimension_names) <= columns
@@ -88,9 +90,14 @@ def test_unknown_names_are_refused_with_the_valid_ones() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_benchmark_cites_entries_of_the_bibliography(name: str) -> None:
-    from geval_repro.export_hf import CITATIONS_PATH
+    from geval_repro.report.export_hf import CITATIONS_PATH
 
     keys = set(re.findall(r"(?m)^@\w+\{([^,\s]+),", CITATIONS_PATH.read_text(encoding="utf-8")))
     cited = BENCHMARKS[name].citations
     assert cited, f"{name} cites no paper for its texts and human judgements"
     assert set(cited) <= keys, f"{name}: {set(cited) - keys} not in {CITATIONS_PATH.name}"
+
+
+def test_every_benchmark_and_format_has_its_loader() -> None:
+    assert set(BENCHMARK_LOADERS) == set(NAMES)
+    assert set(RUN_LOADERS) == set(FORMAT_NAMES)

@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 
 from geval_repro.cli import main
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_fixture" / "gpt4_coh_fixture.json"
 

@@ -16,7 +16,7 @@ from geval_repro.config import (
     load_config,
     remote_files,
 )
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 
 @pytest.fixture

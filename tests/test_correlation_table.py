@@ -12,21 +12,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geval_repro.correlation_table import (
-    COLUMNS,
-    average_rows,
-    check_rows,
-    comparison_note,
-    correlation_rows,
-    paper_only_rows,
-    printed_number,
-    to_markdown,
-)
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
+from geval_repro.report.markdown import to_markdown
+from geval_repro.report.table_files import write_pair
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
-from geval_repro.table_files import write_pair
+from geval_repro.tables.averages import average_rows
+from geval_repro.tables.printed import paper_only_rows
+from geval_repro.tables.rows import (
+    COLUMNS,
+    check_rows,
+    comparison_note,
+    correlation_rows,
+    printed_number,
+)
 
 
 def fixture_matrices(seed: int, n_systems: int = 6, n_inputs: int = 20):

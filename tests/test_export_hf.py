@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from geval_repro.cli import main
-from geval_repro.export_hf import export_hf
 from geval_repro.pipeline import judge_tables, tidy
-from geval_repro.sources import get_source
+from geval_repro.registry.benchmarks import NAMES, get_benchmark
+from geval_repro.registry.sources import get_source
+from geval_repro.report.export_hf import export_hf
 from tests.conftest import FIXTURES
 
 datasets = pytest.importorskip("datasets")
@@ -31,28 +32,20 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     def raw(source_id: str) -> Path:
         return mirror_dir / get_source(source_id).relpath
 
-    tidy.summeval(raw("summeval"), root / "summeval.parquet")
-    tidy.topical_chat(
-        raw("topical_chat"), raw("unieval_pred_topical_chat"), root / "topical_chat.parquet"
-    )
-    for subset in ("cnndm", "xsum"):
-        tidy.qags(
-            raw(f"qags_{subset}"),
-            raw(f"unieval_pred_qags_{subset}"),
-            subset,
-            root / f"qags_{subset}.parquet",
-        )
+    for name in NAMES:
+        sources = [raw(s) for s in get_benchmark(name).sources]
+        tidy.benchmark(name, sources, root / f"{name}.parquet")
     judge = root / "judges" / JUDGE
     files = {d: FIXTURES / "judge_fixture" / f"gpt4_{d[:3]}_fixture.json" for d in DIMENSIONS}
     spec = {"benchmark": "summeval", "format": "geval-released"}
     outs = {"replies": judge / "replies.parquet"}
-    tidy.judge_tables(JUDGE, spec, files, root / "summeval.parquet", outs)
+    tidy.judge_run(JUDGE, spec, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
     jsonl = root / "judges" / JSONL
     files = {d: FIXTURES / "judge_fixture_jsonl" / f"{d}.jsonl" for d in DIMENSIONS}
     spec = {"benchmark": "summeval", "format": "geval-jsonl"}
     outs = {name: jsonl / f"{name}.parquet" for name in ("replies", "level_probs")}
-    tidy.judge_tables(JSONL, spec, files, root / "summeval.parquet", outs)
+    tidy.judge_run(JSONL, spec, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(jsonl / "replies.parquet", jsonl / "item_scores.parquet")
     return root
 
@@ -189,7 +182,7 @@ def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path
     for dimension in DIMENSIONS:
         sequence = features[f"{JSONL}.{dimension}.level_probs"]
         assert getattr(sequence, "feature", None) == datasets.Value("float64")
-        for field in ("weighted_score", "most_likely_level", "level_mass", "off_scale_mass"):
+        for field in ("weighted_score", "most_likely_rating", "rating_mass", "off_scale_mass"):
             assert features[f"{JSONL}.{dimension}.{field}"] == datasets.Value("float64")
     assert getattr(features[f"{JSONL}.coherence.replies"], "feature", None) == datasets.Value(
         "string"
@@ -210,7 +203,7 @@ def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path
             assert row[f"{JSONL}.{dimension}.weighted_score"] == pytest.approx(
                 record["weighted_score"], abs=1e-6
             )
-            assert row[f"{JSONL}.{dimension}.most_likely_level"] == 1 + int(np.argmax(expected))
+            assert row[f"{JSONL}.{dimension}.most_likely_rating"] == 1 + int(np.argmax(expected))
             assert row[f"{JSONL}.{dimension}.off_scale_mass"] == pytest.approx(
                 record["off_scale_mass"]
             )

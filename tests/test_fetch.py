@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from geval_repro.cli import main
-from geval_repro.fetch import (
+from geval_repro.files.fetch import (
     FetchError,
     RemoteFile,
     fetch,
@@ -21,8 +21,8 @@ from geval_repro.fetch import (
     fetch_source,
     relpath_for_url,
 )
-from geval_repro.joblog import job_log
-from geval_repro.sources import load_registry
+from geval_repro.pipeline.jobs import job_log
+from geval_repro.registry.sources import load_registry
 
 PAYLOAD = b"doc_id\tscore\n" + b"d1\t4.0\n" * 2000
 GOOD_SHA = hashlib.sha256(PAYLOAD).hexdigest()
@@ -238,7 +238,7 @@ def test_mirror_command_fetches_every_source_and_reports_failures(
 
 
 def test_mirror_command_refuses_corrupt_bytes(tmp_path: Path, server: str) -> None:
-    from geval_repro.mirror import make_mirror
+    from geval_repro.files.mirror import make_mirror
 
     source = next(s for s in load_registry().values() if s.mirrored)
     result = make_mirror([source], tmp_path / "m", base_url=f"{server}/nothing-here", retries=0)

@@ -8,13 +8,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from geval_repro.correlation_table import COLUMNS
-from geval_repro.figures import (
+from geval_repro.report.figures import (
     distribution_figure,
     reproduction_figure,
     save_figure,
     tie_rate_figure,
 )
+from geval_repro.tables.rows import COLUMNS
 
 
 def cell(benchmark, dimension, coefficient, value, low, high, printed, status="recomputed"):
@@ -53,19 +53,31 @@ def test_reproduction_figure_marks_the_cells_outside_their_ci() -> None:
         ],
         columns=COLUMNS,
     )
-    fig = reproduction_figure(table)
-    panels, keys = fig.axes[:3], fig.axes[3:]
-    assert [ax.get_title() for ax in panels] == [
-        "Table 1: SummEval (3 cells)",
-        "Table 2: Topical-Chat (1 cells)",
-        "Table 3: QAGS-CNN/DM, QAGS-XSum, Average (2 cells)",
+    titles, legends, keys = {}, {}, {}
+    for number in (1, 2, 3):
+        fig = reproduction_figure(table, number)
+        plot, key = fig.axes
+        titles[number] = (plot.get_title(), fig.get_suptitle())
+        legend = plot.get_legend()
+        legends[number] = [t.get_text() for t in legend.get_texts()] if legend else []
+        keys[number] = _texts(key)
+    assert titles[1] == (
+        "Table 1: SummEval",
+        "Does it reproduce? 2 of 3 recomputed cells are outliers (printed value outside our "
+        "95 % CI, or |delta| > 0.02 without a CI)",
+    )
+    assert titles[2][0] == "Table 2: Topical-Chat" and "0 of 1 recomputed" in titles[2][1]
+    assert titles[3][0] == "Table 3: QAGS-CNN/DM, QAGS-XSum, Average"
+    assert "1 of 2 recomputed" in titles[3][1]
+    assert "judge run, outlier (2)" in legends[1] and "judge run (1)" in legends[1]
+    assert "judge run (1)" in legends[2] and not any("outlier" in t for t in legends[2])
+    assert "judge run, outlier (1)" in legends[3]
+    assert keys[1] == [
+        " 1  m (v), AVG ρ: ours 0.400, printed 0.430\n"
+        " 2  m (v), coherence ρ: ours 0.500 [0.450, 0.550], printed 0.600"
     ]
-    legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in panels]
-    assert "outlier (2)" in legends[0] and "printed value within our CI (1)" in legends[0]
-    assert "outlier (0)" in legends[1]
-    assert "outlier (1)" in legends[2]
-    assert _texts(keys[0]) == [" 1 m (v) / AVG / ρ\n 2 m (v) / coherence / ρ"]
-    assert _texts(keys[2]) == [" 1 m (v) / qags_xsum / τ"]
+    assert keys[2] == ["no outlier: every printed value lies in our CI"]
+    assert keys[3] == [" 1  m (v), xsum τ: ours 0.100 [0.050, 0.150], printed 0.400"]
 
 
 def test_reproduction_figure_files_are_deterministic(tmp_path: Path) -> None:
@@ -73,7 +85,7 @@ def test_reproduction_figure_files_are_deterministic(tmp_path: Path) -> None:
         [cell("summeval", "coherence", "spearman", 0.50, 0.45, 0.55, 0.60)], columns=COLUMNS
     )
     for run in ("a", "b"):
-        save_figure(reproduction_figure(table), tmp_path / f"{run}.png", tmp_path / f"{run}.svg")
+        save_figure(reproduction_figure(table, 1), tmp_path / f"{run}.png", tmp_path / f"{run}.svg")
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
 

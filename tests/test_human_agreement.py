@@ -11,7 +11,7 @@ import pytest
 from geval_repro.human.agreement import expert_alpha, expert_mean_scores
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.summeval import load_summeval
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 
 def _long(ratings: dict[int, list[int]], dimension: str = "coherence") -> pd.DataFrame:

@@ -15,7 +15,7 @@ from geval_repro.human.qags_consistency import (
     worker_agreement,
 )
 from geval_repro.load.qags import load_qags, load_qags_mturk
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 
 def _mturk(rows: list[tuple]) -> pd.DataFrame:

@@ -56,7 +56,7 @@ def test_wheel_install_recounts_outside_the_checkout(
         [
             sys.executable,
             "-c",
-            "import geval_repro, geval_repro.config as c, geval_repro.paper as p;"
+            "import geval_repro, geval_repro.config as c, geval_repro.registry.paper as p;"
             "print(geval_repro.__file__); print(c.SCHEMA_PATH); print(len(p.paper_table()))",
         ],
         work,

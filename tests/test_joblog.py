@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.joblog import LoggedRun, job_log
+from geval_repro.pipeline.jobs import LoggedRun, job_log
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +106,7 @@ def test_preload_imports_the_job_libraries_in_a_fresh_interpreter() -> None:
     in a fresh interpreter none of them is loaded before and all of them are after."""
     code = (
         "import sys\n"
-        "from geval_repro.joblog import JOB_LIBRARIES, preload_job_libraries\n"
+        "from geval_repro.pipeline.jobs import JOB_LIBRARIES, preload_job_libraries\n"
         "before = [n for n in JOB_LIBRARIES if n in sys.modules]\n"
         "preload_job_libraries()\n"
         "print(before, [n for n in JOB_LIBRARIES if n not in sys.modules])\n"

@@ -20,13 +20,13 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from geval_repro.benchmarks import judge_scale
-from geval_repro.judge.diagnostics import reply_diagnostics
-from geval_repro.judge.item_scores import item_scores
-from geval_repro.judge.sweep import sweep
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.summeval import load_summeval
-from geval_repro.sources import get_source
+from geval_repro.registry.benchmarks import judge_scale
+from geval_repro.registry.sources import get_source
+from geval_repro.scoring.diagnostics import reply_diagnostics
+from geval_repro.scoring.item_scores import item_scores
+from geval_repro.scoring.sweep import sweep
 from geval_repro.stats import correlate, to_matrix
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "fixtures" / "judge_fixture"
@@ -52,7 +52,7 @@ def released_parse(output: str) -> float:
 
 
 def tolerant_parse(output: str, dimension: str) -> float:
-    """The tolerant rule, written out independently of geval_repro.judge.parse."""
+    """The tolerant rule, written out independently of geval_repro.scoring.parse."""
     text = output.strip()
     label = re.match(rf"(- ?)?{dimension}\s*:\s*", text, flags=re.IGNORECASE)
     if label:

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geval_repro.judge.item_scores import item_scores, weighted_score, weighted_scores
+from geval_repro.scoring.item_scores import item_scores
+from geval_repro.stats.weighted import weighted_score, weighted_scores
 
 
 def _replies(items: dict[tuple[str, str, str], list[str]]) -> pd.DataFrame:

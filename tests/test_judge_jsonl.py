@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from geval_repro.judge.level_scores import level_item_scores, level_results
 from geval_repro.load import load_geval_jsonl
+from geval_repro.scoring.rating_probs import rating_results, rating_scores
 
 # A hand-built SummEval-like human table (the loader only joins on the keys).
 HUMAN = pd.DataFrame(
@@ -66,17 +66,17 @@ def load(path: Path, reads=("level_probs",), human: pd.DataFrame = HUMAN) -> dic
 def test_weighted_scores_match_the_hand_computed_ones(tmp_path: Path) -> None:
     tables = load(write_jsonl(tmp_path, RECORDS))
     assert set(tables) == {"level_probs"}
-    scores = level_item_scores(tables["level_probs"])
+    scores = rating_scores(tables["level_probs"])
     assert scores["probs"].tolist() == pytest.approx([4.35, 4.30, 4.43, 3.1 / 0.95])
-    assert scores["top_level"].tolist() == [5.0, 4.0, 4.0, 3.0]
+    assert scores["top_rating"].tolist() == [5.0, 4.0, 4.0, 3.0]
     assert scores["off_scale_mass"].iloc[3] == 0.05 and math.isnan(scores["off_scale_mass"].iloc[0])
     assert scores["p_1"].tolist() == [0.0, 0.0, 0.0, 0.0]
-    results = level_results(scores, threshold=0.75)
+    results = rating_results(scores, threshold=0.75)
     assert results["score_normalized"].tolist() == pytest.approx(
         [0.8375, 0.825, 0.8575, (3.1 / 0.95 - 1) / 4]
     )
     assert results["passed"].tolist() == [True, True, True, False]
-    assert results["most_likely_level"].tolist() == [5.0, 4.0, 4.0, 3.0]
+    assert results["most_likely_rating"].tolist() == [5.0, 4.0, 4.0, 3.0]
 
 
 def test_replies_and_level_probs_from_one_file(tmp_path: Path) -> None:
@@ -141,13 +141,13 @@ def test_missing_field_and_broken_lines(tmp_path: Path) -> None:
 
 def test_committed_jsonl_fixture_loads(mirror_dir: Path) -> None:
     from geval_repro.load import load_summeval
-    from geval_repro.sources import get_source
+    from geval_repro.registry.sources import get_source
 
     human = load_summeval(mirror_dir / get_source("summeval").relpath)
     folder = Path(__file__).resolve().parent / "fixtures" / "judge_fixture_jsonl"
     tables = load_geval_jsonl(folder / "fluency.jsonl", "f", "fluency", human, "summeval")
     assert len(tables["replies"]) == 64 * 20
-    assert sorted(tables["level_probs"]["level"].unique()) == [1, 2, 3]  # fluency is 1-3
+    assert sorted(tables["level_probs"]["rating"].unique()) == [1, 2, 3]  # fluency is 1-3
     assert json.loads((folder / "manifest.json").read_text())["fixture"] is True
 
 
@@ -160,6 +160,6 @@ def test_an_item_without_a_level_reading_is_left_out_of_the_level_scores(
     with caplog.at_level(logging.WARNING):
         tables = load(write_jsonl(tmp_path, records), reads=("replies", "level_probs"))
     assert len(tables["replies"]) == 4
-    scores = level_item_scores(tables["level_probs"])
+    scores = rating_scores(tables["level_probs"])
     assert scores["probs"].tolist() == pytest.approx([4.35, 4.43, 3.1 / 0.95])
     assert "1 item(s) have level_probs null" in caplog.text and "line 2" in caplog.text

@@ -12,8 +12,8 @@ import math
 import pandas as pd
 import pytest
 
-from geval_repro.benchmarks import judge_scale
-from geval_repro.judge.parse import PARSERS, parse, parse_table, read
+from geval_repro.registry.benchmarks import judge_scale
+from geval_repro.scoring.parse import PARSERS, parse, parse_table, read
 
 NAN = math.nan
 

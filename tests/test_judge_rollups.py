@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from geval_repro.judge.diagnostics import reply_diagnostics
-from geval_repro.judge.rollups import normalized, rollup
+from geval_repro.scoring.diagnostics import reply_diagnostics
+from geval_repro.scoring.rollups import normalized, rollup
 
 
 def _items(dimension: str, means: list[float]) -> pd.DataFrame:

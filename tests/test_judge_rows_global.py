@@ -15,11 +15,13 @@ import pytest
 from scipy import stats as sps
 
 from geval_repro.load import load_item_scores
-from geval_repro.pipeline.judge_tables import judge_tables, subset_average_rows
-from geval_repro.table_files import write_pair
+from geval_repro.pipeline.judge_tables import write_result_tables
+from geval_repro.report.table_files import write_pair
+from geval_repro.tables.judge_rows import subset_average_rows
+from tests.conftest import settings
 
 SCIPY = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
-SETTINGS = {"seed": 7, "bootstrap": {"n_resamples": 50}, "rollups": {"pass_threshold": 0.75}}
+SETTINGS = settings(seed=7, bootstrap_resamples=50, pass_threshold=0.75)
 ITEMS = np.arange(12)
 # Topical-Chat human scores (naturalness, coherence, engagingness on 1-3; groundedness 0-1)
 # and the judge's per-item scores, typed in by hand (ties included on purpose).
@@ -75,7 +77,7 @@ def run_scores(
         "paper_metric": "G-Eval-4",
     }
     out = tmp_path / name
-    judge_tables(
+    write_result_tables(
         name,
         spec,
         {"scores": tmp_path / f"{name}.parquet"},
@@ -124,7 +126,9 @@ def test_dataset_level_rows_and_the_qags_average_equal_scipy(tmp_path: Path) -> 
             {"qags_cnndm": 0.631, "qags_xsum": 0.558}[subset], abs=5e-4
         )
     specs = {f"hand-{subset}": {"benchmark": subset, "paper_metric": "G-Eval-4"} for subset in QAGS}
-    averages = subset_average_rows({f"hand-{s}": p for s, p in paths.items()}, specs)
+    averages = subset_average_rows(
+        {f"hand-{s}": pd.read_csv(p) for s, p in paths.items()}, specs
+    )
     average = averages[averages["dimension"] == "consistency"].set_index("coefficient")
     assert set(average["benchmark"]) == {"qags_avg"}
     assert set(average["metric"]) == {"hand-qags_cnndm + hand-qags_xsum"}
@@ -141,4 +145,4 @@ def test_no_average_from_one_subset(tmp_path: Path) -> None:
         tmp_path, "only-xsum", "qags_xsum", {"consistency": human}, {"consistency": judge}
     )
     specs = {"only-xsum": {"benchmark": "qags_xsum", "paper_metric": "G-Eval-4"}}
-    assert subset_average_rows({"only-xsum": path}, specs).empty
+    assert subset_average_rows({"only-xsum": pd.read_csv(path)}, specs).empty

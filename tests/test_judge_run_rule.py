@@ -17,19 +17,19 @@ import pytest
 import yaml
 from scipy import stats
 
-from geval_repro.benchmarks import get_benchmark
 from geval_repro.config import ConfigError, check_config, judge_files, load_config
-from geval_repro.fetch import fetch_source
-from geval_repro.judge.formats import processed_tables
+from geval_repro.files.fetch import fetch_source
 from geval_repro.pipeline import tidy
-from geval_repro.pipeline.judge_tables import build_item_scores, judge_tables
+from geval_repro.pipeline.judge_tables import build_item_scores, write_result_tables
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.formats import processed_tables
 from geval_repro.runner.configured import run_configured_judge
-from tests.conftest import FIXTURES, REPO_ROOT, snakemake_process
+from tests.conftest import FIXTURES, REPO_ROOT, settings, snakemake_process
 from tests.fake_openai_server import FakeOpenAIServer
 
 KEY = "sk-test-RULE-5b8e21c7d4"
 SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
-EQ1 = "level-probs weighted (Eq. 1)"
+EQ1 = "probability-weighted rating (Eq. 1)"
 #: benchmark -> (limit, dimensions): SummEval's first 32 items are 2 documents x 16 systems.
 RUNS = {
     "summeval": (32, ["coherence", "fluency"]),
@@ -37,12 +37,9 @@ RUNS = {
     "qags_cnndm": (30, ["consistency"]),
     "qags_xsum": (30, ["consistency"]),
 }
-SETTINGS = {
-    "seed": 7,
-    "bootstrap": {"n_resamples": 20},
-    "permutation": {"n_resamples": 20},
-    "rollups": {"pass_threshold": 0.75},
-}
+SETTINGS = settings(
+    seed=7, bootstrap_resamples=20, permutation_resamples=20, pass_threshold=0.75
+)
 
 
 @pytest.fixture
@@ -58,10 +55,7 @@ def tidy_table(benchmark: str, raw: Path, mirror: Path, out: Path) -> Path:
         str(fetch_source(s, raw, mirror=mirror, progressbar=False))
         for s in get_benchmark(benchmark).sources
     ]
-    if benchmark.startswith("qags_"):
-        tidy.qags(*files, benchmark.removeprefix("qags_"), path)
-    else:
-        getattr(tidy, benchmark)(*files, path)
+    tidy.benchmark(benchmark, files, path)
     return path
 
 
@@ -141,11 +135,13 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
         assert list(files) == dimensions
         outs = {t: processed / "judges" / name / f"{t}.parquet" for t in processed_tables(spec)}
         assert set(outs) == {"replies", "level_probs"}  # mode both: replies and level probs
-        tidy.judge_tables(name, spec, files, human_path, outs)
+        tidy.judge_run(name, spec, files, human_path, outs)
         item_scores = processed / "judges" / name / "item_scores.parquet"
         build_item_scores(outs["replies"], item_scores)
         tables = tmp_path / "tables" / name
-        judge_tables(name, spec, {**outs, "item_scores": item_scores}, human_path, SETTINGS, tables)
+        write_result_tables(
+            name, spec, {**outs, "item_scores": item_scores}, human_path, SETTINGS, tables
+        )
         rows = pd.read_csv(tables / "correlations.csv")
         assert (rows["status"] == "fixture").all()
         assert set(rows["level"]) == {get_benchmark(benchmark).level}

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from geval_repro.judge.sweep import SWEEP_COLUMNS, sweep
+from geval_repro.scoring.sweep import SWEEP_COLUMNS, sweep
 
 
 def _replies(items: dict[tuple[str, str], list[str]], dimension: str = "coherence") -> pd.DataFrame:
@@ -199,8 +199,8 @@ def test_items_without_human_scores_are_an_error() -> None:
 def test_random_draws_equal_a_scipy_recomputation_of_each_draw(coefficient: str) -> None:
     """The batched sweep (all draws of one n at once, the human matrix ranked once) equals a
     per-draw, per-document scipy recomputation of the same draws."""
-    from geval_repro.judge.item_scores import round_mean
-    from geval_repro.judge.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.item_scores import round_mean
+    from geval_repro.scoring.sweep import _run_seed, random_permutations
 
     replies, human = _synthetic(7)
     draws = 6
@@ -238,8 +238,8 @@ def test_random_draws_equal_a_scipy_recomputation_of_each_draw(coefficient: str)
 def test_prefix_means_equal_direct_means(kind: str) -> None:
     """Running means (integer sums looked up in a table, or divided and rounded) are
     bit-identical to each prefix's mean computed directly."""
-    from geval_repro.judge.item_scores import round_mean
-    from geval_repro.judge.sweep import _prefix_means, mean_table
+    from geval_repro.scoring.item_scores import round_mean
+    from geval_repro.scoring.sweep import _prefix_means, mean_table
 
     rng = np.random.default_rng(4)
     values = rng.integers(-2, 8, (20, 3, 50)).astype(float)
@@ -273,8 +273,8 @@ def test_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     draw and one n at a time from the same draws: direct rounded means, one score matrix per
     draw, ``correlate`` and ``tie_rate`` on it (the batched sweep codes the means and takes
     the tie counts from its pair signs; this reference does neither)."""
-    from geval_repro.judge.item_scores import round_mean
-    from geval_repro.judge.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.item_scores import round_mean
+    from geval_repro.scoring.sweep import _run_seed, random_permutations
     from geval_repro.stats import correlate
     from geval_repro.stats.ties import tie_rate
 
@@ -331,7 +331,7 @@ def test_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
 
 
 def test_running_sums_equal_cumsum() -> None:
-    from geval_repro.judge.sweep import _running_sums
+    from geval_repro.scoring.sweep import _running_sums
 
     rng = np.random.default_rng(2)
     for values in (rng.normal(size=(20, 3, 7)), rng.integers(-5, 9, (6, 40)).astype(np.int32)):

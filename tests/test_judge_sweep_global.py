@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from geval_repro.judge.sweep import sweep
+from geval_repro.scoring.sweep import sweep
 
 SCIPY = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
 
@@ -79,8 +79,8 @@ def test_global_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     sweep codes the means and counts each code once per draw; this reference does not)."""
     import warnings
 
-    from geval_repro.judge.item_scores import round_mean
-    from geval_repro.judge.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.item_scores import round_mean
+    from geval_repro.scoring.sweep import _run_seed, random_permutations
     from geval_repro.stats import correlate
     from geval_repro.stats.ties import tie_rate
 

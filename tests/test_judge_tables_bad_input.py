@@ -11,16 +11,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geval_repro.judge.item_scores import item_scores
-from geval_repro.judge.parse import PARSERS
 from geval_repro.load import load_released_replies
-from geval_repro.pipeline.judge_tables import replies_tables
+from geval_repro.scoring.item_scores import item_scores
+from geval_repro.scoring.parse import PARSERS
+from geval_repro.tables.judge_rows import replies_tables
 
 SETTINGS = {
     "seed": 3,
-    "bootstrap": {"n_resamples": 20},
-    "permutation": {"n_resamples": 20},
-    "rollups": {"pass_threshold": 0.75},
+    "n_resamples": 20,
+    "permutation_resamples": 20,
+    "pass_threshold": 0.75,
 }
 DOCS, SYSTEMS = ["d1", "d2", "d3"], ["M1", "M2", "M3"]
 HUMAN = pd.DataFrame(
@@ -59,7 +59,7 @@ def replies(by_dimension: dict[str, list[list[str]]]) -> pd.DataFrame:
 
 def tables(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
     items = pd.concat([item_scores(table, p) for p in PARSERS], ignore_index=True)
-    return replies_tables("t", SPEC, items, table, HUMAN, SETTINGS)
+    return replies_tables("t", SPEC, items, table, HUMAN, **SETTINGS)
 
 
 GOOD = [

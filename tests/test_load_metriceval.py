@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from geval_repro.load import load_item_scores, load_metriceval_experts, load_summeval
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 DIMENSIONS = ["coherence", "consistency", "fluency", "relevance"]
 CODES = ["COH", "CON", "FLU", "REL"]

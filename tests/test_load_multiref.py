@@ -12,7 +12,7 @@ import pytest
 
 from geval_repro.load import load_multiref
 from geval_repro.load.multiref import read_multiref_pickle
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 
 def pickle_path(mirror_dir: Path) -> Path:

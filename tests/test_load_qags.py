@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from geval_repro.load import load_qags, load_qags_mturk
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 ITEMS = {"cnndm": 235, "xsum": 239}
 MTURK_SENTENCES = {"cnndm": 714, "xsum": 239}

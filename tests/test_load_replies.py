@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from geval_repro.load import load_released_replies, load_summeval
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FIXTURE_DIR = FIXTURES / "judge_fixture"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from geval_repro.load import load_summeval
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 DIMENSIONS = ["coherence", "consistency", "fluency", "relevance"]
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from geval_repro.load import load_topical_chat
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 
 DIMENSIONS = [
     "understandability",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from geval_repro.benchmarks import PRINTED_NAMES, level_of, table_of
-from geval_repro.paper import (
+from geval_repro.registry.benchmarks import PRINTED_NAMES, level_of, table_of
+from geval_repro.registry.paper import (
     paper_table,
     paper_value,
     printed_average_check,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from geval_repro.correlation_table import COLUMNS
-from geval_repro.pipeline.correlations import combine, paper_layout
+from geval_repro.report.paper_layout import paper_layout
+from geval_repro.tables.printed import combined_table
+from geval_repro.tables.rows import COLUMNS
 
 
 def row(benchmark, dimension, coefficient, value, low, high, metric="ROUGE-2", variant="v"):
@@ -29,7 +29,7 @@ def row(benchmark, dimension, coefficient, value, low, high, metric="ROUGE-2", v
     }
 
 
-def test_combined_rows_follow_the_papers_benchmark_order(tmp_path: Path) -> None:
+def test_combined_rows_follow_the_papers_benchmark_order() -> None:
     records = [
         row("qags_avg", "consistency", "pearson", 0.3, math.nan, math.nan),
         row("topical_chat", "coherence", "pearson", 0.3, 0.2, 0.4),
@@ -37,9 +37,7 @@ def test_combined_rows_follow_the_papers_benchmark_order(tmp_path: Path) -> None
         row("summeval", "coherence", "spearman", 0.3, 0.2, 0.4),
         row("qags_cnndm", "consistency", "pearson", 0.3, 0.2, 0.4),
     ]
-    path = tmp_path / "rows.csv"
-    pd.DataFrame.from_records(records, columns=COLUMNS).to_csv(path, index=False)
-    table = combine([path], tmp_path / "correlations")
+    table = combined_table(pd.DataFrame.from_records(records, columns=COLUMNS))
     order = list(dict.fromkeys(table["benchmark"]))
     assert order == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum", "qags_avg"]
 

@@ -51,7 +51,7 @@ def test_every_output_is_written(pipeline_run: PipelineRun) -> None:
             assert (tables / "judges" / judge / f"{name}.csv").is_file(), (judge, name)
         assert (figures / "judges" / judge / "sweep_spearman.png").is_file()
     jsonl = tables / "judges" / "fixture-jsonl"
-    items = pd.read_csv(jsonl / "level_items.csv")
+    items = pd.read_csv(jsonl / "rating_items.csv")
     assert len(items) == 4 * 16 * 4 and items["passed"].notna().all()
     assert (jsonl / "main.csv").is_file() and (jsonl / "sweep.csv").is_file()
 
@@ -117,8 +117,8 @@ def test_fixture_rows_are_never_results(pipeline_run: PipelineRun) -> None:
     tables = pipeline_run.results / "tables"
     main = (tables / "table1_summeval.md").read_text()
     assert "| fixture-gpt4 | mean-of-20/original | fixture |" in main
-    assert "| fixture-jsonl | level-probs weighted (Eq. 1) | fixture |" in main
-    assert "| fixture-jsonl | most likely level | fixture |" in main
+    assert "| fixture-jsonl | probability-weighted rating (Eq. 1) | fixture |" in main
+    assert "| fixture-jsonl | most likely rating | fixture |" in main
     chat = (tables / "table2_topical_chat.md").read_text()
     assert "| fixture-topical-chat | mean-of-20/original | fixture |" in chat
     qags = (tables / "table3_qags.md").read_text()
@@ -161,7 +161,7 @@ def test_printed_numbers_are_reproduced_where_the_data_allow(pipeline_run: Pipel
 
 
 def test_every_printed_number_has_a_row(pipeline_run: PipelineRun) -> None:
-    from geval_repro.paper import paper_table
+    from geval_repro.registry.paper import paper_table
 
     rows = pd.read_csv(pipeline_run.results / "tables" / "correlations.csv")
     printed = paper_table()

@@ -14,7 +14,8 @@ import pandas
 import pytest
 
 from geval_repro.config import judge_files, load_config
-from geval_repro.provenance import (
+from geval_repro.registry.sources import get_source
+from geval_repro.report.provenance import (
     ProvenanceError,
     differences,
     git_state,
@@ -22,7 +23,6 @@ from geval_repro.provenance import (
     sidecar_path,
     write_provenance,
 )
-from geval_repro.sources import get_source
 
 # Mirror path of the Topical-Chat conversion and its SHA-256 as listed in the mirror's
 # MANIFEST.tsv (independent of geval_repro/data/sources.yaml).
@@ -236,8 +236,8 @@ def test_git_state_commit_and_dirty_flag(tmp_path):
 
 
 def test_run_manifest_records_the_checkout_once(tmp_path, config):
-    from geval_repro.provenance import write_run_manifest
-    from geval_repro.sources import REPO_ROOT
+    from geval_repro.registry.sources import REPO_ROOT
+    from geval_repro.report.provenance import write_run_manifest
 
     path = write_run_manifest(tmp_path / "results" / "run_manifest.json", config)
     record = json.loads(path.read_text())

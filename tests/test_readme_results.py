@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from geval_repro.readme_results import (
+from geval_repro.report.readme import (
     END,
     START,
     main,

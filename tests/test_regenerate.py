@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.provenance import SIDECAR_SUFFIX, differences, read_provenance
-from geval_repro.readme_results import main as readme_check
+from geval_repro.report.provenance import SIDECAR_SUFFIX, differences, read_provenance
+from geval_repro.report.readme import main as readme_check
 from tests.conftest import REPO_ROOT, PipelineRun, run_snakemake
 
 COMMITTED = REPO_ROOT / "results"

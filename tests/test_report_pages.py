@@ -1,4 +1,4 @@
-"""Executed notebooks and report pages (geval_repro.report_pages)."""
+"""Executed notebooks and report pages (geval_repro.report.pages)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from geval_repro.joblog import job_log
-from geval_repro.report_pages import (
+from geval_repro.pipeline.jobs import job_log
+from geval_repro.report.pages import (
     FIXTURE_BANNER,
     execute_notebook,
     execute_notebook_file,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.benchmarks import BENCHMARKS, get_benchmark
 from geval_repro.cli import main
+from geval_repro.registry.benchmarks import BENCHMARKS, get_benchmark
 from geval_repro.runner.prompts import (
     PROMPT_FOLDERS,
     PROMPTS_DIR,

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.benchmarks import get_benchmark
 from geval_repro.cli import main
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.runner.cache import CACHE_FILE
 from geval_repro.runner.client import CompletionClient
 from geval_repro.runner.prompts import sha256_text, steps_path
 from geval_repro.runner.requests import RequestParams
-from geval_repro.runner.run import JudgeSettings, load_items_table, run_judge
+from geval_repro.runner.run import RunOptions, load_items_table, run_judge
 from tests.fake_openai_server import FakeOpenAIServer, distribution
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def processed(tmp_path_factory, mirror_dir) -> Path:
     return folder
 
 
-def settings(server, out: Path, **changes) -> JudgeSettings:
+def options(server, out: Path, **changes) -> RunOptions:
     values = {
         "benchmark": "summeval",
         "dimension": "coherence",
@@ -64,7 +64,7 @@ def settings(server, out: Path, **changes) -> JudgeSettings:
         "raw_dir": out.parent / "raw",
     }
     values.update(changes)
-    return JudgeSettings(**values)
+    return RunOptions(**values)
 
 
 def records(path: Path) -> list[dict]:
@@ -74,7 +74,7 @@ def records(path: Path) -> list[dict]:
 def test_summeval_from_mirror_logprobs_and_manifest(server, tmp_path, mirror_dir, monkeypatch):
     monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
     out = tmp_path / "run"
-    summary = run_judge(settings(server, out, params=RequestParams("m", "both", 3, 1, 1, 5, 5)))
+    summary = run_judge(options(server, out, params=RequestParams("m", "both", 3, 1, 1, 5, 5)))
     assert summary["sent"] == 4 and summary["failed"] == 0
     rows = records(out / "coherence.jsonl")
     table = load_items_table(get_benchmark("summeval"), tmp_path / "raw", None).iloc[:4]
@@ -119,7 +119,7 @@ def test_other_benchmarks_use_toolkit_prompts(
     monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
     out = tmp_path / "run"
     params = RequestParams("m", "sample", 2, 1, 1, 5, 5)
-    run_judge(settings(server, out, benchmark=benchmark, dimension=dimension, params=params))
+    run_judge(options(server, out, benchmark=benchmark, dimension=dimension, params=params))
     rows = records(out / f"{dimension}.jsonl")
     assert [r["item_id"] for r in rows] == [0, 1, 2, 3]
     assert all(set(r) == {*keys, "replies"} and len(r["replies"]) == 2 for r in rows)
@@ -133,14 +133,14 @@ def test_other_benchmarks_use_toolkit_prompts(
     if benchmark == "topical_chat":
         other = "naturalness"
     if other is not None:
-        run_judge(settings(server, out, benchmark=benchmark, dimension=other, params=params))
+        run_judge(options(server, out, benchmark=benchmark, dimension=other, params=params))
         both = json.loads((out / "manifest.json").read_text())["dimensions"]
         assert set(both) == {dimension, other}
         assert both[dimension] == manifest["dimensions"][dimension]
     # A folder holding another benchmark's run is refused before anything is written.
     sent = len(server.requests)
     with pytest.raises(ValueError, match="belongs to another run"):
-        run_judge(settings(server, out, benchmark="summeval", dimension="coherence", params=params))
+        run_judge(options(server, out, benchmark="summeval", dimension="coherence", params=params))
     assert len(server.requests) == sent
     assert not (out / "coherence.jsonl").exists()
 
@@ -213,14 +213,14 @@ def test_a_refused_connection_is_reported_as_such_not_as_a_timeout():
 def test_malformed_response_is_a_reported_failure_then_retried(server, tmp_path, processed):
     out = tmp_path / "run"
     server.faults.append("malformed")
-    summary = run_judge(settings(server, out, processed=processed))
+    summary = run_judge(options(server, out, processed=processed))
     assert summary["failed"] == 1
     rows = records(out / "coherence.jsonl")
     assert len(rows) == 4
     assert rows[0]["replies"] == [] and "unreadable response" in rows[0]["error"]
     assert all("error" not in r for r in rows[1:])
     count = len(server.requests)
-    summary = run_judge(settings(server, out, processed=processed))
+    summary = run_judge(options(server, out, processed=processed))
     assert summary == {**summary, "sent": 1, "cached": 3, "failed": 0}
     assert len(server.requests) == count + 1
     assert all("error" not in r for r in records(out / "coherence.jsonl"))

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geval_repro.sources import get_source
+from geval_repro.registry.sources import get_source
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 

@@ -4,3 +4,13 @@ Score functions take lists of hypothesis and reference strings and return numpy 
 score per hypothesis; which reference and which variant reproduces each published row is
 documented in docs/baselines.md.
 """
+
+#: The model-free baselines this toolkit recomputes, as named in the correlation rows.
+BASELINE_METRICS: tuple[str, ...] = (
+    "ROUGE-1",
+    "ROUGE-2",
+    "ROUGE-L",
+    "BLEU-4",
+    "METEOR",
+    "METEOR 1.5",
+)

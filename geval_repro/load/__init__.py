@@ -1,4 +1,4 @@
-"""Loaders: raw upstream files to tidy tables validated by :mod:`geval_repro.schemas`.
+"""Loaders: raw upstream files to tidy tables validated by :mod:`geval_repro.load.schemas`.
 
 Every loader takes explicit file paths (the pipeline passes ``data/raw/...``, tests the
 mirror), returns a ``pandas.DataFrame`` and raises ``ValueError`` naming the file, the item

@@ -33,8 +33,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge.item_scores import weighted_scores
 from geval_repro.load.judge_items import (
     carried_scores,
     check_carried_scores,
@@ -44,7 +42,9 @@ from geval_repro.load.judge_items import (
     join_positions,
     replies_frame,
 )
-from geval_repro.schemas import level_probs_schema, replies_schema, validate_table
+from geval_repro.load.schemas import level_probs_schema, replies_schema, validate_table
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.stats.weighted import weighted_scores
 
 logger = logging.getLogger(__name__)
 
@@ -111,15 +111,15 @@ def load_geval_jsonl(
     """One dimension's JSON Lines file -> ``{"replies": ..., "level_probs": ...}`` (as read).
 
     ``replies``: the long replies table of :func:`geval_repro.load.load_released_replies`;
-    ``level_probs``: judge, benchmark, dimension, item keys, level, prob, off_scale_mass
-    (one row per item and level of the judge scale). ``human`` is the benchmark's tidy table.
+    ``level_probs``: judge, benchmark, dimension, item keys, rating, prob, off_scale_mass
+    (one row per item and rating of the judge scale). ``human`` is the benchmark's tidy table.
     Errors name the file, the line, the item and the fix.
     """
     entry = get_benchmark(benchmark)
     unknown = sorted(set(reads) - set(FIELDS))
     if unknown or not reads:
         raise ValueError(f"judge {judge!r}: `reads` must list some of {FIELDS}, got {reads}")
-    levels = entry.dimension(dimension).judge_levels
+    levels = entry.dimension(dimension).ratings
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as error:
@@ -233,13 +233,13 @@ def load_geval_jsonl(
                 "benchmark": benchmark,
                 "dimension": dimension,
                 **{k: np.repeat(level_keys[k].to_numpy(), n_levels) for k in item_columns},
-                "level": np.tile(np.array(levels, dtype=np.int64), len(level_keys)),
+                "rating": np.tile(np.array(levels, dtype=np.int64), len(level_keys)),
                 "prob": matrix.reshape(-1),
                 "off_scale_mass": np.repeat(np.array(off_scale, dtype=float), n_levels),
             }
         )
         out["level_probs"] = validate_table(
-            table, level_probs_schema(benchmark), path, [*item_columns, "level"], FORMAT_FIX
+            table, level_probs_schema(benchmark), path, [*item_columns, "rating"], FORMAT_FIX
         )
     return out
 

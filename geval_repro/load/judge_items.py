@@ -2,7 +2,7 @@
 table, human scores carried by an item, and reply lists.
 
 An item of a judge file names one judged text by the item keys of its benchmark
-(:mod:`geval_repro.benchmarks`): ``doc_id`` and ``system_id`` (strings) for SummEval,
+(:mod:`geval_repro.registry.benchmarks`): ``doc_id`` and ``system_id`` (strings) for SummEval,
 ``item_id`` (a non-negative integer, as in ``data/processed``) for Topical-Chat and QAGS.
 Every check raises a ``ValueError`` naming the file, the item (list index or line, and its
 keys) and the fix.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from geval_repro.benchmarks import Benchmark
+from geval_repro.registry.benchmarks import Benchmark
 
 SCORE_TOLERANCE = 1e-9
 Fail = Callable[[int, str, str], ValueError]

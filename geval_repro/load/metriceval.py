@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from geval_repro.schemas import (
+from geval_repro.load.schemas import (
     METRICEVAL_EXPERTS,
     METRICEVAL_N_EXPERTS,
     SUMMEVAL_DIMENSIONS,

@@ -20,7 +20,7 @@ from typing import NoReturn
 
 import pandas as pd
 
-from geval_repro.schemas import MULTIREF, MULTIREF_N_REFS, UPSTREAM_FIX, validate_table
+from geval_repro.load.schemas import MULTIREF, MULTIREF_N_REFS, UPSTREAM_FIX, validate_table
 
 
 class RestrictedUnpickler(pickle.Unpickler):

@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.load.unieval_pairs import read_with_predictions
-from geval_repro.schemas import (
+from geval_repro.load.schemas import (
     QAGS,
     QAGS_MTURK,
     QAGS_N_ITEMS,
@@ -31,6 +30,7 @@ from geval_repro.schemas import (
     require_numbers,
     validate_table,
 )
+from geval_repro.load.unieval_pairs import read_with_predictions
 
 ITEM_KEYS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
 

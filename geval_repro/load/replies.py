@@ -1,7 +1,8 @@
 """Judge replies in the released G-Eval format, in long form, joined to their benchmark.
 
 The format is that of nlpyang/geval ``results/gpt4_<dim>_detailed.json``: a JSON list of
-items, each with the benchmark's item keys (:mod:`geval_repro.benchmarks`), ``all_responses``
+items, each with the benchmark's item keys (:mod:`geval_repro.registry.benchmarks`),
+``all_responses``
 (the judge's raw reply strings; 20 sampled replies per item in the release) and, for
 SummEval, the summeval.json fields (``source``, ``reference``, ``system_output``, ``scores``)
 plus ``prompt``. Only the keys, the human scores and the replies are read.
@@ -19,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.benchmarks import get_benchmark
 from geval_repro.load.judge_items import (
     carried_scores,
     check_carried_scores,
@@ -29,8 +29,9 @@ from geval_repro.load.judge_items import (
     join_positions,
     replies_frame,
 )
+from geval_repro.load.schemas import read_json, replies_schema, validate_table
 from geval_repro.load.summeval import SCORE_KEYS
-from geval_repro.schemas import read_json, replies_schema, validate_table
+from geval_repro.registry.benchmarks import get_benchmark
 
 FORMAT_FIX = (
     "a replies file is a JSON list of items, each with the benchmark's item keys (SummEval: "

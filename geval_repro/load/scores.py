@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.benchmarks import get_benchmark
-from geval_repro.schemas import item_scores_schema, read_csv, validate_table
+from geval_repro.load.schemas import item_scores_schema, read_csv, validate_table
+from geval_repro.registry.benchmarks import get_benchmark
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.schemas import (
+from geval_repro.load.schemas import (
     SUMMEVAL,
     SUMMEVAL_DIMENSIONS,
     UPSTREAM_FIX,

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.load.unieval_pairs import read_with_predictions
-from geval_repro.schemas import (
+from geval_repro.load.schemas import (
     TOPICAL_CHAT,
     TOPICAL_CHAT_DIMENSIONS,
     require_numbers,
     validate_table,
 )
+from geval_repro.load.unieval_pairs import read_with_predictions
 
 ITEM_KEYS = ("source", "system_id", "system_output", "context", "scores")
 COLUMNS = {"source": "history", "context": "fact", "system_output": "response"}

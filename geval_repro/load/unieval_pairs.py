@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from geval_repro.schemas import UPSTREAM_FIX, read_json, require_records
+from geval_repro.load.schemas import UPSTREAM_FIX, read_json, require_records
 
 
 def read_with_predictions(

@@ -28,8 +28,6 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from geval_repro import correlation_table as ct
-from geval_repro.atomic import write_parquet
 from geval_repro.baselines.bleu import sentence_bleu
 from geval_repro.baselines.meteor import debian_wordnet, meteor
 from geval_repro.baselines.meteor_java import meteor_coco
@@ -39,7 +37,12 @@ from geval_repro.baselines.references import (
     topical_chat_references,
 )
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
-from geval_repro.benchmarks import dimensions_of
+from geval_repro.config import Settings
+from geval_repro.files.atomic import write_parquet
+from geval_repro.registry.benchmarks import dimensions_of
+from geval_repro.report.table_files import write_rows
+from geval_repro.tables.averages import average_rows
+from geval_repro.tables.rows import table_rows
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +117,8 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
     }
     # METEOR 1.5's Java process (~12 s to load its paraphrase table) runs while this thread
     # scores the Python metrics; the helper thread mostly waits on the process's pipes. Only
-    # this thread logs: the job log (geval_repro.joblog) keeps the records of the job's thread.
+    # this thread logs: the job log (geval_repro.pipeline.jobs) keeps the records of the
+    # job's thread.
     scores = {}
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="meteor-1.5") as pool:
         log.info("METEOR 1.5: Java jar started, scoring in the background")
@@ -163,9 +167,11 @@ def baseline_rows(
     qags_cnndm: PathLike,
     qags_xsum: PathLike,
     qags_scores_path: PathLike,
-    settings: Mapping[str, Any],
-) -> pd.DataFrame:
-    """Correlation rows of every baseline variant, with AVG rows, next to the paper."""
+    settings: Settings,
+    out: PathLike,
+) -> None:
+    """Correlation rows of every baseline variant, with AVG rows, next to the paper -> a row
+    file."""
     qags = {"cnndm": qags_cnndm, "xsum": qags_xsum}
     # (benchmark, human table, scores file, join keys, level, inputs, dimensions)
     plans = [
@@ -200,7 +206,7 @@ def baseline_rows(
             notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}
             for dimension in dimensions_of(benchmark):
                 parts.append(
-                    ct.table_rows(
+                    table_rows(
                         table,
                         benchmark=benchmark,
                         dimension=dimension,
@@ -209,11 +215,12 @@ def baseline_rows(
                         level=level,
                         metric_column="score",
                         human_column=dimension,
-                        settings=settings,
+                        n_resamples=settings.bootstrap_resamples,
+                        seed=settings.seed,
                         inputs=inputs,
                         note=notes.get(variant, notes.get(metric, "")),
                         paper_metric=PAPER_METRICS.get(metric),
                     )
                 )
     rows = pd.concat(parts, ignore_index=True)
-    return pd.concat([rows, ct.average_rows(rows, PAPER_METRICS)], ignore_index=True)
+    write_rows(pd.concat([rows, average_rows(rows, PAPER_METRICS)], ignore_index=True), out)

@@ -20,9 +20,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro import correlation_table as ct
-from geval_repro.benchmarks import BENCHMARKS
-from geval_repro.figures import distribution_figure, save_figure
 from geval_repro.human.agreement import expert_alpha
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
@@ -31,7 +28,11 @@ from geval_repro.human.qags_consistency import (
     summary_consistency,
     worker_agreement,
 )
-from geval_repro.table_files import write_pair
+from geval_repro.registry.benchmarks import BENCHMARKS
+from geval_repro.registry.outputs import HUMAN_TABLES
+from geval_repro.report.figures import distribution_figure, save_figure
+from geval_repro.report.table_files import write_pair, write_rows
+from geval_repro.tables.rows import COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +67,15 @@ def ceiling_rows(experts: pd.DataFrame) -> pd.DataFrame:
             "experts, not three, so this is a yardstick rather than a strict upper bound",
         }
     )
-    return rows[ct.COLUMNS].astype({"n_items": "Int64", "n_groups": "Int64"})
+    return rows[COLUMNS].astype({"n_items": "Int64", "n_groups": "Int64"})
 
 
 def human_tables(
-    processed: Mapping[str, PathLike], out_dir: PathLike, figure_stem: PathLike
-) -> pd.DataFrame:
-    """Write the human-data tables and figure; return the ceiling rows for correlations.csv.
+    processed: Mapping[str, PathLike], out_dir: PathLike, figure_stem: PathLike, rows: PathLike
+) -> None:
+    """Write the human-data tables (:data:`~geval_repro.registry.outputs.HUMAN_TABLES`) into
+    ``out_dir``, the figure of the score distributions (``<figure_stem>.png|.svg``) and the
+    human ceiling's rows for correlations.csv (``rows``).
 
     ``processed`` maps table names (summeval, summeval_experts, topical_chat, qags_cnndm,
     qags_xsum, qags_mturk_cnndm, qags_mturk_xsum) to their parquet files.
@@ -81,16 +84,9 @@ def human_tables(
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
     log.info("read %s", ", ".join(f"{name} ({len(t)} rows)" for name, t in tables.items()))
     experts = tables["summeval_experts"]
-    write_pair(expert_alpha(experts), out / "summeval_expert_agreement")
     ceiling = ceiling_rows(experts)
-    write_pair(ceiling, out / "summeval_human_ceiling")
-
     mturk = pd.concat([tables["qags_mturk_cnndm"], tables["qags_mturk_xsum"]], ignore_index=True)
     unieval = pd.concat([tables["qags_cnndm"], tables["qags_xsum"]], ignore_index=True)
-    check = compare_with_unieval(summary_consistency(mturk), unieval)
-    write_pair(check, out / "qags_mturk_vs_unieval")
-    write_pair(worker_agreement(mturk), out / "qags_worker_agreement")
-
     counts, ties = [], []
     for benchmark in BENCHMARKS.values():
         table, dimensions = tables[benchmark.name], benchmark.dimension_names
@@ -101,14 +97,22 @@ def human_tables(
             tie_rates(frame, dimensions, level, inputs=inputs).assign(benchmark=benchmark.name)
         )
     counts_table = pd.concat(counts, ignore_index=True)
-    write_pair(_benchmark_first(counts_table), out / "score_distributions")
-    write_pair(_benchmark_first(pd.concat(ties, ignore_index=True)), out / "human_tie_rates")
+    results = (
+        expert_alpha(experts),
+        ceiling,
+        compare_with_unieval(summary_consistency(mturk), unieval),
+        worker_agreement(mturk),
+        _benchmark_first(counts_table),
+        _benchmark_first(pd.concat(ties, ignore_index=True)),
+    )
+    for name, table in zip(HUMAN_TABLES, results, strict=True):
+        write_pair(table, out / name)
     save_figure(
         distribution_figure(counts_table),
         Path(f"{figure_stem}.png"),
         Path(f"{figure_stem}.svg"),
     )
-    return ceiling
+    write_rows(ceiling, rows)
 
 
 def _benchmark_first(table: pd.DataFrame) -> pd.DataFrame:

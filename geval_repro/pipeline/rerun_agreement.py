@@ -15,16 +15,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
-from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge.pairing import paired_matrices
+from geval_repro.config import Settings
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.report.table_files import write_pair
+from geval_repro.scoring.pairing import paired_matrices
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
-from geval_repro.table_files import write_pair
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def rerun_agreement(
     pairs: Sequence[tuple[str, str]],
     scores_paths: Mapping[str, str | os.PathLike[str]],
     summeval_path: str | os.PathLike[str],
-    settings: Mapping[str, Any],
+    settings: Settings,
     stem: str | os.PathLike[str],
 ) -> None:
     """The agreement table of every pair of runs -> ``<stem>.csv`` and ``<stem>.md``."""
@@ -64,8 +64,8 @@ def rerun_agreement(
                     gold,
                     "summary",
                     coefficient,
-                    n_resamples=settings["permutation"]["n_resamples"],
-                    seed=settings["seed"],
+                    n_resamples=settings.permutation_resamples,
+                    seed=settings.seed,
                 )
                 for level in ("global", "summary"):
                     between = correlate(a, b, level, coefficient)

@@ -14,10 +14,13 @@ from typing import Any
 import pandas as pd
 import pandera.pandas as pa
 
-from geval_repro import load, schemas
-from geval_repro.atomic import write_parquet
-from geval_repro.benchmarks import get_benchmark
-from geval_repro.judge.formats import PROCESSED, get_format
+from geval_repro import load
+from geval_repro.files.atomic import write_parquet
+from geval_repro.load import schemas
+from geval_repro.load.benchmarks import BENCHMARK_LOADERS, load_benchmark
+from geval_repro.load.judge_runs import CONTENT_SCHEMAS, RUN_LOADERS
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.formats import CONTENT_TABLES
 
 PathLike = str | os.PathLike[str]
 log = logging.getLogger(__name__)
@@ -32,9 +35,11 @@ def save(df: pd.DataFrame, path: PathLike, schema: pa.DataFrameSchema, keys: Seq
     )
 
 
-def summeval(raw: PathLike, out: PathLike) -> None:
-    """data/summeval.json -> summeval.parquet (1,600 summaries, expert-mean scores)."""
-    save(load.load_summeval(raw), out, schemas.SUMMEVAL, ["doc_id", "system_id"])
+def benchmark(name: str, sources: Sequence[PathLike], out: PathLike) -> None:
+    """A benchmark's upstream files (in its registry order) -> ``<name>.parquet``."""
+    benchmark = get_benchmark(name)
+    table = load_benchmark(name, list(sources))
+    save(table, out, BENCHMARK_LOADERS[name].schema, list(benchmark.item_keys))
 
 
 def summeval_references(raw: PathLike, out: PathLike) -> None:
@@ -48,40 +53,31 @@ def summeval_experts(raw: PathLike, out: PathLike) -> None:
     save(load.load_metriceval_experts(raw), out, schemas.METRICEVAL_EXPERTS, keys)
 
 
-def topical_chat(raw: PathLike, predictions: PathLike, out: PathLike) -> None:
-    """UniEval's Topical-Chat + predictions -> topical_chat.parquet (360 responses)."""
-    table = load.load_topical_chat(raw, predictions)
-    save(table, out, schemas.TOPICAL_CHAT, ["item_id"])
-
-
-def qags(raw: PathLike, predictions: PathLike, subset: str, out: PathLike) -> None:
-    """UniEval's QAGS subset + predictions -> qags_<subset>.parquet."""
-    save(load.load_qags(raw, predictions, subset), out, schemas.QAGS, ["item_id"])
-
-
 def qags_mturk(raw: PathLike, subset: str, out: PathLike) -> None:
     """QAGS MTurk answers -> qags_mturk_<subset>.parquet (one row per sentence x worker)."""
     keys = ["summary_index", "sentence_index", "worker_id"]
     save(load.load_qags_mturk(raw, subset), out, schemas.QAGS_MTURK, keys)
 
 
-def judge_tables(
+def judge_run(
     judge: str,
     spec: Mapping[str, Any],
     files: Mapping[str, PathLike],
-    human_table: PathLike,
+    benchmark_table: PathLike,
     outs: Mapping[str, PathLike],
 ) -> None:
-    """One judge run -> its processed tables (``outs``: table name -> parquet path).
+    """One judge run's files -> its processed tables (``outs``: table name -> parquet path).
 
-    The run's format (:mod:`geval_repro.judge.formats`) gives the loader and what it
-    yields; each table is validated by its benchmark's schema before and after writing.
+    The run's format gives what it yields (:mod:`geval_repro.registry.formats`) and its
+    loader (:data:`geval_repro.load.judge_runs.RUN_LOADERS`); each table is validated by
+    its content's schema for the run's benchmark before and after writing.
     """
     benchmark = get_benchmark(spec["benchmark"])
-    tables = get_format(spec["format"]).load()(judge, spec, files, pd.read_parquet(human_table))
+    loader = RUN_LOADERS[spec["format"]]
+    tables = loader(judge, spec, files, pd.read_parquet(benchmark_table))
     for content, table in tables.items():
-        name, schema = PROCESSED[content]
         keys = ["dimension", *benchmark.item_keys] + [
-            c for c in ("reply_index", "level") if c in table.columns
+            c for c in ("reply_index", "rating") if c in table.columns
         ]
-        save(table, outs[name], getattr(schemas, schema)(benchmark.name), keys)
+        schema = CONTENT_SCHEMAS[content](benchmark.name)
+        save(table, outs[CONTENT_TABLES[content]], schema, keys)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import Any
 
 import pandas as pd
 
-from geval_repro import correlation_table as ct
-from geval_repro.benchmarks import dimensions_of
+from geval_repro.config import Settings
+from geval_repro.registry.benchmarks import dimensions_of
+from geval_repro.report.table_files import write_rows
+from geval_repro.tables.averages import average_rows
+from geval_repro.tables.rows import table_rows
 
 log = logging.getLogger(__name__)
 
@@ -29,14 +31,16 @@ UNIEVAL_VARIANT = "released predictions"
 def unieval_rows(
     topical_chat: PathLike,
     qags: Mapping[str, PathLike],
-    settings: Mapping[str, Any],
-) -> pd.DataFrame:
-    """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)."""
+    settings: Settings,
+    out: PathLike,
+) -> None:
+    """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)
+    -> a row file, with the AVG rows."""
     note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
     chat = pd.read_parquet(topical_chat)
     log.info("topical_chat: %d responses", len(chat))
     parts = [
-        ct.table_rows(
+        table_rows(
             chat,
             benchmark="topical_chat",
             level="global",
@@ -46,14 +50,15 @@ def unieval_rows(
             variant=UNIEVAL_VARIANT,
             metric_column=f"unieval_{dimension}",
             human_column=dimension,
-            settings=settings,
+            n_resamples=settings.bootstrap_resamples,
+            seed=settings.seed,
             note=note,
         )
         for dimension in dimensions_of("topical_chat")
     ]
     for subset, path in qags.items():
         parts.append(
-            ct.table_rows(
+            table_rows(
                 pd.read_parquet(path),
                 benchmark=f"qags_{subset}",
                 level="global",
@@ -63,9 +68,10 @@ def unieval_rows(
                 variant=UNIEVAL_VARIANT,
                 metric_column="unieval_consistency",
                 human_column="consistency",
-                settings=settings,
+                n_resamples=settings.bootstrap_resamples,
+                seed=settings.seed,
                 note=note,
             )
         )
     rows = pd.concat(parts, ignore_index=True)
-    return pd.concat([rows, ct.average_rows(rows)], ignore_index=True)
+    write_rows(pd.concat([rows, average_rows(rows)], ignore_index=True), out)

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from geval_repro.benchmarks import get_benchmark
+from geval_repro.registry.formats import run_dimensions
 from geval_repro.runner.requests import RequestParams
 
 log = logging.getLogger(__name__)
@@ -44,19 +44,6 @@ RUN_DEFAULTS: dict[str, Any] = {
     "max_attempts": 6,
     "api_key_env": "OPENAI_API_KEY",
 }
-
-
-def run_dimensions(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    """The dimensions a judge's ``run:`` block judges (default: all of its benchmark's)."""
-    return tuple(spec["run"].get("dimensions") or get_benchmark(spec["benchmark"]).dimension_names)
-
-
-def default_reads(run: Mapping[str, Any]) -> tuple[str, ...]:
-    """What a run's files hold, by mode: ``sample`` replies, ``logprobs`` level
-    probabilities (its single reply per item is not a sample), ``both`` both."""
-    return {"sample": ("replies",), "logprobs": ("level_probs",)}.get(
-        run["mode"], ("replies", "level_probs")
-    )
 
 
 def request_params(run: Mapping[str, Any]) -> RequestParams:
@@ -117,7 +104,7 @@ def run_configured_judge(
     some requests failed: the files are then incomplete (the failed items carry ``error``),
     and rerunning sends only the failed requests (the answers are in the cache).
     """
-    from geval_repro.runner.run import JudgeSettings, run_judge
+    from geval_repro.runner.run import RunOptions, run_judge
 
     run = spec["run"]
     values = {**RUN_DEFAULTS, **run}
@@ -132,7 +119,7 @@ def run_configured_judge(
     summaries: dict[str, dict[str, Any]] = {}
     for dimension in run_dimensions(spec):
         prompt = (run.get("prompts") or {}).get(dimension)
-        settings = JudgeSettings(
+        options = RunOptions(
             benchmark=spec["benchmark"],
             dimension=dimension,
             params=params,
@@ -156,9 +143,9 @@ def run_configured_judge(
             params.model,
             params.mode,
             params.n,
-            f", first {settings.limit} items" if settings.limit else "",
+            f", first {options.limit} items" if options.limit else "",
         )
-        summary = _outside_event_loop(run_judge, settings)
+        summary = _outside_event_loop(run_judge, options)
         log.info(
             "judge %s, %s: %d items, sent %d, cached %d, failed %d, retries %d, no level "
             "token %d, tokens %d sent / %d in output",
@@ -169,7 +156,7 @@ def run_configured_judge(
             summary["cached"],
             summary["failed"],
             summary["retries"],
-            summary["no_level_token"],
+            summary["no_rating_token"],
             summary["tokens_sent"],
             summary["tokens"],
         )

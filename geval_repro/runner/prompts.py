@@ -92,7 +92,8 @@ class Prompt:
             raise ValueError(
                 f"prompt {self.path}{' for ' + item if item else ''}: placeholders "
                 f"{sorted(missing)} have no text (texts: {sorted(values)}); fix the template's "
-                "{{Name}} placeholders or the benchmark's texts in geval_repro/benchmarks.py"
+                "{{Name}} placeholders or the benchmark's texts in "
+                "geval_repro/registry/benchmarks.py"
             )
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
 
@@ -156,7 +157,7 @@ def read_template(path: Path) -> Prompt:
 def benchmark_prompt_path(benchmark: str, dimension: str, raw_dir: Path) -> Path:
     """The default template of a benchmark and dimension (SummEval's fetched and verified)."""
     if benchmark == "summeval":
-        from geval_repro.fetch import fetch_source, resolve_mirror
+        from geval_repro.files.fetch import fetch_source, resolve_mirror
 
         source = SUMMEVAL_PROMPT_SOURCES[dimension]
         return fetch_source(source, raw_dir, mirror=resolve_mirror(None), progressbar=False)

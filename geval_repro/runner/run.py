@@ -21,12 +21,12 @@ import os
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import import_module, metadata
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from geval_repro.atomic import write_text
-from geval_repro.benchmarks import Benchmark, get_benchmark
+from geval_repro.files.atomic import write_text
+from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 from geval_repro.runner.cache import (
     CACHE_FILE,
     ResponseCache,
@@ -42,7 +42,7 @@ CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
+class RunOptions:
     """Everything a run needs (the command line's flags)."""
 
     benchmark: str
@@ -94,7 +94,7 @@ class Plan:
     prompt: Prompt
     items: list[Item]
     server: str
-    levels: tuple[int, ...]
+    ratings: tuple[int, ...]
 
 
 def load_items_table(benchmark: Benchmark, raw_dir: Path, processed: Path | None):
@@ -106,33 +106,31 @@ def load_items_table(benchmark: Benchmark, raw_dir: Path, processed: Path | None
         if not path.is_file():
             raise ValueError(f"{path} does not exist: build it with the pipeline or omit it")
         return pd.read_parquet(path)
-    from geval_repro.fetch import fetch_source, resolve_mirror
+    from geval_repro.files.fetch import fetch_source, resolve_mirror
 
     mirror = resolve_mirror(None)
     paths = [fetch_source(s, raw_dir, mirror=mirror, progressbar=False) for s in benchmark.sources]
-    module, function = benchmark.loader.split(":")
-    loader = getattr(import_module(module), function)
-    if function == "load_qags":  # one loader for both subsets: it takes the subset's name
-        return loader(*paths, benchmark.name.removeprefix("qags_"))
-    return loader(*paths)
+    from geval_repro.load.benchmarks import load_benchmark
+
+    return load_benchmark(benchmark.name, paths)
 
 
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def build_plan(settings: JudgeSettings) -> Plan:
+def build_plan(options: RunOptions) -> Plan:
     """Items in benchmark order, each with its filled prompt, request body and cache key."""
-    benchmark = get_benchmark(settings.benchmark)
-    dimension = benchmark.dimension(settings.dimension)
-    path = settings.prompt_path or benchmark_prompt_path(
-        benchmark.name, dimension.name, settings.raw_dir
+    benchmark = get_benchmark(options.benchmark)
+    dimension = benchmark.dimension(options.dimension)
+    path = options.prompt_path or benchmark_prompt_path(
+        benchmark.name, dimension.name, options.raw_dir
     )
     prompt = read_template(Path(path))
-    table = load_items_table(benchmark, settings.raw_dir, settings.processed)
-    if settings.limit is not None:
-        table = table.iloc[: settings.limit]
-    server = server_name(settings.base_url)
+    table = load_items_table(benchmark, options.raw_dir, options.processed)
+    if options.limit is not None:
+        table = table.iloc[: options.limit]
+    server = server_name(options.base_url)
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
     items = []
@@ -140,27 +138,27 @@ def build_plan(settings: JudgeSettings) -> Plan:
         values = dict(zip(keys + columns, row, strict=True))
         item_keys = {k: _plain(values[k]) for k in keys}
         texts = {name: values[column] for name, column in benchmark.texts.items()}
-        body = request_body(settings.params, prompt.fill(texts, str(item_keys)))
+        body = request_body(options.params, prompt.fill(texts, str(item_keys)))
         identity = {"benchmark": benchmark.name, **item_keys}
         items.append(Item(item_keys, body, request_key(server, body, identity)))
-    return Plan(benchmark, prompt, items, server, dimension.judge_levels)
+    return Plan(benchmark, prompt, items, server, dimension.ratings)
 
 
-def dry_run(settings: JudgeSettings, plan: Plan) -> dict[str, Any]:
+def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     """Requests to send and an estimate of their tokens and cost (nothing is sent).
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound).
     """
     cached: set[str] = set()
-    if (settings.cache_folder / CACHE_FILE).is_file():
-        cache = ResponseCache(settings.cache_folder)
+    if (options.cache_folder / CACHE_FILE).is_file():
+        cache = ResponseCache(options.cache_folder)
         cached = cache.answered([item.key for item in plan.items])
         cache.close()
     pending = [item for item in plan.items if item.key not in cached]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
     prompt_tokens = round(chars / CHARS_PER_TOKEN)
-    completion_tokens = len(pending) * settings.params.n * settings.params.max_tokens
+    completion_tokens = len(pending) * options.params.n * options.params.max_tokens
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),
@@ -168,29 +166,27 @@ def dry_run(settings: JudgeSettings, plan: Plan) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
     }
-    if settings.price_input is not None and settings.price_output is not None:
+    if options.price_input is not None and options.price_output is not None:
         estimate["cost_estimate"] = round(
-            prompt_tokens / 1e6 * settings.price_input
-            + completion_tokens / 1e6 * settings.price_output,
+            prompt_tokens / 1e6 * options.price_input
+            + completion_tokens / 1e6 * options.price_output,
             2,
         )
     return estimate
 
 
-async def _send(
-    pending: list[Item], settings: JudgeSettings, key: str, cache: ResponseCache
-) -> int:
+async def _send(pending: list[Item], options: RunOptions, key: str, cache: ResponseCache) -> int:
     """Send ``pending`` concurrently, storing each answer as it arrives; return retries."""
     from tqdm import tqdm
 
     from geval_repro.runner.client import CompletionClient
 
     client = CompletionClient(
-        settings.base_url,
+        options.base_url,
         key,
-        concurrency=settings.concurrency,
-        timeout=settings.timeout,
-        max_attempts=settings.max_attempts,
+        concurrency=options.concurrency,
+        timeout=options.timeout,
+        max_attempts=options.max_attempts,
     )
     # rate and ETA on a terminal; off when stderr is not one (logs), see the final summary
     bar = tqdm(total=len(pending), unit="req", file=sys.stderr, disable=None, desc="judge")
@@ -213,7 +209,7 @@ async def _send(
 
 def item_record(plan: Plan, item: Item, cache: ResponseCache, logprobs: bool) -> dict[str, Any]:
     """The output object of one item, rebuilt from the cache."""
-    from geval_repro.runner.logprobs import level_reading
+    from geval_repro.runner.logprobs import rating_reading
 
     record: dict[str, Any] = dict(item.keys)
     text = cache.response(item.key)
@@ -224,7 +220,7 @@ def item_record(plan: Plan, item: Item, cache: ResponseCache, logprobs: bool) ->
     choices = json.loads(text)["choices"]
     record["replies"] = [(c.get("message") or {}).get("content") or "" for c in choices]
     if logprobs:
-        reading = level_reading(choices, plan.levels)
+        reading = rating_reading(choices, plan.ratings)
         record["level_probs"] = None if reading is None else reading.level_probs
         record["weighted_score"] = None if reading is None else reading.weighted_score
         record["off_scale_mass"] = None if reading is None else reading.off_scale_mass
@@ -234,11 +230,11 @@ def item_record(plan: Plan, item: Item, cache: ResponseCache, logprobs: bool) ->
 def _git_commit() -> str | None:
     """HEAD of the checkout holding this package, None outside one.
 
-    (Not :func:`geval_repro.provenance.git_state`: that module imports Snakemake, seconds.)
+    (Not :func:`geval_repro.report.provenance.git_state`: that module imports Snakemake, seconds.)
     """
     import subprocess
 
-    from geval_repro.sources import REPO_ROOT
+    from geval_repro.registry.sources import REPO_ROOT
 
     try:
         done = subprocess.run(
@@ -286,21 +282,21 @@ def folder_manifest(path: Path, benchmark: str) -> dict[str, Any]:
     return combined
 
 
-def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, Any]:
+def run_judge(options: RunOptions, plan: Plan | None = None) -> dict[str, Any]:
     """Send what is missing, write ``<dimension>.jsonl`` and ``manifest.json``; a summary."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    plan = plan or build_plan(settings)
-    combined = folder_manifest(settings.out / "manifest.json", plan.benchmark.name)
-    key = os.environ.get(settings.api_key_env, "")
-    cache = ResponseCache(settings.cache_folder)
+    plan = plan or build_plan(options)
+    combined = folder_manifest(options.out / "manifest.json", plan.benchmark.name)
+    key = os.environ.get(options.api_key_env, "")
+    cache = ResponseCache(options.cache_folder)
     try:
         answered = cache.answered([item.key for item in plan.items])
         pending = [item for item in plan.items if item.key not in answered]
-        retries = asyncio.run(_send(pending, settings, key or PLACEHOLDER_KEY, cache))
+        retries = asyncio.run(_send(pending, options, key or PLACEHOLDER_KEY, cache))
         sent_keys = {item.key for item in pending}
         records, usage, usage_sent, fingerprints = [], _zero_usage(), _zero_usage(), set()
         for item in plan.items:
-            records.append(item_record(plan, item, cache, settings.params.wants_logprobs))
+            records.append(item_record(plan, item, cache, options.params.wants_logprobs))
             text = cache.response(item.key)
             if text is None:
                 continue
@@ -320,11 +316,11 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         "cached": len(answered),
         "failed": failed,
         "retries": retries,
-        "no_level_token": no_level,
+        "no_rating_token": no_level,
     }
-    out = settings.out
+    out = options.out
     write_text(
-        out / f"{settings.dimension}.jsonl",
+        out / f"{options.dimension}.jsonl",
         "".join(canonical_json(r) + "\n" for r in records),
     )
     manifest = {
@@ -332,18 +328,18 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         "toolkit_version": _toolkit_version(),
         "git_commit": _git_commit(),
         "benchmark": plan.benchmark.name,
-        "dimension": settings.dimension,
-        "judge_scale": [min(plan.levels), max(plan.levels)],
-        "limit": settings.limit,
-        "model": settings.params.model,
+        "dimension": options.dimension,
+        "judge_scale": [min(plan.ratings), max(plan.ratings)],
+        "limit": options.limit,
+        "model": options.params.model,
         "base_url_host": plan.server,
-        "api_key_env": settings.api_key_env,
+        "api_key_env": options.api_key_env,
         "api_key_sent": bool(key),
-        "request_parameters": settings.params.as_dict(),
+        "request_parameters": options.params.as_dict(),
         "client": {
-            "concurrency": settings.concurrency,
-            "timeout": settings.timeout,
-            "max_attempts": settings.max_attempts,
+            "concurrency": options.concurrency,
+            "timeout": options.timeout,
+            "max_attempts": options.max_attempts,
         },
         "prompt": {
             "file": plan.prompt.path.name,
@@ -359,7 +355,7 @@ def run_judge(settings: JudgeSettings, plan: Plan | None = None) -> dict[str, An
         "counts": counts,
         "cache": str(cache.path),
     }
-    combined["dimensions"][settings.dimension] = manifest
+    combined["dimensions"][options.dimension] = manifest
     write_text(out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
     return {**counts, "tokens": usage["total_tokens"], "tokens_sent": usage_sent["total_tokens"]}
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from geval_repro.atomic import write_text
+from geval_repro.files.atomic import write_text
 from geval_repro.runner.cache import server_name
 from geval_repro.runner.prompts import sha256_text, steps_path, steps_request_text, template_text
 

@@ -1,104 +1,121 @@
-"""The combined correlation table and the paper-layout Tables 1-3 (each job imports its
-step in its run: block, not when the workflow is parsed)."""
+"""The rows of each paper table, the combined correlation table, the paper-layout Tables 1-3,
+the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
+judge runs of its own benchmarks (TABLE_JUDGES), so a run without SummEval's judge files
+still makes Tables 2 and 3. Each job imports its step in its run: block."""
 
 
 rule judge_averages:
     """Rows of the paper's averages over subsets (QAGS Average) from paired judge runs."""
     input:
-        [JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES],
+        [LAYOUT.judge_tables(j) / "correlations.csv" for j in AVERAGED_JUDGES],
     output:
-        ROWS / "judge_averages.csv",
+        LAYOUT.rows / "judge_averages.csv",
     params:
-        correlations={judge: JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES},
-        specs={judge: judge_spec(judge) for judge in JUDGES},
+        correlations={j: LAYOUT.judge_tables(j) / "correlations.csv" for j in AVERAGED_JUDGES},
+        specs={j: JUDGES[j] for j in AVERAGED_JUDGES},
     log:
-        LOGS / "judge_averages.log",
+        LAYOUT.logs / "judge_averages.log",
     localrule: True
     run:
-        from geval_repro.pipeline.judge_tables import subset_average_rows
+        from geval_repro.pipeline.judge_tables import subset_averages
 
-        write_rows(subset_average_rows(params.correlations, params.specs), output[0])
-        trace(output, input)
+        subset_averages(params.correlations, params.specs, output[0])
+
+
+rule paper_table_rows:
+    """The rows of one paper table, with the printed numbers this run does not recompute."""
+    input:
+        ROW_FILES,
+        lambda wildcards: [
+            LAYOUT.judge_tables(j) / "correlations.csv" for j in TABLE_JUDGES[int(wildcards.n)]
+        ],
+    output:
+        LAYOUT.rows / "table{n}.csv",
+    wildcard_constraints:
+        n=one_of(outputs.PAPER_LAYOUTS),
+    log:
+        LAYOUT.logs / "rows" / "table{n}.log",
+    localrule: True
+    run:
+        from geval_repro.pipeline.correlations import paper_table_rows
+
+        paper_table_rows(input, int(wildcards.n), output[0])
 
 
 rule correlations:
     input:
-        ROWS / "unieval.csv",
-        ROWS / "baselines.csv",
-        ROWS / "human_ceiling.csv",
-        ROWS / "judge_averages.csv",
-        [JUDGE_TABLES / judge / "correlations.csv" for judge in JUDGES],
+        [LAYOUT.paper_rows(n) for n in outputs.PAPER_LAYOUTS],
     output:
-        ROOT_TABLES / "correlations.csv",
-        ROOT_TABLES / "correlations.md",
+        LAYOUT.pair(LAYOUT.tables / outputs.CORRELATIONS),
     log:
-        LOGS / "correlations.log",
+        LAYOUT.logs / "correlations.log",
     localrule: True
     run:
         from geval_repro.pipeline.correlations import combine
 
-        combine(input, ROOT_TABLES / "correlations")
-        trace(output, input)
+        combine(input, LAYOUT.tables / outputs.CORRELATIONS)
 
 
-rule baseline_significance:
-    """Each judge row against the best recomputed baseline: paired permutation tests."""
+rule significance_vs_baseline:
+    """Every judge row against the best recomputed baseline (one job per run makes them)."""
     input:
-        [path for judge in JUDGES for path in judge_processed(judge).values()],
-        [human_table(judge) for judge in JUDGES],
-        rows=ROWS / "baselines.csv",
-        scores=[PROCESSED / "baselines" / f"{stem}.parquet" for stem in BASELINE_SCORE_FILES],
+        [LAYOUT.judge_significance(j) for j in JUDGES],
     output:
-        ROOT_TABLES / "significance_vs_baseline.csv",
-        ROOT_TABLES / "significance_vs_baseline.md",
-    params:
-        specs={judge: judge_spec(judge) for judge in JUDGES},
-        processed={judge: judge_processed(judge) for judge in JUDGES},
-        humans={judge_spec(j)["benchmark"]: human_table(j) for j in JUDGES},
-        scores={stem: PROCESSED / "baselines" / f"{stem}.parquet" for stem in BASELINE_SCORE_FILES},
+        LAYOUT.pair(LAYOUT.tables / outputs.SIGNIFICANCE_VS_BASELINE),
     log:
-        LOGS / "baseline_significance.log",
+        LAYOUT.logs / "significance_vs_baseline.log",
+    localrule: True
     run:
-        from geval_repro.pipeline.baseline_significance import baseline_significance
-        from geval_repro.table_files import write_pair
+        from geval_repro.pipeline.significance import combine_significance
 
-        table = baseline_significance(
-            params.specs, params.processed, params.humans, input.rows, params.scores, config
-        )
-        write_pair(table, ROOT_TABLES / "significance_vs_baseline")
-        trace(output, input, judges=JUDGES)
+        combine_significance(input, LAYOUT.tables / outputs.SIGNIFICANCE_VS_BASELINE)
 
 
 rule paper_layout:
+    """Paper table n laid out as printed, with its judge cells' tests against the baseline."""
     input:
-        ROOT_TABLES / "correlations.csv",
-        ROOT_TABLES / "significance_vs_baseline.csv",
+        rows=LAYOUT.rows / "table{n}.csv",
+        significance=lambda wildcards: [
+            LAYOUT.judge_significance(j) for j in TABLE_JUDGES[int(wildcards.n)]
+        ],
     output:
-        [ROOT_TABLES / f"{stem}.md" for stem in PAPER_LAYOUTS.values()],
+        LAYOUT.tables / "table{n}_{stem}.md",
+    wildcard_constraints:
+        n=one_of(outputs.PAPER_LAYOUTS),
+        stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
     log:
-        LOGS / "paper_layout.log",
+        LAYOUT.logs / "paper_layout_table{n}_{stem}.log",
     localrule: True
     run:
-        from geval_repro.pipeline.correlations import write_paper_layouts
+        from geval_repro.pipeline.correlations import write_paper_layout
 
-        write_paper_layouts(
-            input[0], {n: ROOT_TABLES / stem for n, stem in PAPER_LAYOUTS.items()}, input[1]
-        )
-        trace(output, input)
+        write_paper_layout(input.rows, input.significance, int(wildcards.n), output[0])
 
 
 rule reproduction_figure:
-    """Does it reproduce? Every recomputed cell against its printed value (Tables 1-3)."""
+    """Does it reproduce? Every recomputed cell of paper table n against its printed value."""
     input:
-        ROOT_TABLES / "correlations.csv",
+        LAYOUT.rows / "table{n}.csv",
     output:
-        png=ROOT_FIGURES / "reproduction.png",
-        svg=ROOT_FIGURES / "reproduction.svg",
+        png=LAYOUT.figures / "reproduction_table{n}_{stem}.png",
+        svg=LAYOUT.figures / "reproduction_table{n}_{stem}.svg",
+    wildcard_constraints:
+        n=one_of(outputs.PAPER_LAYOUTS),
+        stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
     log:
-        LOGS / "reproduction_figure.log",
+        LAYOUT.logs / "reproduction_figure_table{n}_{stem}.log",
     localrule: True
     run:
-        from geval_repro.figures import reproduction_figures
+        from geval_repro.report.figures import reproduction_figure_of_table
 
-        reproduction_figures(input[0], output.png, output.svg)
-        trace(output, input)
+        reproduction_figure_of_table(input[0], int(wildcards.n), output.png, output.svg)
+
+
+rule paper_tables:
+    """Everything about the paper's tables: the combined table, the paper layouts, the
+    judge-vs-baseline tests and the reproduction figures."""
+    input:
+        rules.correlations.output,
+        rules.significance_vs_baseline.output,
+        [LAYOUT.paper_layout(n) for n in outputs.PAPER_LAYOUTS],
+        [path for n in outputs.PAPER_LAYOUTS for path in LAYOUT.reproduction_figure(n)],

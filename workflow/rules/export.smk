@@ -1,22 +1,20 @@
 """Exports for other tools: `snakemake export_hf` writes results/hf/, a Hugging Face dataset
 of the tidy benchmarks with every judge run of this run joined by item (see
-geval_repro.export_hf). Not part of `rule all`: it needs `datasets` (extra `hf`)."""
-
-from geval_repro.benchmarks import NAMES as BENCHMARK_NAMES
+geval_repro.report.export_hf). Not part of `rule all`: it needs `datasets` (extra `hf`)."""
 
 
 rule export_hf:
     input:
-        [PROCESSED / f"{name}.parquet" for name in BENCHMARK_NAMES],
-        [path for judge in JUDGES for path in judge_processed(judge).values()],
+        [LAYOUT.table(name) for name in BENCHMARK_NAMES],
+        [path for judge, spec in JUDGES.items() for path in LAYOUT.judge_processed(judge, spec).values()],
     output:
-        directory(RESULTS / "hf"),
+        directory(LAYOUT.results / "hf"),
     params:
-        judges={judge: judge_spec(judge) for judge in JUDGES},
+        judges=JUDGES,
     log:
-        LOGS / "export_hf.log",
+        LAYOUT.logs / "export_hf.log",
     localrule: True
     run:
-        from geval_repro.export_hf import export_hf
+        from geval_repro.report.export_hf import export_hf
 
-        export_hf(PROCESSED, output[0], params.judges)
+        export_hf(LAYOUT.processed, output[0], params.judges)

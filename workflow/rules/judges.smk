@@ -1,130 +1,170 @@
-"""Judge runs: per-item scores, correlation tables, diagnostics, the sweep and its figures.
+"""Judge runs: per-item scores, result tables, the tests against the best baseline, the
+sweep and its figures. Each job imports its step in its run: block, so parsing the workflow
+imports no pandas, scipy or matplotlib."""
 
-Each job imports its step in its run: block, so parsing the workflow imports no pandas,
-scipy or matplotlib."""
 
 rule judge_item_scores:
     input:
-        PROCESSED / "judges" / "{judge}" / "replies.parquet",
+        LAYOUT.processed / "judges" / "{judge}" / "replies.parquet",
     output:
-        PROCESSED / "judges" / "{judge}" / "item_scores.parquet",
+        LAYOUT.processed / "judges" / "{judge}" / "item_scores.parquet",
+    wildcard_constraints:
+        judge=one_of(WITH_REPLIES),
+    params:
+        judges=lambda wildcards: [wildcards.judge],
     log:
-        LOGS / "judges" / "{judge}_item_scores.log",
+        LAYOUT.logs / "judges" / "{judge}_item_scores.log",
     run:
         from geval_repro.pipeline import judge_tables
 
         judge_tables.build_item_scores(input[0], output[0])
-        trace(output, input, judges=[wildcards.judge])
 
 
 # One rule per judge run: its result tables depend on what its format yields.
-for _judge in JUDGES:
+for _judge, _spec in JUDGES.items():
 
     rule:
         name:
-            f"judge_tables_{re.sub(r'[^A-Za-z0-9_]', '_', _judge)}"
+            rule_name("judge_tables", _judge)
         input:
-            **judge_processed(_judge),
-            human=human_table(_judge),
+            **LAYOUT.judge_processed(_judge, _spec),
+            benchmark_table=LAYOUT.table(_spec["benchmark"]),
         output:
-            judge_result_files(_judge),
+            LAYOUT.judge_result_files(_judge, _spec),
         params:
             judge=_judge,
-            spec=judge_spec(_judge),
-            processed=judge_processed(_judge),
-            out=JUDGE_TABLES / _judge,
+            spec=_spec,
+            processed=LAYOUT.judge_processed(_judge, _spec),
+            judges=[_judge],
         log:
-            LOGS / "judges" / f"{_judge}_tables.log",
+            LAYOUT.logs / "judges" / f"{_judge}_tables.log",
         run:
             from geval_repro.pipeline import judge_tables
 
-            judge_tables.judge_tables(
-                params.judge, params.spec, params.processed, input.human, config, params.out
+            judge_tables.write_result_tables(
+                params.judge,
+                params.spec,
+                params.processed,
+                input.benchmark_table,
+                SETTINGS,
+                LAYOUT.judge_tables(params.judge),
             )
-            trace(output, input, judges=[params.judge])
+
+    rule:
+        """The run's rows against the best recomputed baseline: paired permutation tests."""
+        name:
+            rule_name("judge_significance", _judge)
+        input:
+            **LAYOUT.judge_processed(_judge, _spec),
+            benchmark_table=LAYOUT.table(_spec["benchmark"]),
+            baseline_rows=LAYOUT.rows / "baselines.csv",
+            baseline_scores=[LAYOUT.baseline_scores(s) for s in BASELINE_SCORE_FILES],
+        output:
+            LAYOUT.judge_significance(_judge),
+        params:
+            judge=_judge,
+            spec=_spec,
+            processed=LAYOUT.judge_processed(_judge, _spec),
+            scores={stem: LAYOUT.baseline_scores(stem) for stem in BASELINE_SCORE_FILES},
+            judges=[_judge],
+        log:
+            LAYOUT.logs / "judges" / f"{_judge}_significance.log",
+        run:
+            from geval_repro.pipeline.significance import judge_significance
+
+            judge_significance(
+                params.judge,
+                params.spec,
+                params.processed,
+                input.benchmark_table,
+                input.baseline_rows,
+                params.scores,
+                SETTINGS,
+                output[0],
+            )
 
 
 rule judge_sweep:
     input:
-        replies=PROCESSED / "judges" / "{judge}" / "replies.parquet",
-        human=lambda wildcards: human_table(wildcards.judge),
+        replies=LAYOUT.processed / "judges" / "{judge}" / "replies.parquet",
+        benchmark_table=lambda wildcards: LAYOUT.table(JUDGES[wildcards.judge]["benchmark"]),
     output:
-        JUDGE_TABLES / "{judge}" / "sweep.csv",
+        LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
+    wildcard_constraints:
+        judge=one_of(WITH_REPLIES),
+    params:
+        judges=lambda wildcards: [wildcards.judge],
     log:
-        LOGS / "judges" / "{judge}_sweep.log",
+        LAYOUT.logs / "judges" / "{judge}_sweep.log",
     threads: 1
     run:
         from geval_repro.pipeline import judge_tables
 
-        judge_tables.sweep_table(input.replies, input.human, config, output[0])
-        trace(output, input, judges=[wildcards.judge])
+        judge_tables.sweep_table(input.replies, input.benchmark_table, SETTINGS, output[0])
 
 
 rule judge_sweep_figures:
     input:
-        JUDGE_TABLES / "{judge}" / "sweep.csv",
+        LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
     output:
         expand(
-            ROOT_FIGURES / "judges" / "{{judge}}" / "{name}.{ext}",
+            LAYOUT.figures / "judges" / "{{judge}}" / "{name}.{ext}",
             name=SWEEP_FIGURES,
             ext=["png", "svg"],
         ),
+    wildcard_constraints:
+        judge=one_of(WITH_REPLIES),
     params:
-        spec=lambda wildcards: judge_spec(wildcards.judge),
-        out=lambda wildcards: ROOT_FIGURES / "judges" / wildcards.judge,
+        spec=lambda wildcards: JUDGES[wildcards.judge],
+        out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
+        judges=lambda wildcards: [wildcards.judge],
     log:
-        LOGS / "judges" / "{judge}_sweep_figures.log",
+        LAYOUT.logs / "judges" / "{judge}_sweep_figures.log",
     localrule: True
     run:
-        from geval_repro.figures import sweep_figures
+        from geval_repro.report.figures import sweep_figures
 
         sweep_figures(input[0], spec=params.spec, out_dir=params.out)
-        trace(output, input, judges=[wildcards.judge])
 
 
 rule rerun_agreement:
     input:
-        scores=[
-            PROCESSED / "judges" / name / "scores.parquet" for pair in RERUN_PAIRS for name in pair
-        ],
-        summeval=PROCESSED / "summeval.parquet",
+        scores=[LAYOUT.processed / "judges" / j / "scores.parquet" for pair in RERUN_PAIRS for j in pair],
+        summeval=LAYOUT.table("summeval"),
     output:
-        ROOT_TABLES / "rerun_agreement.csv",
-        ROOT_TABLES / "rerun_agreement.md",
+        LAYOUT.pair(LAYOUT.tables / outputs.RERUN_AGREEMENT),
+    params:
+        scores={j: LAYOUT.processed / "judges" / j / "scores.parquet" for j in SCORED},
     log:
-        LOGS / "rerun_agreement.log",
+        LAYOUT.logs / "rerun_agreement.log",
     run:
         from geval_repro.pipeline.rerun_agreement import rerun_agreement
 
         rerun_agreement(
             RERUN_PAIRS,
-            {name: PROCESSED / "judges" / name / "scores.parquet" for name in SCORED},
+            params.scores,
             input.summeval,
-            config,
-            ROOT_TABLES / "rerun_agreement",
+            SETTINGS,
+            LAYOUT.tables / outputs.RERUN_AGREEMENT,
         )
-        trace(output, input)
 
 
 rule sweep_all:
     input:
-        [JUDGE_TABLES / judge / "sweep.csv" for judge in WITH_REPLIES],
+        [LAYOUT.judge_tables(judge) / "sweep.csv" for judge in WITH_REPLIES],
     output:
-        ROOT_TABLES / "sweep.csv",
+        LAYOUT.tables / f"{outputs.SWEEP}.csv",
     log:
-        LOGS / "sweep_all.log",
+        LAYOUT.logs / "sweep_all.log",
     localrule: True
     run:
-        from geval_repro.table_files import concat_csv
+        from geval_repro.report.table_files import concat_csv
 
         concat_csv(input, output[0])
-        trace(output, input)
 
 
 rule judges:
     input:
-        [judge_outputs(judge) for judge in JUDGES],
+        [LAYOUT.judge_outputs(judge, spec) for judge, spec in JUDGES.items()],
         [rules.rerun_agreement.output] if RERUN_PAIRS else [],
         [rules.sweep_all.output] if WITH_REPLIES else [],
-
-

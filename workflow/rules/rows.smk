@@ -8,103 +8,100 @@ before the readers' jobs (notebooks, figures, report pages)."""
 
 rule unieval_rows:
     input:
-        topical_chat=PROCESSED / "topical_chat.parquet",
-        cnndm=PROCESSED / "qags_cnndm.parquet",
-        xsum=PROCESSED / "qags_xsum.parquet",
+        topical_chat=LAYOUT.table("topical_chat"),
+        cnndm=LAYOUT.table("qags_cnndm"),
+        xsum=LAYOUT.table("qags_xsum"),
     output:
-        ROWS / "unieval.csv",
+        LAYOUT.rows / "unieval.csv",
     log:
-        LOGS / "rows" / "unieval.log",
+        LAYOUT.logs / "rows" / "unieval.log",
     run:
         from geval_repro.pipeline.unieval_rows import unieval_rows
 
-        rows = unieval_rows(input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, config)
-        write_rows(rows, output[0])
-        trace(output, input)
+        unieval_rows(
+            input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, SETTINGS, output[0]
+        )
 
 
 rule baseline_scores_summeval:
     priority: 10
     input:
-        summeval=PROCESSED / "summeval.parquet",
-        references=PROCESSED / "summeval_references.parquet",
+        summeval=LAYOUT.table("summeval"),
+        references=LAYOUT.table("summeval_references"),
     output:
-        PROCESSED / "baselines" / "summeval.parquet",
+        LAYOUT.baseline_scores("summeval"),
     log:
-        LOGS / "baselines" / "summeval.log",
+        LAYOUT.logs / "baselines" / "summeval.log",
     run:
         from geval_repro.pipeline import baseline_tables
 
         baseline_tables.summeval_scores(input.summeval, input.references, output[0])
-        trace(output, input)
 
 
 rule baseline_scores_topical_chat:
     priority: 10
     input:
-        PROCESSED / "topical_chat.parquet",
+        LAYOUT.table("topical_chat"),
     output:
-        PROCESSED / "baselines" / "topical_chat.parquet",
+        LAYOUT.baseline_scores("topical_chat"),
     log:
-        LOGS / "baselines" / "topical_chat.log",
+        LAYOUT.logs / "baselines" / "topical_chat.log",
     run:
         from geval_repro.pipeline import baseline_tables
 
-        baseline_tables.topical_chat_scores(input[0], DATA / "cache" / "nltk", output[0])
-        trace(output, input)
+        baseline_tables.topical_chat_scores(input[0], LAYOUT.cache / "nltk", output[0])
 
 
 rule baseline_scores_qags:
     priority: 10
     input:
-        cnndm=PROCESSED / "qags_cnndm.parquet",
-        xsum=PROCESSED / "qags_xsum.parquet",
+        cnndm=LAYOUT.table("qags_cnndm"),
+        xsum=LAYOUT.table("qags_xsum"),
     output:
-        PROCESSED / "baselines" / "qags.parquet",
+        LAYOUT.baseline_scores("qags"),
     log:
-        LOGS / "baselines" / "qags.log",
+        LAYOUT.logs / "baselines" / "qags.log",
     run:
         from geval_repro.pipeline import baseline_tables
 
         baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
-        trace(output, input)
 
 
 rule baseline_rows:
     priority: 10
     input:
-        summeval=PROCESSED / "summeval.parquet",
-        summeval_scores=PROCESSED / "baselines" / "summeval.parquet",
-        topical_chat=PROCESSED / "topical_chat.parquet",
-        topical_chat_scores=PROCESSED / "baselines" / "topical_chat.parquet",
-        cnndm=PROCESSED / "qags_cnndm.parquet",
-        xsum=PROCESSED / "qags_xsum.parquet",
-        qags_scores=PROCESSED / "baselines" / "qags.parquet",
+        summeval=LAYOUT.table("summeval"),
+        summeval_scores=LAYOUT.baseline_scores("summeval"),
+        topical_chat=LAYOUT.table("topical_chat"),
+        topical_chat_scores=LAYOUT.baseline_scores("topical_chat"),
+        cnndm=LAYOUT.table("qags_cnndm"),
+        xsum=LAYOUT.table("qags_xsum"),
+        qags_scores=LAYOUT.baseline_scores("qags"),
     output:
-        ROWS / "baselines.csv",
+        LAYOUT.rows / "baselines.csv",
     log:
-        LOGS / "rows" / "baselines.log",
+        LAYOUT.logs / "rows" / "baselines.log",
     run:
         from geval_repro.pipeline import baseline_tables
 
-        write_rows(baseline_tables.baseline_rows(*input, config), output[0])
-        trace(output, input)
+        baseline_tables.baseline_rows(*input, SETTINGS, output[0])
 
 
 rule human_tables:
     input:
-        **{name: PROCESSED / f"{name}.parquet" for name in HUMAN_TABLE_INPUTS},
+        **{name: LAYOUT.table(name) for name in HUMAN_INPUTS},
     output:
-        [ROOT_TABLES / "human" / f"{name}.{ext}" for name in HUMAN_TABLES for ext in ("csv", "md")],
-        ROOT_FIGURES / "human_distributions.png",
-        ROOT_FIGURES / "human_distributions.svg",
-        rows=ROWS / "human_ceiling.csv",
+        LAYOUT.human_tables(),
+        LAYOUT.figure(LAYOUT.human_figure),
+        rows=LAYOUT.rows / "human_ceiling.csv",
     log:
-        LOGS / "rows" / "human.log",
+        LAYOUT.logs / "rows" / "human.log",
     run:
         from geval_repro.pipeline.human_tables import human_tables
 
-        paths = {name: input[name] for name in HUMAN_TABLE_INPUTS}
-        ceiling = human_tables(paths, ROOT_TABLES / "human", ROOT_FIGURES / "human_distributions")
-        write_rows(ceiling, output.rows)
-        trace(output, input)
+        human_tables(
+            {name: input[name] for name in HUMAN_INPUTS},
+            LAYOUT.tables / "human",
+            LAYOUT.human_figure,
+            output.rows,
+        )

@@ -1,144 +1,106 @@
-"""Tidy, validated tables in data/processed (parquet), one rule per upstream table.
+"""Tidy, validated tables in data/processed (parquet): one rule for the benchmarks of the
+registry, one per other upstream table, one per judge run.
 
 Each job imports geval_repro.pipeline.tidy (pandas, pandera) in its run: block, not the parse."""
 
+from geval_repro.registry.benchmarks import get_benchmark
 
-rule tidy_summeval:
+
+rule tidy_benchmark:
+    """A benchmark's tidy table from its upstream files (geval_repro.load.benchmarks)."""
     priority: 10  # the baselines' inputs: see rows.smk
     input:
-        raw("summeval"),
+        lambda wildcards: [
+            LAYOUT.raw_file(s) for s in get_benchmark(wildcards.benchmark).sources
+        ],
     output:
-        PROCESSED / "summeval.parquet",
+        LAYOUT.processed / "{benchmark}.parquet",
+    wildcard_constraints:
+        benchmark=one_of(BENCHMARK_NAMES),
     log:
-        LOGS / "tables" / "summeval.log",
+        LAYOUT.logs / "tables" / "{benchmark}.log",
     run:
         from geval_repro.pipeline import tidy
 
-        tidy.summeval(input[0], output[0])
-        trace(output, input)
+        tidy.benchmark(wildcards.benchmark, input, output[0])
 
 
 rule tidy_summeval_references:
     priority: 10  # the baselines' inputs: see rows.smk
     input:
-        raw("summeval_multiref"),
+        LAYOUT.raw_file("summeval_multiref"),
     output:
-        PROCESSED / "summeval_references.parquet",
+        LAYOUT.table("summeval_references"),
     log:
-        LOGS / "tables" / "summeval_references.log",
+        LAYOUT.logs / "tables" / "summeval_references.log",
     run:
         from geval_repro.pipeline import tidy
 
         tidy.summeval_references(input[0], output[0])
-        trace(output, input)
 
 
 rule tidy_summeval_experts:
     input:
-        raw("metriceval_scores"),
+        LAYOUT.raw_file("metriceval_scores"),
     output:
-        PROCESSED / "summeval_experts.parquet",
+        LAYOUT.table("summeval_experts"),
     log:
-        LOGS / "tables" / "summeval_experts.log",
+        LAYOUT.logs / "tables" / "summeval_experts.log",
     run:
         from geval_repro.pipeline import tidy
 
         tidy.summeval_experts(input[0], output[0])
-        trace(output, input)
-
-
-rule tidy_topical_chat:
-    priority: 10  # the baselines' inputs: see rows.smk
-    input:
-        data=raw("topical_chat"),
-        predictions=raw("unieval_pred_topical_chat"),
-    output:
-        PROCESSED / "topical_chat.parquet",
-    log:
-        LOGS / "tables" / "topical_chat.log",
-    run:
-        from geval_repro.pipeline import tidy
-
-        tidy.topical_chat(input.data, input.predictions, output[0])
-        trace(output, input)
-
-
-rule tidy_qags:
-    priority: 10  # the baselines' inputs: see rows.smk
-    input:
-        data=lambda wildcards: raw(f"qags_{wildcards.subset}"),
-        predictions=lambda wildcards: raw(f"unieval_pred_qags_{wildcards.subset}"),
-    output:
-        PROCESSED / "qags_{subset}.parquet",
-    wildcard_constraints:
-        subset="cnndm|xsum",
-    log:
-        LOGS / "tables" / "qags_{subset}.log",
-    run:
-        from geval_repro.pipeline import tidy
-
-        tidy.qags(input.data, input.predictions, wildcards.subset, output[0])
-        trace(output, input)
 
 
 rule tidy_qags_mturk:
     input:
-        lambda wildcards: raw(f"qags_mturk_{wildcards.subset}"),
+        lambda wildcards: LAYOUT.raw_file(f"qags_mturk_{wildcards.subset}"),
     output:
-        PROCESSED / "qags_mturk_{subset}.parquet",
+        LAYOUT.processed / "qags_mturk_{subset}.parquet",
     wildcard_constraints:
         subset="cnndm|xsum",
     log:
-        LOGS / "tables" / "qags_mturk_{subset}.log",
+        LAYOUT.logs / "tables" / "qags_mturk_{subset}.log",
     run:
         from geval_repro.pipeline import tidy
 
         tidy.qags_mturk(input[0], wildcards.subset, output[0])
-        trace(output, input)
 
 
-# One rule per judge run: its processed tables depend on its format (judge.formats).
-for _judge in JUDGES:
+# One rule per judge run: its processed tables depend on its format (registry.formats).
+for _judge, _spec in JUDGES.items():
 
     rule:
         name:
-            f"tidy_judge_{re.sub(r'[^A-Za-z0-9_]', '_', _judge)}"
+            rule_name("tidy_judge", _judge)
         input:
-            list(judge_inputs_of(_judge).values()),
-            judge_provenance_inputs_of(_judge),
-            human=human_table(_judge),
+            list(LAYOUT.judge_files(config, _judge).values()),
+            LAYOUT.judge_manifest(config, _judge),
+            benchmark_table=LAYOUT.table(_spec["benchmark"]),
         output:
-            **{
-                name: PROCESSED / "judges" / _judge / f"{name}.parquet"
-                for name in processed_tables(judge_spec(_judge))
-            },
+            list(LAYOUT.judge_tables_of_files(_judge, _spec).values()),
         params:
             judge=_judge,
-            spec=judge_spec(_judge),
-            files=judge_inputs_of(_judge),
-            outs={
-                name: PROCESSED / "judges" / _judge / f"{name}.parquet"
-                for name in processed_tables(judge_spec(_judge))
-            },
+            spec=_spec,
+            files=LAYOUT.judge_files(config, _judge),
+            outs=LAYOUT.judge_tables_of_files(_judge, _spec),
+            judges=[_judge],
         log:
-            LOGS / "tables" / f"judge_{_judge}.log",
+            LAYOUT.logs / "tables" / f"judge_{_judge}.log",
         run:
             from geval_repro.pipeline import tidy
 
-            tidy.judge_tables(params.judge, params.spec, params.files, input.human, params.outs)
-            trace(output, input, judges=[params.judge])
+            tidy.judge_run(
+                params.judge, params.spec, params.files, input.benchmark_table, params.outs
+            )
 
 
 rule tables:
     input:
-        PROCESSED / "summeval.parquet",
-        PROCESSED / "summeval_references.parquet",
-        PROCESSED / "summeval_experts.parquet",
-        PROCESSED / "topical_chat.parquet",
-        expand(PROCESSED / "qags_{subset}.parquet", subset=["cnndm", "xsum"]),
-        expand(PROCESSED / "qags_mturk_{subset}.parquet", subset=["cnndm", "xsum"]),
+        [LAYOUT.table(name) for name in (*BENCHMARK_NAMES, "summeval_references")],
+        [LAYOUT.table(name) for name in ("summeval_experts", "qags_mturk_cnndm", "qags_mturk_xsum")],
         [
-            PROCESSED / "judges" / judge / f"{name}.parquet"
-            for judge in JUDGES
-            for name in processed_tables(judge_spec(judge))
+            path
+            for judge, spec in JUDGES.items()
+            for path in LAYOUT.judge_tables_of_files(judge, spec).values()
         ],

@@ -1,8 +1,0 @@
-"""From a judge run's raw replies to per-item scores, diagnostics and the replies-per-item sweep.
-
-Modules: :mod:`~geval_repro.judge.parse` (the released and a tolerant reply parser),
-:mod:`~geval_repro.judge.item_scores` (mean / first / mode per item, probability-weighted
-scores), :mod:`~geval_repro.judge.rollups` (normalized score, pass rate, error against gold),
-:mod:`~geval_repro.judge.diagnostics` (unparsed counts, varying items) and
-:mod:`~geval_repro.judge.sweep` (correlation against human scores vs replies per item).
-"""

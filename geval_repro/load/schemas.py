@@ -1,0 +1,370 @@
+"""Pandera schemas of the tidy tables, and the checks that apply them to a raw file.
+
+Each schema states a table's columns, types, value ranges, keys and expected size. The
+loaders in :mod:`geval_repro.load` read a raw file (:func:`read_json`, :func:`require_records`
+and :func:`require_numbers` for the JSON list-of-items files, :func:`read_csv` for the CSV
+tables), build a table and pass it through :func:`validate_table`, which turns a schema
+failure into a ``ValueError`` that names the file, the failing items and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import pandera.pandas as pa
+
+SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+SUMMEVAL_N_DOCS = 100
+SUMMEVAL_N_SYSTEMS = 16
+MULTIREF_N_REFS = 11
+TOPICAL_CHAT_DIMENSIONS = (
+    "understandability",
+    "naturalness",
+    "coherence",
+    "engagingness",
+    "groundedness",
+    "overall",
+)
+TOPICAL_CHAT_N_CONTEXTS = 60
+TOPICAL_CHAT_N_SYSTEMS = 6
+QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
+METRICEVAL_N_EXPERTS = 3
+
+_TEXT = pa.Check.str_length(min_value=1)
+
+
+def _n_rows(n: int) -> pa.Check:
+    return pa.Check(lambda df: len(df) == n, error=f"the table must have exactly {n} rows")
+
+
+def _n_unique(column: str, n: int) -> pa.Check:
+    return pa.Check(
+        lambda df: df[column].nunique() == n,
+        error=f"column {column!r} must have {n} distinct values",
+    )
+
+
+def _human(low: float, high: float) -> pa.Column:
+    return pa.Column(float, pa.Check.in_range(low, high))
+
+
+def _grid(keys: Sequence[str], rows_per_key: int) -> pa.Check:
+    """Every combination of ``keys`` present occurs exactly ``rows_per_key`` times."""
+    return pa.Check(
+        lambda df: bool((df.groupby(list(keys)).size() == rows_per_key).all()),
+        error=f"each {tuple(keys)} must occur exactly {rows_per_key} times",
+    )
+
+
+SUMMEVAL = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(str, _TEXT),
+        "system_id": pa.Column(str, _TEXT),
+        "source": pa.Column(str, _TEXT),
+        "reference": pa.Column(str, _TEXT),
+        "system_output": pa.Column(str, _TEXT),
+        **{dim: _human(1.0, 5.0) for dim in SUMMEVAL_DIMENSIONS},
+        "overall": _human(1.0, 5.0),
+    },
+    checks=[
+        _n_rows(SUMMEVAL_N_DOCS * SUMMEVAL_N_SYSTEMS),
+        _n_unique("doc_id", SUMMEVAL_N_DOCS),
+        _n_unique("system_id", SUMMEVAL_N_SYSTEMS),
+    ],
+    unique=["doc_id", "system_id"],
+    strict=True,
+    ordered=True,
+    name="summeval",
+)
+
+MULTIREF = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(str, _TEXT),
+        "ref_index": pa.Column(int, pa.Check.in_range(0, MULTIREF_N_REFS - 1)),
+        "reference": pa.Column(str, _TEXT),
+    },
+    checks=[
+        _n_rows(SUMMEVAL_N_DOCS * MULTIREF_N_REFS),
+        _n_unique("doc_id", SUMMEVAL_N_DOCS),
+    ],
+    unique=["doc_id", "ref_index"],
+    strict=True,
+    ordered=True,
+    name="summeval_multiref",
+)
+
+_TOPICAL_CHAT_HUMAN_RANGES = {
+    "understandability": (0.0, 1.0),
+    "naturalness": (1.0, 3.0),
+    "coherence": (1.0, 3.0),
+    "engagingness": (1.0, 3.0),
+    "groundedness": (0.0, 1.0),
+    "overall": (1.0, 5.0),
+}
+
+TOPICAL_CHAT = pa.DataFrameSchema(
+    {
+        "item_id": pa.Column(
+            int,
+            pa.Check.in_range(0, TOPICAL_CHAT_N_CONTEXTS * TOPICAL_CHAT_N_SYSTEMS - 1),
+            unique=True,
+        ),
+        "context_id": pa.Column(int, pa.Check.in_range(0, TOPICAL_CHAT_N_CONTEXTS - 1)),
+        "system_id": pa.Column(str, _TEXT),
+        "history": pa.Column(str, _TEXT),
+        "fact": pa.Column(str, _TEXT),
+        "response": pa.Column(str, _TEXT),
+        **{dim: _human(*_TOPICAL_CHAT_HUMAN_RANGES[dim]) for dim in TOPICAL_CHAT_DIMENSIONS},
+        **{f"unieval_{dim}": pa.Column(float) for dim in TOPICAL_CHAT_DIMENSIONS},
+    },
+    checks=[
+        _n_rows(TOPICAL_CHAT_N_CONTEXTS * TOPICAL_CHAT_N_SYSTEMS),
+        _n_unique("context_id", TOPICAL_CHAT_N_CONTEXTS),
+        _n_unique("system_id", TOPICAL_CHAT_N_SYSTEMS),
+        _grid(["context_id"], TOPICAL_CHAT_N_SYSTEMS),
+    ],
+    unique=["context_id", "system_id"],
+    strict=True,
+    ordered=True,
+    name="topical_chat",
+)
+
+_QAGS_SUBSET = pa.Column(str, pa.Check.isin(list(QAGS_N_ITEMS)))
+
+
+def _qags_subset_size(column: str | None) -> pa.Check:
+    """The table holds one subset, and as many items (or distinct ``column`` values) as it has."""
+
+    def check(df: pd.DataFrame) -> bool:
+        subsets = df["subset"].unique()
+        if len(subsets) != 1:
+            return False
+        count = len(df) if column is None else df[column].nunique()
+        return count == QAGS_N_ITEMS.get(str(subsets[0]), -1)
+
+    what = "rows" if column is None else f"distinct {column} values"
+    return pa.Check(check, error=f"one subset per table, with {QAGS_N_ITEMS} {what}")
+
+
+QAGS = pa.DataFrameSchema(
+    {
+        "subset": _QAGS_SUBSET,
+        "item_id": pa.Column(int, pa.Check.ge(0), unique=True),
+        "doc_id": pa.Column(int, pa.Check.ge(0)),
+        "system_id": pa.Column(int, pa.Check.ge(0)),
+        "source": pa.Column(str, _TEXT),
+        "reference": pa.Column(str, _TEXT),
+        "summary": pa.Column(str, _TEXT),
+        "consistency": _human(0.0, 1.0),
+        "unieval_consistency": pa.Column(float, pa.Check.in_range(0.0, 1.0)),
+    },
+    checks=[_qags_subset_size(None)],
+    unique=["doc_id", "system_id"],
+    strict=True,
+    ordered=True,
+    name="qags",
+)
+
+QAGS_MTURK = pa.DataFrameSchema(
+    {
+        "subset": _QAGS_SUBSET,
+        "summary_index": pa.Column(int, pa.Check.ge(0)),
+        "sentence_index": pa.Column(int, pa.Check.ge(0)),
+        "sentence": pa.Column(str, _TEXT),
+        "worker_id": pa.Column(int, pa.Check.ge(0)),
+        "response": pa.Column(str, pa.Check.isin(["yes", "no"])),
+    },
+    checks=[
+        _qags_subset_size("summary_index"),
+        _grid(["summary_index", "sentence_index"], 3),
+    ],
+    unique=["summary_index", "sentence_index", "worker_id"],
+    strict=True,
+    ordered=True,
+    name="qags_mturk",
+)
+
+_SUMMEVAL_KEYS = {
+    "doc_id": pa.Column(str, _TEXT),
+    "system_id": pa.Column(str, _TEXT),
+}
+_SUMMEVAL_DIMENSION = pa.Column(str, pa.Check.isin(list(SUMMEVAL_DIMENSIONS)))
+_SUMMEVAL_GRID = [
+    _n_unique("doc_id", SUMMEVAL_N_DOCS),
+    _n_unique("system_id", SUMMEVAL_N_SYSTEMS),
+]
+
+METRICEVAL_EXPERTS = pa.DataFrameSchema(
+    {
+        **_SUMMEVAL_KEYS,
+        "expert": pa.Column(int, pa.Check.in_range(1, METRICEVAL_N_EXPERTS)),
+        "dimension": _SUMMEVAL_DIMENSION,
+        "score": pa.Column(int, pa.Check.in_range(1, 5)),
+    },
+    checks=[
+        _n_rows(
+            SUMMEVAL_N_DOCS * SUMMEVAL_N_SYSTEMS * METRICEVAL_N_EXPERTS * len(SUMMEVAL_DIMENSIONS)
+        ),
+        *_SUMMEVAL_GRID,
+    ],
+    unique=["doc_id", "system_id", "expert", "dimension"],
+    strict=True,
+    ordered=True,
+    name="metriceval_experts",
+)
+
+_FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")
+
+
+def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> pa.DataFrameSchema:
+    """A long judge table of ``benchmark``: run keys, the benchmark's item keys, ``columns``."""
+    from geval_repro.registry.benchmarks import get_benchmark
+
+    entry = get_benchmark(benchmark)
+    keys = {
+        key: pa.Column(str, _TEXT) if key in _SUMMEVAL_KEYS else pa.Column(int, pa.Check.ge(0))
+        for key in entry.item_keys
+    }
+    unique = ["judge", "benchmark", "dimension", *entry.item_keys]
+    extra_keys = [c for c in columns if c in ("reply_index", "rating")]
+    return pa.DataFrameSchema(
+        {
+            "judge": pa.Column(str, _TEXT),
+            "benchmark": pa.Column(str, pa.Check.isin([benchmark])),
+            "dimension": pa.Column(str, pa.Check.isin(list(entry.dimension_names))),
+            **keys,
+            **columns,
+        },
+        unique=[*unique, *extra_keys],
+        strict=True,
+        ordered=True,
+        name=name,
+    )
+
+
+def item_scores_schema(benchmark: str) -> pa.DataFrameSchema:
+    """Per-item judge scores (format ``scores``): one finite ``score`` per item."""
+    return _judge_schema(benchmark, "item_scores", {"score": pa.Column(float, _FINITE)})
+
+
+def replies_schema(benchmark: str) -> pa.DataFrameSchema:
+    """Raw judge replies in long form: one row per (item, reply_index)."""
+    columns = {"reply_index": pa.Column(int, pa.Check.ge(0)), "reply": pa.Column(str)}
+    return _judge_schema(benchmark, "replies", columns)
+
+
+def level_probs_schema(benchmark: str) -> pa.DataFrameSchema:
+    """A judge's probability of each valid rating (its ``level_probs``), one row per (item,
+    rating).
+
+    ``off_scale_mass`` (repeated on the item's rows, NaN when the file gives none) is the
+    probability that fell on tokens that are not a rating.
+    """
+    columns = {
+        "rating": pa.Column(int),
+        "prob": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9)),
+        "off_scale_mass": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9), nullable=True),
+    }
+    return _judge_schema(benchmark, "level_probs", columns)
+
+
+_MAX_REPORTED_FAILURES = 5
+
+
+UPSTREAM_FIX = (
+    "the file differs from the pinned upstream version; fetch it again so that its SHA-256 "
+    "matches geval_repro/data/sources.yaml"
+)
+
+
+def validate_table(
+    table: pd.DataFrame,
+    schema: pa.DataFrameSchema,
+    path: str | Path,
+    item_columns: Sequence[str],
+    fix: str = UPSTREAM_FIX,
+) -> pd.DataFrame:
+    """``table`` validated by ``schema``; a failure names ``path``, the failing items and ``fix``.
+
+    Every check runs (lazy validation); the message lists the first few failures, each with
+    the failing item identified by its ``item_columns`` values.
+    """
+    try:
+        return schema.validate(table, lazy=True)
+    except pa.errors.SchemaErrors as errors:
+        cases = errors.failure_cases.drop_duplicates(["check", "index"])
+        lines = []
+        for case in cases.head(_MAX_REPORTED_FAILURES).itertuples(index=False):
+            item = ""
+            if pd.notna(case.index) and case.index in table.index:
+                row = table.loc[case.index]
+                values = ", ".join(f"{col}={row[col]!r}" for col in item_columns)
+                item = f" at row {case.index} ({values})"
+            where = case.column or "table"
+            lines.append(f"  - {where}: {case.check} failed{item} (value {case.failure_case!r})")
+        raise ValueError(
+            f"{path}: does not match the {schema.name!r} table schema ({len(cases)} failures):\n"
+            + "\n".join(lines)
+            + f"\nFix: {fix}."
+        ) from None
+
+
+def read_json(path: str | Path, fix: str = UPSTREAM_FIX) -> object:
+    """The parsed JSON document at ``path`` (standard library parser, UTF-8)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not valid UTF-8 JSON ({error}). Fix: {fix}.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read. Fix: {fix}.") from None
+
+
+def read_csv(path: str | Path, fix: str = UPSTREAM_FIX) -> pd.DataFrame:
+    """The CSV table at ``path`` (pandas' parser, UTF-8); an unreadable file names ``path``."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not a readable UTF-8 CSV table ({error}). Fix: {fix}.") from None
+
+
+def require_records(
+    records: object, keys: Sequence[str], path: str | Path, fix: str = UPSTREAM_FIX
+) -> list[dict]:
+    """``records`` checked to be a JSON list of objects that each hold every key in ``keys``."""
+    if not isinstance(records, list):
+        raise ValueError(
+            f"{path}: expected a JSON list of items, found {type(records).__name__}. Fix: {fix}."
+        )
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path}: item {index} is a {type(record).__name__}, not a JSON object. Fix: {fix}."
+            )
+        missing = [key for key in keys if key not in record]
+        if missing:
+            raise ValueError(
+                f"{path}: item {index} lacks the key(s) {missing} (has {sorted(record)}). "
+                f"Fix: {fix}."
+            )
+    return records
+
+
+def require_numbers(
+    mapping: object, keys: Sequence[str], path: str | Path, where: str, fix: str = UPSTREAM_FIX
+) -> list[float]:
+    """``mapping[key]`` for each of ``keys`` as floats; ``where`` names the item in errors."""
+    if not isinstance(mapping, dict):
+        raise ValueError(
+            f"{path}: {where} is a {type(mapping).__name__}, not a JSON object. Fix: {fix}."
+        )
+    values = []
+    for key in keys:
+        value = mapping.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{path}: {where}[{key!r}] = {value!r} is not a number. Fix: {fix}.")
+        values.append(float(value))
+    return values

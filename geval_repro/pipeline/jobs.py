@@ -1,0 +1,224 @@
+"""What every job of the workflow does around its step: a log file, safe when jobs run as
+threads, and a provenance sidecar beside each table and figure it makes.
+
+Every ``run:`` job runs inside ``with job_log(log[0]):``: the Snakefile wraps each rule's
+run function once with :class:`LoggedRun` (so the rule files stay one call long and a new
+rule gets its log without boilerplate). After the step returns, :class:`Tracer` writes the
+provenance sidecar (:mod:`geval_repro.report.provenance`) of every output under the
+processed tables, the result tables and figures and the row files; the rule names the
+judge runs its outputs rest on in ``params.judges``. While the block runs, every logging
+record emitted *from that thread* (library modules log with ``logging.getLogger(__name__)``)
+and everything the thread writes to ``sys.stderr`` (tqdm progress bars, ``print(...,
+file=sys.stderr)``) go to that file, and warnings are logged as records. Records are routed
+by thread (a filter on the emitting thread's id), so two jobs running in two threads of one
+Snakemake process (``force-use-threads``) never write into each other's log. The file gets a
+first line naming the job and a last line with the wall time, or the error that ended the
+job; the error raised keeps a note naming the log.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
+INFO_LOGGERS = ("geval_repro", "pooch", "py.warnings")
+
+_lock = threading.Lock()
+_streams: dict[int, TextIO] = {}  # thread id -> that thread's job log stream
+_active = 0
+_saved_stderr: TextIO | None = None
+
+log = logging.getLogger(__name__)
+
+# The large libraries the jobs' steps import (the Snakefile and rules import none of them, so
+# that parsing stays light): imported once by preload_job_libraries before jobs start.
+JOB_LIBRARIES = ("numpy", "pandas", "pyarrow.parquet", "pandera.pandas", "matplotlib.figure")
+
+
+class _ThreadStderr:
+    """Stands in for ``sys.stderr``: writes go to the calling thread's job log, if any."""
+
+    def __init__(self, fallback: TextIO) -> None:
+        self.fallback = fallback
+
+    def _target(self) -> TextIO:
+        return _streams.get(threading.get_ident(), self.fallback)
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.fallback, name)
+
+
+def _thread_filter(ident: int):
+    def accept(record: logging.LogRecord) -> bool:
+        return record.thread == ident
+
+    return accept
+
+
+def _start(stream: TextIO) -> None:
+    """Register this thread's stream; the first active job installs the stderr proxy."""
+    global _active, _saved_stderr
+    with _lock:
+        _streams[threading.get_ident()] = stream
+        if _active == 0:
+            _saved_stderr = sys.stderr
+            sys.stderr = _ThreadStderr(sys.stderr)
+            logging.captureWarnings(True)
+            for name in INFO_LOGGERS:
+                logger = logging.getLogger(name)
+                if logger.level == logging.NOTSET or logger.level > logging.INFO:
+                    logger.setLevel(logging.INFO)
+        _active += 1
+
+
+def _stop() -> None:
+    """Unregister this thread; the last job to finish restores ``sys.stderr``."""
+    global _active, _saved_stderr
+    with _lock:
+        _streams.pop(threading.get_ident(), None)
+        _active -= 1
+        if _active == 0:
+            if isinstance(sys.stderr, _ThreadStderr) and _saved_stderr is not None:
+                sys.stderr = _saved_stderr
+            _saved_stderr = None
+            logging.captureWarnings(False)
+
+
+@contextmanager
+def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
+    """Send this thread's log records, warnings and stderr to ``path`` while the block runs.
+
+    Yields the log's text stream (e.g. for a subprocess's output). An exception leaving the
+    block is written to the log with its traceback and re-raised with a note naming the log.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stream = path.open("w", encoding="utf-8", buffering=1)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(_thread_filter(threading.get_ident()))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    _start(stream)
+    started, cpu = time.perf_counter(), time.thread_time()
+    log.info("start %s", name or path.stem)
+    try:
+        yield stream
+    except BaseException as error:
+        log.exception("failed after %.1f s", time.perf_counter() - started)
+        if hasattr(error, "add_note"):
+            error.add_note(f"log: {path}")
+        raise
+    else:
+        log.info(
+            "done in %.1f s (%.1f s CPU in the job's thread, without subprocesses)",
+            time.perf_counter() - started,
+            time.thread_time() - cpu,
+        )
+    finally:
+        _stop()
+        root.removeHandler(handler)
+        handler.close()
+        stream.close()
+
+
+class LoggedRun:
+    """A rule's ``run:`` function, executed inside :func:`job_log` of the job's first log.
+
+    Snakemake calls run functions with positional arguments (input, output, params,
+    wildcards, threads, resources, log, rule, ...). ``__code__`` is the wrapped function's,
+    so ``snakemake --lint`` still judges the rule's own body.
+    """
+
+    def __init__(
+        self, func: Callable[..., object], after: Callable[..., None] | None = None
+    ) -> None:
+        self.func = func
+        self.after = after
+
+    @property
+    def __code__(self):  # read by snakemake's linter
+        return self.func.__code__
+
+    def __call__(self, *args: object) -> object:
+        log_files, rule = args[6], args[7]
+        if not log_files:
+            return self._run(*args)
+        with job_log(log_files[0], f"rule {rule}"):
+            return self._run(*args)
+
+    def _run(self, *args: object) -> object:
+        result = self.func(*args)
+        if self.after is not None:
+            self.after(*args[:3])  # input, output, params
+        return result
+
+
+class Tracer:
+    """Writes the provenance sidecars of a job's outputs that lie under ``traced`` folders
+    (:func:`geval_repro.report.provenance.write_provenance`), naming the judge runs of the
+    rule's ``params.judges``."""
+
+    def __init__(self, config: Mapping[str, Any], raw_dir: Path, traced: Sequence[Path]) -> None:
+        self.config = config
+        self.raw_dir = raw_dir
+        self.traced = [folder.resolve() for folder in traced]
+
+    def __call__(self, input: Sequence[str], output: Sequence[str], params: Any) -> None:
+        outputs = [path for path in output if self._traced(Path(path))]
+        if not outputs:
+            return
+        from geval_repro.report.provenance import write_provenance
+
+        judges = getattr(params, "judges", ()) or ()
+        write_provenance(outputs, input, config=self.config, raw_dir=self.raw_dir, judges=judges)
+
+    def _traced(self, path: Path) -> bool:
+        resolved = path.resolve()
+        return any(resolved.is_relative_to(folder) for folder in self.traced)
+
+
+def log_every_run(rules, after: Callable[..., None] | None = None) -> None:
+    """Wrap the run function of every rule with a ``run:`` block in :class:`LoggedRun`
+    (calling ``after(input, output, params)`` when the step has returned)."""
+    for rule in rules:
+        if rule.is_run and not isinstance(rule.run_func, LoggedRun):
+            rule.run_func = LoggedRun(rule.run_func, after)
+
+
+def every_job_logged_and_traced(rules, *, config: Mapping[str, Any], layout: Any) -> None:
+    """The Snakefile's one call: every job logged, and its tables and figures traced (the
+    processed tables, the row files, the result tables and figures of ``layout``)."""
+    traced = [layout.processed, layout.rows, layout.tables, layout.figures]
+    log_every_run(rules, after=Tracer(config, layout.raw, traced))
+
+
+def preload_job_libraries(names: tuple[str, ...] = JOB_LIBRARIES) -> None:
+    """Import ``names`` in the calling thread: the Snakefile's ``onstart``, in the main
+    thread, before any job thread starts (it runs only when there are jobs to run).
+
+    Jobs import their steps in their ``run:`` blocks; as threads of one process they could
+    otherwise import the same large packages at the same moment, and Python's per-module
+    import locks can then, in rare lock orders, hand one thread a partially initialized
+    module. After this, the jobs' imports of these packages find them loaded.
+    """
+    for name in names:
+        importlib.import_module(name)

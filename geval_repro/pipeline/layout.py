@@ -1,0 +1,203 @@
+"""Where a run's files go: one :class:`Layout` built from the config's folders.
+
+The Snakefile and ``workflow/rules/*.smk`` take every path from here; file names come from
+the registries (:mod:`geval_repro.registry.outputs` for the run's tables and figures,
+:mod:`geval_repro.registry.formats` for a judge run's). Folders (defaults ``data/`` and
+``results/``):
+
+- ``data/raw/<owner>/<repo>/<commit>/<path>``: verified upstream files;
+- ``data/processed/<benchmark>.parquet`` and the other tidy tables;
+  ``data/processed/judges/<judge>/<table>.parquet``: a judge run's tables;
+  ``data/processed/baselines/<stem>.parquet``: per-item baseline scores;
+- ``data/cache/``: caches (WordNet for nltk, a configured judge's answers);
+- ``results/tables``, ``results/figures``: what a reader reads (``judges/<judge>/`` per run);
+- ``results/work/rows``: the row files the combined tables are made of;
+- ``results/logs``: one log per job; ``results/notebooks``, ``results/report``: executed
+  notebooks and the report's pages.
+
+Light on purpose: the workflow imports it when it is parsed (no pandas).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from geval_repro.config import judge_files, judge_manifest
+from geval_repro.registry import outputs
+from geval_repro.registry.formats import (
+    SWEEP_FIGURES,
+    has_replies,
+    processed_tables,
+    result_tables,
+    run_dimensions,
+)
+from geval_repro.registry.sources import get_source
+from geval_repro.runner.prompts import SUMMEVAL_PROMPT_SOURCES
+
+#: The per-item baseline score files: data/processed/baselines/<stem>.parquet.
+BASELINE_SCORE_FILES: tuple[str, ...] = ("summeval", "topical_chat", "qags")
+#: The tidy tables of the human data beside the benchmarks' own.
+HUMAN_DATA_TABLES: tuple[str, ...] = (
+    "summeval_experts",
+    "qags_mturk_cnndm",
+    "qags_mturk_xsum",
+)
+
+
+def rule_name(prefix: str, name: str) -> str:
+    """A rule name for ``name`` (a judge run, a notebook): ``<prefix>_<name>`` with every
+    character that may not stand in a Python identifier replaced by ``_``."""
+    return f"{prefix}_{re.sub(r'[^A-Za-z0-9_]', '_', name)}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The folders of one run (``data_dir`` and ``results_dir`` of the config)."""
+
+    data: Path
+    results: Path
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Layout:
+        """The layout of a checked config."""
+        return cls(Path(config["data_dir"]), Path(config["results_dir"]))
+
+    @property
+    def raw(self) -> Path:
+        return self.data / "raw"
+
+    @property
+    def processed(self) -> Path:
+        return self.data / "processed"
+
+    @property
+    def cache(self) -> Path:
+        return self.data / "cache"
+
+    @property
+    def logs(self) -> Path:
+        return self.results / "logs"
+
+    @property
+    def tables(self) -> Path:
+        return self.results / "tables"
+
+    @property
+    def figures(self) -> Path:
+        return self.results / "figures"
+
+    @property
+    def rows(self) -> Path:
+        return self.results / "work" / "rows"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.results / "notebooks"
+
+    @property
+    def report(self) -> Path:
+        return self.results / "report"
+
+    def raw_file(self, source_id: str) -> Path:
+        """The local copy of registry source ``source_id``."""
+        return self.raw / get_source(source_id).relpath
+
+    def table(self, name: str) -> Path:
+        """A tidy table of ``data/processed`` (a benchmark's, or the human data's)."""
+        return self.processed / f"{name}.parquet"
+
+    def baseline_scores(self, stem: str) -> Path:
+        return self.processed / "baselines" / f"{stem}.parquet"
+
+    def pair(self, stem: Path) -> list[Path]:
+        """A result table's CSV and Markdown twin."""
+        return [stem.with_name(f"{stem.name}.csv"), stem.with_name(f"{stem.name}.md")]
+
+    def figure(self, stem: Path) -> list[Path]:
+        """A figure's PNG and SVG."""
+        return [stem.with_name(f"{stem.name}.png"), stem.with_name(f"{stem.name}.svg")]
+
+    # --- judge runs ----------------------------------------------------------------------
+
+    def judge_files(self, config: Mapping[str, Any], judge: str) -> dict[str, Path]:
+        """A judge run's input files, keyed by dimension (``"*"`` for a scores file)."""
+        return {dim: f.path for dim, f in judge_files(config, judge, self.raw).items()}
+
+    def judge_manifest(self, config: Mapping[str, Any], judge: str) -> list[Path]:
+        """A geval-jsonl folder's manifest.json (recorded in the provenance, not read)."""
+        manifest = judge_manifest(config, judge)
+        return [manifest] if manifest else []
+
+    def judge_tables_of_files(self, judge: str, spec: Mapping[str, Any]) -> dict[str, Path]:
+        """The processed tables read from a judge run's files, by name (replies, scores,
+        level_probs: what its format yields)."""
+        folder = self.processed / "judges" / judge
+        return {name: folder / f"{name}.parquet" for name in processed_tables(spec)}
+
+    def judge_processed(self, judge: str, spec: Mapping[str, Any]) -> dict[str, Path]:
+        """Every processed table of a judge run by name: those of its files, plus
+        ``item_scores`` for a run with replies."""
+        tables = self.judge_tables_of_files(judge, spec)
+        if has_replies(spec):
+            tables["item_scores"] = self.processed / "judges" / judge / "item_scores.parquet"
+        return tables
+
+    def judge_run_prompts(self, spec: Mapping[str, Any]) -> list[Path]:
+        """The prompt files a ``run:`` block reads: its own templates, and for SummEval the
+        released prompts (fetched sources) of the other dimensions it judges."""
+        own = spec["run"].get("prompts") or {}
+        return [
+            Path(own[d]) if d in own else self.raw_file(SUMMEVAL_PROMPT_SOURCES[d])
+            for d in run_dimensions(spec)
+            if d in own or spec["benchmark"] == "summeval"
+        ]
+
+    def judge_tables(self, judge: str) -> Path:
+        return self.tables / "judges" / judge
+
+    def judge_figures(self, judge: str) -> Path:
+        return self.figures / "judges" / judge
+
+    def judge_result_files(self, judge: str, spec: Mapping[str, Any]) -> list[Path]:
+        """The result tables of one judge run (CSV and Markdown)."""
+        folder = self.judge_tables(judge)
+        return [path for name in result_tables(spec) for path in self.pair(folder / name)]
+
+    def sweep_figures(self, judge: str) -> list[Path]:
+        return [p for name in SWEEP_FIGURES for p in self.figure(self.judge_figures(judge) / name)]
+
+    def judge_outputs(self, judge: str, spec: Mapping[str, Any]) -> list[Path]:
+        """Every result file of one judge run (its tables; with replies, its sweep)."""
+        files = self.judge_result_files(judge, spec)
+        if has_replies(spec):
+            files += [self.judge_tables(judge) / "sweep.csv", *self.sweep_figures(judge)]
+        return files
+
+    def judge_significance(self, judge: str) -> Path:
+        """One judge run's tests against the best baselines (a work file)."""
+        return self.rows / "significance" / f"{judge}.csv"
+
+    # --- the run's tables ----------------------------------------------------------------
+
+    def paper_rows(self, number: int) -> Path:
+        """The rows of paper table ``number`` (a work file; correlations.csv joins them)."""
+        return self.rows / f"table{number}.csv"
+
+    def paper_layout(self, number: int) -> Path:
+        return self.tables / f"{outputs.PAPER_LAYOUTS[number]}.md"
+
+    def reproduction_figure(self, number: int) -> list[Path]:
+        return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])
+
+    def human_tables(self) -> list[Path]:
+        human = self.tables / "human"
+        return [path for name in outputs.HUMAN_TABLES for path in self.pair(human / name)]
+
+    @property
+    def human_figure(self) -> Path:
+        """The stem of the human score distributions' figure."""
+        return self.figures / outputs.HUMAN_DISTRIBUTIONS

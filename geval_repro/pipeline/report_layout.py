@@ -1,0 +1,221 @@
+"""What the report shows and what each notebook reads: the report's pages by group, and the
+inputs of each notebook (light: the workflow builds both when it is parsed).
+
+A report page is a table rendered to HTML, a copy of a figure or an executed notebook as
+HTML, under ``results/report/``, each with a caption template
+(``workflow/report/<template>.rst``). Pages come in groups, one job each
+(``report_pages_<group>``): the run's own tables and figures (``main``), each judge run's,
+each notebook's; so a keep-going run that lacks one judge run's files still reports the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from geval_repro.pipeline.layout import Layout, rule_name
+from geval_repro.registry import outputs
+from geval_repro.registry.formats import SWEEP_FIGURES, has_replies, result_tables
+
+#: The notebooks of notebooks/, in reading order.
+NOTEBOOKS: tuple[str, ...] = (
+    "01_data_tour",
+    "02_summeval_recount",
+    "03_sweep",
+    "04_topical_chat_qags",
+)
+#: The tidy tables the data tour reads.
+DATA_TOUR_TABLES: tuple[str, ...] = (
+    "summeval",
+    "summeval_references",
+    "summeval_experts",
+    "topical_chat",
+    "qags_cnndm",
+    "qags_xsum",
+    "qags_mturk_cnndm",
+    "qags_mturk_xsum",
+)
+MAIN = "Tables: ours vs the paper"
+HUMAN = "Human judgements"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One report page: its ``kind`` (table, figure, notebook), ``source`` (and a table's
+    ``csv``), caption ``template`` (a file name under workflow/report/, without ``.rst``),
+    where the report files it, and the wildcards its caption reads (its judge run or
+    notebook)."""
+
+    kind: str
+    source: Path
+    template: str
+    category: str
+    subcategory: str | None = None
+    csv: Path | None = None
+    wildcards: Mapping[str, str] | None = None
+
+    def job_spec(self, templates: Path, caption: Path) -> dict[str, Any]:
+        """The page as its job reads it (:func:`geval_repro.report.pages.write_report_pages`):
+        the caption template's path and where the rendered caption goes."""
+        return {
+            "kind": self.kind,
+            "source": str(self.source),
+            "csv": str(self.csv) if self.csv is not None else None,
+            "template": str(templates / f"{self.template}.rst"),
+            "caption": str(caption),
+            "wildcards": dict(self.wildcards or {}),
+        }
+
+
+def notebook_inputs(layout: Layout, judges: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:
+    """What each notebook reads (its job waits for these). ``judges``: run -> config entry."""
+    with_replies = [j for j, spec in judges.items() if has_replies(spec)]
+    return {
+        "01_data_tour": [layout.table(name) for name in DATA_TOUR_TABLES],
+        "02_summeval_recount": [
+            layout.tables / f"{outputs.CORRELATIONS}.csv",
+            layout.paper_layout(1),
+            *(p for j, spec in judges.items() for p in layout.judge_result_files(j, spec)),
+        ],
+        "03_sweep": [
+            *(layout.judge_tables(j) / "sweep.csv" for j in with_replies),
+            # it finds the runs through their correlations.csv (report.readme.judges_in)
+            *(layout.judge_tables(j) / "correlations.csv" for j in with_replies),
+            *(layout.judge_figures(j) / f"{f}.png" for j in with_replies for f in SWEEP_FIGURES),
+        ],
+        "04_topical_chat_qags": [
+            layout.tables / f"{outputs.CORRELATIONS}.csv",
+            layout.paper_layout(2),
+            layout.paper_layout(3),
+            *(p for p in layout.human_tables() if p.suffix == ".md"),
+            layout.human_figure.with_suffix(".png"),
+        ],
+    }
+
+
+def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
+    """The run's own tables and figures."""
+    tables = {  # caption key -> (table stem under results/tables, subcategory)
+        outputs.CORRELATIONS: (outputs.CORRELATIONS, "All rows"),
+        **{stem: (stem, "Paper layout") for stem in outputs.PAPER_LAYOUTS.values()},
+        outputs.SIGNIFICANCE_VS_BASELINE: (
+            outputs.SIGNIFICANCE_VS_BASELINE,
+            "Judges vs the best baseline",
+        ),
+    }
+    pages = {
+        layout.report / "tables" / f"{key}.html": Page(
+            "table",
+            layout.tables / f"{stem}.md",
+            key,
+            MAIN,
+            subcategory,
+            csv=layout.tables / f"{stem}.csv",
+        )
+        for key, (stem, subcategory) in tables.items()
+    }
+    if rerun_pairs:
+        stem = outputs.RERUN_AGREEMENT
+        pages[layout.report / "tables" / f"{stem}.html"] = Page(
+            "table",
+            layout.tables / f"{stem}.md",
+            stem,
+            "Judge runs",
+            "Run-to-run agreement",
+            csv=layout.tables / f"{stem}.csv",
+        )
+    for name in outputs.HUMAN_TABLES:
+        pages[layout.report / "tables" / f"human_{name}.html"] = Page(
+            "table",
+            layout.tables / "human" / f"{name}.md",
+            f"human_{name}",
+            HUMAN,
+            "Tables",
+            csv=layout.tables / "human" / f"{name}.csv",
+        )
+    for number, stem in outputs.REPRODUCTION_FIGURES.items():
+        pages[layout.report / "figures" / f"{stem}.png"] = Page(
+            "figure",
+            layout.reproduction_figure(number)[0],
+            "reproduction",
+            MAIN,
+            "Does it reproduce?",
+            wildcards={"table": str(number)},
+        )
+    pages[layout.report / "figures" / f"{outputs.HUMAN_DISTRIBUTIONS}.png"] = Page(
+        "figure", layout.human_figure.with_suffix(".png"), "human_distributions", HUMAN, "Figures"
+    )
+    return pages
+
+
+def _judge_pages(layout: Layout, judge: str, spec: Mapping[str, Any]) -> dict[Path, Page]:
+    """One judge run's tables and (with replies) its sweep figures."""
+    category = f"Judge run {judge}"
+    pages = {
+        layout.report / "tables" / "judges" / judge / f"{table}.html": Page(
+            "table",
+            layout.judge_tables(judge) / f"{table}.md",
+            f"judge_{table}",
+            category,
+            "Tables",
+            csv=layout.judge_tables(judge) / f"{table}.csv",
+            wildcards={"judge": judge},
+        )
+        for table in result_tables(spec)
+    }
+    for figure in SWEEP_FIGURES if has_replies(spec) else ():
+        pages[layout.report / "figures" / "judges" / judge / f"{figure}.png"] = Page(
+            "figure",
+            layout.judge_figures(judge) / f"{figure}.png",
+            f"judge_{figure}",
+            category,
+            "Figures",
+            wildcards={"judge": judge},
+        )
+    return pages
+
+
+def page_groups(
+    layout: Layout, judges: Mapping[str, Mapping[str, Any]], rerun_pairs: bool
+) -> dict[str, dict[Path, Page]]:
+    """Every page of the report by group (its job is ``report_pages_<group>``)."""
+    groups = {"main": _main_pages(layout, rerun_pairs)}
+    for judge, spec in judges.items():
+        groups[rule_name("judge", judge)] = _judge_pages(layout, judge, spec)
+    for notebook in NOTEBOOKS:
+        groups[rule_name("notebook", notebook)] = {
+            layout.report / "notebooks" / f"{notebook}.html": Page(
+                "notebook",
+                layout.notebooks / f"{notebook}.ipynb",
+                "notebook",
+                "Notebooks",
+                wildcards={"notebook": notebook},
+            )
+        }
+    return groups
+
+
+def caption_path(layout: Layout, page: Path) -> Path:
+    """Where the job of ``page``'s group writes its rendered caption, as an absolute path
+    (`snakemake --report` reads it there)."""
+    relative = page.resolve().relative_to(layout.report.resolve())
+    return layout.report.resolve() / "captions" / relative.with_suffix(".rst")
+
+
+def reported(
+    path: str | os.PathLike[str], *, made: str | os.PathLike[str] | None = None, **kwargs: object
+) -> object:
+    """Snakemake's ``report(path, ...)`` if the file (``made``, the file of a wildcard
+    ``path``) exists when the workflow is parsed, else ``path`` unflagged.
+
+    `snakemake --report` then registers only what earlier runs made: after a keep-going run
+    that could not make everything (a file that could not be fetched), the report shows the
+    rest instead of failing on the first missing page. Running jobs ignores the flag, so a
+    run that makes a page flags it for the next `--report`.
+    """
+    from snakemake.io import report
+
+    return report(path, **kwargs) if os.path.exists(made or path) else path

@@ -1,0 +1,70 @@
+"""Pipeline steps of the judge-vs-baseline tests: one job per judge run, then the table of
+all of them (the tests are computed in :mod:`geval_repro.tables.significance`)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from geval_repro.config import Settings
+from geval_repro.files.atomic import write_text
+from geval_repro.report.table_files import write_pair
+from geval_repro.tables.significance import (
+    BASELINE_SCORES,
+    COLUMNS,
+    best_baselines,
+    judge_vs_baselines,
+)
+
+log = logging.getLogger(__name__)
+
+PathLike = str | os.PathLike[str]
+
+
+def judge_significance(
+    judge: str,
+    spec: Mapping[str, Any],
+    processed: Mapping[str, PathLike],
+    benchmark_table: PathLike,
+    baseline_rows: PathLike,
+    baseline_scores: Mapping[str, PathLike],
+    settings: Settings,
+    out: PathLike,
+) -> None:
+    """One judge run's tests against the best baselines of its benchmark -> a CSV.
+
+    ``processed``: the run's processed tables by name; ``baseline_scores``: file stem
+    (``summeval``, ``topical_chat``, ``qags``) -> per-item baseline scores.
+    """
+    benchmark = spec["benchmark"]
+    stem, _ = BASELINE_SCORES[benchmark]
+    log.info("%s: tests against the best %s baselines", judge, benchmark)
+    tables = {name: pd.read_parquet(path) for name, path in processed.items()}
+    table = judge_vs_baselines(
+        judge,
+        spec,
+        tables,
+        pd.read_parquet(benchmark_table),
+        best_baselines(pd.read_csv(baseline_rows)),
+        pd.read_parquet(baseline_scores[stem]),
+        n_resamples=settings.permutation_resamples,
+        seed=settings.seed,
+    )
+    write_text(out, table.to_csv(index=False, lineterminator="\n"))
+
+
+def read_significance(parts: Sequence[PathLike]) -> pd.DataFrame:
+    """The judge runs' test files, concatenated in the order given (typed counts)."""
+    tables = [pd.read_csv(path) for path in parts]
+    table = pd.concat([t for t in tables if not t.empty] or [pd.DataFrame(columns=COLUMNS)])
+    table = table.reset_index(drop=True)
+    return table.astype({"n_items": "Int64", "n_resamples": "Int64", "seed": "Int64"})
+
+
+def combine_significance(parts: Sequence[PathLike], stem: PathLike) -> None:
+    """Every judge run's tests -> ``<stem>.csv`` and ``<stem>.md``."""
+    write_pair(read_significance(parts), stem)

@@ -1,0 +1,154 @@
+"""The registry of judge-run formats: how a run's files are given, read and tabulated.
+
+A format maps to:
+
+- ``inputs``: the config keys that may give the files (exactly one is used);
+- ``options`` / ``required``: further config keys the format accepts / needs;
+- ``contents(spec)``: what the run yields, each content one processed table
+  (``data/processed/judges/<judge>/<table>.parquet``) and a set of result tables:
+
+  ``replies`` (raw reply texts: parsers, one-reply, mode, diagnostics, the sweep),
+  ``item_scores`` (one score per item and dimension) and ``level_probs`` (a probability per
+  rating of the dimension's judge scale: Eq. 1 weighted score, most likely rating, per-item
+  results). ``level_probs`` is also the field name in ``geval-jsonl`` files and the value
+  users write under ``reads:``, so it keeps that name; in the code a score level of a judge
+  scale is a *rating* (a *level* is a correlation level: summary, system, global).
+
+Each format's loader (the function that reads its files into those tables) is registered
+beside the loaders, in :data:`geval_repro.load.judge_runs.RUN_LOADERS`: this module stays
+free of pandas, so the workflow can read it when it is parsed.
+
+Rules, the config check, the report and the README generator derive their lists from here.
+To add a format: one :class:`JudgeFormat` entry here and its loader in
+:mod:`geval_repro.load.judge_runs` (see docs/extending.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from geval_repro.registry.benchmarks import get_benchmark
+
+Content = Literal["replies", "item_scores", "level_probs"]
+
+#: content -> its processed table (``data/processed/judges/<judge>/<name>.parquet``)
+CONTENT_TABLES: dict[Content, str] = {
+    "replies": "replies",
+    "item_scores": "scores",
+    "level_probs": "level_probs",
+}
+
+#: content -> the result tables (``results/tables/judges/<judge>/<name>.csv|.md``) it gives
+CONTENT_RESULTS: dict[Content, tuple[str, ...]] = {
+    "replies": (
+        "correlations",
+        "main",
+        "one_reply",
+        "parsers",
+        "diagnostics",
+        "rollups",
+        "significance",
+    ),
+    "item_scores": ("correlations",),
+    "level_probs": ("correlations", "rating_items", "rollups"),
+}
+
+#: What the files of a ``run:`` block hold, by its mode: ``sample`` replies, ``logprobs``
+#: level probabilities (its single reply per item is not a sample), ``both`` both.
+MODE_CONTENTS: dict[str, tuple[Content, ...]] = {
+    "sample": ("replies",),
+    "logprobs": ("level_probs",),
+    "both": ("replies", "level_probs"),
+}
+
+#: The figures of the sweep, made for every run with replies.
+SWEEP_FIGURES: tuple[str, ...] = ("sweep_spearman", "sweep_kendall", "tie_rate")
+
+
+@dataclass(frozen=True)
+class JudgeFormat:
+    """One judge-run format (see the module docstring)."""
+
+    name: str
+    description: str
+    inputs: tuple[str, ...]
+    options: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    fixed_contents: tuple[Content, ...] = ()
+
+    def contents(self, spec: Mapping[str, Any]) -> tuple[Content, ...]:
+        """What a run with config entry ``spec`` yields (``geval-jsonl``: its ``reads``;
+        default both, or what the mode of its ``run:`` block writes)."""
+        if self.fixed_contents:
+            return self.fixed_contents
+        if "reads" not in spec and "run" in spec:
+            return MODE_CONTENTS[spec["run"]["mode"]]
+        return tuple(spec.get("reads", ("replies", "level_probs")))
+
+
+FORMATS: dict[str, JudgeFormat] = {
+    f.name: f
+    for f in (
+        JudgeFormat(
+            name="geval-released",
+            description="the released G-Eval replies: per dimension a JSON list of items "
+            "with all_responses",
+            inputs=("files",),
+            fixed_contents=("replies",),
+        ),
+        JudgeFormat(
+            name="scores",
+            description="a CSV of per-item scores, one column per dimension",
+            inputs=("file",),
+            options=("columns", "extra_items"),
+            required=("columns",),
+            fixed_contents=("item_scores",),
+        ),
+        JudgeFormat(
+            name="geval-jsonl",
+            description="per dimension a JSON Lines file <dimension>.jsonl: item keys, "
+            "replies and/or level_probs",
+            inputs=("files", "dir"),
+            options=("reads",),
+        ),
+    )
+}
+
+#: The format names, for the config schema.
+NAMES: tuple[str, ...] = tuple(FORMATS)
+
+
+def get_format(name: str) -> JudgeFormat:
+    """The registered format ``name``; raise naming the valid names otherwise."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown judge format {name!r}: use one of {list(NAMES)}") from None
+
+
+def contents_of(spec: Mapping[str, Any]) -> tuple[Content, ...]:
+    """What the judge run of config entry ``spec`` yields."""
+    return get_format(spec["format"]).contents(spec)
+
+
+def processed_tables(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The run's processed table names (``replies``, ``scores``, ``level_probs``)."""
+    return tuple(CONTENT_TABLES[content] for content in contents_of(spec))
+
+
+def result_tables(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The run's result table names, in a fixed order, each once."""
+    names = [name for content in contents_of(spec) for name in CONTENT_RESULTS[content]]
+    return tuple(dict.fromkeys(names))
+
+
+def run_dimensions(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The dimensions a judge's ``run:`` block judges (default: all of its benchmark's)."""
+    return tuple(spec["run"].get("dimensions") or get_benchmark(spec["benchmark"]).dimension_names)
+
+
+def has_replies(spec: Mapping[str, Any]) -> bool:
+    """Whether the run has reply texts (and so a sweep and its figures)."""
+    return "replies" in contents_of(spec)

@@ -1,0 +1,35 @@
+"""The names of the run's result files, spelled once: the pipeline's layout
+(:mod:`geval_repro.pipeline.layout`), the steps that write them and the readers (README
+section, notebooks, report) take them from here.
+
+Paths are relative to the results folder (``results/`` by default). A judge run's tables
+and figures are named by :mod:`geval_repro.registry.formats` (``CONTENT_RESULTS``,
+``SWEEP_FIGURES``).
+"""
+
+from __future__ import annotations
+
+#: Every row of every benchmark: ``tables/<CORRELATIONS>.csv|.md``.
+CORRELATIONS = "correlations"
+#: Every judge row against the best recomputed baseline: ``tables/<name>.csv|.md``.
+SIGNIFICANCE_VS_BASELINE = "significance_vs_baseline"
+#: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
+RERUN_AGREEMENT = "rerun_agreement"
+#: The sweeps of every judge run with replies: ``tables/<name>.csv``.
+SWEEP = "sweep"
+#: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.
+PAPER_LAYOUTS: dict[int, str] = {1: "table1_summeval", 2: "table2_topical_chat", 3: "table3_qags"}
+#: Every recomputed cell of paper table N against its printed value:
+#: ``figures/<name>.png|.svg``.
+REPRODUCTION_FIGURES: dict[int, str] = {n: f"reproduction_{s}" for n, s in PAPER_LAYOUTS.items()}
+#: The human-data tables, ``tables/human/<name>.csv|.md``, in the order they are written.
+HUMAN_TABLES: tuple[str, ...] = (
+    "summeval_expert_agreement",
+    "summeval_human_ceiling",
+    "qags_mturk_vs_unieval",
+    "qags_worker_agreement",
+    "score_distributions",
+    "human_tie_rates",
+)
+#: The figure of the human score distributions: ``figures/<name>.png|.svg``.
+HUMAN_DISTRIBUTIONS = "human_distributions"

@@ -1,0 +1,148 @@
+"""The paper's Tables 1-3 laid out as printed, from the correlation rows (display only).
+
+Each cell reads "ours [95 % CI] (paper)"; a dagger marks a printed value outside our CI, a
+star a judge cell that differs from the best recomputed baseline (p < 0.05), and a second
+table under the first gives every tested cell's difference and p-value.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from geval_repro.registry.benchmarks import PRINTED_NAMES, dimensions_of, table_of
+from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
+from geval_repro.tables.rows import CONFIDENCE
+
+# The coefficients each table prints (Table 2's caption says Spearman/Kendall, its columns
+# are Pearson/Spearman); the benchmarks of a table come from the registry.
+PRINTED_COEFFICIENTS = {
+    1: ["spearman", "kendall"],
+    2: ["pearson", "spearman"],
+    3: ["pearson", "spearman", "kendall"],
+}
+
+
+SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+
+def _cell(value: float, low: float, high: float, printed: float) -> tuple[str, bool]:
+    """ "ours [CI] (paper)" with a † when the printed value lies outside our CI, and the flag."""
+    ours = "–" if math.isnan(value) else with_ci(value, low, high, decimals=3)
+    flagged = outside_ci(printed, low, high)
+    paper = "" if math.isnan(printed) else f" ({printed:.3f})"
+    return ours + paper + (f" {OUTSIDE_CI}" if flagged else ""), flagged
+
+
+SIGNIFICANT = "*"
+
+
+SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets SIGNIFICANT below this p-value
+
+
+def _significance_lookup(significance: pd.DataFrame | None) -> dict[tuple, tuple]:
+    """(judge, variant, benchmark, dimension, coefficient) -> (difference, p-value, baseline)."""
+    if significance is None or significance.empty:
+        return {}
+    return {
+        (r.judge, r.variant, r.benchmark, r.dimension, r.coefficient): (
+            float(r.difference),
+            float(r.pvalue),
+            f"{r.baseline} ({r.baseline_variant}) {float(r.baseline_value):.3f}",
+        )
+        for r in significance.itertuples()
+    }
+
+
+def _significance_lines(
+    significance: pd.DataFrame, tested: list[tuple[str, str, str]], columns: list, headers: list
+) -> list[str]:
+    """The table under a paper layout: per judge row and column, the difference to the best
+    baseline and its p-value, with a first row naming the best baseline of each column."""
+    lookup = _significance_lookup(significance)
+    first = significance.iloc[0]
+    unit = "document" if first["unit"] == "inputs" else "item"
+    baselines = {key[2:]: baseline for key, (_, _, baseline) in lookup.items()}
+    lines = [
+        "",
+        f"Significance against the best recomputed baseline ({SIGNIFICANT} above: p < "
+        f"{SIGNIFICANCE_LEVEL:g}): difference judge minus baseline on the items both score, "
+        "and the p-value of a two-sided paired permutation test swapping the two metrics' "
+        f"scores per {unit} ({first['n_resamples']} resamples, seed {first['seed']}; "
+        "significance_vs_baseline.csv has every test). Baselines: the model-free metrics "
+        "recomputed here (ROUGE, BLEU, METEOR), best per column.",
+        "",
+        "| metric | variant | status | " + " | ".join(headers) + " |",
+        "|---|---|---|" + "---|" * len(headers),
+        "| best baseline | | | " + " | ".join(baselines.get(c, "") for c in columns) + " |",
+    ]
+    for metric, variant, status in tested:
+        cells = []
+        for column in columns:
+            difference, pvalue, _ = lookup.get((metric, variant, *column), (math.nan,) * 3)
+            cells.append("" if math.isnan(pvalue) else f"{difference:+.3f}, p {_p_value(pvalue)}")
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _p_value(pvalue: float) -> str:
+    return f"{pvalue:.4f}" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | None = None) -> str:
+    """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
+
+    Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
+    a † marks a printed value outside our CI (legend under the table). ``significance``
+    (:mod:`geval_repro.pipeline.baseline_significance`): a judge cell whose test against the
+    best baseline has p < 0.05 gets a ``*``, and a second table under the first gives every
+    tested cell's difference and p-value.
+    """
+    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
+    coefficients = PRINTED_COEFFICIENTS[number]
+    if len(benchmarks) > 1:  # one column per benchmark (QAGS: the two subsets and Average)
+        columns = [(b, d, c) for b in benchmarks for d in dimensions_of(b) for c in coefficients]
+        headers = [f"{b.removeprefix('qags_')} {SYMBOL[c]}" for b, _, c in columns]
+    else:
+        dims = [*dimensions_of(benchmarks[0]), "AVG"]
+        columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
+        headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
+    part = table[table["benchmark"].isin(benchmarks)]
+    part = part[~part["level"].isin(["system"])]
+    lines = [
+        f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
+        "Status: recomputed = computed here from the pinned data; fixture = synthetic test "
+        "data, not a result; paper-only / not-released / not-recomputable = printed value "
+        "only (see correlations.csv notes).",
+        "",
+        "| metric | variant | status | " + " | ".join(headers) + " |",
+        "|---|---|---|" + "---|" * len(headers),
+    ]
+    keys = ["metric", "variant", "status"]
+    missing = (math.nan,) * 4
+    any_flag = False
+    tests = _significance_lookup(significance)
+    tested: list[tuple[str, str, str]] = []
+    for (metric, variant, status), group in part.groupby(keys, sort=False):
+        lookup = {
+            (r.benchmark, r.dimension, r.coefficient): (r.value, r.ci_low, r.ci_high, r.paper_value)
+            for r in group.itertuples()
+        }
+        cells = [_cell(*[float(v) for v in lookup.get(col, missing)]) for col in columns]
+        if all(text == "–" for text, _ in cells):
+            continue
+        any_flag |= any(flag for _, flag in cells)
+        pvalues = [tests.get((metric, variant, *col), (math.nan,) * 3)[1] for col in columns]
+        if any(not math.isnan(p) for p in pvalues):
+            tested.append((metric, variant, status))
+        texts = [
+            text + (f" {SIGNIFICANT}" if p < SIGNIFICANCE_LEVEL else "")
+            for (text, _), p in zip(cells, pvalues, strict=True)
+        ]
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(texts) + " |")
+    if any_flag:
+        lines += ["", OUTSIDE_CI_LEGEND]
+    if tested:
+        lines += _significance_lines(significance, tested, columns, headers)
+    return "\n".join(lines) + "\n"

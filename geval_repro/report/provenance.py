@@ -1,0 +1,361 @@
+"""Provenance sidecars: what an output file rests on, so a reader can trace and regenerate it.
+
+Every output ``F`` gets ``F.provenance.json`` beside it. One sidecar per file (rather than a
+single ``results/provenance.json``) because a reader who copies one table or figure gets its
+provenance with it; because each sidecar is written by the rule that writes its file, so
+Snakemake rebuilds exactly the sidecars whose inputs changed; and because outputs that only
+some machines produce (the recount of the released replies needs the network) do not
+change a shared file that every machine commits.
+
+A sidecar records
+
+- ``output``: the file's name, SHA-256 and size, tying the record to the exact bytes;
+- ``inputs``: the upstream files the output rests on, transitively: a file under the raw
+  folder is resolved to its ``geval_repro/data/sources.yaml`` entry (``kind: source``: id,
+  URL, pinned SHA-256) or, when it is not in the registry, to the judge file (given by URL in the
+  config) that it was fetched as (``kind: judge-file``: URL, pinned SHA-256); a judge file
+  given as a local ``path`` is hashed (``kind: local``); any other input (a processed table,
+  an upstream result) must have its own sidecar, whose inputs are taken over. A raw file is
+  hashed again when its reader's sidecar is written (:func:`verified_sha256`), so the hash
+  recorded is that of the file as read, and a file edited after its fetch fails the step
+  (Snakemake then deletes the step's outputs) instead of passing under its pinned hash;
+- ``config``: the analysis settings (every config key except the locations
+  :data:`LOCATION_KEYS`, which do not change an output because every input is verified by
+  hash), and the definitions of the judge runs the output rests on: those the writing rule
+  names (``judges``) and those named in its inputs' sidecars. (A file can serve several
+  runs, e.g. MetricEval's score table, so runs are named by the rule, not read off files.)
+- ``packages``: Python and the versions of :data:`PACKAGES` (``importlib.metadata``).
+
+The file is JSON with sorted keys and no timestamp: identical inputs, config and environment
+give identical bytes, so regenerating committed results at a later commit changes nothing.
+The checkout a run was made from is recorded once per run instead, in the run manifest
+(:func:`write_run_manifest`, ``results/run_manifest.json``, not committed: the commit that
+holds committed results is their record): ``git rev-parse HEAD`` and ``dirty``, whether
+tracked files other than generated ones (:data:`GENERATED_PATHSPECS`) differ from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from geval_repro.config import judge_files, judge_manifest
+from geval_repro.files.atomic import write_text
+from geval_repro.registry.sources import REPO_ROOT, load_registry
+
+SIDECAR_SUFFIX = ".provenance.json"
+FORMAT_VERSION = 1
+
+PACKAGES: tuple[str, ...] = (
+    "geval-repro",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "snakemake",
+    "pooch",
+    "pandera",
+    "rouge-score",
+    "sacrebleu",
+    "nltk",
+    "krippendorff",
+)
+
+LOCATION_KEYS: tuple[str, ...] = ("data_dir", "results_dir", "mirror", "download")
+JUDGE_KEYS: tuple[str, ...] = ("judges", "judges_to_run")
+
+GENERATED_PATHSPECS: tuple[str, ...] = (
+    ":(exclude)results",
+    ":(exclude)data/raw",
+    ":(exclude)data/processed",
+    ":(exclude)notebooks/*.ipynb",
+    ":(exclude)README.md",
+)
+
+Record = dict[str, Any]
+
+
+class ProvenanceError(ValueError):
+    """An input's origin cannot be established; the message names the file and the fix."""
+
+
+def sidecar_path(path: str | os.PathLike[str]) -> Path:
+    """``<path>.provenance.json``: where the sidecar of ``path`` lives."""
+    return Path(f"{os.fspath(path)}{SIDECAR_SUFFIX}")
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:
+    """The SHA-256 of the raw file ``path``, which must be ``pinned``; else an error naming
+    the file, both hashes and the fix (the file was edited or damaged after its fetch)."""
+    try:
+        actual = sha256_of(path)
+    except OSError as error:
+        raise ProvenanceError(
+            f"{path}: cannot read the raw file ({error}). Fix: rerun, so that it is fetched "
+            "and verified again"
+        ) from None
+    if actual != pinned:
+        raise ProvenanceError(
+            f"{path}: SHA-256 {actual} differs from the pinned {pinned}: the file changed after "
+            "it was fetched and verified. Fix: delete it and rerun, so that it is fetched and "
+            "verified again"
+        )
+    return actual
+
+
+def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
+    """``{"python": ..., name: version}``; a package that is not installed is ``"absent"``."""
+    versions = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def git_state(repo: Path = REPO_ROOT) -> dict[str, Any]:
+    """``{"commit": HEAD, "dirty": bool}``; both ``None`` outside a git checkout."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    try:
+        commit = git("rev-parse", "HEAD").strip()
+        changed = git(
+            "status", "--porcelain", "--untracked-files=no", "--", ".", *GENERATED_PATHSPECS
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": bool(changed.strip())}
+
+
+def analysis_config(
+    config: Mapping[str, Any], judges: Iterable[str], keys: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The config an output depends on: ``keys`` (default: all but locations and judges)
+    plus the definitions of ``judges`` (each must be defined in the config)."""
+    if keys is None:
+        keys = [k for k in config if k not in LOCATION_KEYS + JUDGE_KEYS]
+    unknown = [k for k in keys if k not in config]
+    if unknown:
+        raise KeyError(f"config has no key(s) {unknown} (keys: {sorted(config)})")
+    chosen: dict[str, Any] = {k: config[k] for k in keys}
+    used = sorted(set(judges))
+    undefined = [name for name in used if name not in config.get("judges", {})]
+    if undefined:
+        raise KeyError(f"judge run(s) {undefined} are not defined under judges in the config")
+    if used:
+        chosen["judges"] = {name: config["judges"][name] for name in used}
+    return chosen
+
+
+def _judge_files(config: Mapping[str, Any], raw_dir: Path) -> dict[Path, Record]:
+    """Every judge file of the config that is not a registry source, by resolved path
+    (a geval-jsonl folder's ``manifest.json`` included: it documents the run)."""
+    found: dict[Path, Record] = {}
+    for name in config.get("judges", {}):
+        manifest = judge_manifest(config, name)
+        if manifest is not None:
+            found[manifest.resolve()] = {"kind": "local", "path": str(manifest)}
+        for judge_file in judge_files(config, name, raw_dir).values():
+            if judge_file.remote is None:
+                found[judge_file.path.resolve()] = {"kind": "local", "path": str(judge_file.path)}
+            else:
+                found[judge_file.path.resolve()] = {
+                    "kind": "judge-file",
+                    "relpath": judge_file.remote.relpath,
+                    "url": judge_file.remote.url,
+                    "sha256": judge_file.remote.sha256,
+                }
+    return found
+
+
+def resolve_inputs(
+    inputs: Iterable[str | os.PathLike[str]], config: Mapping[str, Any], raw_dir: Path
+) -> tuple[list[Record], list[str]]:
+    """The upstream input records of ``inputs`` (sorted, unique) and the judge runs named
+    in their sidecars (see the module docstring)."""
+    registry = {source.relpath: source for source in load_registry().values()}
+    judge_inputs = _judge_files(config, Path(raw_dir))
+    raw_root = Path(raw_dir).resolve()
+    records: dict[str, Record] = {}
+    judges: set[str] = set()
+    for item in inputs:
+        path = Path(item)
+        resolved = path.resolve()
+        in_raw = resolved.is_relative_to(raw_root)
+        relpath = resolved.relative_to(raw_root).as_posix() if in_raw else None
+        if relpath in registry:
+            source = registry[relpath]
+            found = [
+                {
+                    "kind": "source",
+                    "id": source.id,
+                    "relpath": relpath,
+                    "url": source.url,
+                    "sha256": verified_sha256(path, source.sha256),
+                }
+            ]
+        elif resolved in judge_inputs:
+            record = dict(judge_inputs[resolved])
+            if record["kind"] == "local":
+                record["sha256"] = sha256_of(path)
+            else:
+                record["sha256"] = verified_sha256(path, record["sha256"])
+            found = [record]
+        elif sidecar_path(path).is_file():
+            upstream = read_provenance(sidecar_path(path))
+            found = upstream["inputs"]
+            judges.update(upstream["config"].get("judges", {}))
+        elif in_raw:
+            raise ProvenanceError(
+                f"{path}: a raw file that is neither in geval_repro/data/sources.yaml nor a judge "
+                "file of the config; fix: add it to the registry or to the judge's files"
+            )
+        else:
+            raise ProvenanceError(
+                f"{path}: no provenance sidecar ({sidecar_path(path).name}) and not a raw or "
+                "judge file; fix: the rule that writes it must call "
+                "geval_repro.report.provenance.write_provenance"
+            )
+        for record in found:
+            records[json.dumps(record, sort_keys=True)] = record
+    return [records[key] for key in sorted(records)], sorted(judges)
+
+
+def provenance_record(
+    output: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str]],
+    *,
+    config: Mapping[str, Any],
+    raw_dir: str | os.PathLike[str],
+    judges: Iterable[str] = (),
+    config_keys: Sequence[str] | None = None,
+) -> Record:
+    """The provenance record of one existing output file (see the module docstring)."""
+    upstream, inherited = resolve_inputs(inputs, config, Path(raw_dir))
+    return {
+        "format": FORMAT_VERSION,
+        "output": {
+            "name": Path(output).name,
+            "sha256": sha256_of(output),
+            "bytes": Path(output).stat().st_size,
+        },
+        "inputs": upstream,
+        "config": analysis_config(config, [*judges, *inherited], config_keys),
+        "packages": package_versions(),
+    }
+
+
+def dumps(record: Record) -> str:
+    """Canonical JSON text of a record: sorted keys, two-space indent, final newline."""
+    return json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_provenance(
+    outputs: Iterable[str | os.PathLike[str]],
+    inputs: Iterable[str | os.PathLike[str]],
+    *,
+    config: Mapping[str, Any],
+    raw_dir: str | os.PathLike[str],
+    judges: Iterable[str] = (),
+    config_keys: Sequence[str] | None = None,
+) -> list[Path]:
+    """Write ``<output>.provenance.json`` for each output (sidecars among ``outputs`` are
+    skipped, so a rule can pass its whole ``output``); return the sidecar paths.
+
+    In a rule: ``write_provenance(output, input, config=config, raw_dir=RAW)``, plus
+    ``judges=[wildcards.judge]`` in a rule that reads a judge run's files.
+    """
+    inputs = [Path(p) for p in inputs]
+    written = []
+    for output in outputs:
+        if os.fspath(output).endswith(SIDECAR_SUFFIX):
+            continue
+        record = provenance_record(
+            output,
+            inputs,
+            config=config,
+            raw_dir=raw_dir,
+            judges=judges,
+            config_keys=config_keys,
+        )
+        target = sidecar_path(output)
+        write_text(target, dumps(record))
+        written.append(target)
+    return written
+
+
+def write_run_manifest(path: str | os.PathLike[str], config: Mapping[str, Any]) -> Path:
+    """Write the run manifest ``path`` (JSON): the checkout (``git``: commit and dirty flag,
+    see :func:`git_state`), the package versions and the analysis config of a run."""
+    judges = config.get("judges_to_run", [])
+    record = {
+        "format": FORMAT_VERSION,
+        "git": git_state(),
+        "packages": package_versions(),
+        "config": analysis_config(config, judges),
+    }
+    write_text(path, dumps(record))
+    return Path(path)
+
+
+def read_provenance(path: str | os.PathLike[str]) -> Record:
+    """A sidecar's record; an unreadable file is an error naming it."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, json.JSONDecodeError) as error:
+        raise ProvenanceError(f"{path}: cannot read provenance sidecar ({error})") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT_VERSION:
+        raise ProvenanceError(
+            f"{path}: not a provenance sidecar of format {FORMAT_VERSION}; fix: regenerate it"
+        )
+    return record
+
+
+def differences(
+    committed: Record, regenerated: Record, ignore: Sequence[str] = ("git",)
+) -> list[str]:
+    """Top-level sections (and output fields) in which two records differ, ``ignore`` aside.
+
+    A regenerated sidecar is made at a later commit than the committed one, so ``git`` is
+    ignored by default; every other difference (output bytes, inputs, config, package
+    versions) is reported.
+    """
+    found = []
+    for key in sorted(set(committed) | set(regenerated)):
+        if key in ignore or committed.get(key) == regenerated.get(key):
+            continue
+        old, new = committed.get(key), regenerated.get(key)
+        if isinstance(old, list) and isinstance(new, list):
+            gone = [item for item in old if item not in new]
+            added = [item for item in new if item not in old]
+            found.append(f"{key}: only in committed {gone!r}; only in regenerated {added!r}")
+        elif isinstance(old, dict) and isinstance(new, dict):
+            for sub in sorted(set(old) | set(new)):
+                if old.get(sub) != new.get(sub):
+                    found.append(f"{key}.{sub}: {old.get(sub)!r} != {new.get(sub)!r}")
+        else:
+            found.append(f"{key}: {old!r} != {new!r}")
+    return found

@@ -1,0 +1,412 @@
+"""The README's results section, generated from a results folder (never typed by hand).
+
+:func:`render_section` reads what the pipeline wrote under ``results/`` and returns the
+Markdown that goes between :data:`START` and :data:`END` in README.md:
+
+1. what is recomputed: per benchmark, the rows of ``tables/correlations.csv`` by status
+   (``recomputed`` = computed here from the pinned files; ``paper-only``,
+   ``not-recomputable``, ``not-released`` = a number printed in the paper that this toolkit
+   cannot recompute). ``fixture`` rows (synthetic test data) are never shown; when a folder
+   holds any, the section opens with a warning saying so;
+2. the recount of the released G-Eval-4 replies: its main and one-reply correlations (the
+   coefficients Table 1 prints, with 95 % CIs, paper values and deltas) and its sweep figure
+   when the run ``gpt4-released`` is in the folder, otherwise a plain statement that the
+   first command produces it on a networked machine; in both cases the SHA-256 of the four
+   reply files it rests on, read from ``geval_repro/data/sources.yaml``;
+3. the other judge runs in the folder (fixtures left out), with their labels and links;
+4. the paper-layout tables (``table1_summeval.md``, ``table2_topical_chat.md``,
+   ``table3_qags.md``) as written by the pipeline; a table built with fixture rows is
+   replaced by a note;
+5. links to the human-data tables and figure.
+
+The text depends on the folder's contents only (no dates), so regenerating it from the same
+results gives the same bytes. :func:`update_readme` swaps it into README.md; the command
+line (``python -m geval_repro.report.readme --check``) fails when README.md is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from geval_repro.files.atomic import write_text
+from geval_repro.registry.sources import REPO_ROOT, get_source
+
+log = logging.getLogger(__name__)
+START = "<!-- results:start -->"
+END = "<!-- results:end -->"
+
+RELEASED_JUDGE = "gpt4-released"
+REPLY_SOURCES: tuple[str, ...] = (
+    "geval4_replies_coh",
+    "geval4_replies_con",
+    "geval4_replies_flu",
+    "geval4_replies_rel",
+)
+BENCHMARKS: dict[str, str] = {
+    "summeval": "SummEval",
+    "topical_chat": "Topical-Chat",
+    "qags_cnndm": "QAGS-CNN/DM",
+    "qags_xsum": "QAGS-XSum",
+    "qags_avg": "QAGS average",
+}
+SHOWN_STATUSES: tuple[str, ...] = ("recomputed", "paper-only", "not-recomputable", "not-released")
+FIXTURE = "fixture"
+PAPER_TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("table1_summeval.md", "Table 1: SummEval, summary-level", ("summeval",)),
+    ("table2_topical_chat.md", "Table 2: Topical-Chat, turn-level", ("topical_chat",)),
+    ("table3_qags.md", "Table 3: QAGS, dataset-level", ("qags_cnndm", "qags_xsum", "qags_avg")),
+)
+JUDGE_TABLES: tuple[tuple[str, str], ...] = (
+    ("main", "Mean of the replies per item, released parser (the paper's G-Eval-4 row)"),
+    ("one_reply", "One reply per item (the paper's G-Eval-4 -Probs row)"),
+)
+PRINTED_COEFFICIENTS: tuple[str, ...] = ("spearman", "kendall")  # Table 1 prints these
+COMPACT_COLUMNS: tuple[str, ...] = (
+    "dimension",
+    "variant",
+    "coefficient",
+    "value",
+    "ci_low",
+    "ci_high",
+    "paper_value",
+    "delta",
+)
+CORRELATIONS = Path("tables") / "correlations.csv"
+
+
+def read_correlations(results_dir: Path) -> pd.DataFrame:
+    """``tables/correlations.csv`` of a results folder; missing columns are an error."""
+    path = results_dir / CORRELATIONS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no correlation table; run the pipeline first")
+    table = pd.read_csv(path)
+    missing = {"benchmark", "status"} - set(table.columns)
+    if missing:
+        raise ValueError(f"{path}: lacks columns {sorted(missing)}")
+    return table
+
+
+def judge_status(results_dir: Path, judge: str) -> str | None:
+    """``"fixture"`` when every row of the judge's correlation table is a fixture row,
+    ``"real"`` when none is, ``None`` when the run is not in the folder."""
+    path = results_dir / "tables" / "judges" / judge / "correlations.csv"
+    if not path.is_file():
+        return None
+    statuses = set(pd.read_csv(path, usecols=["status"])["status"])
+    if statuses == {FIXTURE}:
+        return FIXTURE
+    if FIXTURE in statuses:
+        raise ValueError(f"{path}: mixes fixture rows with real ones; one run is one or the other")
+    return "real"
+
+
+def judges_in(results_dir: Path) -> list[str]:
+    """Names of the judge runs with tables in the folder, sorted."""
+    root = results_dir / "tables" / "judges"
+    return sorted(p.parent.name for p in root.glob("*/correlations.csv")) if root.is_dir() else []
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = ["| " + " | ".join(map(str, row)) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *rows])
+
+
+def status_counts(correlations: pd.DataFrame) -> pd.DataFrame:
+    """Rows per benchmark (in :data:`BENCHMARKS` order) and shown status, fixtures left out."""
+    shown = correlations[correlations["status"] != FIXTURE]
+    unknown = set(shown["status"]) - set(SHOWN_STATUSES)
+    if unknown:
+        raise ValueError(f"correlations.csv has unknown status(es) {sorted(unknown)}")
+    counts = pd.crosstab(shown["benchmark"], shown["status"])
+    order = [b for b in BENCHMARKS if b in counts.index] + sorted(
+        set(counts.index) - set(BENCHMARKS)
+    )
+    counts = counts.reindex(index=order, columns=list(SHOWN_STATUSES), fill_value=0)
+    counts.index = [BENCHMARKS.get(b, b) for b in counts.index]
+    return counts.rename_axis("benchmark").reset_index()
+
+
+def _number(value: float, signed: bool = False) -> str:
+    if pd.isna(value):
+        return "–"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def compact_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The coefficients the paper prints, with our value, 95 % CI, paper value and delta."""
+    rows = table[table["coefficient"].isin(PRINTED_COEFFICIENTS)].loc[:, list(COMPACT_COLUMNS)]
+    return pd.DataFrame(
+        {
+            "dimension": rows["dimension"],
+            "variant": rows["variant"],
+            "coefficient": rows["coefficient"],
+            "ours": rows["value"].map(_number),
+            "95 % CI": [
+                f"{_number(low)} to {_number(high)}" if pd.notna(low) else "–"
+                for low, high in zip(rows["ci_low"], rows["ci_high"], strict=True)
+            ],
+            "paper": rows["paper_value"].map(_number),
+            "delta": rows["delta"].map(lambda v: _number(v, signed=True)),
+        }
+    )
+
+
+def _checksums() -> str:
+    rows = [
+        {
+            "file": f"`{get_source(i).path}`",
+            "sha256": f"`{get_source(i).sha256}`",
+        }
+        for i in REPLY_SOURCES
+    ]
+    commit = get_source(REPLY_SOURCES[0]).commit
+    return (
+        f"It rests on these four files of nlpyang/geval at commit `{commit}` "
+        "(SHA-256 from `geval_repro/data/sources.yaml`, verified after every download):\n\n"
+        + _markdown_table(pd.DataFrame(rows))
+    )
+
+
+def _released_recount(results_dir: Path, link: str) -> list[str]:
+    status = judge_status(results_dir, RELEASED_JUDGE)
+    lines = ["### SummEval: recount of the released G-Eval-4 replies", ""]
+    if status is None:
+        lines += [
+            "**Not in this results folder.** The released replies are not part of the offline "
+            "mirror, so this recount is produced by the first command, `snakemake --cores 4`, "
+            "on a machine that can reach GitHub; it writes "
+            f"`{link}/tables/judges/{RELEASED_JUDGE}/`. Until then, no number in this section "
+            "comes from the released replies.",
+            "",
+        ]
+    elif status == FIXTURE:
+        raise ValueError(f"judge run {RELEASED_JUDGE!r} in {results_dir} is made of fixture rows")
+    else:
+        base = f"{link}/tables/judges/{RELEASED_JUDGE}"
+        for name, title in JUDGE_TABLES:
+            path = results_dir / "tables" / "judges" / RELEASED_JUDGE / f"{name}.csv"
+            if path.is_file():
+                lines += [
+                    f"#### {title}",
+                    "",
+                    _markdown_table(compact_rows(pd.read_csv(path))),
+                    "",
+                    f"All columns and notes: [`{base}/{name}.md`]({base}/{name}.md); parser "
+                    f"diagnostics: [`{base}/diagnostics.md`]({base}/diagnostics.md).",
+                    "",
+                ]
+        figure = f"figures/judges/{RELEASED_JUDGE}/sweep_spearman.png"
+        if (results_dir / figure).is_file():
+            lines += [f"![Spearman rho vs replies per item]({link}/{figure})", ""]
+    return [*lines, _checksums(), ""]
+
+
+def _other_judges(results_dir: Path, link: str, labels: Mapping[str, str]) -> list[str]:
+    others = [
+        j
+        for j in judges_in(results_dir)
+        if j != RELEASED_JUDGE and judge_status(results_dir, j) != FIXTURE
+    ]
+    if not others:
+        return []
+    lines = ["### Other judge runs in this folder", ""]
+    for judge in others:
+        label = f" ({labels[judge]})" if judge in labels else ""
+        path = f"{link}/tables/judges/{judge}/correlations.md"
+        lines.append(f"- `{judge}`{label}: [`{path}`]({path})")
+    return [*lines, ""]
+
+
+def _paper_tables(results_dir: Path, correlations: pd.DataFrame, link: str) -> list[str]:
+    lines = ["### The paper's tables, recomputed where the data allow", ""]
+    fixture_benchmarks = set(correlations.loc[correlations["status"] == FIXTURE, "benchmark"])
+    for name, title, benchmarks in PAPER_TABLES:
+        path = results_dir / "tables" / name
+        lines += [f"#### {title}", ""]
+        if not path.is_file():
+            lines += [f"Not produced in this run (`{link}/tables/{name}` is missing).", ""]
+        elif fixture_benchmarks & set(benchmarks):
+            lines += [
+                f"Left out: `{link}/tables/{name}` was built with fixture rows (test data).",
+                "",
+            ]
+        else:
+            lines += [
+                f"From [`{link}/tables/{name}`]({link}/tables/{name}).",
+                "",
+                path.read_text(encoding="utf-8").strip(),
+                "",
+            ]
+    return lines
+
+
+def _human_data(results_dir: Path, link: str) -> list[str]:
+    tables = sorted((results_dir / "tables" / "human").glob("*.md"))
+    figure = results_dir / "figures" / "human_distributions.png"
+    if not tables and not figure.is_file():
+        return []
+    lines = ["### Human judgements", ""]
+    lines += [f"- [`{link}/tables/human/{p.name}`]({link}/tables/human/{p.name})" for p in tables]
+    if figure.is_file():
+        lines += [
+            "",
+            f"![Distributions of the human scores]({link}/figures/human_distributions.png)",
+        ]
+    return [*lines, ""]
+
+
+def render_section(
+    results_dir: str | os.PathLike[str],
+    link: str = "results",
+    labels: Mapping[str, str] | None = None,
+) -> str:
+    """The Markdown of the README results section for a results folder (markers excluded).
+
+    ``link``: how README.md reaches the folder (relative links; ``results`` by default);
+    ``labels``: judge run name -> label from the config, shown beside the run's name.
+    """
+    results_dir = Path(results_dir)
+    correlations = read_correlations(results_dir)
+    fixture_judges = [j for j in judges_in(results_dir) if judge_status(results_dir, j) == FIXTURE]
+    lines = [
+        "<!-- Generated by `snakemake readme` (geval_repro.report.readme) from the results "
+        "folder; do not edit by hand. -->",
+        "",
+    ]
+    if fixture_judges or (correlations["status"] == FIXTURE).any():
+        named = f" (judge runs: {', '.join(fixture_judges)})" if fixture_judges else ""
+        lines += [
+            f"> **Fixture run.** This results folder holds fixture rows{named}: synthetic test "
+            "data, not results. They are left out of this section.",
+            "",
+        ]
+    lines += [
+        "### What is recomputed",
+        "",
+        "Rows of "
+        f"[`{link}/tables/correlations.csv`]({link}/tables/correlations.csv) by status. "
+        "**recomputed**: computed here from the pinned upstream files. **paper-only**, "
+        "**not-recomputable**, **not-released**: a number printed in the paper that this "
+        "toolkit cannot recompute (the `note` column says why); these rows repeat the paper "
+        "and are not reproductions.",
+        "",
+        _markdown_table(status_counts(correlations)),
+        "",
+        *_released_recount(results_dir, link),
+        *_other_judges(results_dir, link, labels or {}),
+        *_paper_tables(results_dir, correlations, link),
+        *_human_data(results_dir, link),
+        "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "
+        "the SHA-256 of the upstream files it rests on, the config and package versions (the "
+        "git commit a run was made from is in its `results/run_manifest.json`).",
+    ]
+    return "\n".join(lines).strip() + "\n"
+
+
+def replace_section(readme: str, section: str, origin: str = "README.md") -> str:
+    """``readme`` with the text between :data:`START` and :data:`END` replaced by ``section``."""
+    if readme.count(START) != 1 or readme.count(END) != 1:
+        raise ValueError(
+            f"{origin}: needs exactly one {START} and one {END} line around the results "
+            "section; fix: add them where the section belongs"
+        )
+    if readme.index(END) < readme.index(START):
+        raise ValueError(f"{origin}: {END} comes before {START}; fix: swap them")
+    head, rest = readme.split(START)
+    _, tail = rest.split(END)
+    return f"{head}{START}\n{section.strip()}\n{END}{tail}"
+
+
+def update_readme(readme: str | os.PathLike[str], section: str) -> bool:
+    """Write ``section`` into the README between the markers; ``True`` when it changed."""
+    path = Path(readme)
+    old = path.read_text(encoding="utf-8")
+    new = replace_section(old, section, origin=str(path))
+    if new != old:
+        write_text(path, new)
+    return new != old
+
+
+def results_link(results_dir: str | os.PathLike[str], readme: str | os.PathLike[str]) -> str:
+    """The relative link from the README's folder to ``results_dir``; a folder outside the
+    README's folder is an error (a README must not link out of the repository)."""
+    link = os.path.relpath(Path(results_dir).resolve(), Path(readme).resolve().parent)
+    if link == ".." or link.startswith(("../", "..\\")):
+        raise ValueError(
+            f"{results_dir} is outside {Path(readme).resolve().parent}: the README results "
+            "section must be generated from the repository's own results folder"
+        )
+    return Path(link).as_posix()
+
+
+def write_section(
+    results_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    labels: Mapping[str, str] | None = None,
+) -> None:
+    """Write the results section of ``results_dir`` to ``out``, its links relative to the
+    working directory (the checkout, where README.md is)."""
+    section = render_section(Path(results_dir), link=os.path.relpath(results_dir), labels=labels)
+    write_text(out, section)
+
+
+def copy_section_into_readme(
+    section: str | os.PathLike[str],
+    results_dir: str | os.PathLike[str],
+    readme: str | os.PathLike[str],
+) -> None:
+    """Copy a written section into ``readme`` between the markers (``snakemake readme``);
+    a results folder outside the README's folder is refused (:func:`results_link`)."""
+    results_link(results_dir, readme)
+    if update_readme(readme, Path(section).read_text(encoding="utf-8")):
+        log.info("%s: results section updated", readme)
+
+
+def judge_labels() -> dict[str, str]:
+    """Judge run name -> label, from the default config (workflow/config.yaml)."""
+    # Imported here: the notebooks import this module, and need no schema validation.
+    from geval_repro.config import load_config
+
+    return {name: judge["label"] for name, judge in load_config()["judges"].items()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: write (or with ``--check``, verify) the README results section.
+
+    Judge labels come from workflow/config.yaml, as in the pipeline's default and
+    mirrored-data runs.
+    """
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=REPO_ROOT / "results")
+    parser.add_argument("--readme", type=Path, default=REPO_ROOT / "README.md")
+    parser.add_argument(
+        "--check", action="store_true", help="fail when README.md's section is stale"
+    )
+    args = parser.parse_args(argv)
+    link = results_link(args.results, args.readme)
+    section = render_section(args.results, link, judge_labels())
+    if args.check:
+        current = args.readme.read_text(encoding="utf-8")
+        if replace_section(current, section, origin=str(args.readme)) != current:
+            print(
+                f"{args.readme}: the results section is not the one generated from "
+                f"{args.results}; fix: run `snakemake readme`",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    update_readme(args.readme, section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,8 @@
+"""From a judge run's raw replies to per-item scores, diagnostics and the replies-per-item sweep.
+
+Modules: :mod:`~geval_repro.scoring.parse` (the released and a tolerant reply parser),
+:mod:`~geval_repro.scoring.item_scores` (mean / first / mode per item, probability-weighted
+scores), :mod:`~geval_repro.scoring.rollups` (normalized score, pass rate, error against gold),
+:mod:`~geval_repro.scoring.diagnostics` (unparsed counts, varying items) and
+:mod:`~geval_repro.scoring.sweep` (correlation against human scores vs replies per item).
+"""

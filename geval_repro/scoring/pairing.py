@@ -1,0 +1,69 @@
+"""The join of a judge's per-item scores with the human scores of the same items.
+
+Items join on the item keys of the benchmark in :mod:`geval_repro.registry.benchmarks`
+(``doc_id, system_id`` for SummEval, ``item_id`` for Topical-Chat and QAGS). The score
+matrices follow the benchmark's correlation level: ``summary`` gives (systems x documents),
+``global`` one pseudo-system row with one column per item (every item pooled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import Benchmark, get_benchmark
+from geval_repro.stats.matrix import POOLED, to_matrix, with_pooled_system
+
+
+def _benchmark_of(items: pd.DataFrame) -> Benchmark:
+    names = pd.unique(items["benchmark"])
+    if len(names) != 1:
+        raise ValueError(
+            f"judge item scores of one benchmark expected, got {sorted(map(str, names))}"
+        )
+    return get_benchmark(str(names[0]))
+
+
+def paired_items(
+    items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
+) -> pd.DataFrame:
+    """The judge's ``score`` of each item of ``dimension`` beside its human score.
+
+    Columns: the benchmark's item keys, judge, human (inner join: items without a human row
+    are dropped; the loaders already refuse unknown items).
+    """
+    keys = list(_benchmark_of(items).item_keys)
+    rows = items.loc[items["dimension"] == dimension, [*keys, score]]
+    joined = rows.merge(human[[*keys, dimension]], on=keys)
+    return joined.rename(columns={score: "judge", dimension: "human"})
+
+
+def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
+    """(systems, inputs) columns of the score matrix at the benchmark's level.
+
+    ``summary``: (``unit_key``, ``group_key``); ``global``: (:data:`POOLED`, the item key).
+    """
+    if benchmark.level == "summary":
+        return benchmark.unit_key, str(benchmark.group_key)
+    (item_key,) = benchmark.item_keys
+    return POOLED, item_key
+
+
+def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+    """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
+    return with_pooled_system(table) if benchmark.level == "global" else table
+
+
+def paired_matrices(
+    items: pd.DataFrame, human: pd.DataFrame, dimension: str, score: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Matrices of the judge's ``score`` and the human score at the benchmark's level, aligned.
+
+    (systems x documents) for SummEval; (1 x items) for the global-level benchmarks.
+    """
+    benchmark = _benchmark_of(items)
+    joined = pooled(paired_items(items, human, dimension, score), benchmark)
+    systems, inputs = matrix_axes(benchmark)
+    judge, _, _ = to_matrix(joined, "judge", systems=systems, inputs=inputs)
+    gold, _, _ = to_matrix(joined, "human", systems=systems, inputs=inputs)
+    return judge, gold

@@ -1,0 +1,141 @@
+"""Parse a judge's raw replies into numeric scores.
+
+Two parsers, both vectorized over a pandas Series of replies:
+
+``original``
+    Exactly the released ``meta_eval_summeval.py`` of nlpyang/geval::
+
+        def parse_output(output):
+            matched = re.search("^ ?([\\d\\.]+)", output)
+            if (matched):
+                try:
+                    score = float(matched.group(1))
+                except:
+                    score = 0
+            else:
+                score = 0
+            return score
+
+    ``^`` (no MULTILINE flag) anchors at the very start of the reply and `` ?`` allows at most
+    one literal space, so ``"\\n3"``, ``"  4"`` and ``"- Coherence: 3"`` do not match. The
+    character class is greedy and the match is not retried when ``float()`` fails, so ``"."``
+    and ``"3.5.1"`` give 0. Unread replies score **0 and still count in the item's mean**,
+    and out-of-scale numbers (``"7"``) are kept as they are.
+
+``tolerant``
+    Strip surrounding whitespace; drop an optional leading label ``- <Dimension>:`` or
+    ``<Dimension>:`` (case-insensitive, the run's own dimension name, spaces allowed around
+    ``-`` and ``:``); read a number ``\\d+(\\.\\d+)?`` at the start; keep it when it lies within
+    the judge scale of the (benchmark, dimension) in :mod:`geval_repro.registry.benchmarks` (bounds
+    included: coherence is 1-5 on SummEval, 1-3 on Topical-Chat). Anything else is unparsed
+    (NaN) and left out of the item's mean.
+
+Both read numbers with Python's ``float()``, as the released script does (``\\d`` is
+Python's Unicode digit class, which ``float()`` also accepts).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import judge_scale
+
+Parser = Literal["original", "tolerant"]
+
+PARSERS: tuple[Parser, ...] = ("original", "tolerant")
+
+ORIGINAL_PATTERN = r"^ ?([\d\.]+)"
+
+
+def check_replies(replies: pd.Series) -> None:
+    """Raise when a reply is missing (None/NaN), naming how many and the first's index."""
+    missing = replies.isna()
+    if missing.any():
+        raise ValueError(
+            f"{int(missing.sum())} replies are missing (first at index "
+            f"{replies.index[missing.to_numpy()][0]!r}): every reply must be a string; "
+            "check the replies table the loader built"
+        )
+
+
+def _to_float(numbers: pd.Series) -> pd.Series:
+    """``float()`` of each matched string, NaN where it is missing or ``float()`` fails."""
+    unique = pd.unique(numbers.dropna())
+    table: dict[str, float] = {}
+    for text in unique:
+        try:
+            table[text] = float(text)
+        except ValueError:
+            table[text] = np.nan
+    return numbers.map(table).astype("float64")
+
+
+def _original_read(replies: pd.Series) -> pd.Series:
+    """The released parser's number, NaN where its regex or ``float()`` did not read."""
+    return _to_float(replies.astype(str).str.extract(ORIGINAL_PATTERN, expand=False))
+
+
+def _tolerant_read(replies: pd.Series, dimension: str, benchmark: str) -> pd.Series:
+    """In-scale number after an optional ``- <Dimension>:`` label; NaN when unparsed."""
+    low, high = judge_scale(benchmark, dimension)
+    pattern = rf"^(?:(?:-\s*)?{re.escape(dimension)}\s*:\s*)?(\d+(?:\.\d+)?)"
+    numbers = replies.astype(str).str.strip().str.extract(pattern, flags=re.IGNORECASE)[0]
+    values = _to_float(numbers)
+    return values.where((values >= low) & (values <= high))
+
+
+def read(
+    replies: pd.Series, dimension: str, parser: Parser, benchmark: str
+) -> tuple[pd.Series, pd.Series]:
+    """Parse one dimension's replies: ``(score, unread)``, both aligned with ``replies``.
+
+    ``benchmark`` and ``dimension`` select the judge scale (an unknown pair raises).
+    ``unread`` is True where the parser did not read a reply: for ``original`` the replies
+    its regex or ``float()`` failed on, which score 0.0 and still count; for ``tolerant`` the
+    replies it leaves out, which score NaN.
+    """
+    check_replies(replies)
+    judge_scale(benchmark, dimension)
+    if parser not in PARSERS:
+        raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")
+    # replies repeat a lot ("3", "4", ...): read each distinct text once and map back
+    codes, texts = pd.factorize(replies.astype(str))
+    distinct = pd.Series(texts, dtype=object)
+    if parser == "original":
+        number = _original_read(distinct)
+    else:
+        number = _tolerant_read(distinct, dimension, benchmark)
+    number = pd.Series(number.to_numpy(dtype=float)[codes], index=replies.index, name=replies.name)
+    unread = number.isna()
+    return (number.fillna(0.0) if parser == "original" else number), unread
+
+
+def parse(replies: pd.Series, dimension: str, parser: Parser, benchmark: str) -> pd.Series:
+    """Scores under the parser's counting rule (``original``: 0.0 for unread; ``tolerant``:
+    NaN for unparsed)."""
+    return read(replies, dimension, parser, benchmark)[0]
+
+
+def parse_table(replies: pd.DataFrame, parser: Parser) -> pd.DataFrame:
+    """Add ``score`` (float) and ``unread`` (bool) to a long replies table.
+
+    ``replies`` needs the columns ``benchmark``, ``dimension`` and ``reply``; each
+    (benchmark, dimension) is parsed with its own label and scale (see :func:`read`).
+    """
+    missing = {"benchmark", "dimension", "reply"} - set(replies.columns)
+    if missing:
+        raise ValueError(f"replies table lacks columns {sorted(missing)}")
+    runs = pd.MultiIndex.from_frame(replies[["benchmark", "dimension"]])
+    codes, pairs = pd.factorize(runs)
+    score = np.full(len(replies), np.nan)
+    flag = np.zeros(len(replies), dtype=bool)
+    for code, (benchmark, dimension) in enumerate(pairs):
+        rows = codes == code  # positional: the table's index need not be unique
+        value, unread = read(replies["reply"].iloc[rows], str(dimension), parser, str(benchmark))
+        score[rows] = value.to_numpy(dtype=float)
+        flag[rows] = unread.to_numpy(dtype=bool)
+    return replies.assign(score=score, unread=flag)

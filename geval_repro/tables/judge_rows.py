@@ -1,0 +1,472 @@
+"""The rows and tables of one judge run: correlations, one-reply rows, parsers, rollups,
+diagnostics and the mean-vs-one-reply tests (DataFrames in, DataFrames out; the pipeline
+reads and writes the files).
+
+Rows follow the paper's protocol for the run's benchmark
+(:mod:`geval_repro.registry.benchmarks`): SummEval at the summary level (per document over
+its systems, constant vectors skipped, averaged over documents kept, bootstrap CIs over
+documents), Topical-Chat at the turn level and QAGS at the dataset level (both global: one
+correlation over all items, bootstrap CIs over items).
+
+A run with replies (format ``geval-released``, or ``geval-jsonl`` reading ``replies``) gives,
+per dimension and parser (``original``: the released meta_eval_summeval.py; ``tolerant``),
+three per-item scores: the mean of the replies (the paper's estimate of sum_s p(s) * s), the
+first reply and the modal reply. The mean is compared with the paper's row for the judge
+(``paper_metric``, e.g. G-Eval-4), the one-reply scores with its "-Probs" row. A paired
+permutation test asks whether the mean beats one reply. A run with rating probabilities
+(``geval-jsonl`` reading ``level_probs``) gives the Eq. 1 weighted score (against
+``paper_metric``) and the most likely rating (against its "-Probs" row). A run of format
+``scores`` (per-item scores) gives the correlation rows only.
+
+A dimension that cannot be scored (every item unscored, or constant scores) yields rows with
+an empty value and a note saying why, and a warning in the log; the other dimensions'
+tables are made as usual.
+
+A run that covers only some of the benchmark's items (a trial with ``limit``) is tabulated
+on those items, as a researcher trying a model wants; its rows' note says "partial run: N of
+M items" (the count in ``n_items``) and the log warns, because such a value is not
+comparable with the paper's, which covers every item.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import AVERAGES, Benchmark, get_benchmark
+from geval_repro.registry.formats import contents_of
+from geval_repro.scoring.diagnostics import reply_diagnostics
+from geval_repro.scoring.pairing import paired_items, paired_matrices
+from geval_repro.scoring.parse import PARSERS
+from geval_repro.scoring.rating_probs import RATING_SCORES, rating_results, rating_scores
+from geval_repro.scoring.rollups import rollup
+from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.tables.averages import average_rows
+from geval_repro.tables.rows import COLUMNS, table_rows
+
+log = logging.getLogger(__name__)
+
+ONE_REPLY_SCORES = ("first", "mode")
+#: score column of a rating-probabilities run -> its variant name in the rows
+RATING_VARIANTS = {
+    "probs": "probability-weighted rating (Eq. 1)",
+    "top_rating": "most likely rating",
+}
+PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
+UNSCORABLE = "not scorable"
+SCORES_VARIANT = "per-item scores"
+
+
+def status_of(spec: Mapping[str, Any]) -> str:
+    """``fixture`` for a synthetic test run, else ``recomputed``."""
+    return "fixture" if spec.get("fixture", False) else "recomputed"
+
+
+def mean_label(items: pd.DataFrame) -> tuple[str, str]:
+    """The name of the mean-of-replies score and a note on unequal reply counts.
+
+    ``mean-of-N`` when every item has N replies; otherwise ``mean-of-available`` and a note
+    stating the counts (how many items have fewer than the most).
+    """
+    counts = items.loc[items["parser"] == PARSERS[0], "n_replies"]  # one row per item
+    low, high = int(counts.min()), int(counts.max())
+    if low == high:
+        return f"mean-of-{high}", ""
+    fewer = int((counts < high).sum())
+    return (
+        "mean-of-available",
+        f"mean of the available replies: {fewer} of {len(counts)} items have fewer than "
+        f"{high} (as few as {low})",
+    )
+
+
+def _variant(score: str, parser: str, mean_name: str) -> str:
+    name = mean_name if score == "mean" else f"{score}-reply"
+    return f"{name}/{parser}"
+
+
+def _unscorable_reason(pairs: pd.DataFrame) -> str:
+    """Why a dimension's rows have no value ("" when it can be scored)."""
+    scored = pairs["judge"].notna()
+    if not scored.any():
+        return "no item has a score (every reply unparsed?)"
+    if pairs.loc[scored, "judge"].nunique() < 2:
+        return "the judge gives every item the same score"
+    return ""
+
+
+def _rows_for(
+    items: pd.DataFrame,
+    human: pd.DataFrame,
+    *,
+    judge: str,
+    spec: Mapping[str, Any],
+    score: str,
+    variant: str,
+    paper_metric: str | None,
+    n_resamples: int,
+    seed: int,
+    note: str = "",
+) -> pd.DataFrame:
+    """Rows at the benchmark's level of one per-item ``score`` column, per scored dimension.
+
+    A dimension that cannot be scored gets its rows with an empty value and a note saying
+    why (logged as a warning).
+    """
+    benchmark = get_benchmark(spec["benchmark"])
+    parts = []
+    for dimension in benchmark.dimension_names:
+        if not (items["dimension"] == dimension).any():
+            continue
+        pairs = paired_items(items, human, dimension, score)
+        reason = _unscorable_reason(pairs)
+        partial = _partial_note(len(pairs), len(human))
+        if partial:
+            log.warning(
+                "judge %s, %s %s (%s): %s; not comparable with the paper's value",
+                judge,
+                benchmark.name,
+                dimension,
+                variant,
+                partial,
+            )
+        if reason:
+            log.warning(
+                "judge %s, %s %s (%s): %s; its rows have no value",
+                judge,
+                benchmark.name,
+                dimension,
+                variant,
+                reason,
+            )
+        rows = table_rows(
+            pairs,
+            benchmark=benchmark.name,
+            dimension=dimension,
+            metric=judge,
+            variant=variant,
+            level=benchmark.level,
+            metric_column="judge",
+            human_column="human",
+            n_resamples=n_resamples,
+            seed=seed,
+            inputs=_inputs(benchmark),
+            note="; ".join(p for p in (spec["label"], partial, note) if p),
+            paper_metric=paper_metric,
+            status=status_of(spec),
+        )
+        if reason:
+            rows["note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
+        parts.append(rows)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _partial_note(n_run: int, n_benchmark: int) -> str:
+    """The note of a run covering fewer items than the benchmark ("" when it covers all)."""
+    if n_run >= n_benchmark:
+        return ""
+    return f"partial run: {n_run} of {n_benchmark} items"
+
+
+def _inputs(benchmark: Benchmark) -> str:
+    """The column of one input of the benchmark's level (document; item when global)."""
+    return str(benchmark.group_key) if benchmark.level == "summary" else benchmark.item_keys[0]
+
+
+def _with_averages(rows: pd.DataFrame, judge: str, paper_metric: str | None) -> pd.DataFrame:
+    averages = average_rows(rows, {judge: paper_metric} if paper_metric else None)
+    return pd.concat([rows, averages], ignore_index=True)
+
+
+def _probs_name(paper_metric: str | None) -> str | None:
+    return f"{paper_metric} -Probs" if paper_metric else None
+
+
+def faces_probs(variant: str) -> bool:
+    """Whether a judge row's variant faces the paper's "-Probs" row (one reply, one token)."""
+    return variant.split("/")[0] in {f"{s}-reply" for s in ONE_REPLY_SCORES} or (
+        variant == RATING_VARIANTS["top_rating"]
+    )
+
+
+def replies_tables(
+    judge: str,
+    spec: Mapping[str, Any],
+    items: pd.DataFrame,
+    replies: pd.DataFrame,
+    human: pd.DataFrame,
+    *,
+    n_resamples: int,
+    permutation_resamples: int,
+    seed: int,
+    pass_threshold: float,
+) -> dict[str, pd.DataFrame]:
+    """The tables of a run's replies: ``correlations`` (every row), ``main`` (mean of the
+    replies, original parser, with AVG rows), ``one_reply`` (first and mode), ``parsers``
+    (both parsers side by side), ``diagnostics``, ``rollups`` and ``significance`` (paired
+    permutation test, mean vs one reply)."""
+    mean_name, mean_note = mean_label(items)
+    log.info("%s: %d item scores", judge, len(items))
+    paper_metric = spec.get("paper_metric")
+
+    def block(scores: tuple[str, ...], printed_as: str | None) -> pd.DataFrame:
+        """Rows of ``scores`` under both parsers, with AVG rows against ``printed_as``."""
+        rows = [
+            _rows_for(
+                items[items["parser"] == parser],
+                human,
+                judge=judge,
+                spec=spec,
+                score=score,
+                variant=_variant(score, parser, mean_name),
+                paper_metric=printed_as,
+                n_resamples=n_resamples,
+                seed=seed,
+                note=mean_note if score == "mean" else "",
+            )
+            for parser in PARSERS
+            for score in scores
+        ]
+        return _with_averages(pd.concat(rows, ignore_index=True), judge, printed_as)
+
+    mean_rows = block(("mean",), paper_metric)
+    one_reply = block(ONE_REPLY_SCORES, _probs_name(paper_metric))  # faces "-Probs"
+    all_rows = pd.concat([mean_rows, one_reply], ignore_index=True)
+    return {
+        "correlations": all_rows,
+        "main": all_rows[all_rows["variant"] == _variant("mean", "original", mean_name)],
+        "one_reply": one_reply,
+        "parsers": parser_comparison(all_rows),
+        "diagnostics": reply_diagnostics(replies),
+        "rollups": pd.concat(
+            [
+                rollup(items, human, score=s, threshold=pass_threshold)
+                for s in ("mean", *ONE_REPLY_SCORES)
+            ],
+            ignore_index=True,
+        ),
+        "significance": significance(
+            items, human, judge, mean_name, n_resamples=permutation_resamples, seed=seed
+        ),
+    }
+
+
+def rating_tables(
+    judge: str,
+    spec: Mapping[str, Any],
+    level_probs: pd.DataFrame,
+    human: pd.DataFrame,
+    *,
+    n_resamples: int,
+    seed: int,
+    pass_threshold: float,
+) -> dict[str, pd.DataFrame]:
+    """The tables of a run's rating probabilities (its ``level_probs``): ``correlations``
+    (Eq. 1 weighted score against ``paper_metric``, most likely rating against its "-Probs"
+    row, with AVG rows), ``rating_items`` (per-item results) and ``rollups``."""
+    scores = rating_scores(level_probs)
+    paper_metric = spec.get("paper_metric")
+    rows = [
+        _with_averages(
+            _rows_for(
+                scores,
+                human,
+                judge=judge,
+                spec=spec,
+                score=score,
+                variant=variant,
+                paper_metric=printed_as,
+                n_resamples=n_resamples,
+                seed=seed,
+            ),
+            judge,
+            printed_as,
+        )
+        for (score, variant), printed_as in zip(
+            RATING_VARIANTS.items(), (paper_metric, _probs_name(paper_metric)), strict=True
+        )
+    ]
+    return {
+        "correlations": pd.concat(rows, ignore_index=True),
+        "rating_items": rating_results(scores, pass_threshold),
+        "rollups": pd.concat(
+            [rollup(scores, human, score=s, threshold=pass_threshold) for s in RATING_SCORES],
+            ignore_index=True,
+        ),
+    }
+
+
+def parser_comparison(rows: pd.DataFrame) -> pd.DataFrame:
+    """Every correlation under both parsers side by side, with their difference (empty
+    where a parser gave no value)."""
+    split = rows["variant"].str.rsplit("/", n=1, expand=True)
+    keyed = rows.assign(score=split[0], parser=split[1])
+    index = ["benchmark", "dimension", "metric", "score", "level", "coefficient"]
+    wide = keyed.pivot_table(index=index, columns="parser", values="value", sort=True, dropna=False)
+    wide = wide.reindex(columns=list(PARSERS)).reset_index()
+    wide.columns.name = None
+    wide["tolerant_minus_original"] = wide["tolerant"] - wide["original"]
+    return wide
+
+
+def significance(
+    items: pd.DataFrame,
+    human: pd.DataFrame,
+    judge: str,
+    mean_name: str,
+    *,
+    n_resamples: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Paired permutation tests: mean of the replies vs one reply (first, mode), at the
+    benchmark's level. A test that cannot be made (a constant or unscored score) gives a
+    row with an empty p-value and a note saying why."""
+    benchmark = get_benchmark(str(items["benchmark"].iloc[0]))
+    records = []
+    for parser in PARSERS:
+        parsed = items[items["parser"] == parser]
+        for dimension in benchmark.dimension_names:
+            if not (parsed["dimension"] == dimension).any():
+                continue
+            mean, gold = paired_matrices(parsed, human, dimension, "mean")
+            for score in ONE_REPLY_SCORES:
+                one, _ = paired_matrices(parsed, human, dimension, score)
+                both = ~(np.isnan(mean) | np.isnan(one))
+                for coefficient in PERMUTATION_COEFFICIENTS:
+                    statistic, pvalue, note = math.nan, math.nan, ""
+                    try:
+                        result = paired_permutation_test(
+                            np.where(both, mean, np.nan),
+                            np.where(both, one, np.nan),
+                            np.where(both, gold, np.nan),
+                            benchmark.level,
+                            coefficient,
+                            n_resamples=n_resamples,
+                            seed=seed,
+                        )
+                        statistic, pvalue = result.statistic, result.pvalue
+                    except ValueError as error:
+                        note = f"{UNSCORABLE}: {error}"
+                        log.warning(
+                            "judge %s, %s %s, parser %s: no permutation test (%s)",
+                            judge,
+                            benchmark.name,
+                            dimension,
+                            parser,
+                            error,
+                        )
+                    records.append(
+                        {
+                            "judge": judge,
+                            "benchmark": benchmark.name,
+                            "dimension": dimension,
+                            "parser": parser,
+                            "level": benchmark.level,
+                            "metric_a": mean_name,
+                            "metric_b": f"{score}-reply",
+                            "coefficient": coefficient,
+                            "difference": statistic,
+                            "pvalue": pvalue,
+                            "n_resamples": n_resamples,
+                            "note": note,
+                        }
+                    )
+    return pd.DataFrame.from_records(records)
+
+
+def scores_rows(
+    judge: str,
+    spec: Mapping[str, Any],
+    scores: pd.DataFrame,
+    human: pd.DataFrame,
+    *,
+    n_resamples: int,
+    seed: int,
+) -> pd.DataFrame:
+    """The correlation rows of a ``scores`` run (per-item scores), with AVG rows."""
+    log.info("%s: %d item scores", judge, len(scores))
+    rows = _rows_for(
+        scores,
+        human,
+        judge=judge,
+        spec=spec,
+        score="score",
+        variant=SCORES_VARIANT,
+        paper_metric=spec.get("paper_metric"),
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    return _with_averages(rows, judge, spec.get("paper_metric"))
+
+
+def score_variants(
+    spec: Mapping[str, Any], processed: Mapping[str, pd.DataFrame]
+) -> Iterator[tuple[str, pd.DataFrame, str]]:
+    """(variant, per-item table, score column) of each score variant of a run, named as in
+    its correlation rows. ``processed``: the run's processed tables by name
+    (``item_scores`` for a run with replies, ``level_probs``, ``scores``)."""
+    contents = contents_of(spec)
+    if "replies" in contents:
+        items = processed["item_scores"]
+        mean_name, _ = mean_label(items)
+        for parser in PARSERS:
+            for score in ("mean", *ONE_REPLY_SCORES):
+                variant = _variant(score, parser, mean_name)
+                yield variant, items[items["parser"] == parser], score
+    if "level_probs" in contents:
+        scores = rating_scores(processed["level_probs"])
+        for score, variant in RATING_VARIANTS.items():
+            yield variant, scores, score
+    if "item_scores" in contents:
+        yield SCORES_VARIANT, processed["scores"], "score"
+
+
+def subset_average_rows(
+    correlations: Mapping[str, pd.DataFrame], specs: Mapping[str, Mapping[str, Any]]
+) -> pd.DataFrame:
+    """Rows of the paper's averaged pseudo-benchmarks (the QAGS Average) from judge runs.
+
+    ``correlations``: each judge run's correlation rows. Runs are grouped by average and
+    ``paper_metric``; a group with exactly one run per subset (e.g. one QAGS-CNN/DM and one
+    QAGS-XSum run facing G-Eval-4) gives, per variant both runs have, the mean of their
+    subset values (metric ``<run> + <run>``) against the printed Average. Runs without
+    ``paper_metric``, or a subset with several runs, give none (logged: which runs to pair
+    would be a guess).
+    """
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for judge, spec in specs.items():
+        average = next((a for a, parts in AVERAGES.items() if spec["benchmark"] in parts), None)
+        if average is None or judge not in correlations or not spec.get("paper_metric"):
+            continue
+        key = (average, spec["paper_metric"])
+        groups.setdefault(key, {}).setdefault(spec["benchmark"], []).append(judge)
+    parts = []
+    for (average, paper_metric), runs in groups.items():
+        if set(runs) != set(AVERAGES[average]) or any(len(j) != 1 for j in runs.values()):
+            log.warning(
+                "no %s rows for %s: need exactly one run per subset %s, got %s",
+                average,
+                paper_metric,
+                AVERAGES[average],
+                runs,
+            )
+            continue
+        judges = [runs[subset][0] for subset in AVERAGES[average]]
+        name = " + ".join(judges)
+        rows = pd.concat([correlations[j] for j in judges], ignore_index=True)
+        rows = rows[rows["benchmark"].isin(AVERAGES[average])].assign(metric=name)
+        one_token = rows["variant"].map(faces_probs)
+        for part, printed in (
+            (rows[~one_token], paper_metric),
+            (rows[one_token], _probs_name(paper_metric)),
+        ):
+            averaged = average_rows(part, {name: printed})
+            parts.append(averaged[averaged["benchmark"] == average])
+    if not parts:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(parts, ignore_index=True)

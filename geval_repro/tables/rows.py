@@ -1,0 +1,250 @@
+"""Correlation rows: one row per benchmark, dimension, metric, variant, level and
+coefficient, next to the paper's printed value (the shape of ``correlations.csv``).
+
+Computation only: the pipeline writes the rows (:mod:`geval_repro.report.table_files`) and
+:mod:`geval_repro.report.markdown` displays them. Columns (:data:`COLUMNS`):
+
+- ``value``: our correlation (NaN for numbers we cannot recompute);
+- ``ci_low``/``ci_high``: percentile bootstrap interval (the note says unit, resamples,
+  seed and confidence);
+- ``n_items``/``n_groups``/``tie_rate``/``human_tie_rate``: as in :mod:`geval_repro.stats`
+  (tie rates over the complete cells, at the row's level);
+- ``paper_value``: the printed number when the paper prints this (benchmark, dimension,
+  metric, coefficient) at this level, ``delta`` = value - paper_value;
+- ``status``: recomputed (from real released data), fixture (from a test fixture: never a
+  result), paper-only / not-released / not-recomputable (printed numbers with no value);
+- ``note``: how the row was made and whether it matches the printed value to rounding
+  (|delta| <= 0.0005, half a unit of the printed third decimal; 0.001 for printed averages,
+  which may average already-rounded cells).
+
+AVG rows are made by :mod:`geval_repro.tables.averages`, rows of printed numbers this run
+does not recompute by :mod:`geval_repro.tables.printed`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import PRINTED_NAMES, level_of
+from geval_repro.registry.paper import paper_value
+from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
+from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.levels import correlate
+from geval_repro.stats.matrix import POOLED, as_score_pair, to_matrix, with_pooled_system
+from geval_repro.stats.ties import tie_rate
+
+COLUMNS = [
+    "benchmark",
+    "dimension",
+    "metric",
+    "variant",
+    "level",
+    "coefficient",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_items",
+    "n_groups",
+    "tie_rate",
+    "human_tie_rate",
+    "paper_value",
+    "delta",
+    "status",
+    "note",
+]
+STATUSES = ("recomputed", "paper-only", "not-released", "not-recomputable", "fixture")
+VALUE_STATUSES = ("recomputed", "fixture")
+ROUNDING_TOLERANCE = 0.0005  # half a unit in the printed third decimal
+CONFIDENCE = 0.95
+
+
+def printed_value(
+    benchmark: str, dimension: str, metric: str, coefficient: str, level: str
+) -> float:
+    """The printed value when the paper prints it at this level, else NaN."""
+    if benchmark not in PRINTED_NAMES or level_of(benchmark) != level:
+        return math.nan
+    value = paper_value(benchmark, dimension, metric, coefficient)
+    return math.nan if value is None else value
+
+
+def comparison_note(value: float, printed: float, tolerance: float = ROUNDING_TOLERANCE) -> str:
+    """Whether ``value`` matches the printed number to rounding ("" when either is NaN).
+
+    ``tolerance``: 0.0005 for a printed cell; 0.001 for a printed average, which may average
+    cells that were rounded before averaging.
+    """
+    if math.isnan(value) or math.isnan(printed):
+        return ""
+    delta = value - printed
+    if abs(delta) <= tolerance + 1e-12:
+        return (
+            f"matches the printed {printed_number(printed)} to rounding (|delta| <= {tolerance:g})"
+        )
+    return (
+        f"differs from the printed {printed_number(printed)} beyond rounding (delta {delta:+.4f}, "
+        f"tolerance {tolerance:g})"
+    )
+
+
+def typed_counts(df: pd.DataFrame) -> pd.DataFrame:
+    """Counts as nullable integers (blank, not NaN or 235.0, where absent)."""
+    return df.astype({"n_items": "Int64", "n_groups": "Int64"})
+
+
+def join_notes(*parts: str) -> str:
+    return "; ".join(part for part in parts if part)
+
+
+def correlation_rows(
+    *,
+    benchmark: str,
+    dimension: str,
+    metric: str,
+    variant: str,
+    level: str,
+    metric_scores: np.ndarray,
+    human_scores: np.ndarray,
+    coefficients: Iterable[str] = COEFFICIENTS,
+    n_resamples: int,
+    seed: int,
+    unit: str | None = None,
+    status: str = "recomputed",
+    paper_metric: str | None = None,
+    note: str = "",
+) -> pd.DataFrame:
+    """One row per coefficient for a metric matrix against a human matrix.
+
+    ``metric_scores``/``human_scores``: (n_systems, n_inputs), NaN = missing. The bootstrap
+    uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI) and ``seed``;
+    the same seed for every coefficient, so their intervals share resamples. The paper value
+    is looked up under ``paper_metric`` (default ``metric``) when ``level`` is the paper's
+    level for ``benchmark``. ``note`` is prepended to the generated note.
+    """
+    if status not in VALUE_STATUSES:
+        raise ValueError(f"correlation rows carry values: status must be one of {VALUE_STATUSES}")
+    metric_matrix, human_matrix = as_score_pair(metric_scores, human_scores)
+    unit = check_unit(unit, level)
+    complete = ~(np.isnan(metric_matrix) | np.isnan(human_matrix))
+    metric_ties = tie_rate(np.where(complete, metric_matrix, np.nan), level)
+    human_ties = tie_rate(np.where(complete, human_matrix, np.nan), level)
+    ci_note = (
+        f"{CONFIDENCE:.0%} percentile bootstrap CI over {unit}, {n_resamples} resamples, "
+        f"seed {seed}"
+        if n_resamples > 0
+        else "no CI computed"
+    )
+    records = []
+    for coefficient in coefficients:
+        result = correlate(metric_matrix, human_matrix, level, coefficient)
+        low = high = math.nan
+        if n_resamples > 0 and not math.isnan(result.value):
+            interval = bootstrap_ci(
+                metric_matrix,
+                human_matrix,
+                level,
+                coefficient,
+                unit=unit,
+                n_resamples=n_resamples,
+                confidence=CONFIDENCE,
+                seed=seed,
+            )
+            low, high = interval.low, interval.high
+        printed = printed_value(benchmark, dimension, paper_metric or metric, coefficient, level)
+        records.append(
+            {
+                "benchmark": benchmark,
+                "dimension": dimension,
+                "metric": metric,
+                "variant": variant,
+                "level": level,
+                "coefficient": coefficient,
+                "value": result.value,
+                "ci_low": low,
+                "ci_high": high,
+                "n_items": result.n_items,
+                "n_groups": result.n_groups,
+                "tie_rate": metric_ties.rate,
+                "human_tie_rate": human_ties.rate,
+                "paper_value": printed,
+                "delta": result.value - printed,
+                "status": status,
+                "note": join_notes(note, ci_note, comparison_note(result.value, printed)),
+            }
+        )
+    return typed_counts(pd.DataFrame.from_records(records, columns=COLUMNS))
+
+
+def printed_number(value: float) -> str:
+    """``value`` with as many decimals as it needs (3 to 5), so a note never re-rounds it.
+
+    A printed cell has 3 decimals; the mean of 2 or 4 printed cells has up to 4 or 5
+    (0.2005 = (0.333 + 0.068) / 2 is "0.2005", not "0.201").
+    """
+    text = f"{value:.5f}".rstrip("0")
+    decimals = len(text.partition(".")[2])
+    return f"{value:.{max(decimals, 3)}f}"
+
+
+def check_rows(df: pd.DataFrame) -> None:
+    """Raise when ``df`` is not in the table's shape (columns, statuses, values)."""
+    if list(df.columns) != COLUMNS:
+        raise ValueError(f"correlation table columns must be {COLUMNS}, got {list(df.columns)}")
+    bad = sorted(set(df.status) - set(STATUSES))
+    if bad:
+        raise ValueError(f"unknown status values {bad}: use one of {STATUSES}")
+    valueless = df[df.status.isin(VALUE_STATUSES) & df.value.isna()]
+    for row in valueless.itertuples():
+        if not str(row.note):
+            raise ValueError(
+                f"row ({row.benchmark}, {row.dimension}, {row.metric}, {row.coefficient}) has "
+                "no value and no note saying why"
+            )
+
+
+def table_rows(
+    table: pd.DataFrame,
+    *,
+    benchmark: str,
+    dimension: str,
+    metric: str,
+    variant: str,
+    level: str,
+    metric_column: str,
+    human_column: str,
+    n_resamples: int,
+    seed: int,
+    inputs: str,
+    note: str = "",
+    paper_metric: str | None = None,
+    status: str = "recomputed",
+) -> pd.DataFrame:
+    """Rows of ``metric_column`` against ``human_column`` at ``level`` (bootstrap:
+    ``n_resamples`` resamples seeded with ``seed``, see :func:`correlation_rows`).
+
+    ``summary``: (system_id x ``inputs``) matrices, per input over its systems; ``global``:
+    every row of ``table`` pooled (one pseudo-system, one input per row).
+    """
+    systems = "system_id"
+    if level == "global":
+        table, systems = with_pooled_system(table), POOLED
+    metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
+    human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
+    return correlation_rows(
+        benchmark=benchmark,
+        dimension=dimension,
+        metric=metric,
+        variant=variant,
+        level=level,
+        metric_scores=metric_matrix,
+        human_scores=human_matrix,
+        n_resamples=n_resamples,
+        seed=seed,
+        note=note,
+        paper_metric=paper_metric,
+        status=status,
+    )
