@@ -334,7 +334,7 @@ def reproduction_figure(
             f"{k:>2}  {r['metric']} ({r['variant']}), {_cell_name(r)}: "
             f"ours {r['value']:.3f}{ci}, printed {r['paper_value']:.3f}"
         )
-    for c in range(columns):
+    for c in range(columns if entries else 0):
         chunk = entries[c * lines_per_column : (c + 1) * lines_per_column]
         key.text(
             0.04 + c / columns,
