@@ -126,9 +126,7 @@ def test_dataset_level_rows_and_the_qags_average_equal_scipy(tmp_path: Path) -> 
             {"qags_cnndm": 0.631, "qags_xsum": 0.558}[subset], abs=5e-4
         )
     specs = {f"hand-{subset}": {"benchmark": subset, "paper_metric": "G-Eval-4"} for subset in QAGS}
-    averages = subset_average_rows(
-        {f"hand-{s}": pd.read_csv(p) for s, p in paths.items()}, specs
-    )
+    averages = subset_average_rows({f"hand-{s}": pd.read_csv(p) for s, p in paths.items()}, specs)
     average = averages[averages["dimension"] == "consistency"].set_index("coefficient")
     assert set(average["benchmark"]) == {"qags_avg"}
     assert set(average["metric"]) == {"hand-qags_cnndm + hand-qags_xsum"}

@@ -37,9 +37,7 @@ RUNS = {
     "qags_cnndm": (30, ["consistency"]),
     "qags_xsum": (30, ["consistency"]),
 }
-SETTINGS = settings(
-    seed=7, bootstrap_resamples=20, permutation_resamples=20, pass_threshold=0.75
-)
+SETTINGS = settings(seed=7, bootstrap_resamples=20, permutation_resamples=20, pass_threshold=0.75)
 
 
 @pytest.fixture

@@ -41,7 +41,8 @@ def test_every_output_is_written(pipeline_run: PipelineRun) -> None:
             assert (figures / "judges" / "fixture-gpt4" / f"{stem}.{ext}").stat().st_size > 1000
     assert (figures / "human_distributions.png").is_file()
     for ext in ["png", "svg"]:
-        assert (figures / f"reproduction.{ext}").stat().st_size > 1000
+        for stem in ["table1_summeval", "table2_topical_chat", "table3_qags"]:
+            assert (figures / f"reproduction_{stem}.{ext}").stat().st_size > 1000
     processed = pipeline_run.data / "processed"
     replies = pd.read_parquet(processed / "judges" / "fixture-gpt4" / "replies.parquet")
     assert len(replies) == 4 * 16 * 4 * 20

@@ -192,8 +192,7 @@ _KINDS = {
     "unieval": ("^", "tab:purple", "UniEval (released predictions)"),
     "judge": ("s", "tab:orange", "judge run"),
 }
-_LABEL_GAP = 0.026  # minimum vertical gap between two outlier labels (axes fraction)
-_KEY_WIDTH = 100  # characters of one line of the outliers' key
+_LABEL_WIDTH = 64  # characters of an outlier's label in the forest plot
 
 
 def _kind(metric: str) -> str:
@@ -215,22 +214,77 @@ def _outliers(part: pd.DataFrame, threshold: float) -> np.ndarray:
     )
 
 
-def _spread(positions: np.ndarray, gap: float) -> np.ndarray:
-    """``positions`` (sorted ascending) moved apart to at least ``gap``, kept in [0, 1]."""
-    out = positions.astype(float).copy()
-    for i in range(1, len(out)):
-        out[i] = max(out[i], out[i - 1] + gap)
-    overflow = out[-1] - 1.0 if len(out) else 0.0
-    if overflow > 0:
-        out -= overflow
-        for i in range(len(out) - 2, -1, -1):
-            out[i] = min(out[i], out[i + 1] - gap)
-    return out
-
-
-def _cell_name(r: Any) -> str:
+def _cell_label(r: Any) -> str:
+    """ "metric (variant), cell": the cell is the dimension (a QAGS subset) and coefficient."""
     where = r.dimension if r.benchmark in ("summeval", "topical_chat") else r.benchmark
-    return f"{where.removeprefix('qags_')} {_SYMBOL[r.coefficient]}"
+    label = f"{r.metric} ({r.variant}), {where.removeprefix('qags_')} {_SYMBOL[r.coefficient]}"
+    return label if len(label) <= _LABEL_WIDTH else label[: _LABEL_WIDTH - 3] + "..."
+
+
+def _errors(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(our values, distances down and up to the CI bounds; 0 without a CI)."""
+    value = part["value"].to_numpy(float)
+    low = np.nan_to_num(value - part["ci_low"].to_numpy(float))
+    high = np.nan_to_num(part["ci_high"].to_numpy(float) - value)
+    return value, low, high
+
+
+def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
+    """Every recomputed cell: x = printed, y = ours with its CI, the line y = x."""
+    x = part["paper_value"].to_numpy(float)
+    y, low, high = _errors(part)
+    kinds = part["metric"].map(_kind).to_numpy()
+    for kind, (marker, colour, label) in _KINDS.items():
+        for outlier in (False, True):
+            mask = (kinds == kind) & (flagged == outlier)
+            if mask.any():
+                ax.errorbar(
+                    x[mask],
+                    y[mask],
+                    yerr=[low[mask], high[mask]],
+                    fmt=marker,
+                    ms=5,
+                    lw=0.8,
+                    color=colour,
+                    mfc=colour if outlier else "none",
+                    alpha=0.85 if outlier else 0.6,
+                    label=f"{label}{', outlier' if outlier else ''} ({mask.sum()})",
+                )
+    lo = min(x.min(), (y - low).min(), 0.0) - 0.05
+    hi = max(x.max(), (y + high).max()) + 0.05
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--", label="y = x")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_box_aspect(1)
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def _forest(ax: Any, outliers: pd.DataFrame) -> None:
+    """One line per outlier: ours with its CI (marker of its kind) and the printed value (x)."""
+    order = outliers.assign(
+        _kind=outliers["metric"].map(lambda m: list(_KINDS).index(_kind(m))),
+        _delta=(outliers["value"] - outliers["paper_value"]).abs(),
+    ).sort_values(["_kind", "_delta"], ascending=[True, False], kind="stable")
+    value, low, high = _errors(order)
+    rows = np.arange(len(order))
+    kinds = order["metric"].map(_kind).to_numpy()
+    for kind, (marker, colour, _) in _KINDS.items():
+        mask = kinds == kind
+        if mask.any():
+            ax.errorbar(
+                value[mask],
+                rows[mask],
+                xerr=[low[mask], high[mask]],
+                fmt=marker,
+                ms=5,
+                lw=1,
+                color=colour,
+            )
+    ax.scatter(order["paper_value"], rows, marker="x", color="black", s=30)
+    ax.set_yticks(rows, [_cell_label(r) for r in order.itertuples()], fontsize=8)
+    ax.set_ylim(len(order) - 0.5, -0.5)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("correlation: ours (95 % bootstrap CI) and the printed value (x)", fontsize=9)
 
 
 def reproduction_figure(
@@ -239,13 +293,14 @@ def reproduction_figure(
     """Does paper table ``number`` reproduce? Every recomputed cell against its printed value.
 
     ``table``: rows of the correlation table; drawn are those of the table's benchmarks with
-    status ``recomputed``, a value and a ``paper_value``: x = the printed value, y = ours
-    with its 95 % CI as a vertical bar (averages have none), and the line y = x. Markers tell
-    the metric's kind (baseline, UniEval, judge run). A cell is an outlier, drawn filled and
-    numbered, when the printed value lies outside our CI beyond its rounding
-    (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
-    ``|delta| > threshold``; the numbers stand in a column right of the points (leader lines
-    join them, so no two overlap) and the table beside the plot names each one.
+    status ``recomputed``, a value and a ``paper_value``. Left, every such cell: x = the
+    printed value, y = ours with its 95 % CI as a vertical bar (averages have none), the line
+    y = x, markers telling the metric's kind (baseline, UniEval, judge run), outliers
+    filled. A cell is an outlier when the printed value lies outside our CI beyond its
+    rounding (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
+    ``|delta| > threshold``. Right, one labelled line per outlier (grouped by kind, largest
+    distance first): ours with its CI and the printed value, so every outlier is named
+    without labels crossing the plot.
     """
     benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
     part = table[
@@ -253,101 +308,31 @@ def reproduction_figure(
         & (table["status"] == "recomputed")
         & table["value"].notna()
         & table["paper_value"].notna()
-    ].sort_values(["value"], kind="stable")
+    ]
     flagged = _outliers(part, threshold)
     outliers = part[flagged]
-    columns = 1 if len(outliers) <= 36 else 2
-    lines_per_column = math.ceil(len(outliers) / columns) if len(outliers) else 1
-    height = max(6.8, 1.6 + 0.17 * lines_per_column)
-    fig = Figure(figsize=(7.2 + 5.4 * columns, height), layout="constrained")
-    plot, key = fig.subplots(1, 2, width_ratios=[7.2, 5.4 * columns])
+    fig = Figure(figsize=(15, max(6.5, 1.4 + 0.24 * len(outliers))), layout="constrained")
+    overview, forest = fig.subplots(1, 2, width_ratios=[1, 1.15])
     titles = [BENCHMARKS[b].title if b in BENCHMARKS else "Average" for b in benchmarks]
-    plot.set_title(f"Table {number}: {', '.join(titles)}", fontsize=11)
-    plot.set_xlabel("paper's printed value", fontsize=10)
-    plot.set_ylabel("ours (95 % bootstrap CI)", fontsize=10)
-    plot.tick_params(labelsize=9)
-    plot.grid(alpha=0.3)
-    key.axis("off")
+    overview.set_title(f"Table {number}: {', '.join(titles)}", fontsize=11)
+    overview.set_xlabel("paper's printed value", fontsize=10)
+    overview.set_ylabel("ours (95 % bootstrap CI)", fontsize=10)
+    overview.grid(alpha=0.3)
+    forest.set_title("Outliers", fontsize=11)
     fig.suptitle(
         f"Does it reproduce? {len(outliers)} of {len(part)} recomputed cells are outliers "
         f"(printed value outside our 95 % CI, or |delta| > {threshold:g} without a CI)",
         fontsize=11,
     )
     if part.empty:
-        plot.text(
-            0.5, 0.5, "no recomputed cell", ha="center", va="center", transform=plot.transAxes
-        )
-        return fig
-    x, y = part["paper_value"].to_numpy(float), part["value"].to_numpy(float)
-    low = np.nan_to_num(y - part["ci_low"].to_numpy(float))
-    high = np.nan_to_num(part["ci_high"].to_numpy(float) - y)
-    kinds = part["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, label) in _KINDS.items():
-        for outlier in (False, True):
-            mask = (kinds == kind) & (flagged == outlier)
-            if not mask.any():
-                continue
-            plot.errorbar(
-                x[mask],
-                y[mask],
-                yerr=[low[mask], high[mask]],
-                fmt=marker,
-                ms=5 if outlier else 4,
-                lw=0.8,
-                color=colour,
-                ecolor=colour,
-                mfc=colour if outlier else "none",
-                alpha=0.9 if outlier else 0.6,
-                label=f"{label}{', outlier' if outlier else ''} ({mask.sum()})",
-            )
-    lo = min(x.min(), (y - low).min(), 0.0) - 0.05
-    hi = max(x.max(), (y + high).max()) + 0.05
-    plot.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--", label="y = x")
-    plot.set_xlim(lo, hi)
-    plot.set_ylim(lo, hi)
-    plot.legend(fontsize=8, loc="upper left")
-    # Number the outliers in a column right of the points, in the order of their values.
-    order = np.argsort(outliers["value"].to_numpy(float), kind="stable")
-    fractions = (outliers["value"].to_numpy(float)[order] - lo) / (hi - lo)
-    label_y = _spread(fractions, _LABEL_GAP)
-    entries = []
-    for k, (i, ly) in enumerate(zip(order, label_y, strict=True), start=1):
-        r = outliers.iloc[i]
-        colour = _KINDS[_kind(r["metric"])][1]
-        plot.annotate(
-            str(k),
-            (r["paper_value"], r["value"]),
-            xytext=(1.02, ly),
-            textcoords="axes fraction",
-            fontsize=8,
-            color=colour,
-            va="center",
-            arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.4, "alpha": 0.6},
-            annotation_clip=False,
-        )
-        ci = (
-            f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-            if not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]))
-            else ""
-        )
-        entries.append(
-            f"{k:>2}  {r['metric']} ({r['variant']}), {_cell_name(r)}: "
-            f"ours {r['value']:.3f}{ci}, printed {r['paper_value']:.3f}"
-        )
-    for c in range(columns if entries else 0):
-        chunk = entries[c * lines_per_column : (c + 1) * lines_per_column]
-        key.text(
-            0.04 + c / columns,
-            1.0,
-            "\n".join(e if len(e) <= _KEY_WIDTH else e[: _KEY_WIDTH - 3] + "..." for e in chunk),
-            va="top",
-            ha="left",
-            fontsize=8,
-            family="monospace",
-            transform=key.transAxes,
-        )
-    if not entries:
-        key.text(0.04, 1.0, "no outlier: every printed value lies in our CI", va="top", fontsize=9)
+        overview.text(0.5, 0.5, "no recomputed cell", ha="center", transform=overview.transAxes)
+    else:
+        _overview(overview, part, flagged)
+    if outliers.empty:
+        forest.axis("off")
+        forest.text(0.0, 1.0, "no outlier: every printed value lies in our CI", fontsize=10)
+    else:
+        _forest(forest, outliers)
     return fig
 
 
