@@ -178,7 +178,7 @@ class FakeOpenAIServer:
 
 
 def main() -> None:
-    """Serve in the foreground (for perf/bench_runner.py): print the base URL, then wait."""
+    """Serve in the foreground (for perf/time_runner.py): print the base URL, then wait."""
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -103,7 +103,7 @@ def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
     assert "summeval_human_ceiling" not in baselines  # another job's records stay out
     summeval = (logs / "tables" / "summeval.log").read_text()
     assert "read and validated 1600 rows" in summeval
-    # each job's own wall and CPU time (perf/bench_pipeline.py reads them; no benchmark files)
+    # each job's own wall and CPU time (perf/time_pipeline.py reads them; no benchmark files)
     closing = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU in the job's thread", baselines)
     assert closing and 0 < float(closing.group(2)) <= float(closing.group(1)) + 0.1
     assert not (logs / "benchmarks").exists()

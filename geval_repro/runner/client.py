@@ -19,7 +19,7 @@ would reject parameters that only a local server knows. The HTTP transport is th
 ``DefaultAioHttpClient`` (aiohttp, the ``openai[aiohttp]`` extra), which the SDK documents
 for concurrent use: against the fake server it gives about 3x the throughput of the default
 transport at 32 requests in flight, with half the client CPU per request
-(``perf/bench_runner.py``).
+(``perf/time_runner.py``).
 
 The API key goes only into the ``Authorization`` header; every error text is passed
 through :func:`redact` before it is stored or shown.

@@ -15,7 +15,7 @@ reference is the cost of the official ``openai`` SDK's request building, our ret
 protocol and the cache. The fake server's CPU per request is printed too (read from
 ``/proc``), to show whether the server or the client limits the rate.
 
-Usage: ``python perf/bench_runner.py [--latency 0.05] [--requests 128] [--concurrency 1 8 32]``
+Usage: ``python perf/time_runner.py [--latency 0.05] [--requests 128] [--concurrency 1 8 32]``
 """
 
 from __future__ import annotations

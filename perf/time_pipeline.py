@@ -16,7 +16,7 @@ run's total only). Snakemake's ``benchmark:`` files are not used: under threads 
 tree twice a second (psutil reading /proc smaps), which cost ~4 s of CPU per mirrored run. A
 warm rerun (nothing to do) is timed too.
 
-Usage: ``python perf/bench_pipeline.py [--mirror PATH] [--cores 2] [--keep]
+Usage: ``python perf/time_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 [--target all ...]``
 """
 

@@ -16,7 +16,7 @@ with the human matrix broadcast to the batch (the call pattern without sharing),
 sort-based row functions with the near-tie collapse per document (the kernel for long
 columns); identical values asserted.
 
-Usage: ``python perf/bench_sweep.py [--draws 200] [--seed 0] [--repeats 2]``
+Usage: ``python perf/time_sweep.py [--draws 200] [--seed 0] [--repeats 2]``
 """
 
 from __future__ import annotations

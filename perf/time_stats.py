@@ -1,6 +1,6 @@
 """Time the meta-evaluation kernels on the real SummEval shape (16 systems x 100 documents).
 
-Not a test: run ``python perf/bench_stats.py`` (``--all-dimensions`` times the nlpstats
+Not a test: run ``python perf/time_stats.py`` (``--all-dimensions`` times the nlpstats
 bootstrap on all four dimensions instead of coherence only; it takes ~1 minute per
 dimension and coefficient).
 
