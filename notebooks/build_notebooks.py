@@ -49,11 +49,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.readme import FIXTURE, judge_status, judges_in
+from geval_repro.tables.rows import VALUE_STATUSES
 
 TABLES = RESULTS / "tables"
 FIGURES = RESULTS / "figures"
-VALUE_STATUSES = ["recomputed", "fixture"]
 COMPACT = ["dimension", "metric", "variant", "coefficient", "value", "ci_low", "ci_high",
            "paper_value", "delta", "status"]
 SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
@@ -158,7 +159,7 @@ BARTScore's copy of SummEval.
 """),
     code("""
 summeval = pd.read_parquet(PROCESSED / "summeval.parquet")
-dimensions = ["coherence", "consistency", "fluency", "relevance"]
+dimensions = list(get_benchmark("summeval").dimension_names)
 say(f"{len(summeval):,} summaries: {summeval['doc_id'].nunique()} documents x "
     f"{summeval['system_id'].nunique()} systems.")
 summeval[dimensions].describe().round(2)
@@ -193,7 +194,7 @@ predictions.
 """),
     code("""
 topical = pd.read_parquet(PROCESSED / "topical_chat.parquet")
-tc_dimensions = ["naturalness", "coherence", "engagingness", "groundedness"]
+tc_dimensions = list(get_benchmark("topical_chat").dimension_names)
 say(f"{len(topical)} responses: {topical['context_id'].nunique()} contexts x "
     f"{topical['system_id'].nunique()} responders ({', '.join(topical['system_id'].unique())}).")
 topical[tc_dimensions].describe().round(2)
@@ -325,7 +326,7 @@ over documents) against the paper's printed value (cross): the run's `paper_metr
 the mean of the replies, its "-Probs" row for one reply.
 """),
     code("""
-SUMMEVAL_COLUMNS = ["coherence", "consistency", "fluency", "relevance", "AVG"]
+SUMMEVAL_COLUMNS = [*get_benchmark("summeval").dimension_names, "AVG"]
 for judge, status in runs.items():
     say(f"### `{judge}`")
     if status == FIXTURE:
@@ -472,7 +473,7 @@ tc = tc.assign(series=tc["metric"].where(~tc.duplicated(["metric", "dimension", 
                                           tc["metric"] + " (" + tc["variant"] + ")"))
 for coefficient in ("pearson", "spearman"):
     compare_plot(tc[tc["coefficient"] == coefficient], x="dimension", series="series",
-                 order=["naturalness", "coherence", "engagingness", "groundedness", "AVG"],
+                 order=[*get_benchmark("topical_chat").dimension_names, "AVG"],
                  title=f"Topical-Chat, turn level: {SYMBOL[coefficient]}, ours vs paper",
                  ylabel=f"{SYMBOL[coefficient]} with human mean")
 """),

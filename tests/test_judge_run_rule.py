@@ -312,7 +312,7 @@ def test_failed_requests_stop_the_job_naming_the_items(
 
 
 def test_readme_run_block_example_is_a_valid_config():
-    readme = (REPO_ROOT / "README.md").read_text()
+    readme = (REPO_ROOT / "docs" / "judge-runner.md").read_text()
     block = next(b for b in readme.split("```yaml\n")[1:] if "\n    run:\n" in b).split("```")[0]
     config = load_config()
     example = yaml.safe_load(block)

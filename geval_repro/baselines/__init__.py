@@ -3,6 +3,8 @@
 Score functions take lists of hypothesis and reference strings and return numpy arrays, one
 score per hypothesis; which reference and which variant reproduces each published row is
 documented in docs/baselines.md.
+
+Imports nothing of the package.
 """
 
 #: The model-free baselines this toolkit recomputes, as named in the correlation rows.

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 import numpy as np
 from sacrebleu.metrics import BLEU
 
+from geval_repro.baselines.references import check_pairs
+
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none", "coco")
 COCO_TINY = 1e-15
 COCO_SMALL = 1e-9
@@ -62,11 +64,7 @@ def sentence_bleu(
     """
     if smooth_method not in SMOOTH_METHODS:
         raise ValueError(f"unknown smooth_method {smooth_method!r}: use one of {SMOOTH_METHODS}")
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            f"sentence_bleu: {len(hypotheses)} hypotheses but {len(references)} references; "
-            "pass one reference (or one list of references) per hypothesis"
-        )
+    check_pairs("sentence_bleu", hypotheses, references)
     coco = smooth_method == "coco"
     bleu = BLEU(
         lowercase=lowercase,

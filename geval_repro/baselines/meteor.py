@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from geval_repro.baselines.references import check_pairs
+
 if TYPE_CHECKING:  # nltk (which imports scipy.stats) is imported when a function needs it
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
 
@@ -190,11 +192,7 @@ def meteor(
     """
     from nltk.translate.meteor_score import meteor_score
 
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            f"meteor: {len(hypotheses)} hypotheses but {len(references)} references; "
-            "pass one reference (or one list of references) per hypothesis"
-        )
+    check_pairs("meteor", hypotheses, references)
     synsets, stemmer = _MemoizedSynsets(wordnet), _memoized_porter_stemmer()
     return np.array(
         [

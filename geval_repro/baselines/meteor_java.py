@@ -72,6 +72,8 @@ from typing import Any
 
 import numpy as np
 
+from geval_repro.baselines.references import check_pairs
+
 JAVA_INSTALL_COMMAND = (
     "apt-get update && apt-get install -y --no-install-recommends default-jre-headless"
 )
@@ -105,11 +107,7 @@ def _meteor_class() -> Any:
 
 
 def _check_texts(hypotheses: Sequence[str], references: Sequence[str]) -> None:
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            f"meteor_coco: {len(hypotheses)} hypotheses but {len(references)} references; "
-            "pass one reference string per hypothesis"
-        )
+    check_pairs("meteor_coco", hypotheses, references)
     for kind, texts in (("hypothesis", hypotheses), ("reference", references)):
         for index, text in enumerate(texts):
             if not isinstance(text, str):

@@ -11,9 +11,20 @@ See docs/baselines.md for the sources.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 GROUND_TRUTH_SYSTEM = "Original Ground Truth"
+
+
+def check_pairs(metric: str, hypotheses: Sequence[object], references: Sequence[object]) -> None:
+    """Raise unless there is one reference (or one list of references) per hypothesis."""
+    if len(hypotheses) != len(references):
+        raise ValueError(
+            f"{metric}: {len(hypotheses)} hypotheses but {len(references)} references; "
+            "pass one reference (or one list of references) per hypothesis"
+        )
 
 
 def summeval_references(summaries: pd.DataFrame, multiref: pd.DataFrame) -> list[list[str]]:

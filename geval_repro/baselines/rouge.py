@@ -42,6 +42,8 @@ from typing import Any, Literal
 import numpy as np
 from rouge_score_rs import rouge_scorer, tokenizers
 
+from geval_repro.baselines.references import check_pairs
+
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 TOKENIZERS = ("default", "whitespace")
 Aggregate = Literal["mean", "max"]
@@ -105,11 +107,7 @@ def rouge_f_by_type(
     unknown = [rouge_type for rouge_type in rouge_types if rouge_type not in ROUGE_TYPES]
     if unknown or not rouge_types:
         raise ValueError(f"unknown ROUGE type(s) {unknown}: use some of {ROUGE_TYPES}")
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            f"rouge_f: {len(hypotheses)} hypotheses but {len(references)} references; "
-            "pass one reference per hypothesis"
-        )
+    check_pairs("rouge_f", hypotheses, references)
     scorer = scorer_for(rouge_types, tokenizer, use_stemmer)
     if sentence_separator is not None:
         hypotheses = [one_sentence_per_line(text, sentence_separator) for text in hypotheses]

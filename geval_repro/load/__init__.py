@@ -3,6 +3,10 @@
 Every loader takes explicit file paths (the pipeline passes ``data/raw/...``, tests the
 mirror), returns a ``pandas.DataFrame`` and raises ``ValueError`` naming the file, the item
 and the fix when the input is not what the pinned upstream file holds.
+
+May import :mod:`geval_repro.registry`, :mod:`geval_repro.files` and :mod:`geval_repro.stats`
+(Eq. 1). The loader and schema of each benchmark are registered in :mod:`.benchmarks`,
+those of each judge-run format in :mod:`.judge_runs`.
 """
 
 from geval_repro.load.jsonl import load_geval_jsonl

@@ -33,15 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.load.judge_items import (
-    carried_scores,
-    check_carried_scores,
-    check_reply_list,
-    describe,
-    item_key,
-    join_positions,
-    replies_frame,
-)
+from geval_repro.load import judge_items
 from geval_repro.load.schemas import level_probs_schema, replies_schema, validate_table
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.stats.weighted import weighted_scores
@@ -145,7 +137,7 @@ def load_geval_jsonl(
 
     def fail(index: int, problem: str, fix: str) -> ValueError:
         number, record = records[index]
-        where = describe(record, f"line {number}", entry.item_keys)
+        where = judge_items.describe(record, f"line {number}", entry.item_keys)
         return ValueError(f"{path}: {where} {problem}. Fix: {fix}. Note: {FORMAT_FIX}.")
 
     errored = [i for i, (_, r) in enumerate(records) if r.get("error")]
@@ -167,12 +159,12 @@ def load_geval_jsonl(
     names = entry.dimension_names
     for index in kept:
         record = records[index][1]
-        keys.append(item_key(record, entry, fail, index))
+        keys.append(judge_items.item_key(record, entry, fail, index))
         for field in reads:
             if field not in record:
                 raise fail(index, f"has no {field!r}", f"add it, or drop {field} from `reads`")
         if "replies" in reads:
-            replies.append(check_reply_list(record["replies"], fail, index, "replies"))
+            replies.append(judge_items.check_reply_list(record["replies"], fail, index, "replies"))
         if "level_probs" in reads and record["level_probs"] is None:
             probs.append(None)  # no level read for this item: left out of the level table
             off_scale.append(np.nan)
@@ -183,24 +175,21 @@ def load_geval_jsonl(
                 raise fail(index, f"has off_scale_mass {mass!r}", "store a number in [0, 1]")
             off_scale.append(np.nan if mass is None else float(mass))
         carried.append(
-            carried_scores(record, names, names, fail, index)
+            judge_items.carried_scores(record, names, names, fail, index)
             if "scores" in record
             else np.full(len(names), np.nan)
         )
-    key_frame = pd.DataFrame(keys, columns=list(entry.item_keys))
 
     def fail_kept(position: int, problem: str, fix: str) -> ValueError:
         return fail(kept[position], problem, fix)
 
-    position = join_positions(key_frame, human, entry, fail_kept)
-    expected = human[list(names)].to_numpy(dtype=float)[position]
-    check_carried_scores(np.array(carried), expected, names, fail_kept)
+    key_frame = judge_items.joined_keys(keys, carried, human, entry, names, fail_kept)
 
     out: dict[str, pd.DataFrame] = {}
     item_columns = [*entry.item_keys]
     if "replies" in reads:
         out["replies"] = validate_table(
-            replies_frame(judge, entry, dimension, key_frame, replies),
+            judge_items.replies_frame(judge, entry, dimension, key_frame, replies),
             replies_schema(benchmark),
             path,
             [*item_columns, "reply_index"],

@@ -131,6 +131,24 @@ def check_carried_scores(
         )
 
 
+def joined_keys(
+    keys: Sequence[tuple],
+    carried: Sequence[np.ndarray],
+    human: pd.DataFrame,
+    benchmark: Benchmark,
+    names: Sequence[str],
+    fail: Fail,
+) -> pd.DataFrame:
+    """The items' keys as a table, each item found in ``human`` (:func:`join_positions`) and
+    its carried human scores (columns ``names``) equal to the table's
+    (:func:`check_carried_scores`)."""
+    key_frame = pd.DataFrame(list(keys), columns=list(benchmark.item_keys))
+    position = join_positions(key_frame, human, benchmark, fail)
+    expected = human[list(names)].to_numpy(dtype=float)[position]
+    check_carried_scores(np.array(carried), expected, names, fail)
+    return key_frame
+
+
 def check_reply_list(replies: object, fail: Fail, index: int, field: str) -> list[str]:
     """``replies`` checked to be a non-empty list of strings."""
     if not isinstance(replies, list) or not replies:

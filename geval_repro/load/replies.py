@@ -20,15 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from geval_repro.load.judge_items import (
-    carried_scores,
-    check_carried_scores,
-    check_reply_list,
-    describe,
-    item_key,
-    join_positions,
-    replies_frame,
-)
+from geval_repro.load import judge_items
 from geval_repro.load.schemas import read_json, replies_schema, validate_table
 from geval_repro.load.summeval import SCORE_KEYS
 from geval_repro.registry.benchmarks import get_benchmark
@@ -75,7 +67,7 @@ def load_released_replies(
         )
 
     def fail(index: int, problem: str, fix: str) -> ValueError:
-        where = describe(items[index], f"item {index}", entry.item_keys)
+        where = judge_items.describe(items[index], f"item {index}", entry.item_keys)
         return ValueError(f"{path}: {where} {problem}. Fix: {fix}. Note: {FORMAT_FIX}.")
 
     summeval = benchmark == "summeval"
@@ -87,21 +79,20 @@ def load_released_replies(
                 f"{path}: item {index} is a {type(item).__name__}, not an object. "
                 f"Fix: {FORMAT_FIX}."
             )
-        keys.append(item_key(item, entry, fail, index))
+        keys.append(judge_items.item_key(item, entry, fail, index))
         if "all_responses" not in item:
             raise fail(index, "has no 'all_responses'", "add the item's replies")
-        replies.append(check_reply_list(item["all_responses"], fail, index, "all_responses"))
+        replies.append(
+            judge_items.check_reply_list(item["all_responses"], fail, index, "all_responses")
+        )
         if summeval or "scores" in item:
             optional = ("overall",) if summeval else score_names
-            carried.append(carried_scores(item, score_names, optional, fail, index))
+            carried.append(judge_items.carried_scores(item, score_names, optional, fail, index))
         else:
             carried.append(np.full(len(score_names), np.nan))
-    key_frame = pd.DataFrame(keys, columns=list(entry.item_keys))
-    position = join_positions(key_frame, human, entry, fail)
-    expected = human[list(score_names)].to_numpy(dtype=float)[position]
-    check_carried_scores(np.array(carried), expected, score_names, fail)
+    key_frame = judge_items.joined_keys(keys, carried, human, entry, score_names, fail)
 
-    table = replies_frame(judge, entry, dimension, key_frame, replies)
+    table = judge_items.replies_frame(judge, entry, dimension, key_frame, replies)
     return validate_table(
         table,
         replies_schema(benchmark),

@@ -1,1 +1,14 @@
-"""Pipeline steps: what each Snakemake rule calls (rules stay one call long)."""
+"""The pipeline: one function per Snakemake rule (rules stay one call long), reading the
+rule's input files and writing its outputs; the only place that reads the run's settings
+and paths.
+
+- :mod:`.layout`: where every file of a run goes; :mod:`.report_layout`: the report's
+  pages and the notebooks' inputs;
+- :mod:`.jobs`: every job's log file and the provenance sidecars of its outputs;
+- :mod:`.summary`: the closing summary of a run that could not make everything;
+- the steps: :mod:`.tidy`, :mod:`.baseline_tables`, :mod:`.unieval_rows`,
+  :mod:`.human_tables`, :mod:`.judge_tables`, :mod:`.significance`, :mod:`.correlations`,
+  :mod:`.rerun_agreement`.
+
+May import every other package; nothing imports it but the workflow and the command line.
+"""

@@ -1,1 +1,13 @@
-"""TODO report."""
+"""What a reader sees, made from computed tables (display only; nothing is computed here
+that a table does not hold):
+
+- :mod:`.markdown` and :mod:`.table_files`: Markdown tables and the CSV + Markdown pair on
+  disk; :mod:`.paper_layout`: Tables 1-3 laid out as printed;
+- :mod:`.figures`: the reproduction figures, the sweep, the human score distributions;
+- :mod:`.readme`: the README's results section; :mod:`.pages`: executed notebooks and the
+  Snakemake report's pages; :mod:`.export_hf`: the Hugging Face export;
+- :mod:`.provenance`: the provenance sidecar of every table and figure.
+
+May import :mod:`geval_repro.registry`, :mod:`geval_repro.files`, :mod:`geval_repro.tables`,
+:mod:`geval_repro.scoring`, :mod:`geval_repro.baselines` and :mod:`geval_repro.config`.
+"""

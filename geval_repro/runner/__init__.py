@@ -3,10 +3,13 @@
 - :mod:`.prompts`: prompt templates (released SummEval files, this toolkit's others), filling
   them with an item's texts, and frozen evaluation steps with their content hash;
 - :mod:`.requests`: the Chat Completions request body of each mode;
-- :mod:`.logprobs`: the score-level distribution read from top log-probabilities;
+- :mod:`.logprobs`: the rating distribution read from top log-probabilities;
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
 - :mod:`.client`: concurrent requests with retries (the ``openai`` package);
 - :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``.
 - :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
   rule ``judge_run_<judge>``).
+
+May import :mod:`geval_repro.registry`, :mod:`geval_repro.files`, :mod:`geval_repro.load`
+(a benchmark's items) and :mod:`geval_repro.stats` (Eq. 1); never :mod:`geval_repro.scoring`.
 """

@@ -5,4 +5,6 @@ Modules: :mod:`~geval_repro.scoring.parse` (the released and a tolerant reply pa
 scores), :mod:`~geval_repro.scoring.rollups` (normalized score, pass rate, error against gold),
 :mod:`~geval_repro.scoring.diagnostics` (unparsed counts, varying items) and
 :mod:`~geval_repro.scoring.sweep` (correlation against human scores vs replies per item).
+
+May import :mod:`geval_repro.registry` and :mod:`geval_repro.stats`.
 """

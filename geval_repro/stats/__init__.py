@@ -1,6 +1,8 @@
 """Meta-evaluation statistics: coefficients, correlation levels, tie rates, uncertainty.
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing.
+
+Imports nothing of the package: statistics know nothing of benchmarks or files.
 """
 
 from geval_repro.stats.bootstrap import bootstrap_ci

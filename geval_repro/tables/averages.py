@@ -26,6 +26,7 @@ from geval_repro.tables.rows import (
     join_notes,
     printed_number,
     printed_value,
+    row_key,
     typed_counts,
 )
 
@@ -128,12 +129,9 @@ def average_rows(
                 continue
             printed_name = rename.get(metric, metric)
             template = {
-                "benchmark": averaged.benchmark,
-                "dimension": averaged.dimension,
-                "metric": metric,
-                "variant": variant,
-                "level": level,
-                "coefficient": coefficient,
+                **row_key(
+                    averaged.benchmark, averaged.dimension, metric, variant, level, coefficient
+                ),
                 "status": "fixture" if (group.status == "fixture").any() else "recomputed",
             }
             records.append(

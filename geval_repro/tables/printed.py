@@ -33,6 +33,7 @@ from geval_repro.tables.rows import (
     VALUE_STATUSES,
     join_notes,
     printed_value,
+    row_key,
     typed_counts,
 )
 
@@ -84,12 +85,7 @@ def paper_only_rows(
                 records.append(
                     {
                         **dict.fromkeys(COLUMNS, math.nan),
-                        "benchmark": benchmark,
-                        "dimension": dimension,
-                        "metric": metric,
-                        "variant": variant,
-                        "level": level,
-                        "coefficient": coefficient,
+                        **row_key(benchmark, dimension, metric, variant, level, coefficient),
                         "paper_value": printed,
                         "status": status,
                         "note": join_notes(note, averages_note),

@@ -37,13 +37,10 @@ from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import POOLED, as_score_pair, to_matrix, with_pooled_system
 from geval_repro.stats.ties import tie_rate
 
+#: The columns that identify a row.
+KEY = ["benchmark", "dimension", "metric", "variant", "level", "coefficient"]
 COLUMNS = [
-    "benchmark",
-    "dimension",
-    "metric",
-    "variant",
-    "level",
-    "coefficient",
+    *KEY,
     "value",
     "ci_low",
     "ci_high",
@@ -94,6 +91,13 @@ def comparison_note(value: float, printed: float, tolerance: float = ROUNDING_TO
 def typed_counts(df: pd.DataFrame) -> pd.DataFrame:
     """Counts as nullable integers (blank, not NaN or 235.0, where absent)."""
     return df.astype({"n_items": "Int64", "n_groups": "Int64"})
+
+
+def row_key(
+    benchmark: str, dimension: str, metric: str, variant: str, level: str, coefficient: str
+) -> dict[str, str]:
+    """The columns that identify one row of the table (:data:`KEY`)."""
+    return dict(zip(KEY, (benchmark, dimension, metric, variant, level, coefficient), strict=True))
 
 
 def join_notes(*parts: str) -> str:
@@ -157,12 +161,7 @@ def correlation_rows(
         printed = printed_value(benchmark, dimension, paper_metric or metric, coefficient, level)
         records.append(
             {
-                "benchmark": benchmark,
-                "dimension": dimension,
-                "metric": metric,
-                "variant": variant,
-                "level": level,
-                "coefficient": coefficient,
+                **row_key(benchmark, dimension, metric, variant, level, coefficient),
                 "value": result.value,
                 "ci_low": low,
                 "ci_high": high,
