@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import snakemake_process
+from tests.conftest import PipelineRun, snakemake_process
 
 SHA = "0" * 64
 CONFIG = f"""
@@ -53,3 +53,27 @@ def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
     made = snakemake_process(data, results, config, "--report", str(report))
     assert made.returncode == 0, made.stderr[-3000:]
     assert report.is_file()
+
+
+@pytest.mark.pipeline
+def test_tables_2_and_3_are_made_without_summevals_judge_files(
+    tmp_path: Path, mirror_dir: Path, pipeline_run: PipelineRun
+) -> None:
+    """A SummEval judge run whose files cannot be fetched holds back Table 1 and the
+    combined table only; the summary names them."""
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
+    results = tmp_path / "results"
+    done = snakemake_process(pipeline_run.data, results, config, "paper_tables")
+    assert done.returncode != 0
+    tables = results / "tables"
+    assert (tables / "table2_topical_chat.md").is_file()
+    assert (tables / "table3_qags.md").is_file()
+    assert (results / "figures" / "reproduction_table2_topical_chat.png").is_file()
+    assert not (tables / "table1_summeval.md").exists()
+    assert not (tables / "correlations.csv").exists()
+    summary = done.stderr[done.stderr.index("upstream file(s) could not be fetched") :]
+    assert "Table 1 (" in summary and "table1_summeval.md" in summary
+    assert "correlations.csv (" in summary
+    assert "Table 2" not in summary and "Table 3" not in summary
+    assert "of the" in summary and "outputs of a full run" in summary

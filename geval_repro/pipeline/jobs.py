@@ -39,9 +39,22 @@ _saved_stderr: TextIO | None = None
 
 log = logging.getLogger(__name__)
 
-# The large libraries the jobs' steps import (the Snakefile and rules import none of them, so
-# that parsing stays light): imported once by preload_job_libraries before jobs start.
-JOB_LIBRARIES = ("numpy", "pandas", "pyarrow.parquet", "pandera.pandas", "matplotlib.figure")
+# The large libraries and the package modules the jobs' steps import (the Snakefile and rules
+# import none of them, so that parsing stays light): imported once by preload_job_libraries
+# before jobs start. Package modules are among them because a package whose __init__
+# imports its own submodules (stats) forms an import cycle with each of them, harmless in one
+# thread but able to hand a second thread a partially initialized module.
+JOB_LIBRARIES = (
+    "numpy",
+    "pandas",
+    "pyarrow.parquet",
+    "pandera.pandas",
+    "matplotlib.figure",
+    "geval_repro.stats",
+    "geval_repro.load",
+    "geval_repro.tables.rows",
+    "geval_repro.report.table_files",
+)
 
 
 class _ThreadStderr:

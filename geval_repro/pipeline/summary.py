@@ -45,12 +45,9 @@ def closing_summary(
     if missing:
         lines.append(f"{len(missing)} upstream file(s) could not be fetched:")
         lines += [f"  - {line}" for line in missing]
-    lines.append(f"Made {len(made)} of {len(targets)} outputs.")
-    incomplete = [
-        f"{name} ({', '.join(str(p) for p in paths if not Path(p).exists())})"
-        for name, paths in named.items()
-        if not all(Path(p).exists() for p in paths)
-    ]
+    lines.append(f"Made {len(made)} of the {len(targets)} outputs of a full run.")
+    incomplete = [_absent(name, paths) for name, paths in named.items()]
+    incomplete = [text for text in incomplete if text]
     if incomplete:
         lines.append("Not made: " + "; ".join(incomplete) + ".")
     fix = _fix(fixes, mirror=mirror, fetched_any=fetched_any)
@@ -59,6 +56,14 @@ def closing_summary(
     if missing:
         lines.append(f"(details in {fetch_logs}/)")
     return "\n".join(lines)
+
+
+def _absent(name: str, paths: Sequence[PathLike]) -> str:
+    """ "name (path)", or "name (N files)", when some of ``paths`` do not exist; else ""."""
+    absent = [Path(p) for p in paths if not Path(p).exists()]
+    if not absent:
+        return ""
+    return f"{name} ({absent[0] if len(absent) == 1 else f'{len(absent)} files'})"
 
 
 def _fix(fixes: Iterable[str], *, mirror: PathLike | None, fetched_any: bool) -> str:
