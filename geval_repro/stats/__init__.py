@@ -1,10 +1,16 @@
-"""Meta-evaluation statistics: coefficients, correlation levels, tie rates, uncertainty.
+"""Meta-evaluation statistics: coefficients, correlation levels, tie rates, pairwise accuracy
+with tie calibration (Deutsch et al., 2023), uncertainty.
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing.
 
 Imports nothing of the package: statistics know nothing of benchmarks or files.
 """
 
+from geval_repro.stats.accuracy import (
+    bootstrap_accuracy,
+    pairwise_accuracy,
+    tie_calibrated_accuracy,
+)
 from geval_repro.stats.bootstrap import bootstrap_ci
 from geval_repro.stats.coefficients import (
     COEFFICIENTS,
@@ -18,6 +24,7 @@ from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.stats.results import (
     BootstrapResult,
     LevelCorrelation,
+    PairwiseAccuracy,
     PermutationResult,
     TieRate,
 )
@@ -28,14 +35,18 @@ __all__ = [
     "LEVELS",
     "BootstrapResult",
     "LevelCorrelation",
+    "PairwiseAccuracy",
     "PermutationResult",
     "TieRate",
+    "bootstrap_accuracy",
     "bootstrap_ci",
     "correlate",
     "kendall_rows",
     "paired_permutation_test",
+    "pairwise_accuracy",
     "pearson_rows",
     "spearman_rows",
+    "tie_calibrated_accuracy",
     "tie_rate",
     "to_matrix",
 ]

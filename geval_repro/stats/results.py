@@ -65,3 +65,22 @@ class PermutationResult:
     unit: str
     alternative: str
     n_resamples: int
+
+
+@dataclass(frozen=True)
+class PairwiseAccuracy:
+    """Pairwise accuracy with ties (see :mod:`geval_repro.stats.accuracy`).
+
+    ``value``: the accuracy, a weighted share of correct pairs (NaN when no complete pair is
+    compared); ``epsilon``: the metric tie threshold, given or fitted (tie calibration);
+    ``n_pairs``: complete pairs compared; ``n_groups``: groups with at least one pair
+    (inputs at the summary level, 1 at the system and global levels); ``human_tie_share``:
+    the weighted share of human-tied pairs, weighted like ``value``, i.e. the accuracy of a
+    judge that ties every pair (a constant judge).
+    """
+
+    value: float
+    epsilon: float
+    n_pairs: int
+    n_groups: int
+    human_tie_share: float

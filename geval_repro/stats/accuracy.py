@@ -1,0 +1,512 @@
+"""Pairwise accuracy with ties and tie calibration (Deutsch, Foster & Freitag, 2023, "Ties
+Matter: Meta-Evaluating Modern Metrics with Pairwise Accuracy and Tie Calibration"; WMT23's
+acc_eq and acc*_eq).
+
+Pairs, on ``(n_systems, n_inputs)`` matrices with NaN = missing: two items whose metric and
+human scores are all present (complete pairs), within a group:
+
+- ``summary``: the systems within each input (column); the grouped-by-item variant;
+- ``system``: the systems' mean scores (over the inputs where both scores are present, as in
+  :mod:`geval_repro.stats.levels`), one group;
+- ``global``: every present cell pooled, one group.
+
+For a pair (i, j) let ``h = human_i - human_j`` and ``d = metric_i - metric_j``.
+
+- The humans tie when ``|h| < TIE_ATOL`` (1e-9, the tolerance of
+  :func:`~geval_repro.stats.ties.tie_rate`).
+- The metric difference is measured on the grid of that tolerance: its code is ``c(d) =
+  round(|d| * 1e9)`` (half to even; ``1e9 = 1 / TIE_ATOL``), except ``c(d) = 0`` when
+  ``|d| * 1e9 < 1``, i.e. below the tolerance (floating-point noise: a tie at every
+  threshold, as in the tie rates). The metric ties at threshold ``epsilon >= 0`` when
+  ``c(d) <= c(epsilon)``: ``|d| <= epsilon`` up to the tolerance. The grid makes
+  mathematically equal differences tie together: differences of averaged scores come out
+  of floating point in several versions (a difference of 0.05 between two means of 20
+  integer replies is any of 0.04999999999999982, 0.050000000000000044,
+  0.050000000000000266, 0.05000000000000071), which an exact ``|d| <= epsilon`` would let
+  the threshold search split, tying some of them and not the others. On the grid they share
+  one code (they differ by ~1e-16, far from a half-grid point), and a fitted threshold
+  comes out as a round number (0.05).
+- A pair is correct when both tie, or when neither ties and ``sign(d) == sign(h)``.
+
+Accuracy at a threshold: the share of correct pairs, at the summary level the mean over the
+inputs with at least one complete pair of each input's share (an input whose humans tie
+everywhere still counts: its accuracy is defined). Each pair of input ``g`` thus weighs
+``1 / (n_pairs(g) * n_inputs_with_pairs)``; at the system and global levels every pair
+weighs ``1 / n_pairs``. ``acc_eq`` is the accuracy at ``epsilon = 0``;
+``human_tie_share`` is the share of human-tied pairs weighted the same way, which is the
+accuracy of a judge that ties every pair (a constant judge).
+
+Tie calibration (``acc*_eq``): the maximum of the accuracy over the candidate thresholds,
+0 and every pair's ``|d|`` (as codes: 0 and every ``c(d)``); ``epsilon*`` is the SMALLEST
+candidate reaching it, reported as ``c / 1e9``. Where every pair weighs the same (system
+and global levels, a summary level whose inputs have equal pair counts) the point estimate
+compares integer counts, exactly. Weighted accuracies, and the bootstrap's, are float sums:
+any accuracy within ``SELECTION_ATOL`` = 1e-12 of the largest counts as reaching it (two
+candidates with mathematically equal accuracies can differ in the last bits; different
+accuracies differ by at least ``1 / (n_inputs * lcm(pair counts))``, far more). This is
+mt-metrics-eval's ``tau_optimization`` (``KendallWithTiesOpt``, variant ``acc23``, with
+``average_by="item"`` for the summary level and ``"none"`` for the global level) on all
+pairs (its ``sample_rate`` defaults to 0.1 there), except that it compares scores and
+differences exactly (humans tie only when equal; no grid).
+
+Search, exact, O(P log P) for P pairs and without a loop over candidates: with ``w`` the
+pair weights, the accuracy at threshold code ``c`` is ``sum(w, concordant) + sum(w * gain,
+c(d) <= c)``, where concordant pairs (humans ordered, the metric orders them the same way
+with ``c(d) >= 1``) are correct unless tied (``gain = -1``), human-tied pairs are correct
+only when tied (``gain = +1``) and the others never (``gain = 0``). The accuracy only rises
+at a code held by a human-tied pair, so the smallest maximizer is 0 or such a code. With
+equal weights the kernel sorts the human-tied codes and the concordant codes (those up to
+the largest human-tied code; the others are right at every candidate) and counts, at each
+candidate, the human-tied codes up to it (its position) and the concordant ones (binary
+search): no argsort, no loop. With unequal weights and in the bootstrap, the human-tied and
+concordant pairs are argsorted by code once and their weighted gains summed cumulatively;
+the last position of each run of equal codes is a candidate.
+
+Bootstrap (:func:`bootstrap_accuracy`): percentile intervals of ``acc_eq`` or ``acc*_eq``
+with the threshold RE-FITTED in every resample, using the resampling units of
+:mod:`geval_repro.stats.bootstrap` and drawing the same indices from
+``numpy.random.default_rng(seed)``: ``inputs`` (columns) at the summary and system levels,
+``items`` (present cells) at the global level. A resample only repeats or drops inputs
+(summary) or items (global), so the pairs are coded and sorted once; a resample reweighs
+them:
+
+- summary: an input drawn ``k`` times weighs ``k`` times (its pairs ``k / n_pairs(g)``),
+  the mean is over the drawn inputs with pairs, counted with repetition;
+- global: a pair of distinct items drawn ``a`` and ``b`` times occurs ``a * b`` times, and
+  an item drawn ``k`` times pairs with its own copies ``k (k - 1) / 2`` times. Such a pair
+  has ``d = 0`` and ``h = 0``: a tie in both, correct at every threshold, which is what the
+  definition gives on the resampled vector; the denominator is ``n (n - 1) / 2``.
+
+At the system level a resample changes the system means, so its pairs are recomputed and
+sorted per resample. Each block of resamples is one batch of cumulative sums (a loop over
+blocks bounds memory). Values equal recomputing the definition on each resampled matrix.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from geval_repro.stats.bootstrap import CELLS_PER_BLOCK, check_unit
+from geval_repro.stats.levels import LEVELS
+from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
+from geval_repro.stats.ties import TIE_ATOL
+
+TIE_SCALE = float(round(1 / TIE_ATOL))  # 1e9, exact: metric differences in grid units
+SELECTION_ATOL = 1e-12
+RESAMPLING_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
+
+
+class PairTerms(NamedTuple):
+    """Pairs of members within each group: arrays ``(n_pairs, ...)``, pairs on axis 0 and
+    groups (or resamples) on the others; ``n_pairs = n_members (n_members - 1) / 2``,
+    incomplete pairs included.
+
+    ``scaled``: ``|d| * 1e9`` (NaN for an incomplete pair; :func:`_codes` gives its code);
+    ``human_tied``: complete with ``|h| < TIE_ATOL``; ``concordant``: the humans ordered and
+    ``|d| * 1e9 >= 1`` in their direction. Pair ``p`` joins members ``first[p]`` and
+    ``second[p]`` of :func:`_triangle`.
+    """
+
+    scaled: np.ndarray
+    human_tied: np.ndarray
+    concordant: np.ndarray
+
+
+class SortedPairs(NamedTuple):
+    """The pairs that gain or lose when tied (human-tied or concordant), sorted by code.
+
+    ``codes``: ``(P + 1,)`` ascending with a leading 0 (the candidate 0, no pair);
+    ``ends``: ``(P + 1,)`` the last position of each run of equal codes (the candidates);
+    ``gain``: ``(P,)`` +1 for a human-tied pair, -1 for a concordant one; ``index``:
+    ``(P,)`` each pair's flat index into the :class:`PairTerms` arrays.
+    """
+
+    codes: np.ndarray
+    ends: np.ndarray
+    gain: np.ndarray
+    index: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def _triangle(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Upper-triangle index pairs ``(first, second)``, ``first < second``, of ``n`` members
+    in row-major order, and how many pairs each member opens (``first`` is each member
+    repeated that many times)."""
+    first, second = np.triu_indices(n, 1)
+    return first, second, np.arange(n - 1, -1, -1)
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+
+
+def _codes(scaled: np.ndarray) -> np.ndarray:
+    """Grid codes ``c(d)`` of ``|d| * 1e9``: 0 below 1 (``|d| < TIE_ATOL``), else rounded
+    half to even (integer-valued floats)."""
+    return np.rint(np.where(scaled < 1, 0.0, scaled))
+
+
+def _system_means(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean scores over each system's complete cells, ``(n_systems, ..., n_inputs)`` to
+    ``(n_systems, ...)`` (NaN for a system without a complete cell)."""
+    present = ~(np.isnan(metric) | np.isnan(human))
+    counts = present.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        metric_means = np.where(present, metric, 0.0).sum(axis=-1) / counts
+        human_means = np.where(present, human, 0.0).sum(axis=-1) / counts
+    return metric_means, human_means
+
+
+def _pooled(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The complete cells in row-major order (the global level's items)."""
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    return metric[complete], human[complete]
+
+
+def _grouped(
+    metric: np.ndarray, human: np.ndarray, level: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The level's members on axis 0, and the complete members per group ``(n_groups,)``.
+
+    Members: ``(n_systems, n_inputs)`` at the summary level (one group per input, NaN where
+    either score is missing), ``(n_members,)`` at the system level (NaN for a system without
+    a complete cell) and the global level (complete cells sorted by human score: the order
+    of a group's members does not change its pairs, and in this order its human-tied pairs
+    form runs, which are faster to extract).
+    """
+    if level == "system":
+        metric, human = _system_means(metric, human)
+        return metric, human, np.array([np.count_nonzero(~np.isnan(human))])
+    if level == "global":
+        metric, human = _pooled(metric, human)
+        order = np.argsort(human)
+        return metric[order], human[order], np.array([human.size])
+    missing = np.isnan(metric) | np.isnan(human)
+    members = metric.shape[0] - missing.sum(axis=0)
+    if missing.any():
+        metric, human = np.where(missing, np.nan, metric), np.where(missing, np.nan, human)
+    return metric, human, members
+
+
+def _pair_terms(metric: np.ndarray, human: np.ndarray) -> PairTerms:
+    """Pair terms of the groups of ``(n_members, ...)`` score arrays (NaN in both where an
+    item is incomplete): for ``first < second``, ``h = human[second] - human[first]`` and
+    ``d = metric[second] - metric[first]``; concordant when ``h * d > 0``, ``|h| >=
+    TIE_ATOL`` and ``|d| * 1e9 >= 1``.
+    """
+    _, second, opened = _triangle(human.shape[0])
+    gap = np.take(human, second, axis=0)
+    gap -= np.repeat(human, opened, axis=0)
+    scaled = np.take(metric, second, axis=0)
+    scaled -= np.repeat(metric, opened, axis=0)
+    scaled *= TIE_SCALE
+    concordant = scaled * gap > 0
+    gap = np.abs(gap, out=gap)
+    concordant &= gap >= TIE_ATOL
+    scaled = np.abs(scaled, out=scaled)
+    concordant &= scaled >= 1
+    return PairTerms(scaled, gap < TIE_ATOL, concordant)
+
+
+def _per_group(mask: np.ndarray) -> np.ndarray:
+    """True pairs per group (column), ``(n_groups,)``; one group for a 1-D ``mask``."""
+    return mask.sum(axis=0) if mask.ndim > 1 else np.array([np.count_nonzero(mask)])
+
+
+def _level_terms(metric: np.ndarray, human: np.ndarray, level: str) -> tuple[PairTerms, np.ndarray]:
+    """Pair terms of a level and its complete pairs per group ``(n_groups,)``."""
+    metric, human = as_score_pair(metric, human)
+    _check_level(level)
+    metric, human, members = _grouped(metric, human, level)
+    return _pair_terms(metric, human), members * (members - 1) // 2
+
+
+def _group_mean(counts: np.ndarray, n_pairs: np.ndarray) -> float:
+    """Mean over the groups with pairs of ``counts / n_pairs`` (NaN without any pair)."""
+    kept = n_pairs > 0
+    if not kept.any():
+        return float("nan")
+    return float((counts[kept] / n_pairs[kept]).mean())
+
+
+def _result(
+    value: float, epsilon: float, terms: PairTerms, n_pairs: np.ndarray
+) -> PairwiseAccuracy:
+    return PairwiseAccuracy(
+        value=value,
+        epsilon=epsilon,
+        n_pairs=int(n_pairs.sum()),
+        n_groups=int(np.count_nonzero(n_pairs)),
+        human_tie_share=_group_mean(_per_group(terms.human_tied), n_pairs),
+    )
+
+
+def pairwise_accuracy(
+    metric: np.ndarray, human: np.ndarray, level: str, epsilon: float = 0.0
+) -> PairwiseAccuracy:
+    """Pairwise accuracy of ``metric`` against ``human`` at ``level`` with the metric tie
+    threshold ``epsilon`` (0: ``acc_eq``); see the module docstring for the definition."""
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite threshold >= 0, got {epsilon}")
+    terms, n_pairs = _level_terms(metric, human, level)
+    threshold = _codes(np.asarray(epsilon * TIE_SCALE))
+    codes = _codes(terms.scaled)
+    correct = _per_group(terms.human_tied & (codes <= threshold)) + _per_group(
+        terms.concordant & (codes > threshold)
+    )
+    return _result(_group_mean(correct, n_pairs), float(epsilon), terms, n_pairs)
+
+
+def _fit_counts(terms: PairTerms) -> tuple[int, float, int]:
+    """(correct pairs, code) at the smallest best threshold when every pair weighs the same,
+    and the number of human-tied pairs.
+
+    Candidates are 0 and the human-tied pairs' codes (the smallest maximizer is one of
+    them). At candidate ``c``: correct = human-tied pairs with code <= c + concordant pairs
+    with code > c. Concordant pairs above the largest candidate are correct at all of them:
+    they are counted, not sorted.
+    """
+    tied = np.sort(_codes(np.append(terms.scaled[terms.human_tied], 0.0)))  # 0 first
+    n_concordant = np.count_nonzero(terms.concordant)
+    # Every code up to the largest candidate c has |d| * 1e9 <= c + 0.5 (a few codes c + 1,
+    # rounded from exactly c + 0.5, may come along: harmless).
+    low = terms.concordant & (terms.scaled <= tied[-1] + 0.5)
+    concordant = np.sort(np.rint(terms.scaled[low]))  # their codes (>= 1)
+    ends = np.flatnonzero(np.append(tied[1:] != tied[:-1], True))
+    candidates = tied[ends]
+    # ``ends`` counts the human-tied pairs up to each candidate (the added 0 is no pair).
+    correct = ends + (n_concordant - np.searchsorted(concordant, candidates, side="right"))
+    best = int(np.argmax(correct))  # the first, i.e. the smallest, maximizer
+    return int(correct[best]), float(candidates[best]), tied.size - 1
+
+
+def _sorted_pairs(terms: PairTerms) -> SortedPairs:
+    """The human-tied and concordant pairs of ``terms`` sorted by code (once)."""
+    tied = terms.human_tied.reshape(-1)
+    index = np.flatnonzero(tied | terms.concordant.reshape(-1))
+    codes = _codes(terms.scaled.reshape(-1)[index])
+    order = np.argsort(codes)
+    index = index[order]
+    codes = np.concatenate(([0.0], codes[order]))
+    ends = np.append(codes[1:] != codes[:-1], True)
+    return SortedPairs(codes, ends, np.where(tied[index], 1.0, -1.0), index)
+
+
+def _first_best(accuracy: np.ndarray) -> np.ndarray:
+    """Per row, the first position within ``SELECTION_ATOL`` of the row's maximum."""
+    best = accuracy.max(axis=-1, keepdims=True)
+    return np.argmax(accuracy >= best - SELECTION_ATOL, axis=-1)
+
+
+def _sweep(
+    codes: np.ndarray,
+    ends: np.ndarray,
+    gains: np.ndarray,
+    base: np.ndarray,
+    norm: np.ndarray,
+    calibrate: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(accuracy, code) at the chosen threshold of each row of a batch.
+
+    ``codes``/``ends``: ``(P + 1,)`` or ``(B, P + 1)``, ascending codes with a leading 0 and
+    the candidate positions; ``gains``: ``(B, P)`` each pair's weighted gain in that order;
+    ``base``: ``(B,)`` the weight correct with nothing tied; ``norm``: ``(B,)`` the
+    denominator (0: undefined, NaN). Without ``calibrate`` the only candidate is 0.
+    """
+    totals = np.empty((gains.shape[0], gains.shape[1] + 1))
+    totals[:, 0] = 0.0
+    np.cumsum(gains, axis=1, out=totals[:, 1:])
+    totals += base[:, None]
+    candidates = ends if calibrate else ends & (codes == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(candidates, totals / norm[:, None], -np.inf)
+    pick = _first_best(accuracy)
+    rows = np.arange(pick.size)
+    value = np.where(norm > 0, accuracy[rows, pick], np.nan)
+    return value, np.broadcast_to(codes, accuracy.shape)[rows, pick]
+
+
+def _summary_sweep(
+    terms: PairTerms,
+    n_pairs: np.ndarray,
+    pairs: SortedPairs,
+    multiplicity: np.ndarray,
+    calibrate: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Summary level with input ``g`` drawn ``multiplicity[:, g]`` times, ``(B, n_inputs)``:
+    each of its pairs weighs ``multiplicity / n_pairs(g)``; the denominator is the number
+    of drawn inputs with pairs, counted with repetition."""
+    has_pairs = n_pairs > 0
+    with np.errstate(divide="ignore"):
+        per_pair = np.where(has_pairs, 1.0 / n_pairs, 0.0)
+    weight = multiplicity * per_pair
+    gains = weight[:, pairs.index % n_pairs.size] * pairs.gain
+    base = weight @ _per_group(terms.concordant).astype(float)
+    norm = multiplicity @ has_pairs.astype(float)
+    return _sweep(pairs.codes, pairs.ends, gains, base, norm, calibrate)
+
+
+def _global_sweep(
+    pairs: SortedPairs, counts: np.ndarray, calibrate: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Global level with item ``i`` drawn ``counts[:, i]`` times, ``(B, n_items)``: a pair of
+    distinct items occurs ``a * b`` times, an item's copies pair up ``k (k - 1) / 2`` times
+    (a tie in both, always correct); the denominator is ``n (n - 1) / 2``, ``n`` draws."""
+    first, second, _ = _triangle(counts.shape[1])
+    occurrences = counts[:, first[pairs.index]] * counts[:, second[pairs.index]]
+    gains = occurrences * pairs.gain
+    base = occurrences @ (pairs.gain < 0).astype(float) + (counts * (counts - 1) / 2).sum(axis=1)
+    drawn = counts.sum(axis=1)
+    return _sweep(pairs.codes, pairs.ends, gains, base, drawn * (drawn - 1) / 2, calibrate)
+
+
+def _system_sweep(
+    metric: np.ndarray, human: np.ndarray, columns: np.ndarray, calibrate: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """System level of the matrices restricted to ``columns`` ``(B, n_inputs)``: the system
+    means and their pairs are recomputed per resample and sorted per row."""
+    metric_means, human_means = _system_means(metric[:, columns], human[:, columns])
+    terms = _pair_terms(metric_means, human_means)  # (n_pairs, B)
+    tied, concordant = terms.human_tied.T, terms.concordant.T
+    keys = np.where(tied | concordant, _codes(terms.scaled.T), np.inf)  # the others: last
+    order = np.argsort(keys, axis=1)
+    codes = np.concatenate(
+        (np.zeros((keys.shape[0], 1)), np.take_along_axis(keys, order, axis=1)), axis=1
+    )
+    ends = np.isfinite(codes)
+    ends[:, :-1] &= codes[:, 1:] != codes[:, :-1]
+    gains = np.take_along_axis(tied.astype(float) - concordant, order, axis=1)
+    members = (~np.isnan(human_means)).sum(axis=0)
+    base = concordant.sum(axis=1).astype(float)
+    return _sweep(codes, ends, gains, base, members * (members - 1) / 2.0, calibrate)
+
+
+def tie_calibrated_accuracy(metric: np.ndarray, human: np.ndarray, level: str) -> PairwiseAccuracy:
+    """``acc*_eq``: the pairwise accuracy at the fitted metric tie threshold ``epsilon*``
+    (the smallest candidate with the largest accuracy; see the module docstring)."""
+    terms, n_pairs = _level_terms(metric, human, level)
+    counted = n_pairs[n_pairs > 0]
+    if counted.size == 0:
+        return _result(float("nan"), 0.0, terms, n_pairs)
+    if (counted == counted[0]).all():  # equal weights: integer counts
+        correct, code, n_tied = _fit_counts(terms)
+        total = int(counted.sum())
+        return PairwiseAccuracy(
+            correct / total, code / TIE_SCALE, total, counted.size, n_tied / total
+        )
+    ones = np.ones((1, n_pairs.size))
+    values, codes = _summary_sweep(terms, n_pairs, _sorted_pairs(terms), ones, True)
+    return _result(float(values[0]), float(codes[0]) / TIE_SCALE, terms, n_pairs)
+
+
+def resampled_accuracies(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    indices: np.ndarray,
+    *,
+    calibrate: bool,
+) -> np.ndarray:
+    """Accuracy (``acc*_eq`` with the threshold re-fitted, or ``acc_eq``) of each resample.
+
+    ``indices`` ``(n_resamples, n)``: columns (inputs) drawn at the summary and system
+    levels, complete cells in row-major order (items) at the global level. Returns one
+    value per resample, NaN where the resample has no complete pair.
+    """
+    metric, human = as_score_pair(metric, human)
+    _check_level(level)
+    indices = np.asarray(indices)
+    n_resamples = indices.shape[0]
+    if level == "system":
+        per_block = max(1, CELLS_PER_BLOCK // metric.size)
+        blocks = [
+            _system_sweep(metric, human, indices[start : start + per_block], calibrate)[0]
+            for start in range(0, n_resamples, per_block)
+        ]
+        return np.concatenate(blocks)
+    if level == "summary":
+        grouped_metric, grouped_human, members = _grouped(metric, human, level)
+        n_pairs = members * (members - 1) // 2
+    else:  # the items in row-major order, as the indices number them
+        grouped_metric, grouped_human = _pooled(metric, human)
+    terms = _pair_terms(grouped_metric, grouped_human)
+    pairs = _sorted_pairs(terms)
+    # How often each unit (input, or item) is drawn, per resample.
+    n_units = grouped_human.shape[-1]
+    offsets = (np.arange(n_resamples) * n_units)[:, None]
+    counts = np.bincount((indices + offsets).ravel(), minlength=n_resamples * n_units)
+    counts = counts.reshape(n_resamples, n_units).astype(float)
+    per_block = max(1, CELLS_PER_BLOCK // pairs.codes.size)
+    values = np.empty(n_resamples)
+    for start in range(0, n_resamples, per_block):
+        block = counts[start : start + per_block]
+        if level == "summary":
+            value, _ = _summary_sweep(terms, n_pairs, pairs, block, calibrate)
+        else:
+            value, _ = _global_sweep(pairs, block, calibrate)
+        values[start : start + per_block] = value
+    return values
+
+
+def bootstrap_accuracy(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    *,
+    calibrate: bool,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int,
+    unit: str | None = None,
+) -> BootstrapResult:
+    """Percentile bootstrap CI of ``acc*_eq`` (``calibrate=True``, threshold re-fitted in
+    every resample) or ``acc_eq`` (``calibrate=False``).
+
+    ``unit``: None or the level's unit (``inputs`` at the summary and system levels,
+    ``items`` at the global level). Indices come from ``numpy.random.default_rng(seed)``
+    as in :func:`~geval_repro.stats.bootstrap.bootstrap_ci`: ``integers(0, n_inputs,
+    (n_resamples, n_inputs))`` or ``integers(0, n_items, (n_resamples, n_items))``.
+    Resamples without a complete pair are dropped and counted in ``n_invalid``.
+    """
+    metric, human = as_score_pair(metric, human)
+    unit = check_unit(unit, level)
+    if unit != RESAMPLING_UNIT[level]:
+        raise ValueError(
+            f"bootstrap_accuracy resamples {RESAMPLING_UNIT[level]!r} at the {level} level "
+            f"(summary and system: 'inputs'; global: 'items'), got unit {unit!r}"
+        )
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    rng = np.random.default_rng(seed)
+    if unit == "items":
+        n_items = int((~(np.isnan(metric) | np.isnan(human))).sum())
+        if n_items < 2:
+            raise ValueError(f"item resampling needs at least 2 complete cells, got {n_items}")
+        indices = rng.integers(0, n_items, size=(n_resamples, n_items))
+    else:
+        indices = rng.integers(0, metric.shape[1], size=(n_resamples, metric.shape[1]))
+    values = resampled_accuracies(metric, human, level, indices, calibrate=calibrate)
+    distribution = values[~np.isnan(values)]
+    if distribution.size == 0:
+        raise ValueError(
+            f"none of the {n_resamples} resamples has a complete pair at the {level} level"
+        )
+    alpha = (1 - confidence) / 2
+    low, high = np.percentile(distribution, [100 * alpha, 100 * (1 - alpha)])
+    distribution.setflags(write=False)
+    return BootstrapResult(
+        low=float(low),
+        high=float(high),
+        distribution=distribution,
+        unit=unit,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        n_invalid=int(values.size - distribution.size),
+    )

@@ -1,0 +1,353 @@
+"""Pairwise accuracy and tie calibration: hand-computed answers, a brute force written from
+the definition (every pair, every candidate threshold, exact fractions), and the bootstrap
+against a per-resample loop over that brute force."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from geval_repro.stats.accuracy import (
+    bootstrap_accuracy,
+    pairwise_accuracy,
+    resampled_accuracies,
+    tie_calibrated_accuracy,
+)
+
+NAN = np.nan
+LEVELS = ("summary", "system", "global")
+
+
+# --- Brute force from the definition (module docstring of geval_repro.stats.accuracy) ---
+
+
+def code(difference: float) -> int:
+    """Grid code of a metric difference: 0 below the tie tolerance 1e-9, else |d| in units
+    of 1e-9 rounded half to even (Python's round)."""
+    scaled = abs(difference) * 1e9
+    return 0 if scaled < 1 else round(scaled)
+
+
+def groups_of(metric: np.ndarray, human: np.ndarray, level: str) -> list[list[tuple]]:
+    """The (metric, human) items of each group, complete items only."""
+    n_systems, n_inputs = metric.shape
+    complete = [
+        [not (np.isnan(metric[s, i]) or np.isnan(human[s, i])) for i in range(n_inputs)]
+        for s in range(n_systems)
+    ]
+    cells = [
+        [(float(metric[s, i]), float(human[s, i])) for i in range(n_inputs) if complete[s][i]]
+        for s in range(n_systems)
+    ]
+    if level == "global":
+        return [[item for row in cells for item in row]]
+    if level == "system":
+        means = [
+            (sum(m for m, _ in row) / len(row), sum(h for _, h in row) / len(row))
+            for row in cells
+            if row
+        ]
+        return [means]
+    return [
+        [(float(metric[s, i]), float(human[s, i])) for s in range(n_systems) if complete[s][i]]
+        for i in range(n_inputs)
+    ]
+
+
+def pair_lists(groups: list[list[tuple]]) -> list[list[tuple[int, bool, bool]]]:
+    """Per group with pairs: (code(d), humans tie, sign(d) == sign(h)) for every pair."""
+    listed = []
+    for items in groups:
+        pairs = [
+            (code(m1 - m2), abs(h1 - h2) < 1e-9, (m1 > m2) == (h1 > h2))
+            for (m1, h1), (m2, h2) in itertools.combinations(items, 2)
+        ]
+        if pairs:
+            listed.append(pairs)
+    return listed
+
+
+def accuracy_at(listed: list[list[tuple[int, bool, bool]]], threshold: int) -> Fraction:
+    """Mean over groups of the share of correct pairs with the metric tied at code <= c."""
+    shares = [
+        Fraction(
+            sum((tied if c <= threshold else not tied and same) for c, tied, same in pairs),
+            len(pairs),
+        )
+        for pairs in listed
+    ]
+    return sum(shares, Fraction(0)) / len(shares)
+
+
+def brute_force(metric: np.ndarray, human: np.ndarray, level: str) -> dict[str, float] | None:
+    """acc_eq, acc*_eq, epsilon* (smallest best candidate), human tie share; None if no pair."""
+    listed = pair_lists(groups_of(metric, human, level))
+    if not listed:
+        return None
+    candidates = sorted({0} | {c for pairs in listed for c, _, _ in pairs})
+    accuracies = [accuracy_at(listed, c) for c in candidates]
+    best = max(accuracies)
+    tie_share = sum(
+        (Fraction(sum(t for _, t, _ in pairs), len(pairs)) for pairs in listed), Fraction(0)
+    ) / len(listed)
+    return {
+        "acc_eq": float(accuracy_at(listed, 0)),
+        "acc_star": float(best),
+        "epsilon": candidates[accuracies.index(best)] / 1e9,
+        "tie_share": float(tie_share),
+        "n_pairs": sum(len(pairs) for pairs in listed),
+        "n_groups": len(listed),
+    }
+
+
+def tied_scores(
+    seed: int, n_systems: int, n_inputs: int, replies: int, noise_sd: float = 1.2
+) -> tuple:
+    """Heavily tied scores: human means of 3 ratings (thirds), judge means of ``replies``
+    integer replies, each the human score plus N(0, noise_sd) rounded and clipped to 1-5
+    (quarters are exact, twentieths carry float noise); some cells missing."""
+    rng = np.random.default_rng(seed)
+    human = rng.integers(1, 6, (n_systems, n_inputs, 3)).mean(axis=-1)
+    noise = rng.normal(0, noise_sd, (n_systems, n_inputs, replies))
+    metric = np.clip(np.rint(human[..., None] + noise), 1, 5).mean(axis=-1)
+    metric[rng.random(metric.shape) < 0.12] = NAN
+    human[rng.random(human.shape) < 0.06] = NAN
+    return metric, human
+
+
+# --- Hand-computed examples ---
+
+
+def test_global_hand_example_with_human_ties_judge_ties_and_both() -> None:
+    # Items (metric, human): (2, 1), (2, 1), (1, 2), (3, 3); six pairs (d, h):
+    # (0,1): (0, 0) both tie: correct; (0,2): (+1, -1) discordant; (0,3): (-1, -2) correct;
+    # (1,2): (+1, -1) discordant; (1,3): (-1, -2) correct; (2,3): (-2, -1) correct.
+    metric = np.array([[2.0, 2.0], [1.0, 3.0]])
+    human = np.array([[1.0, 1.0], [2.0, 3.0]])
+    result = pairwise_accuracy(metric, human, "global")
+    assert result.value == pytest.approx(4 / 6)
+    assert (result.n_pairs, result.n_groups, result.epsilon) == (6, 1, 0.0)
+    assert result.human_tie_share == pytest.approx(1 / 6)
+    # epsilon = 1 ties the four pairs with |d| <= 1: only (0,1) is still right, (2,3) stays
+    # ordered and right: 2/6. epsilon = 2 ties all six: 1/6. The best is epsilon = 0.
+    assert pairwise_accuracy(metric, human, "global", epsilon=1.0).value == pytest.approx(2 / 6)
+    assert pairwise_accuracy(metric, human, "global", epsilon=2.0).value == pytest.approx(1 / 6)
+    calibrated = tie_calibrated_accuracy(metric, human, "global")
+    assert (calibrated.value, calibrated.epsilon) == (pytest.approx(4 / 6), 0.0)
+
+
+def test_calibrated_epsilon_beats_zero() -> None:
+    # Items (metric, human): (1.0, 1), (1.1, 1), (3.0, 2). Pairs: (0,1) humans tie, |d| =
+    # 0.1: wrong at epsilon 0, right once tied; (0,2) |d| = 2 and (1,2) |d| = 1.9 concordant.
+    # epsilon 0: 2/3; 0.1: 3/3; 1.9: (1,2) tied, 2/3; 2: only (0,1) right, 1/3.
+    metric = np.array([[1.0, 1.1, 3.0]])
+    human = np.array([[1.0, 1.0, 2.0]])
+    assert pairwise_accuracy(metric, human, "global").value == pytest.approx(2 / 3)
+    result = tie_calibrated_accuracy(metric, human, "global")
+    # 1.1 - 1.0 is 0.10000000000000009 in floating point; on the 1e-9 grid it is 0.1.
+    assert (result.value, result.epsilon) == (1.0, 0.1)
+    assert result.human_tie_share == pytest.approx(1 / 3)
+
+
+def test_equal_accuracies_pick_the_smallest_epsilon() -> None:
+    # Summary level, 2 systems x 3 inputs, one pair per input (equal weights):
+    # input 0: humans tie, |d| = 1; input 1: concordant, |d| = 2; input 2: humans tie, |d| = 3.
+    # epsilon 0: (0, 1, 0) -> 1/3; 1: (1, 1, 0) -> 2/3; 2: (1, 0, 0) -> 1/3; 3: (1, 0, 1) ->
+    # 2/3. Both 1 and 3 reach 2/3: epsilon* = 1.
+    metric = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])
+    human = np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 1.0]])
+    result = tie_calibrated_accuracy(metric, human, "summary")
+    assert (result.value, result.epsilon) == (pytest.approx(2 / 3), 1.0)
+    assert (result.n_pairs, result.n_groups) == (3, 3)
+    assert pairwise_accuracy(metric, human, "summary", epsilon=3.0).value == pytest.approx(2 / 3)
+
+
+def test_summary_level_weights_each_input_equally() -> None:
+    # 3 systems x 2 inputs; system 2 lacks input 1. Input 0 (m, h): (1, 1), (2, 1), (3, 2):
+    # (0,1) humans tie, |d| = 1; (0,2) |d| = 2 and (1,2) |d| = 1 concordant. Input 1: (1, 2),
+    # (3, 2): humans tie, |d| = 2. Per input (input 0 of 3 pairs, input 1 of 1 pair):
+    # epsilon 0: (2/3 + 0) / 2 = 1/3; 1: (2/3 + 0) / 2 = 1/3; 2: (1/3 + 1) / 2 = 2/3.
+    # Pooling the 4 pairs instead would give 2/4, 2/4 and 2/4.
+    metric = np.array([[1.0, 1.0], [2.0, 3.0], [3.0, NAN]])
+    human = np.array([[1.0, 2.0], [1.0, 2.0], [2.0, 5.0]])
+    assert pairwise_accuracy(metric, human, "summary").value == pytest.approx(1 / 3)
+    result = tie_calibrated_accuracy(metric, human, "summary")
+    assert (result.value, result.epsilon) == (pytest.approx(2 / 3), 2.0)
+    assert (result.n_pairs, result.n_groups) == (4, 2)
+    assert result.human_tie_share == pytest.approx((1 / 3 + 1) / 2)
+
+
+def test_system_level_hand_example() -> None:
+    # Means over the inputs: metric (1.5, 1.5, 3), human (1, 2.5, 2.5). Pairs: (0,1) the
+    # judge ties, the humans do not: wrong at any epsilon; (0,2) concordant, |d| = 1.5;
+    # (1,2) humans tie, |d| = 1.5. epsilon 0: 1/3; 1.5: 1/3 -> epsilon* = 0.
+    metric = np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]])
+    human = np.array([[1.0, 1.0], [2.0, 3.0], [3.0, 2.0]])
+    result = tie_calibrated_accuracy(metric, human, "system")
+    assert (result.value, result.epsilon, result.n_pairs) == (pytest.approx(1 / 3), 0.0, 3)
+    assert pairwise_accuracy(metric, human, "system", 1.5).value == pytest.approx(1 / 3)
+
+
+def test_tolerances_and_the_grid() -> None:
+    # Humans 1e-10 apart tie; a judge difference of 1e-10 is a tie at epsilon 0.
+    metric = np.array([[1.0, 1.0 + 1e-10]])
+    human = np.array([[2.0, 2.0 + 1e-10]])
+    assert pairwise_accuracy(metric, human, "global").value == 1.0
+    # Differences of means of 20 integer replies: 1.05 - 1.0 = 0.050000000000000044,
+    # 1.15 - 1.1 = 0.04999999999999982, 2.1 - 2.05 = 0.050000000000000266: all 0.05.
+    # Inputs 0 and 1: humans tie; input 2: concordant. epsilon = 0.05 ties all three.
+    metric = np.array([[1.0, 1.1, 2.05], [1.05, 1.15, 2.1]])
+    human = np.array([[3.0, 3.0, 3.0], [3.0, 3.0, 4.0]])
+    assert pairwise_accuracy(metric, human, "summary", epsilon=0.05).value == pytest.approx(2 / 3)
+    # epsilon 0: 1/3 (input 2); 0.05: 2/3. An exact |d| <= epsilon could pick epsilon =
+    # 0.050000000000000044, tying inputs 0 and 1 but not input 2, for a spurious 3/3.
+    result = tie_calibrated_accuracy(metric, human, "summary")
+    assert (result.value, result.epsilon) == (pytest.approx(2 / 3), 0.05)
+
+
+def test_no_complete_pair() -> None:
+    metric = np.array([[1.0, NAN], [NAN, 2.0]])
+    human = np.array([[1.0, 1.0], [1.0, 1.0]])
+    for result in (
+        pairwise_accuracy(metric, human, "summary"),
+        tie_calibrated_accuracy(metric, human, "summary"),
+    ):
+        assert np.isnan(result.value) and np.isnan(result.human_tie_share)
+        assert (result.n_pairs, result.n_groups, result.epsilon) == (0, 0, 0.0)
+
+
+# --- Brute force on random tied data ---
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("replies", [1, 4, 20])
+def test_matches_brute_force(level: str, replies: int) -> None:
+    epsilons = []
+    for seed in range(24):
+        # A noisy judge, where tying its close calls can pay off.
+        metric, human = tied_scores(seed, 2 + seed % 6, 1 + seed % 7, replies, noise_sd=3.0)
+        expected = brute_force(metric, human, level)
+        fixed = pairwise_accuracy(metric, human, level)
+        calibrated = tie_calibrated_accuracy(metric, human, level)
+        if expected is None:  # no complete pair
+            assert np.isnan(fixed.value) and np.isnan(calibrated.value)
+            continue
+        assert fixed.value == pytest.approx(expected["acc_eq"], abs=1e-12)
+        assert calibrated.value == pytest.approx(expected["acc_star"], abs=1e-12)
+        assert calibrated.epsilon == pytest.approx(expected["epsilon"], abs=1e-12)
+        for result in (fixed, calibrated):
+            assert result.human_tie_share == pytest.approx(expected["tie_share"], abs=1e-12)
+            assert (result.n_pairs, result.n_groups) == (expected["n_pairs"], expected["n_groups"])
+        refit = pairwise_accuracy(metric, human, level, epsilon=calibrated.epsilon)
+        assert refit.value == pytest.approx(calibrated.value, abs=1e-12)
+        epsilons.append(calibrated.epsilon)
+    assert min(epsilons) == 0 < max(epsilons)  # both outcomes of the search are exercised
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_judge_equal_to_humans_and_constant_judge(level: str) -> None:
+    _, human = tied_scores(3, 6, 7, replies=4)
+    human[np.isnan(human)] = 3.0
+    for result in (
+        pairwise_accuracy(human, human, level),
+        tie_calibrated_accuracy(human, human, level),
+    ):
+        assert (result.value, result.epsilon) == (1.0, 0.0)
+    constant = np.full(human.shape, 2.5)
+    expected = brute_force(constant, human, level)
+    assert expected is not None
+    for result in (
+        pairwise_accuracy(constant, human, level),
+        tie_calibrated_accuracy(constant, human, level),
+    ):
+        # A judge that ties everything is right exactly on the human-tied pairs.
+        assert result.value == pytest.approx(result.human_tie_share, abs=1e-12)
+        assert result.value == pytest.approx(expected["tie_share"], abs=1e-12)
+        assert result.epsilon == 0.0
+
+
+# --- Bootstrap ---
+
+
+def loop_over_resamples(metric, human, level: str, calibrate: bool, n_resamples: int, seed: int):
+    """Redraw the resamples with the same generator calls and apply the brute force to each
+    resampled matrix; None for a resample without a complete pair."""
+    rng = np.random.default_rng(seed)
+    key = "acc_star" if calibrate else "acc_eq"
+    if level == "global":
+        complete = ~(np.isnan(metric) | np.isnan(human))
+        items_m, items_h = metric[complete], human[complete]
+        draws = rng.integers(0, items_m.size, size=(n_resamples, items_m.size))
+        resampled = [(items_m[row][None, :], items_h[row][None, :]) for row in draws]
+    else:
+        draws = rng.integers(0, metric.shape[1], size=(n_resamples, metric.shape[1]))
+        resampled = [(metric[:, row], human[:, row]) for row in draws]
+    values = []
+    for m, h in resampled:
+        result = brute_force(m, h, level)
+        values.append(None if result is None else result[key])
+    return values
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_bootstrap_equals_a_loop_over_resamples(level: str, calibrate: bool) -> None:
+    metric, human = tied_scores(11, 5, 8, replies=20)
+    if level == "summary":
+        metric[1:, 0] = NAN  # input 0 has no pair: a resample of only it is undefined
+    n_resamples = 60 if level == "global" else 120
+    result = bootstrap_accuracy(
+        metric, human, level, calibrate=calibrate, n_resamples=n_resamples, seed=7
+    )
+    loop = loop_over_resamples(metric, human, level, calibrate, n_resamples, seed=7)
+    expected = np.array([v for v in loop if v is not None])
+    assert result.n_invalid == loop.count(None)
+    np.testing.assert_allclose(result.distribution, expected, rtol=0, atol=1e-12)
+    low, high = np.percentile(expected, [2.5, 97.5])
+    assert (result.low, result.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high))
+    assert result.unit == ("items" if level == "global" else "inputs")
+
+
+def test_item_resamples_with_copies_equal_the_definition_on_the_resampled_vector() -> None:
+    # Items drawn several times pair with their own copies: d = 0 and h = 0, a tie in both.
+    metric, human = tied_scores(5, 1, 9, replies=20)
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    items_m, items_h = metric[complete], human[complete]
+    draws = np.array([[0] * items_m.size, [0, 0, 1, 1, 2] + [3] * (items_m.size - 5)])
+    for calibrate in (True, False):
+        values = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        for row, value in zip(draws, values, strict=True):
+            expected = brute_force(items_m[row][None, :], items_h[row][None, :], "global")
+            assert expected is not None
+            assert value == pytest.approx(expected["acc_star" if calibrate else "acc_eq"])
+    assert values[0] == 1.0  # one item drawn n times: every pair is a copy pair
+
+
+def test_bootstrap_is_deterministic_for_a_seed_and_brackets_the_estimate() -> None:
+    metric, human = tied_scores(2, 8, 30, replies=20)
+    first = bootstrap_accuracy(metric, human, "summary", calibrate=True, n_resamples=300, seed=4)
+    second = bootstrap_accuracy(metric, human, "summary", calibrate=True, n_resamples=300, seed=4)
+    other = bootstrap_accuracy(metric, human, "summary", calibrate=True, n_resamples=300, seed=5)
+    np.testing.assert_array_equal(first.distribution, second.distribution)
+    assert not np.array_equal(first.distribution, other.distribution)
+    point = tie_calibrated_accuracy(metric, human, "summary").value
+    assert first.low < point < first.high
+
+
+def test_bad_arguments_raise() -> None:
+    metric, human = tied_scores(1, 4, 5, replies=4)
+    with pytest.raises(ValueError, match="unknown level"):
+        tie_calibrated_accuracy(metric, human, "turn")
+    with pytest.raises(ValueError, match="epsilon"):
+        pairwise_accuracy(metric, human, "summary", epsilon=-0.1)
+    with pytest.raises(ValueError, match="resamples 'inputs' at the summary level"):
+        bootstrap_accuracy(metric, human, "summary", calibrate=True, unit="systems", seed=0)
+    with pytest.raises(ValueError, match="only to the global level"):
+        bootstrap_accuracy(metric, human, "summary", calibrate=True, unit="items", seed=0)
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_accuracy(metric, human, "global", calibrate=True, confidence=95, seed=0)
+    with pytest.raises(ValueError, match="none of the 1000 resamples has a complete pair"):
+        bootstrap_accuracy(np.ones((1, 4)), np.ones((1, 4)), "summary", calibrate=True, seed=0)
