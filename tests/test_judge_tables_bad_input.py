@@ -14,6 +14,7 @@ import pytest
 from geval_repro.load import load_released_replies
 from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.parse import PARSERS
+from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.tables.judge_rows import replies_tables
 
 SETTINGS = {
@@ -81,7 +82,9 @@ def test_an_unscorable_dimension_gives_empty_rows_with_a_note(caplog) -> None:
         out = tables(replies({"coherence": GOOD, "consistency": junk}))
     rows = out["correlations"]
     bad = rows[(rows["dimension"] == "consistency") & rows["variant"].str.startswith("mean")]
-    assert bad["value"].isna().all() and len(bad) == 6
+    assert bad["value"].isna().all() and bad["epsilon"].isna().all()
+    at_level = bad[(bad["level"] == "summary") & bad["coefficient"].isin(COEFFICIENTS)]
+    assert len(at_level) == 6
     assert bad["note"].str.contains("not scorable").all()
     tolerant = bad[bad["variant"].str.endswith("tolerant")]
     assert tolerant["note"].str.contains("no item has a score").all()

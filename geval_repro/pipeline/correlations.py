@@ -19,6 +19,7 @@ from geval_repro.pipeline.significance import read_significance
 from geval_repro.registry.benchmarks import PRINTED_NAMES, table_of
 from geval_repro.report.paper_layout import paper_layout
 from geval_repro.report.table_files import write_pair, write_rows
+from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
 from geval_repro.tables.printed import combined_table
 
 log = logging.getLogger(__name__)
@@ -57,3 +58,9 @@ def write_paper_layout(
     table = pd.read_csv(rows)
     tests = read_significance(significance) if significance else None
     write_text(out, paper_layout(table, number, tests))
+
+
+def write_pairwise_accuracy(correlations: PathLike, stem: PathLike) -> None:
+    """The pairwise-accuracy table (:mod:`geval_repro.tables.pairwise_accuracy`) of the
+    correlation rows -> ``<stem>.csv|.md``."""
+    write_pair(pairwise_accuracy_table(pd.read_csv(correlations)), stem)

@@ -60,6 +60,7 @@ def ceiling_rows(experts: pd.DataFrame) -> pd.DataFrame:
             "n_groups": table["n_groups"],
             "tie_rate": np.nan,
             "human_tie_rate": np.nan,
+            "epsilon": np.nan,
             "paper_value": np.nan,
             "delta": np.nan,
             "status": "recomputed",

@@ -105,6 +105,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             outputs.SIGNIFICANCE_VS_BASELINE,
             "Judges vs the best baseline",
         ),
+        outputs.PAIRWISE_ACCURACY: (outputs.PAIRWISE_ACCURACY, "Pairwise accuracy with ties"),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

@@ -13,6 +13,9 @@ from __future__ import annotations
 CORRELATIONS = "correlations"
 #: Every judge row against the best recomputed baseline: ``tables/<name>.csv|.md``.
 SIGNIFICANCE_VS_BASELINE = "significance_vs_baseline"
+#: Every metric's acc_eq and tie-calibrated acc*_eq per benchmark and dimension:
+#: ``tables/<name>.csv|.md``.
+PAIRWISE_ACCURACY = "pairwise_accuracy"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge run with replies: ``tables/<name>.csv``.

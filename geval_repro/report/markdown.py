@@ -14,7 +14,13 @@ import pandas as pd
 
 from geval_repro.tables.rows import CONFIDENCE, ROUNDING_TOLERANCE
 
-_DECIMALS = {"paper_value": ".3f", "tie_rate": ".3f", "human_tie_rate": ".3f", "delta": "+.4f"}
+_DECIMALS = {
+    "paper_value": ".3f",
+    "tie_rate": ".3f",
+    "human_tie_rate": ".3f",
+    "epsilon": ".4g",
+    "delta": "+.4f",
+}
 OUTSIDE_CI = "†"
 OUTSIDE_CI_LEGEND = (
     f"{OUTSIDE_CI} the printed value lies outside our {CONFIDENCE:.0%} CI: no number that "

@@ -7,6 +7,7 @@ Imports nothing of the package: statistics know nothing of benchmarks or files.
 """
 
 from geval_repro.stats.accuracy import (
+    ACCURACIES,
     bootstrap_accuracy,
     pairwise_accuracy,
     tie_calibrated_accuracy,
@@ -31,6 +32,7 @@ from geval_repro.stats.results import (
 from geval_repro.stats.ties import tie_rate
 
 __all__ = [
+    "ACCURACIES",
     "COEFFICIENTS",
     "LEVELS",
     "BootstrapResult",

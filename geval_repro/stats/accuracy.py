@@ -95,6 +95,9 @@ from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import TIE_ATOL
 
+#: The accuracies reported beside the correlation coefficients: ``acc_eq`` (metric ties at
+#: a zero threshold) and ``acc_eq_calibrated`` (``acc*_eq``, the fitted threshold).
+ACCURACIES: tuple[str, ...] = ("acc_eq", "acc_eq_calibrated")
 TIE_SCALE = float(round(1 / TIE_ATOL))  # 1e9, exact: metric differences in grid units
 SELECTION_ATOL = 1e-12
 RESAMPLING_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}

@@ -71,7 +71,8 @@ def _average_row(
     """The AVG row of one group: ``paper_value`` is the printed average, and the note states
     both the printed average and the mean of the printed columns it summarizes."""
     empty = dict.fromkeys(
-        ("ci_low", "ci_high", "n_items", "n_groups", "tie_rate", "human_tie_rate"), math.nan
+        ("ci_low", "ci_high", "n_items", "n_groups", "tie_rate", "human_tie_rate", "epsilon"),
+        math.nan,
     )
     return {
         **template,

@@ -115,8 +115,8 @@ def _rows_for(
 ) -> pd.DataFrame:
     """Rows at the benchmark's level of one per-item ``score`` column, per scored dimension.
 
-    A dimension that cannot be scored gets its rows with an empty value and a note saying
-    why (logged as a warning).
+    A dimension that cannot be scored gets its rows (accuracies too) with an empty value and
+    a note saying why (logged as a warning).
     """
     benchmark = get_benchmark(spec["benchmark"])
     parts = []
@@ -161,6 +161,10 @@ def _rows_for(
             status=status_of(spec),
         )
         if reason:
+            # A constant judge's pairwise accuracy is defined (the human tie share), but it
+            # measures nothing of the judge: every statistic of the dimension stays empty.
+            blank = ["value", "ci_low", "ci_high", "epsilon", "delta"]
+            rows[blank] = np.nan
             rows["note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)

@@ -31,10 +31,17 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import PRINTED_NAMES, level_of
 from geval_repro.registry.paper import paper_value
+from geval_repro.stats.accuracy import (
+    ACCURACIES,
+    bootstrap_accuracy,
+    pairwise_accuracy,
+    tie_calibrated_accuracy,
+)
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import POOLED, as_score_pair, to_matrix, with_pooled_system
+from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import tie_rate
 
 #: The columns that identify a row.
@@ -48,6 +55,7 @@ COLUMNS = [
     "n_groups",
     "tie_rate",
     "human_tie_rate",
+    "epsilon",
     "paper_value",
     "delta",
     "status",
@@ -123,11 +131,16 @@ def correlation_rows(
 ) -> pd.DataFrame:
     """One row per coefficient for a metric matrix against a human matrix.
 
-    ``metric_scores``/``human_scores``: (n_systems, n_inputs), NaN = missing. The bootstrap
-    uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI) and ``seed``;
-    the same seed for every coefficient, so their intervals share resamples. The paper value
-    is looked up under ``paper_metric`` (default ``metric``) when ``level`` is the paper's
-    level for ``benchmark``. ``note`` is prepended to the generated note.
+    ``metric_scores``/``human_scores``: (n_systems, n_inputs), NaN = missing.
+    ``coefficients``: correlation coefficients (:data:`~geval_repro.stats.COEFFICIENTS`,
+    :func:`geval_repro.stats.levels.correlate`) and pairwise accuracies with ties
+    (:data:`~geval_repro.stats.ACCURACIES`, :mod:`geval_repro.stats.accuracy`: ``acc_eq``
+    at ``epsilon`` 0, ``acc_eq_calibrated`` at the fitted ``epsilon``, re-fitted in every
+    bootstrap resample); the ``epsilon`` column holds an accuracy's metric tie threshold.
+    The bootstrap uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI)
+    and ``seed``; the same seed for every coefficient, so their intervals share resamples.
+    The paper value is looked up under ``paper_metric`` (default ``metric``) when ``level``
+    is the paper's level for ``benchmark``. ``note`` is prepended to the generated note.
     """
     if status not in VALUE_STATUSES:
         raise ValueError(f"correlation rows carry values: status must be one of {VALUE_STATUSES}")
@@ -144,38 +157,102 @@ def correlation_rows(
     )
     records = []
     for coefficient in coefficients:
-        result = correlate(metric_matrix, human_matrix, level, coefficient)
+        if coefficient in ACCURACIES:
+            estimate = _accuracy(metric_matrix, human_matrix, level, coefficient)
+            value, epsilon, coefficient_note = estimate.value, estimate.epsilon, ACCURACY_NOTE
+            n_items, n_groups = _paired_cells(complete, level), estimate.n_groups
+        else:
+            result = correlate(metric_matrix, human_matrix, level, coefficient)
+            value, epsilon, coefficient_note = result.value, math.nan, ""
+            n_items, n_groups = result.n_items, result.n_groups
         low = high = math.nan
-        if n_resamples > 0 and not math.isnan(result.value):
-            interval = bootstrap_ci(
-                metric_matrix,
-                human_matrix,
-                level,
-                coefficient,
-                unit=unit,
-                n_resamples=n_resamples,
-                confidence=CONFIDENCE,
-                seed=seed,
+        if n_resamples > 0 and not math.isnan(value):
+            interval = _interval(
+                metric_matrix, human_matrix, level, coefficient, unit, n_resamples, seed
             )
             low, high = interval.low, interval.high
         printed = printed_value(benchmark, dimension, paper_metric or metric, coefficient, level)
         records.append(
             {
                 **row_key(benchmark, dimension, metric, variant, level, coefficient),
-                "value": result.value,
+                "value": value,
                 "ci_low": low,
                 "ci_high": high,
-                "n_items": result.n_items,
-                "n_groups": result.n_groups,
+                "n_items": n_items,
+                "n_groups": n_groups,
                 "tie_rate": metric_ties.rate,
                 "human_tie_rate": human_ties.rate,
+                "epsilon": epsilon,
                 "paper_value": printed,
-                "delta": result.value - printed,
+                "delta": value - printed,
                 "status": status,
-                "note": join_notes(note, ci_note, comparison_note(result.value, printed)),
+                "note": join_notes(
+                    note, coefficient_note, ci_note, comparison_note(value, printed)
+                ),
             }
         )
     return typed_counts(pd.DataFrame.from_records(records, columns=COLUMNS))
+
+
+ACCURACY_NOTE = (
+    "pairwise accuracy with ties (Deutsch et al. 2023): share of pairs the metric orders as "
+    "the humans do, ties included; the metric ties a pair when |difference| <= epsilon"
+)
+
+
+def _accuracy(
+    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+) -> PairwiseAccuracy:
+    """``acc_eq`` (epsilon 0) or ``acc_eq_calibrated`` (the fitted epsilon)."""
+    if coefficient == "acc_eq_calibrated":
+        return tie_calibrated_accuracy(metric, human, level)
+    return pairwise_accuracy(metric, human, level)
+
+
+def _interval(
+    metric: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    unit: str,
+    n_resamples: int,
+    seed: int,
+) -> BootstrapResult:
+    """The percentile bootstrap interval of one coefficient or accuracy."""
+    if coefficient in ACCURACIES:
+        return bootstrap_accuracy(
+            metric,
+            human,
+            level,
+            calibrate=coefficient == "acc_eq_calibrated",
+            unit=unit,
+            n_resamples=n_resamples,
+            confidence=CONFIDENCE,
+            seed=seed,
+        )
+    return bootstrap_ci(
+        metric,
+        human,
+        level,
+        coefficient,
+        unit=unit,
+        n_resamples=n_resamples,
+        confidence=CONFIDENCE,
+        seed=seed,
+    )
+
+
+def _paired_cells(complete: np.ndarray, level: str) -> int:
+    """Complete cells that enter a pair: at the summary level those of inputs with at least
+    two; at the system level the systems with a mean; at the global level all (if two)."""
+    if level == "summary":
+        per_input = complete.sum(axis=0)
+        return int(per_input[per_input >= 2].sum())
+    if level == "system":
+        present = int(complete.any(axis=1).sum())
+        return present if present >= 2 else 0
+    present = int(complete.sum())
+    return present if present >= 2 else 0
 
 
 def printed_number(value: float) -> str:
@@ -225,25 +302,33 @@ def table_rows(
     """Rows of ``metric_column`` against ``human_column`` at ``level`` (bootstrap:
     ``n_resamples`` resamples seeded with ``seed``, see :func:`correlation_rows`).
 
-    ``summary``: (system_id x ``inputs``) matrices, per input over its systems; ``global``:
-    every row of ``table`` pooled (one pseudo-system, one input per row).
+    ``summary``: (system_id x ``inputs``) matrices, per input over its systems, every
+    coefficient and accuracy; then the ``system`` level on the same matrices (each system's
+    mean over the inputs where both scores are present, one correlation over the systems;
+    SummEval's system level as Fabbri et al. 2021 report it): the correlation coefficients,
+    bootstrap over the inputs. ``global``: every row of ``table`` pooled (one pseudo-system,
+    one input per row), every coefficient and accuracy.
     """
     systems = "system_id"
     if level == "global":
         table, systems = with_pooled_system(table), POOLED
     metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
     human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
-    return correlation_rows(
-        benchmark=benchmark,
-        dimension=dimension,
-        metric=metric,
-        variant=variant,
-        level=level,
-        metric_scores=metric_matrix,
-        human_scores=human_matrix,
-        n_resamples=n_resamples,
-        seed=seed,
-        note=note,
-        paper_metric=paper_metric,
-        status=status,
-    )
+    common = {
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "metric": metric,
+        "variant": variant,
+        "metric_scores": metric_matrix,
+        "human_scores": human_matrix,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "note": note,
+        "paper_metric": paper_metric,
+        "status": status,
+    }
+    rows = correlation_rows(level=level, coefficients=(*COEFFICIENTS, *ACCURACIES), **common)
+    if level != "summary":
+        return rows
+    system = correlation_rows(level="system", coefficients=COEFFICIENTS, **common)
+    return pd.concat([rows, system], ignore_index=True)

@@ -111,11 +111,27 @@ rule reproduction_figure:
         reproduction_figure_of_table(input[0], int(wildcards.n), output.png, output.svg)
 
 
+rule pairwise_accuracy:
+    """Every metric's acc_eq and tie-calibrated acc*_eq, per benchmark and dimension."""
+    input:
+        LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
+    output:
+        LAYOUT.pair(LAYOUT.tables / outputs.PAIRWISE_ACCURACY),
+    log:
+        LAYOUT.logs / "pairwise_accuracy.log",
+    localrule: True
+    run:
+        from geval_repro.pipeline.correlations import write_pairwise_accuracy
+
+        write_pairwise_accuracy(input[0], LAYOUT.tables / outputs.PAIRWISE_ACCURACY)
+
+
 rule paper_tables:
     """Everything about the paper's tables: the combined table, the paper layouts, the
-    judge-vs-baseline tests and the reproduction figures."""
+    judge-vs-baseline tests, the reproduction figures and the pairwise accuracies."""
     input:
         rules.correlations.output,
+        rules.pairwise_accuracy.output,
         rules.significance_vs_baseline.output,
         [LAYOUT.paper_layout(n) for n in outputs.PAPER_LAYOUTS],
         [path for n in outputs.PAPER_LAYOUTS for path in LAYOUT.reproduction_figure(n)],
