@@ -85,6 +85,17 @@ def test_execute_notebook_passes_the_folders_and_runs_in_cwd(tmp_path):
     assert "execution" not in notebook.cells[0]["metadata"]  # no timing recorded
 
 
+def test_the_kernel_runs_over_ipc_and_its_chatter_stays_in_the_log(tmp_path, capfd):
+    notebook = _notebook("import sys\nprint('kernel says hi', file=sys.__stderr__)\nprint(2)")
+    log = tmp_path / "notebook.log"
+    with job_log(log):
+        execute_notebook(notebook, cwd=tmp_path)
+    console = capfd.readouterr()
+    assert "TCP" not in console.err and "kernel says hi" not in console.err
+    assert "kernel says hi" in log.read_text(encoding="utf-8")
+    assert notebook.cells[0]["outputs"][0]["text"] == "2\n"
+
+
 def test_a_failing_cell_is_logged_and_leaves_no_output(tmp_path):
     source = tmp_path / "nb" / "broken.ipynb"
     source.parent.mkdir()

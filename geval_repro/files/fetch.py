@@ -39,7 +39,15 @@ _JUDGE_HINT = (
 
 
 class FetchError(RuntimeError):
-    """A file could not be obtained or failed verification."""
+    """A file could not be obtained or failed verification.
+
+    The message names the file, the URL and the fix; ``summary`` is its first part (the file
+    and what went wrong), one line for a console that prints the fix once.
+    """
+
+    def __init__(self, message: str, summary: str | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary or message
 
 
 class UnresolvableHost(OSError):
@@ -211,7 +219,8 @@ def fetch(
         reason = f"failed verification ({origin}): {error}"
         fix = "The bad bytes were discarded; check the source or the mirror copy."
         _log_failure(remote, reason, fix)
-        raise FetchError(f"{remote.label or remote.relpath} {reason}. {fix}") from error
+        summary = f"{remote.label or remote.relpath} {reason}"
+        raise FetchError(f"{summary}. {fix}", summary) from error
     except (requests.exceptions.RequestException, OSError) as error:
         hint = (
             f"not in the mirror {mirror} either" if mirror is not None else "no mirror configured"
@@ -223,7 +232,8 @@ def fetch(
             f"'mirror' or {MIRROR_ENV}{_JUDGE_HINT if remote.label.startswith('judge ') else ''}"
         )
         _log_failure(remote, reason, fix.replace(remote.relpath, "<path>"))
-        raise FetchError(f"{remote.label or remote.relpath}: {reason}. {fix}") from error
+        summary = f"{remote.label or remote.relpath}: {reason}"
+        raise FetchError(f"{summary}. {fix}", summary) from error
     finally:
         pooch_logger.setLevel(level)
     os.chmod(path, USUAL_MODE)  # pooch's temporary file is 0600; give the usual mode

@@ -6,7 +6,12 @@ run function once with :class:`LoggedRun` (so the rule files stay one call long 
 rule gets its log without boilerplate). After the step returns, :class:`Tracer` writes the
 provenance sidecar (:mod:`geval_repro.report.provenance`) of every output under the
 processed tables, the result tables and figures and the row files; the rule names the
-judge runs its outputs rest on in ``params.judges``. While the block runs, every logging
+judge runs its outputs rest on in ``params.judges``. An expected failure
+(:data:`EXPECTED_FAILURES`: a file that cannot be fetched) is one line on the console and
+its traceback stays in the job's log; Snakemake is told through ``SpawnedJobError``, which
+it reports without a traceback.
+
+While the block runs, every logging
 record emitted *from that thread* (library modules log with ``logging.getLogger(__name__)``)
 and everything the thread writes to ``sys.stderr`` (tqdm progress bars, ``print(...,
 file=sys.stderr)``) go to that file, and warnings are logged as records. Records are routed
@@ -27,6 +32,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
+
+from snakemake.exceptions import SpawnedJobError
+
+from geval_repro.files.fetch import FetchError
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
@@ -173,16 +182,35 @@ class LoggedRun:
 
     def __call__(self, *args: object) -> object:
         log_files, rule = args[6], args[7]
-        if not log_files:
-            return self._run(*args)
-        with job_log(log_files[0], f"rule {rule}"):
-            return self._run(*args)
+        where = f"log: {log_files[0]}" if log_files else "no log"
+        try:
+            if not log_files:
+                return self._run(*args)
+            with job_log(log_files[0], f"rule {rule}"):
+                return self._run(*args)
+        except EXPECTED_FAILURES as error:
+            # Expected and explained (no network, a file missing from the mirror): one line
+            # on the console, the traceback in the log, the fix once in the closing summary.
+            console(f"{rule}: {getattr(error, 'summary', error)} ({where})")
+            raise SpawnedJobError(str(error)) from None
+        except Exception:
+            console(f"{rule} failed ({where}); its traceback follows")
+            raise
 
     def _run(self, *args: object) -> object:
         result = self.func(*args)
         if self.after is not None:
             self.after(*args[:3])  # input, output, params
         return result
+
+
+#: Failures a job explains itself: reported in one console line, without a traceback.
+EXPECTED_FAILURES: tuple[type[Exception], ...] = (FetchError,)
+
+
+def console(line: str) -> None:
+    """Print ``line`` on the console (the process's stderr, not the job thread's log)."""
+    print(line, file=sys.__stderr__, flush=True)
 
 
 class Tracer:

@@ -16,6 +16,7 @@ from geval_repro.files.fetch import fetch_failures
 from geval_repro.pipeline.layout import Layout
 
 PathLike = str | os.PathLike[str]
+LISTED = 8  # missing files named in the summary (each also has its own line while running)
 MIRRORED_RUN = (
     "snakemake --cores 4 --configfile workflow/configs/mirrored_data.yaml --config mirror=DIR"
 )
@@ -44,7 +45,9 @@ def closing_summary(
     lines = []
     if missing:
         lines.append(f"{len(missing)} upstream file(s) could not be fetched:")
-        lines += [f"  - {line}" for line in missing]
+        lines += [f"  - {line}" for line in missing[:LISTED]]
+        if len(missing) > LISTED:
+            lines.append(f"  - and {len(missing) - LISTED} more (each in its line above)")
     lines.append(f"Made {len(made)} of the {len(targets)} outputs of a full run.")
     incomplete = [_absent(name, paths) for name, paths in named.items()]
     incomplete = [text for text in incomplete if text]

@@ -19,6 +19,7 @@ import html
 import logging
 import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Mapping
 from functools import cache
@@ -28,6 +29,7 @@ from typing import Any
 
 import nbformat
 import pandas as pd
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
@@ -82,14 +84,30 @@ def execute_notebook(
         env[RESULTS_ENV] = str(Path(results_dir).resolve())
     if processed_dir is not None:
         env[PROCESSED_ENV] = str(Path(processed_dir).resolve())
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        record_timing=False,
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    client.execute(env=env)
+    # The kernel talks over IPC sockets in a private folder (not TCP on localhost), and what
+    # it writes to its stderr goes to this job's log, not to the console.
+    with tempfile.TemporaryDirectory(prefix="geval-kernel-") as folder:
+        stderr_path = Path(folder) / "kernel.stderr"
+        manager = KernelManager(
+            kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel")
+        )
+        client = NotebookClient(
+            notebook,
+            km=manager,
+            timeout=timeout,
+            kernel_name="python3",
+            record_timing=False,
+            resources={"metadata": {"path": str(cwd)}},
+        )
+        try:
+            with stderr_path.open("w", encoding="utf-8") as stderr:
+                client.execute(env=env, stderr=stderr)
+        finally:
+            if manager.has_kernel:
+                manager.shutdown_kernel(now=True)
+            chatter = stderr_path.read_text(encoding="utf-8", errors="replace").strip()
+            if chatter:
+                log.info("kernel stderr:\n%s", chatter)
     return notebook
 
 
