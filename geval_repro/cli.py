@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import sys
@@ -363,16 +364,29 @@ def _add_mirror_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _mirror(args: argparse.Namespace) -> int:
+    import pooch
+
     from geval_repro.files.mirror import make_mirror
     from geval_repro.registry.sources import load_registry
 
     sources = list(load_registry().values())
+    # Each failure is said once, below: not also by the fetch's and pooch's own log records.
+    logging.getLogger("geval_repro").addHandler(logging.NullHandler())
+    pooch.get_logger().setLevel(logging.WARNING)
     result = make_mirror(
         sources, args.dir, base_url=args.base_url, timeout=args.timeout, retries=args.retries
     )
-    print(f"{args.dir}: {len(result.mirrored)} of {len(sources)} sources verified (MANIFEST.tsv)")
+    manifest = " (MANIFEST.tsv)" if result.mirrored else ""
+    print(f"{args.dir}: {len(result.mirrored)} of {len(sources)} sources verified{manifest}")
     for source_id, error in result.failed.items():
-        print(f"geval-repro: {source_id} not mirrored: {error}", file=sys.stderr)
+        reason = error.summary.removeprefix(f"{source_id}: ").removeprefix(f"{source_id} ")
+        print(f"geval-repro: {source_id} not mirrored: {reason}", file=sys.stderr)
+    if result.failed:
+        print(
+            "Fix: run this on a machine that reaches the URLs above (a file that failed "
+            "verification was discarded: check its source), then carry the folder over",
+            file=sys.stderr,
+        )
     return 1 if result.failed else 0
 
 

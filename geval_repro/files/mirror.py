@@ -3,8 +3,9 @@
 ``geval-repro mirror DIR`` on a networked machine writes each source of the registry to
 ``DIR/<owner>/<repo>/<commit>/<path>`` (the layout ``fetch`` reads with ``mirror=DIR``),
 checked against its pinned SHA-256 and size like every pipeline download, and writes
-``DIR/MANIFEST.tsv`` (path, sha256, bytes, upstream URL, license) for the files it holds.
-Sources that fail are reported, never skipped silently. Carry DIR to an offline machine and
+``DIR/MANIFEST.tsv`` (path, sha256, bytes, upstream URL, license) for the files it holds
+(none when it holds none). Sources that fail are reported, never skipped silently, and
+leave no empty folder behind. Carry DIR to an offline machine and
 run with ``--config mirror=DIR`` (or ``GEVAL_REPRO_MIRROR=DIR``).
 """
 
@@ -29,7 +30,7 @@ class MirrorResult:
     """What a mirror run did: the sources now in the mirror and those that failed."""
 
     mirrored: list[Source] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)  # source id -> error
+    failed: dict[str, FetchError] = field(default_factory=dict)  # source id -> error
 
 
 def make_mirror(
@@ -54,10 +55,13 @@ def make_mirror(
         try:
             fetch(remote, out, timeout=timeout, retries=retries, progressbar=False)
         except FetchError as error:
-            log.error("%s: %s", source.id, error)
-            result.failed[source.id] = str(error)
+            log.info("%s not mirrored: %s", source.id, error)
+            result.failed[source.id] = error
+            _remove_empty_folders(out / source.relpath, out)
         else:
             result.mirrored.append(source)
+    if not result.mirrored:
+        return result
     rows = ["\t".join(MANIFEST_COLUMNS)] + [
         "\t".join(
             [
@@ -72,3 +76,13 @@ def make_mirror(
     ]
     write_text(out / "MANIFEST.tsv", "\n".join(rows) + "\n")
     return result
+
+
+def _remove_empty_folders(path: Path, root: Path) -> None:
+    """Remove the empty folders from ``path``'s parent up to (not including) ``root``."""
+    folder = path.parent
+    while folder != root and folder.is_relative_to(root) and folder.is_dir():
+        if any(folder.iterdir()):
+            return
+        folder.rmdir()
+        folder = folder.parent
