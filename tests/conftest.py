@@ -1,8 +1,12 @@
 """Shared test fixtures.
 
-Tests that read upstream data use the byte-exact offline mirror. It is found through
-``GEVAL_REPRO_MIRROR`` or, failing that, ``../shared/mirror`` beside the checkout. A missing
-mirror is a test failure, never a silent skip: CI must exercise the real files.
+Tests that read upstream data use a byte-exact mirror of the upstream files, found in this
+order: ``GEVAL_REPRO_MIRROR``; ``../shared/mirror`` beside the checkout (CI's); the mirror
+this test session made earlier in the user's cache (``$XDG_CACHE_HOME/geval-repro/mirror``,
+default ``~/.cache/geval-repro/mirror``, outside the checkout); or, failing all three, one
+made there now with the project's own verified fetch (``geval-repro mirror``: every source
+the offline mirror holds, SHA-256 checked). Without a mirror and without network, every test
+that reads upstream files fails with one message naming both ways; never a silent skip.
 """
 
 from __future__ import annotations
@@ -21,17 +25,51 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+CACHED_MIRROR = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "geval-repro" / "mirror"
+)
+
+
+def _has_manifest(path: Path) -> bool:
+    return (path / "MANIFEST.tsv").is_file()
+
+
 @pytest.fixture(scope="session")
 def mirror_dir() -> Path:
-    """The offline mirror directory (fails the test when it is missing)."""
-    env = os.environ.get("GEVAL_REPRO_MIRROR")
-    path = Path(env) if env else REPO_ROOT.parent / "shared" / "mirror"
-    if not (path / "MANIFEST.tsv").is_file():
+    """The mirror of the upstream files (see the module docstring); fails the test when
+    there is none and none can be made."""
+    shared = REPO_ROOT.parent / "shared" / "mirror"
+    return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+
+
+def find_or_make_mirror(
+    env: str | None, shared: Path, cache: Path, base_url: str | None = None
+) -> Path:
+    """``env`` (which must be a mirror), else ``shared`` or ``cache`` if one holds a
+    MANIFEST.tsv, else a mirror made in ``cache`` with ``geval-repro mirror``'s fetch (from
+    the real URLs, or ``base_url``); ``pytest.fail`` naming both ways when it cannot be."""
+    from geval_repro.files.mirror import make_mirror
+    from geval_repro.registry.sources import load_registry
+
+    if env:
+        if not _has_manifest(Path(env)):
+            pytest.fail(f"GEVAL_REPRO_MIRROR={env} holds no MANIFEST.tsv: not a mirror")
+        return Path(env).resolve()
+    for path in (shared, cache):
+        if _has_manifest(path):
+            return path.resolve()
+    sources = [s for s in load_registry().values() if s.mirrored]
+    result = make_mirror(sources, cache, base_url=base_url, retries=1)
+    if result.failed:
+        first = next(iter(result.failed.values()))
         pytest.fail(
-            f"offline mirror not found at {path}: set GEVAL_REPRO_MIRROR to the folder that "
-            "holds MANIFEST.tsv (CI uses ../shared/mirror)"
+            f"no mirror of the upstream files, and {len(result.failed)} of {len(sources)} could "
+            f"not be fetched into {cache} (e.g. {first.summary}). Either run the tests once on "
+            "a machine that reaches raw.githubusercontent.com (the mirror is then kept in that "
+            "folder), or point GEVAL_REPRO_MIRROR at a mirror made with `geval-repro mirror "
+            "DIR` on such a machine"
         )
-    return path.resolve()
+    return cache.resolve()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from geval_repro.files.fetch import (
 )
 from geval_repro.pipeline.jobs import job_log
 from geval_repro.registry.sources import load_registry
+from tests.conftest import find_or_make_mirror
 
 PAYLOAD = b"doc_id\tscore\n" + b"d1\t4.0\n" * 2000
 GOOD_SHA = hashlib.sha256(PAYLOAD).hexdigest()
@@ -247,3 +248,29 @@ def test_mirror_command_refuses_corrupt_bytes(tmp_path: Path, server: str) -> No
     assert not (tmp_path / "m" / source.relpath).exists()
     assert not (tmp_path / "m" / "MANIFEST.tsv").exists()  # no manifest that lists nothing
     assert not any((tmp_path / "m").iterdir())  # and no empty folders left behind
+
+
+def test_tests_make_a_mirror_in_the_cache_when_none_is_set(
+    mirror_server: str, tmp_path: Path
+) -> None:
+    """Without GEVAL_REPRO_MIRROR and ../shared/mirror, the test session fetches one into
+    the cache folder (verified) and reuses it; it never writes into the checkout."""
+    cache = tmp_path / "cache" / "geval-repro" / "mirror"
+    made = find_or_make_mirror(None, tmp_path / "no-shared", cache, base_url=mirror_server)
+    assert made == cache.resolve() and (cache / "MANIFEST.tsv").is_file()
+    mirrored = {s.relpath for s in load_registry().values() if s.mirrored}
+    listed = {line.split("\t")[0] for line in (cache / "MANIFEST.tsv").read_text().splitlines()}
+    assert mirrored <= listed
+    # reused, not fetched again: a dead server is never asked
+    dead = "http://127.0.0.1:9/none"
+    assert find_or_make_mirror(None, tmp_path / "no-shared", cache, base_url=dead) == made
+
+
+def test_tests_without_mirror_or_network_fail_naming_both_ways(tmp_path: Path, server: str) -> None:
+    cache = tmp_path / "cache"
+    with pytest.raises(pytest.fail.Exception) as failure:
+        find_or_make_mirror(None, tmp_path / "no-shared", cache, base_url=f"{server}/nothing")
+    message = str(failure.value)
+    assert "GEVAL_REPRO_MIRROR" in message and "geval-repro mirror DIR" in message
+    assert "raw.githubusercontent.com" in message
+    assert not (cache / "MANIFEST.tsv").exists()
