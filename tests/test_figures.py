@@ -103,10 +103,10 @@ def test_distribution_panels_keep_one_scale_each() -> None:
     fig = distribution_figure(counts)
     shown = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in shown] == [
-        "SummEval (1-5)",
-        "Topical-Chat, Naturalness (1-3)",
-        "Topical-Chat, Groundedness (0-1)",
-        "QAGS-XSum (0-1)",
+        "SummEval: coherence (1-5)",
+        "Topical-Chat: naturalness (1-3)",
+        "Topical-Chat: groundedness (0-1)",
+        "QAGS-XSum: consistency (0-1)",
     ]
     for ax, (low, high) in zip(shown, [(1, 5), (1, 3), (0, 1), (0, 1)], strict=True):
         left, right = ax.get_xlim()
@@ -136,3 +136,18 @@ def test_tie_rate_title_fits_in_the_figure(label: str) -> None:
     frame = fig.bbox
     assert box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
     assert "".join(fig.axes[0].get_title().split()) == "".join(title.split())
+
+
+def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> None:
+    counts = pd.DataFrame(
+        {
+            "benchmark": ["summeval"] * 3 + ["qags_xsum"] * 2,
+            "dimension": ["fluency"] * 3 + ["consistency"] * 2,
+            "score": [1.0, 3.0, 5.0, 0.0, 1.0],
+            "count": [1, 20, 79, 51, 49],
+            "share": [0.01, 0.2, 0.79, 0.51, 0.49],
+        }
+    )
+    fluency, consistency = (ax for ax in distribution_figure(counts).axes if ax.get_visible())
+    assert fluency.get_yscale() == "log" and "log scale" in fluency.get_ylabel()
+    assert consistency.get_yscale() == "linear"

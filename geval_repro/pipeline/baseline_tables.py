@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from geval_repro.baselines import PROTOCOL_VARIANTS
 from geval_repro.baselines.bleu import sentence_bleu
 from geval_repro.baselines.meteor import debian_wordnet, meteor
 from geval_repro.baselines.meteor_java import meteor_coco
@@ -49,9 +50,9 @@ log = logging.getLogger(__name__)
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
 SENTENCE_SEPARATOR = " . "
-SUMMEVAL_PROTOCOL = "11 references, mean"
-TOPICAL_CHAT_VARIANT = "vs original ground truth, 300 responses (USR protocol)"
-QAGS_VARIANT = "vs source document"
+SUMMEVAL_PROTOCOL = PROTOCOL_VARIANTS["summeval"]
+TOPICAL_CHAT_VARIANT = PROTOCOL_VARIANTS["topical_chat"]
+QAGS_VARIANT = PROTOCOL_VARIANTS["qags_cnndm"]
 METRIC_NOTES = {
     "METEOR": "METEOR 1.0 (nltk on WordNet 3.0), not the Java METEOR 1.5 of USR's toolkit",
     "METEOR 1.5": "METEOR 1.5 (Java jar of pycocoevalcap 1.2), the METEOR of USR's toolkit",

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
 from geval_repro.pipeline.significance import read_significance
 from geval_repro.registry.benchmarks import PRINTED_NAMES, table_of
-from geval_repro.report.paper_layout import paper_layout
+from geval_repro.report.paper_layout import paper_layout, table_notes
+from geval_repro.report.readme import RELEASED_JUDGE
 from geval_repro.report.table_files import write_pair, write_rows
 from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
 from geval_repro.tables.printed import combined_table
@@ -51,13 +53,19 @@ def combine(parts: Sequence[PathLike], stem: PathLike) -> None:
 
 
 def write_paper_layout(
-    rows: PathLike, significance: Sequence[PathLike], number: int, out: PathLike
+    rows: PathLike,
+    significance: Sequence[PathLike],
+    number: int,
+    judges: Mapping[str, Mapping[str, Any]],
+    out: PathLike,
 ) -> None:
-    """Paper table ``number`` laid out as printed (Markdown) from its rows and the tests of
-    the judge runs on its benchmarks against the best baseline."""
+    """Paper table ``number`` laid out as printed (Markdown) from its rows, the tests of the
+    judge runs on its benchmarks against the best baseline, and notes on those runs
+    (``judges``: run -> config entry)."""
     table = pd.read_csv(rows)
     tests = read_significance(significance) if significance else None
-    write_text(out, paper_layout(table, number, tests))
+    notes = table_notes(number, judges, RELEASED_JUDGE)
+    write_text(out, paper_layout(table, number, tests, notes))
 
 
 def write_pairwise_accuracy(correlations: PathLike, stem: PathLike) -> None:

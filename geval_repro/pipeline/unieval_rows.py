@@ -37,6 +37,14 @@ def unieval_rows(
     """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)
     -> a row file, with the AVG rows."""
     note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
+    same = (
+        "Pearson, Spearman and Kendall equal UniEval's own reproduce/README.md table for "
+        "these predictions to 6 decimals"
+    )
+    chat_note = (
+        f"{note}; {same}; the paper's printed UniEval r and ρ match neither (the printed "
+        "row does not come from these predictions with scipy's coefficients)"
+    )
     chat = pd.read_parquet(topical_chat)
     log.info("topical_chat: %d responses", len(chat))
     parts = [
@@ -52,7 +60,7 @@ def unieval_rows(
             human_column=dimension,
             n_resamples=settings.bootstrap_resamples,
             seed=settings.seed,
-            note=note,
+            note=chat_note,
         )
         for dimension in dimensions_of("topical_chat")
     ]
@@ -70,7 +78,7 @@ def unieval_rows(
                 human_column="consistency",
                 n_resamples=settings.bootstrap_resamples,
                 seed=settings.seed,
-                note=note,
+                note=f"{note}; {same}",
             )
         )
     rows = pd.concat(parts, ignore_index=True)

@@ -136,49 +136,61 @@ def _scale_label(scale: tuple[float, float]) -> str:
     return f"{scale[0]:g}-{scale[1]:g}"
 
 
+PILED_UP = 0.5  # a panel whose top bar holds this share of the items gets a log y axis
+
+
 def distribution_figure(counts: pd.DataFrame) -> Figure:
-    """Share of items at each human score: one panel per benchmark and human scale.
+    """Share of items at each human score: one panel per benchmark and dimension.
 
     ``counts``: rows benchmark, dimension, score, share (see
-    :func:`geval_repro.human.distributions.score_counts`). Dimensions of one benchmark share
-    a panel when they share a scale (the registry's ``human_scale``), so no axis mixes a 0-1
-    scale with a 1-5 one (Topical-Chat's groundedness gets its own panel). Bars stand at the
-    score's value on the axis, ticks at the scale's whole points.
+    :func:`geval_repro.human.distributions.score_counts`). Each panel has its own y scale, so
+    a dimension whose items pile up at one score (SummEval's consistency and fluency: about
+    80 % at 5) does not flatten the others' bars; its x axis is the dimension's human scale
+    (the registry's ``human_scale``), bars at the score's value, ticks at the scale's whole
+    points, and the mean and the share at the top score written in the panel. Where one
+    score holds at least :data:`PILED_UP` of the items and another less than a tenth of that,
+    the y axis is logarithmic, so the small bars stay visible (the axis label says so).
     """
-    panels: dict[tuple[str, tuple[float, float]], list[str]] = {}
-    for benchmark, dimension in dict.fromkeys(
-        zip(counts["benchmark"], counts["dimension"], strict=True)
-    ):
-        scale = BENCHMARKS[benchmark].dimension(dimension).human_scale
-        panels.setdefault((benchmark, scale), []).append(dimension)
-    n_cols = min(3, len(panels))
+    panels = list(dict.fromkeys(zip(counts["benchmark"], counts["dimension"], strict=True)))
+    n_cols = min(4, len(panels))
     n_rows = math.ceil(len(panels) / n_cols)
-    fig = Figure(figsize=(4.2 * n_cols, 3.2 * n_rows), layout="constrained")
+    fig = Figure(figsize=(3.6 * n_cols, 2.9 * n_rows), layout="constrained")
     axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
-    for ax, ((benchmark, scale), dimensions) in zip(axes, panels.items(), strict=False):
-        part = counts[(counts["benchmark"] == benchmark) & counts["dimension"].isin(dimensions)]
+    for ax, (benchmark, dimension) in zip(axes, panels, strict=False):
+        rows = counts[(counts["benchmark"] == benchmark) & (counts["dimension"] == dimension)]
+        scale = BENCHMARKS[benchmark].dimension(dimension).human_scale
         low, high = scale
-        scores = np.unique(part["score"].to_numpy(dtype=float))
-        step = min([*np.diff(scores), (high - low) / 6])  # bars never wider than 1/6 of the axis
-        width = 0.8 * step / len(dimensions)
-        for k, dimension in enumerate(dimensions):
-            rows = part[part["dimension"] == dimension]
-            offset = (k - (len(dimensions) - 1) / 2) * width
-            ax.bar(rows["score"] + offset, 100 * rows["share"], width, label=dimension.title())
+        scores = rows["score"].to_numpy(dtype=float)
+        step = min([*np.diff(np.unique(scores)), (high - low) / 6])  # never wider than 1/6
+        ax.bar(scores, 100 * rows["share"], 0.8 * step, color="tab:blue")
         margin = 0.08 * (high - low)
         ax.set_xlim(low - margin, high + margin)
         ax.set_xticks(np.linspace(low, high, round(high - low) + 1 if high - low > 1 else 3))
-        ax.set_xlabel(f"human score ({_scale_label(scale)}, mean of annotators)")
-        ax.set_ylabel("share of items (%)")
-        what = BENCHMARKS[benchmark].title
-        if len(panels) > 1 and sum(b == benchmark for b, _ in panels) > 1:
-            what += f", {' / '.join(d.title() for d in dimensions)}"
-        ax.set_title(f"{what} ({_scale_label(scale)})", fontsize=9)
-        ax.legend(fontsize=7)
+        ax.set_xlabel(f"human score ({_scale_label(scale)}, mean of annotators)", fontsize=8)
+        shares = rows.loc[rows["share"] > 0, "share"]
+        if shares.max() >= PILED_UP and shares.min() < shares.max() / 10:  # a pile-up
+            ax.set_yscale("log")  # keeps the other scores' bars visible
+            ax.set_ylabel("share of items (%, log scale)", fontsize=8)
+        else:
+            ax.set_ylabel("share of items (%)", fontsize=8)
+        ax.tick_params(labelsize=8)
+        mean = float((rows["score"] * rows["share"]).sum() / rows["share"].sum())
+        top = 100 * float(rows.loc[rows["score"] == rows["score"].max(), "share"].sum())
+        ax.text(
+            0.02,
+            0.97,
+            f"mean {mean:.2f}; {top:.0f} % at {rows['score'].max():g}",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=8,
+        )
+        ax.set_title(
+            f"{BENCHMARKS[benchmark].title}: {dimension} ({_scale_label(scale)})", fontsize=9
+        )
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
-    fig.suptitle("Distribution of human scores", fontsize=10)
+    fig.suptitle("Distribution of human scores (each panel its own y scale)", fontsize=10)
     return fig
 
 

@@ -8,10 +8,13 @@ table under the first gives every tested cell's difference and p-value.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
-from geval_repro.registry.benchmarks import PRINTED_NAMES, dimensions_of, table_of
+from geval_repro.baselines import BASELINE_METRICS, PROTOCOL_VARIANTS
+from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, dimensions_of, table_of
 from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
 from geval_repro.tables.rows import CONFIDENCE
 
@@ -90,14 +93,22 @@ def _p_value(pvalue: float) -> str:
     return f"{pvalue:.4f}" if pvalue < 0.001 else f"{pvalue:.3f}"
 
 
-def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | None = None) -> str:
+def paper_layout(
+    table: pd.DataFrame,
+    number: int,
+    significance: pd.DataFrame | None = None,
+    notes: Sequence[str] = (),
+) -> str:
     """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
 
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
-    a † marks a printed value outside our CI (legend under the table). ``significance``
-    (:mod:`geval_repro.pipeline.baseline_significance`): a judge cell whose test against the
-    best baseline has p < 0.05 gets a ``*``, and a second table under the first gives every
-    tested cell's difference and p-value.
+    a † marks a printed value outside our CI (legend under the table). Of a baseline with
+    several variants, the one whose row the paper prints
+    (:data:`geval_repro.baselines.PROTOCOL_VARIANTS`) comes first and is marked.
+    ``significance`` (:mod:`geval_repro.tables.significance`): a judge cell whose test
+    against the best baseline has p < 0.05 gets a ``*``, and a second table under the first
+    gives every tested cell's difference and p-value. ``notes``: lines under the table
+    (:func:`table_notes`).
     """
     benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
     coefficients = PRINTED_COEFFICIENTS[number]
@@ -109,7 +120,7 @@ def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | 
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
     part = table[table["benchmark"].isin(benchmarks)]
-    part = part[~part["level"].isin(["system"])]
+    part = _protocol_first(part[~part["level"].isin(["system"])], benchmarks)
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
         "Status: recomputed = computed here from the pinned data; fixture = synthetic test "
@@ -145,4 +156,72 @@ def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | 
         lines += ["", OUTSIDE_CI_LEGEND]
     if tested:
         lines += _significance_lines(significance, tested, columns, headers)
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines) + "\n"
+
+
+PROTOCOL_MARK = " (the paper's protocol)"
+
+
+def _protocol_first(part: pd.DataFrame, benchmarks: Sequence[str]) -> pd.DataFrame:
+    """Baseline rows with several variants: the protocol variant first, its name marked."""
+    protocols = {PROTOCOL_VARIANTS[b] for b in benchmarks if b in PROTOCOL_VARIANTS}
+    baselines = part["metric"].isin(BASELINE_METRICS)
+    variants = part[baselines].groupby("metric")["variant"].nunique()
+    several = part["metric"].map(variants).fillna(1) > 1
+    marked = baselines & several & part["variant"].isin(protocols)
+    # a stable sort on the metric's first appearance, then unmarked after marked
+    first_seen = {m: i for i, m in enumerate(dict.fromkeys(part["metric"]))}
+    order = part.assign(_m=part["metric"].map(first_seen), _p=~marked)
+    part = order.sort_values(["_m", "_p"], kind="stable").drop(columns=["_m", "_p"])
+    return part.assign(
+        variant=part["variant"].where(~marked.loc[part.index], part["variant"] + PROTOCOL_MARK)
+    )
+
+
+#: The judge runs that face the paper's G-Eval rows are usually not the paper's own run.
+RERUN_NOTE = (
+    "A judge row (metric = a judge run) faces the paper's G-Eval row its config names "
+    "(`paper_metric`); a run by other authors or with another model is a different run, so "
+    "its distance from the printed value is a finding about re-running G-Eval, not a failed "
+    "reproduction."
+)
+
+
+def table_notes(number: int, judges: Mapping[str, Mapping[str, Any]], released: str) -> list[str]:
+    """The lines under paper table ``number``: what each judge run is (``judges``: run ->
+    config entry, the runs on the table's benchmarks), whether the paper's own released
+    replies (judge run ``released``) are in this run, and the baselines' variants."""
+    lines = []
+    if judges:
+        lines.append(
+            "Judge runs: " + "; ".join(f"`{j}`: {s['label']}" for j, s in judges.items()) + "."
+        )
+        lines.append(RERUN_NOTE)
+    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
+    if any(BENCHMARKS[b].released_replies for b in benchmarks if b in BENCHMARKS) and (
+        released not in judges
+    ):
+        lines.append(
+            f"The paper's own G-Eval-4 replies (judge run `{released}`, released by "
+            "nlpyang/geval) are not in this run: the default `snakemake --cores 4` recounts "
+            "them on a machine that reaches GitHub. No number here comes from them."
+        )
+    if number == 1:
+        lines.append(
+            f"Baselines: the variant marked{PROTOCOL_MARK} is the one whose row the paper "
+            "prints; the others are shown for comparison (docs/baselines.md)."
+        )
+    if number == 2:
+        lines.append(UNIEVAL_TOPICAL_CHAT)
+    return lines
+
+
+UNIEVAL_TOPICAL_CHAT = (
+    "UniEval: our Pearson, Spearman and Kendall on UniEval's released Topical-Chat "
+    "predictions equal, to 6 decimals, the turn-level table of UniEval's own "
+    "reproduce/README.md (maszhongming/UniEval); the paper's printed UniEval r and ρ match "
+    "neither, so the printed row does not come from those predictions with scipy's "
+    "coefficients."
+)

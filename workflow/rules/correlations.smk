@@ -83,13 +83,17 @@ rule paper_layout:
     wildcard_constraints:
         n=one_of(outputs.PAPER_LAYOUTS),
         stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
+    params:
+        judges=lambda wildcards: {j: JUDGES[j] for j in TABLE_JUDGES[int(wildcards.n)]},
     log:
         LAYOUT.logs / "paper_layout_table{n}_{stem}.log",
     localrule: True
     run:
         from geval_repro.pipeline.correlations import write_paper_layout
 
-        write_paper_layout(input.rows, input.significance, int(wildcards.n), output[0])
+        write_paper_layout(
+            input.rows, input.significance, int(wildcards.n), params.judges, output[0]
+        )
 
 
 rule reproduction_figure:
