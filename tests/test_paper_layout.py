@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from geval_repro.report.paper_layout import paper_layout
+from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.tables.printed import combined_table
 from geval_repro.tables.rows import COLUMNS
 
@@ -58,3 +58,29 @@ def test_layout_cells_show_the_ci_and_flag_printed_values_outside_it() -> None:
     assert cells[6] == "0.050 [0.010, 0.090] (0.097) †"
     assert cells[9] == "0.255 (0.278)"  # an average has no CI, so no flag
     assert text.rstrip().endswith("falls in the interval.")
+
+
+def test_the_protocol_variant_comes_first_and_is_marked() -> None:
+    records = [
+        row("summeval", "coherence", "spearman", 0.1, 0.0, 0.2) | {"metric": "ROUGE-1"},
+        row("summeval", "coherence", "spearman", 0.2, 0.1, 0.3) | {"metric": "ROUGE-1"},
+    ]
+    table = pd.DataFrame.from_records(records, columns=COLUMNS)
+    table["variant"] = ["1 reference (summeval.json)", "11 references, mean"]
+    text = paper_layout(table, 1)
+    rouge = [line for line in text.splitlines() if line.startswith("| ROUGE-1 |")]
+    assert rouge[0].startswith("| ROUGE-1 | 11 references, mean (the paper's protocol) |")
+    assert rouge[1].startswith("| ROUGE-1 | 1 reference (summeval.json) |")
+    assert "docs/baselines.md" in text
+
+
+def test_notes_say_what_the_judge_runs_are_and_where_the_released_replies_are() -> None:
+    judges = {"run-a": {"label": "G-Eval-4 re-run by others", "benchmark": "summeval"}}
+    notes = table_notes(1, judges, "gpt4-released")
+    assert notes[0] == "Judge runs: `run-a`: G-Eval-4 re-run by others."
+    assert any("not a failed reproduction" in n for n in notes)
+    assert any("`gpt4-released`" in n and "not in this run" in n for n in notes)
+    with_release = table_notes(1, {**judges, "gpt4-released": {"label": "x"}}, "gpt4-released")
+    assert not any("not in this run" in n for n in with_release)
+    assert any("UniEval" in n for n in table_notes(2, {}, "gpt4-released"))
+    assert table_notes(3, {}, "gpt4-released") == []

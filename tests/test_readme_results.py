@@ -11,6 +11,7 @@ from geval_repro.report.readme import (
     END,
     START,
     main,
+    recomputed_lines,
     render_section,
     replace_section,
     results_link,
@@ -177,3 +178,30 @@ def test_a_readme_links_only_into_its_own_folder(tmp_path):
     with pytest.raises(ValueError, match="outside"):
         main(["--results", str(_results(tmp_path / "elsewhere")), "--readme", str(readme)])
     assert readme.read_text(encoding="utf-8") == f"{START}\n{END}\n"
+
+
+def test_the_readme_shows_the_recomputed_rows_of_a_paper_table() -> None:
+    layout = "\n".join(
+        [
+            "Table 3: caption.",
+            "",
+            "| metric | variant | status | cnndm r |",
+            "|---|---|---|---|",
+            "| ROUGE-2 | vs source document | recomputed | 0.459 [0.339, 0.565] (0.459) |",
+            "| BERTScore | as printed | not-recomputable | – (0.576) |",
+            "| G-Eval-4 | as printed | not-released | – (0.631) |",
+            "",
+            "A note under the table.",
+            "",
+            "Significance against the best recomputed baseline (* above: p < 0.05): difference",
+            "| metric | variant | status | cnndm r |",
+        ]
+    )
+    lines = recomputed_lines(layout)
+    assert [line for line in lines if line.startswith("| ROUGE-2")]
+    assert not [line for line in lines if "BERTScore" in line or "G-Eval-4" in line]
+    assert "A note under the table." in lines
+    assert lines[-1] == (
+        "Significance against the best recomputed baseline (* above: p < 0.05); every test "
+        "is in the file."
+    )

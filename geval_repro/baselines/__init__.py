@@ -25,3 +25,9 @@ PROTOCOL_VARIANTS: dict[str, str] = {
     "qags_cnndm": "vs source document",
     "qags_xsum": "vs source document",
 }
+
+#: Our baseline names that face another printed name: USR's METEOR is METEOR 1.5 (the Java
+#: jar); nltk's METEOR 1.0 keeps the name "METEOR" and faces the same printed row.
+PRINTED_AS: dict[str, str] = {"METEOR 1.5": "METEOR"}
+#: Where two of our metrics face one printed row, the one that reproduces it.
+PROTOCOL_METRICS: dict[str, str] = {"METEOR": "METEOR 1.5"}

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from geval_repro.baselines import PROTOCOL_VARIANTS
+from geval_repro.baselines import PRINTED_AS, PROTOCOL_VARIANTS
 from geval_repro.baselines.bleu import sentence_bleu
 from geval_repro.baselines.meteor import debian_wordnet, meteor
 from geval_repro.baselines.meteor_java import meteor_coco
@@ -58,7 +58,7 @@ METRIC_NOTES = {
     "METEOR 1.5": "METEOR 1.5 (Java jar of pycocoevalcap 1.2), the METEOR of USR's toolkit",
 }
 # Our metric names that stand for a printed row under another name.
-PAPER_METRICS = {"METEOR 1.5": "METEOR"}
+PAPER_METRICS = PRINTED_AS
 
 
 def _rouge_options(rouge_type: str) -> dict[str, Any]:

@@ -13,7 +13,12 @@ from typing import Any
 
 import pandas as pd
 
-from geval_repro.baselines import BASELINE_METRICS, PROTOCOL_VARIANTS
+from geval_repro.baselines import (
+    BASELINE_METRICS,
+    PRINTED_AS,
+    PROTOCOL_METRICS,
+    PROTOCOL_VARIANTS,
+)
 from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, dimensions_of, table_of
 from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
 from geval_repro.tables.rows import CONFIDENCE
@@ -154,30 +159,41 @@ def paper_layout(
         lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(texts) + " |")
     if any_flag:
         lines += ["", OUTSIDE_CI_LEGEND]
-    if tested:
-        lines += _significance_lines(significance, tested, columns, headers)
+    if part["variant"].str.endswith(PROTOCOL_MARK).any():
+        notes = [PROTOCOL_LEGEND, *notes]
     if notes:
         lines += ["", *notes]
+    if tested:
+        lines += _significance_lines(significance, tested, columns, headers)
     return "\n".join(lines) + "\n"
 
 
 PROTOCOL_MARK = " (the paper's protocol)"
+PROTOCOL_LEGEND = (
+    f"Baselines: where several of ours face one printed row, the one marked{PROTOCOL_MARK} "
+    "reproduces it and comes first; the others are shown for comparison (docs/baselines.md)."
+)
 
 
 def _protocol_first(part: pd.DataFrame, benchmarks: Sequence[str]) -> pd.DataFrame:
-    """Baseline rows with several variants: the protocol variant first, its name marked."""
+    """Baseline rows that face one printed row in several variants (SummEval's references)
+    or metrics (Topical-Chat's METEOR 1.5 and nltk's METEOR): the one that reproduces the
+    printed row first, its variant marked; other rows keep their order."""
     protocols = {PROTOCOL_VARIANTS[b] for b in benchmarks if b in PROTOCOL_VARIANTS}
+    printed = part["metric"].map(lambda m: PRINTED_AS.get(m, m))
     baselines = part["metric"].isin(BASELINE_METRICS)
-    variants = part[baselines].groupby("metric")["variant"].nunique()
-    several = part["metric"].map(variants).fillna(1) > 1
-    marked = baselines & several & part["variant"].isin(protocols)
-    # a stable sort on the metric's first appearance, then unmarked after marked
-    first_seen = {m: i for i, m in enumerate(dict.fromkeys(part["metric"]))}
-    order = part.assign(_m=part["metric"].map(first_seen), _p=~marked)
-    part = order.sort_values(["_m", "_p"], kind="stable").drop(columns=["_m", "_p"])
-    return part.assign(
-        variant=part["variant"].where(~marked.loc[part.index], part["variant"] + PROTOCOL_MARK)
+    variants = (part["metric"] + "\t" + part["variant"])[baselines].groupby(printed).nunique()
+    several = baselines & (printed.map(variants).fillna(1) > 1)
+    marked = (
+        several
+        & part["variant"].isin(protocols)
+        & (part["metric"] == printed.map(lambda p: PROTOCOL_METRICS.get(p, p)))
     )
+    first_seen = {name: i for i, name in enumerate(dict.fromkeys(printed))}
+    order = part.assign(_m=printed.map(first_seen), _p=~marked)
+    part = order.sort_values(["_m", "_p"], kind="stable").drop(columns=["_m", "_p"])
+    protocol = marked.loc[part.index]
+    return part.assign(variant=part["variant"].where(~protocol, part["variant"] + PROTOCOL_MARK))
 
 
 #: The judge runs that face the paper's G-Eval rows are usually not the paper's own run.
@@ -207,11 +223,6 @@ def table_notes(number: int, judges: Mapping[str, Mapping[str, Any]], released: 
             f"The paper's own G-Eval-4 replies (judge run `{released}`, released by "
             "nlpyang/geval) are not in this run: the default `snakemake --cores 4` recounts "
             "them on a machine that reaches GitHub. No number here comes from them."
-        )
-    if number == 1:
-        lines.append(
-            f"Baselines: the variant marked{PROTOCOL_MARK} is the one whose row the paper "
-            "prints; the others are shown for comparison (docs/baselines.md)."
         )
     if number == 2:
         lines.append(UNIEVAL_TOPICAL_CHAT)

@@ -241,11 +241,33 @@ def _paper_tables(results_dir: Path, correlations: pd.DataFrame, link: str) -> l
             ]
         else:
             lines += [
-                f"From [`{link}/tables/{name}`]({link}/tables/{name}).",
+                f"From [`{link}/tables/{name}`]({link}/tables/{name}), without its rows that "
+                "only repeat a printed number and its table of significance tests (both are in "
+                "the file).",
                 "",
-                path.read_text(encoding="utf-8").strip(),
+                *recomputed_lines(path.read_text(encoding="utf-8")),
                 "",
             ]
+    return lines
+
+
+PRINTED_ONLY = ("paper-only", "not-recomputable", "not-released")
+SIGNIFICANCE_HEADING = "Significance against the best recomputed baseline"
+
+
+def recomputed_lines(layout: str) -> list[str]:
+    """A paper-layout table's Markdown without the rows of printed-only numbers (status in
+    :data:`PRINTED_ONLY`) and without the significance table under it (its first line, which
+    explains the ``*``, is kept)."""
+    lines = []
+    for line in layout.strip().splitlines():
+        if line.startswith(SIGNIFICANCE_HEADING):
+            lines.append(line.split(": difference")[0] + "; every test is in the file.")
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) > 2 and cells[2] in PRINTED_ONLY:
+            continue
+        lines.append(line)
     return lines
 
 
