@@ -1,12 +1,17 @@
 """Time the tie-calibrated pairwise accuracy kernels (acc*_eq) against their targets.
 
-Not a test: run ``python perf/time_pairwise_accuracy.py`` (about 10 seconds).
+Not a test: run ``python perf/time_pairwise_accuracy.py`` (about 15 seconds).
 
 Data: SYNTHETIC and seeded, for timing only, with G-Eval's tie pattern: a human score is
 the mean of 3 integer ratings (1-5), a judge score the mean of 20 integer replies (the
 human score plus N(0, 1.2) noise, rounded and clipped to 1-5). Shapes: SummEval's summary
 level (16 systems x 100 documents, 12,000 pairs within documents) and QAGS-XSum's global
-level (239 items, 28,441 pairs). No number printed here is a result about any metric.
+level (239 items, 28,441 pairs). For the global bootstrap (3.) also Topical-Chat's global
+level (300 items, 44,850 pairs; human scores means of 3 ratings 1-3) and QAGS-XSum's with
+its human scale (means of 3 binary ratings), each with a judge (means of 20 replies) and a
+baseline-like continuous metric (human score plus N(0, 0.8) noise: every pair its own
+code, thousands of candidate thresholds). No number printed here is a result about any
+metric.
 
 Timing: CPU seconds of this process (``time.process_time``), the best of several repeats
 of a batch of calls, per call. Targets:
@@ -17,7 +22,12 @@ of a batch of calls, per call. Targets:
    For information, no target: SummEval's shape with 5% of the judge scores missing, where
    documents have unequal pair counts and the search takes the weighted (argsort) path;
 2. ``bootstrap_accuracy`` of acc*_eq, 1,000 resamples with the threshold re-fitted in each,
-   under 2 s on SummEval's shape (and, for information, on QAGS-XSum's shape).
+   under 2 s on SummEval's shape (and, for information, on QAGS-XSum's shape);
+3. the global level's ``bootstrap_accuracy``, acc_eq and acc*_eq, 1,000 resamples, within
+   3x of ``bootstrap_ci`` of Kendall's tau on the same data (same resamples, seed 0). Before
+   the integer sweep (commit 6a8727f) these took 0.5-1.1 s each, 12-190x the Kendall
+   bootstrap (best of 3 on a 2-core machine at load 8: 239 items 0.52-0.70 s, 300 items
+   0.84-1.10 s); after it, 2.5-4 ms (acc_eq) and 6-52 ms (acc*_eq) there.
 
 Before timing, one large array is allocated and freed: glibc then serves the kernels'
 0.1-0.5 MB temporaries from its heap instead of fresh pages (its mmap threshold adapts
@@ -35,9 +45,11 @@ from collections.abc import Callable
 import numpy as np
 
 from geval_repro.stats.accuracy import bootstrap_accuracy, tie_calibrated_accuracy
+from geval_repro.stats.bootstrap import bootstrap_ci
 
 KERNEL_TARGET = 3.0
 BOOTSTRAP_TARGET_S = 2.0
+GLOBAL_TARGET = 3.0  # x the Kendall bootstrap on the same data
 
 
 def best_cpu_seconds(function: Callable[[], object], calls: int, repeats: int) -> float:
@@ -56,6 +68,25 @@ def synthetic(shape: tuple[int, int], rng: np.random.Generator) -> tuple[np.ndar
     human = rng.integers(1, 6, (*shape, 3)).mean(axis=-1)
     replies = np.rint(human[..., None] + rng.normal(0, 1.2, (*shape, 20)))
     return np.clip(replies, 1, 5).mean(axis=-1), human
+
+
+def continuous(
+    n_items: int, scale: tuple[int, int], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """(baseline-like metric, human) rows: human means of 3 integer ratings on ``scale``, the
+    metric the human score plus N(0, 0.8) noise (continuous: no two differences equal)."""
+    human = rng.integers(scale[0], scale[1] + 1, (1, n_items, 3)).mean(axis=-1)
+    return human + rng.normal(0, 0.8, human.shape), human
+
+
+def judged(
+    n_items: int, scale: tuple[int, int], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """(judge, human) rows on ``scale``: means of 20 integer replies (the human score plus
+    N(0, 0.8) noise, rounded and clipped) and of 3 integer ratings."""
+    human = rng.integers(scale[0], scale[1] + 1, (1, n_items, 3)).mean(axis=-1)
+    replies = np.rint(human[..., None] + rng.normal(0, 0.8, (1, n_items, 20)))
+    return np.clip(replies, *scale).mean(axis=-1), human
 
 
 def pair_groups(metric: np.ndarray, level: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -104,6 +135,30 @@ def time_bootstrap(name: str, metric, human, level: str, n_resamples: int, seed:
     )
 
 
+def time_global(name: str, metric, human, n_resamples: int, repeats: int) -> None:
+    def kendall() -> object:
+        return bootstrap_ci(metric, human, "global", "kendall", n_resamples=n_resamples, seed=0)
+
+    reference = best_cpu_seconds(kendall, 1, repeats)
+    cells = []
+    for calibrate in (False, True):
+        seconds = best_cpu_seconds(
+            lambda calibrate=calibrate: bootstrap_accuracy(
+                metric, human, "global", calibrate=calibrate, n_resamples=n_resamples, seed=0
+            ),
+            1,
+            repeats,
+        )
+        ratio = seconds / reference
+        verdict = "meets" if ratio <= GLOBAL_TARGET else "MISSES"
+        label = "acc*_eq" if calibrate else "acc_eq"
+        cells.append(f"{label} {seconds * 1e3:5.1f} ms = {ratio:4.2f}x ({verdict})")
+    print(
+        f"   {name:<22} {human.size:>3} items | Kendall {reference * 1e3:5.1f} ms | "
+        + " | ".join(cells)
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -134,6 +189,14 @@ def main() -> None:
     print(f"2. bootstrap of acc*_eq, {args.resamples} resamples, threshold re-fitted (best of 3)")
     for name, (metric, human, level) in datasets.items():
         time_bootstrap(name, metric, human, level, args.resamples, args.seed)
+    print(
+        f"3. global bootstrap, {args.resamples} resamples, against the Kendall bootstrap on the "
+        f"same data (target {GLOBAL_TARGET:.0f}x; best of {args.repeats})"
+    )
+    for benchmark, n_items, scale in (("Topical-Chat", 300, (1, 3)), ("QAGS-XSum", 239, (0, 1))):
+        for kind, make in (("judge", judged), ("baseline", continuous)):
+            metric, human = make(n_items, scale, rng)
+            time_global(f"{benchmark} {kind}", metric, human, args.resamples, args.repeats)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from geval_repro.stats import accuracy
 from geval_repro.stats.accuracy import (
     bootstrap_accuracy,
     pairwise_accuracy,
@@ -324,6 +325,173 @@ def test_item_resamples_with_copies_equal_the_definition_on_the_resampled_vector
             assert expected is not None
             assert value == pytest.approx(expected["acc_star" if calibrate else "acc_eq"])
     assert values[0] == 1.0  # one item drawn n times: every pair is a copy pair
+
+
+# --- The global bootstrap in integers, against plain counts on each resampled vector ---
+
+
+def counted_on_draws(
+    items_m: np.ndarray, items_h: np.ndarray, draws: np.ndarray, calibrate: bool
+) -> tuple[int, int]:
+    """(correct pairs at the best threshold, or at 0 without ``calibrate``; all pairs) of
+    the resampled vector ``items[draws]``: every pair of draws (copies of one item
+    included), every candidate code, counted as integers."""
+    m, h = items_m[draws], items_h[draws]
+    first, second = np.triu_indices(draws.size, 1)
+    codes = np.array([code(m[j] - m[i]) for i, j in zip(first, second, strict=True)], int)
+    humans_tie = np.abs(h[second] - h[first]) < 1e-9
+    same = (m[second] > m[first]) == (h[second] > h[first])
+    candidates = np.unique(np.append(codes, 0)) if calibrate else np.array([0])
+    metric_ties = codes[None, :] <= candidates[:, None]  # (candidates, pairs)
+    correct = np.where(metric_ties, humans_tie, ~humans_tie & same).sum(axis=1)
+    return int(correct.max()), first.size
+
+
+def item_draws(n_items: int, seed: int) -> np.ndarray:
+    """Random resamples of ``n_items`` items, and some that repeat one item many times."""
+    draws = np.random.default_rng(seed).integers(0, n_items, (30, n_items))
+    draws[0] = 0  # one item n times: only copy pairs
+    draws[1, : n_items // 2] = 3  # one item half the times
+    draws[2, : n_items - 2] = 1  # one item n - 2 times, and two others
+    return draws
+
+
+def global_cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Pooled items with many ties: judges averaging 20 and 4 replies (codes shared by
+    float-noisy differences), a continuous metric (codes all distinct), and a constant
+    judge; human means of 3 ratings, some cells missing."""
+    judge, human = tied_scores(21, 3, 15, replies=20, noise_sd=1.5)
+    few, human_few = tied_scores(22, 2, 20, replies=4)
+    rng = np.random.default_rng(23)
+    continuous = human + rng.normal(0, 0.7, human.shape)
+    return [
+        (judge, human),
+        (few, human_few),
+        (continuous, human),
+        (np.full(human.shape, 3.0), human),
+    ]
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_global_resamples_equal_integer_counts_bit_for_bit(calibrate: bool) -> None:
+    for case, (metric, human) in enumerate(global_cases()):
+        complete = ~(np.isnan(metric) | np.isnan(human))
+        items_m, items_h = metric[complete], human[complete]
+        draws = item_draws(items_m.size, seed=case)
+        values = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        for row, value in zip(draws, values, strict=True):
+            correct, n_pairs = counted_on_draws(items_m, items_h, row, calibrate)
+            assert value == correct / n_pairs  # the same float: an exact count, one division
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_global_bootstrap_equals_integer_counts_for_its_seeded_draws(calibrate: bool) -> None:
+    metric, human = global_cases()[0]
+    result = bootstrap_accuracy(
+        metric, human, "global", calibrate=calibrate, n_resamples=40, seed=3
+    )
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    items_m, items_h = metric[complete], human[complete]
+    draws = np.random.default_rng(3).integers(0, items_m.size, (40, items_m.size))
+    expected = [
+        c / n for c, n in (counted_on_draws(items_m, items_h, row, calibrate) for row in draws)
+    ]
+    np.testing.assert_array_equal(result.distribution, expected)
+    alpha = (1 - 0.95) / 2  # the module's percentiles, to the last bit
+    assert (result.low, result.high) == tuple(
+        np.percentile(expected, [100 * alpha, 100 * (1 - alpha)])
+    )
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_global_draw_counts_other_than_the_item_count(calibrate: bool) -> None:
+    metric, human = global_cases()[1]
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    items_m, items_h = metric[complete], human[complete]
+    rng = np.random.default_rng(8)
+    for n_draws in (2, 3, 2 * items_m.size + 1):
+        draws = rng.integers(0, items_m.size, (6, n_draws))
+        values = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        for row, value in zip(draws, values, strict=True):
+            correct, n_pairs = counted_on_draws(items_m, items_h, row, calibrate)
+            assert value == correct / n_pairs
+    # 300 draws, 250 of one item: 44,850 pairs, more than int16 holds (the sums are int32).
+    draws = rng.integers(0, items_m.size, (2, 300))
+    draws[:, :250] = [[0], [5]]
+    values = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+    for row, value in zip(draws, values, strict=True):
+        assert value == np.divide(*counted_on_draws(items_m, items_h, row, calibrate))
+    for n_draws in (0, 1):  # no pair
+        draws = np.zeros((4, n_draws), dtype=int)
+        values = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        assert np.isnan(values).all() and values.shape == (4,)
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_global_int64_path_and_small_blocks_give_the_same_values(
+    calibrate: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for case, (metric, human) in enumerate(global_cases()):
+        n_items = int((~(np.isnan(metric) | np.isnan(human))).sum())
+        draws = item_draws(n_items, seed=10 + case)
+        narrow = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        with monkeypatch.context() as patched:
+            patched.setattr(accuracy, "NARROW_DRAWS", 0)  # int64 counts and sums
+            wide = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        with monkeypatch.context() as patched:
+            patched.setattr(accuracy, "GLOBAL_RESAMPLES_PER_BLOCK", 7)  # 30 = 4 x 7 + 2
+            blocked = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        np.testing.assert_array_equal(wide, narrow)
+        np.testing.assert_array_equal(blocked, narrow)
+
+
+def test_global_calibration_merges_a_candidate_that_cannot_win() -> None:
+    # Items (metric, human): 0 (0, 1), 1 (1, 1), 2 (3, 1), 3 (1.5, 2). Human-tied pairs:
+    # (0,1) |d| = 1, (1,2) |d| = 2, (0,2) |d| = 3; concordant: (1,3) |d| = 0.5, (0,3)
+    # |d| = 1.5; (2,3) discordant. Candidates 0, 1, 2, 3: moving to 1 ties (0,1) and (1,3),
+    # to 2 ties (1,2) and (0,3), to 3 ties only (0,2), a gain in every resample: candidate 2
+    # merges into 3.
+    metric = np.array([[0.0, 1.0, 3.0, 1.5]])
+    human = np.array([[1.0, 1.0, 1.0, 2.0]])
+    plan = accuracy._global_plan(accuracy._pair_terms(metric[0], human[0]), 4, True, np.int16)
+    assert plan.segments.shape[0] == 3  # 0, 1 and 3
+    # Once each: epsilon 0, 1, 2, 3: 2, 2, 2, 3 of 6. Item 3 twice, 0 and 1: a copy pair,
+    # (0,3) and (1,3) twice, (0,1): 5, 4, 2, 2. Item 2 twice, 0 and 1: a copy pair, (0,1),
+    # (0,2) and (1,2) twice: 1, 2, 4, 6.
+    draws = np.array([[0, 1, 2, 3], [3, 3, 0, 1], [0, 1, 2, 2]])
+    calibrated = resampled_accuracies(metric, human, "global", draws, calibrate=True)
+    fixed = resampled_accuracies(metric, human, "global", draws, calibrate=False)
+    assert calibrated.tolist() == [3 / 6, 5 / 6, 6 / 6]
+    assert fixed.tolist() == [2 / 6, 5 / 6, 1 / 6]
+    for row, value in zip(draws, calibrated, strict=True):
+        assert value == np.divide(*counted_on_draws(metric[0], human[0], row, True))
+
+
+def test_global_concordant_pairs_at_the_largest_candidate_tie_there() -> None:
+    # Items (metric, human): 0 (0, 1), 1 (1, 1), 2 (0, 2), 3 (1, 3). (0,1) humans tie,
+    # |d| = 1: the only candidate besides 0. (2,3) and (0,3) concordant with |d| = 1: tied
+    # (wrong) at epsilon 1. (0,2), (1,3) the judge ties, the humans not; (1,2) discordant.
+    # Draws 0, 0, 1, 1, 2, 3 (15 pairs): epsilon 0: 2 copy pairs + (0,3) twice + (2,3) = 5;
+    # epsilon 1: 2 copy pairs + (0,1) four times = 6.
+    metric = np.array([[0.0, 1.0, 0.0, 1.0]])
+    human = np.array([[1.0, 1.0, 2.0, 3.0]])
+    # Once each (6 pairs): epsilon 0: 2; epsilon 1: 1.
+    once = np.array([[0, 1, 2, 3]])
+    assert resampled_accuracies(metric, human, "global", once, calibrate=True).tolist() == [2 / 6]
+    six = np.array([[0, 0, 1, 1, 2, 3]])
+    assert resampled_accuracies(metric, human, "global", six, calibrate=True).tolist() == [6 / 15]
+    assert resampled_accuracies(metric, human, "global", six, calibrate=False).tolist() == [5 / 15]
+
+
+def test_global_sums_beyond_int16() -> None:
+    # A judge equal to the humans is right on every pair; 5 items drawn 60 times each make
+    # 10 pairs of 3,600 occurrences (36,000 in segment 0, past int16) and 8,850 copy pairs.
+    _, human = tied_scores(4, 1, 12, replies=4)
+    human = human[~np.isnan(human)][None, :]
+    draws = np.repeat(np.arange(5), 60)[None, :]
+    for calibrate in (True, False):
+        values = resampled_accuracies(human, human, "global", draws, calibrate=calibrate)
+        assert values.tolist() == [1.0]
 
 
 def test_bootstrap_is_deterministic_for_a_seed_and_brackets_the_estimate() -> None:

@@ -40,8 +40,9 @@ Tie calibration (``acc*_eq``): the maximum of the accuracy over the candidate th
 0 and every pair's ``|d|`` (as codes: 0 and every ``c(d)``); ``epsilon*`` is the SMALLEST
 candidate reaching it, reported as ``c / 1e9``. Where every pair weighs the same (system
 and global levels, a summary level whose inputs have equal pair counts) the point estimate
-compares integer counts, exactly. Weighted accuracies, and the bootstrap's, are float sums:
-any accuracy within ``SELECTION_ATOL`` = 1e-12 of the largest counts as reaching it (two
+compares integer counts, exactly, and so does the global level's bootstrap (below).
+Weighted accuracies, and the summary and system levels' bootstrap, are float sums: any
+accuracy within ``SELECTION_ATOL`` = 1e-12 of the largest counts as reaching it (two
 candidates with mathematically equal accuracies can differ in the last bits; different
 accuracies differ by at least ``1 / (n_inputs * lcm(pair counts))``, far more). This is
 mt-metrics-eval's ``tau_optimization`` (``KendallWithTiesOpt``, variant ``acc23``, with
@@ -58,9 +59,10 @@ at a code held by a human-tied pair, so the smallest maximizer is 0 or such a co
 equal weights the kernel sorts the human-tied codes and the concordant codes (those up to
 the largest human-tied code; the others are right at every candidate) and counts, at each
 candidate, the human-tied codes up to it (its position) and the concordant ones (binary
-search): no argsort, no loop. With unequal weights and in the bootstrap, the human-tied and
-concordant pairs are argsorted by code once and their weighted gains summed cumulatively;
-the last position of each run of equal codes is a candidate.
+search): no argsort, no loop. With unequal weights and in the summary and system levels'
+bootstrap, the human-tied and concordant pairs are argsorted by code once and their
+weighted gains summed cumulatively; the last position of each run of equal codes is a
+candidate.
 
 Bootstrap (:func:`bootstrap_accuracy`): percentile intervals of ``acc_eq`` or ``acc*_eq``
 with the threshold RE-FITTED in every resample, using the resampling units of
@@ -80,6 +82,20 @@ them:
 At the system level a resample changes the system means, so its pairs are recomputed and
 sorted per resample. Each block of resamples is one batch of cumulative sums (a loop over
 blocks bounds memory). Values equal recomputing the definition on each resampled matrix.
+
+The global level counts in integers (:func:`_global_accuracies`), exactly and fast. With
+``c`` the draws per item, a pair occurs ``c_i c_j`` times: the correct pairs at threshold 0
+count ``sum(c_i c_j)`` over the pairs correct there, plus the copy pairs, and moving on to
+the next candidate adds the occurrences of the human-tied pairs it newly ties and subtracts
+those of the concordant ones. Only pairs with codes up to the largest human-tied code move;
+a candidate whose next group holds no concordant pair only gains by moving on, so it cannot
+beat the next candidate and is merged into it. Each group of pairs (correct at 0; moving to
+one candidate) is an integer sparse product, ``sum_i c_i (G c)_i`` with ``G`` the gains,
+for a block of resamples at once; cumulative sums over the groups give the counts at every
+candidate, and their maximum over the pair count is ``acc*_eq`` (the first group alone:
+``acc_eq``). A value is that count over ``n (n - 1) / 2``, correctly rounded: bit for bit
+what a float sweep of the same integer weights gives (its sums are exact), and no
+``SELECTION_ATOL`` is needed (equal counts are equal).
 """
 
 from __future__ import annotations
@@ -88,6 +104,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse
 
 from geval_repro.stats.bootstrap import CELLS_PER_BLOCK, check_unit
 from geval_repro.stats.levels import LEVELS
@@ -101,6 +118,9 @@ ACCURACIES: tuple[str, ...] = ("acc_eq", "acc_eq_calibrated")
 TIE_SCALE = float(round(1 / TIE_ATOL))  # 1e9, exact: metric differences in grid units
 SELECTION_ATOL = 1e-12
 RESAMPLING_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
+#: Draws per resample below which the global bootstrap counts in int16 and sums in int32.
+NARROW_DRAWS = 2**15
+GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cache-sized)
 
 
 class PairTerms(NamedTuple):
@@ -354,18 +374,108 @@ def _summary_sweep(
     return _sweep(pairs.codes, pairs.ends, gains, base, norm, calibrate)
 
 
-def _global_sweep(
-    pairs: SortedPairs, counts: np.ndarray, calibrate: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Global level with item ``i`` drawn ``counts[:, i]`` times, ``(B, n_items)``: a pair of
-    distinct items occurs ``a * b`` times, an item's copies pair up ``k (k - 1) / 2`` times
-    (a tie in both, always correct); the denominator is ``n (n - 1) / 2``, ``n`` draws."""
-    first, second, _ = _triangle(counts.shape[1])
-    occurrences = counts[:, first[pairs.index]] * counts[:, second[pairs.index]]
-    gains = occurrences * pairs.gain
-    base = occurrences @ (pairs.gain < 0).astype(float) + (counts * (counts - 1) / 2).sum(axis=1)
-    drawn = counts.sum(axis=1)
-    return _sweep(pairs.codes, pairs.ends, gains, base, drawn * (drawn - 1) / 2, calibrate)
+class GlobalPlan(NamedTuple):
+    """The global level's pairs as integer sparse matrices, for the bootstrap.
+
+    Segment 0 holds the pairs correct at threshold 0 (gain +1); segment ``m >= 1`` the
+    human-tied (+1) and concordant (-1) pairs with codes in ``(k[m - 1], k[m]]``, ``k`` the
+    ascending human-tied codes (``k[0] = 0``), up to the largest. After merging (see
+    :func:`_global_plan`) each segment ends at a kept candidate. ``spread``: ``(n_rows,
+    n_items)``, a row per (segment, item) with each of its pairs' gain in the column of the
+    pair's other item; ``row_item``: ``(n_rows,)`` that item; ``segments``: ``(n_segments,
+    n_rows)``, 0/1, sums the rows of each segment.
+    """
+
+    spread: scipy.sparse.csr_array
+    row_item: np.ndarray
+    segments: scipy.sparse.csr_array
+
+
+def _global_plan(terms: PairTerms, n_items: int, calibrate: bool, dtype: type) -> GlobalPlan:
+    """The pairs of ``n_items`` items (``terms``) as a :class:`GlobalPlan` with gains of
+    ``dtype``; without ``calibrate``, segment 0 only.
+
+    A candidate ``k[m]`` is dropped when segment ``m + 1`` has no concordant pair: its gains
+    are then >= 0, so the accuracy at ``k[m + 1]`` is at least that at ``k[m]`` in every
+    resample and the maximum is unchanged; segment ``m`` merges into the next kept one.
+    """
+    first, second, _ = _triangle(n_items)
+    codes = _codes(terms.scaled)
+    tied, concordant = terms.human_tied, terms.concordant
+    correct = np.flatnonzero(concordant | (tied & (codes == 0)))
+    rising = tied & (codes > 0)
+    candidates = np.unique(codes[rising]) if calibrate else np.empty(0)
+    swept = np.empty(0, dtype=np.intp)
+    if candidates.size:  # concordant pairs above the largest candidate stay right
+        swept = np.flatnonzero(rising | (concordant & (codes <= candidates[-1])))
+    segment = np.searchsorted(candidates, codes[swept]) + 1
+    lossy = np.zeros(candidates.size + 1, dtype=bool)
+    lossy[segment[concordant[swept]]] = True
+    kept = np.flatnonzero(np.append(lossy[1:], True))
+    pairs = np.concatenate((correct, swept))
+    segment = np.searchsorted(kept, np.concatenate((np.zeros(correct.size, np.intp), segment)))
+    gain = np.concatenate((np.ones(correct.size, dtype), np.where(tied[swept], 1, -1)))
+    key = segment * n_items + first[pairs]
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.append(True, key[1:] != key[:-1])) if key.size else key
+    spread = scipy.sparse.csr_array(
+        (gain[order].astype(dtype), second[pairs[order]], np.append(starts, key.size)),
+        shape=(starts.size, n_items),
+    )
+    rows_per_segment = np.bincount(key[starts] // n_items, minlength=kept.size)
+    segments = scipy.sparse.csr_array(
+        (
+            np.ones(starts.size, np.int8),
+            np.arange(starts.size),
+            np.concatenate(([0], np.cumsum(rows_per_segment))),
+        ),
+        shape=(kept.size, starts.size),
+    )
+    return GlobalPlan(spread, key[starts] % n_items, segments)
+
+
+def _global_accuracies(
+    metric: np.ndarray, human: np.ndarray, indices: np.ndarray, calibrate: bool
+) -> np.ndarray:
+    """Global level: accuracy of each resample drawing items ``indices`` ``(B, n_draws)``
+    of ``metric`` and ``human`` ``(n_items,)``, in integer arithmetic.
+
+    With ``c[i]`` how often item ``i`` is drawn, the correct pairs at a candidate are
+    ``sum(c[i] * c[j] * gain)`` over the pairs of the segments up to it, plus the copy
+    pairs ``c[i] (c[i] - 1) / 2``: per resample, ``spread @ c`` is each row's sum of
+    ``gain * c[j]``, times ``c[item]`` and summed per segment (``segments @``), a cumulative
+    sum over the segments gives the counts at the candidates, and the largest is the count
+    at the best threshold. Exact: below ``NARROW_DRAWS`` draws the counts and ``spread @
+    c`` (at most ``n_draws`` in size) are int16, the products and their sums (at most
+    ``n_draws ** 2``) int32; int64 above. The accuracy is that integer over ``n_draws
+    (n_draws - 1) / 2``.
+    """
+    n_resamples, n_draws = indices.shape
+    if n_draws < 2:
+        return np.full(n_resamples, np.nan)
+    narrow = n_draws < NARROW_DRAWS
+    count_type, sum_type = (np.int16, np.int32) if narrow else (np.int64, np.int64)
+    plan = _global_plan(_pair_terms(metric, human), human.size, calibrate, count_type)
+    # counts[i, r]: draws of item i in resample r (items on axis 0: the sparse products and
+    # the gather block[row_item] read whole rows).
+    flat = indices.astype(np.intp) * n_resamples + np.arange(n_resamples)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=human.size * n_resamples)
+    counts = counts.reshape(human.size, n_resamples)
+    copies = (counts * (counts - 1) // 2).sum(axis=0)
+    per_block = max(
+        1, min(GLOBAL_RESAMPLES_PER_BLOCK, CELLS_PER_BLOCK // max(1, plan.row_item.size))
+    )
+    values = np.empty(n_resamples)
+    n_pairs = n_draws * (n_draws - 1) / 2
+    for start in range(0, n_resamples, per_block):
+        block = counts[:, start : start + per_block].astype(count_type)
+        per_row = np.multiply(plan.spread @ block, block[plan.row_item], dtype=sum_type)
+        totals = plan.segments @ per_row
+        np.cumsum(totals, axis=0, out=totals)
+        correct = totals.max(axis=0).astype(np.int64) + copies[start : start + per_block]
+        values[start : start + per_block] = correct / n_pairs
+    return values
 
 
 def _system_sweep(
@@ -432,14 +542,13 @@ def resampled_accuracies(
             for start in range(0, n_resamples, per_block)
         ]
         return np.concatenate(blocks)
-    if level == "summary":
-        grouped_metric, grouped_human, members = _grouped(metric, human, level)
-        n_pairs = members * (members - 1) // 2
-    else:  # the items in row-major order, as the indices number them
-        grouped_metric, grouped_human = _pooled(metric, human)
+    if level == "global":  # the items in row-major order, as the indices number them
+        return _global_accuracies(*_pooled(metric, human), indices, calibrate)
+    grouped_metric, grouped_human, members = _grouped(metric, human, level)
+    n_pairs = members * (members - 1) // 2
     terms = _pair_terms(grouped_metric, grouped_human)
     pairs = _sorted_pairs(terms)
-    # How often each unit (input, or item) is drawn, per resample.
+    # How often each input is drawn, per resample.
     n_units = grouped_human.shape[-1]
     offsets = (np.arange(n_resamples) * n_units)[:, None]
     counts = np.bincount((indices + offsets).ravel(), minlength=n_resamples * n_units)
@@ -448,10 +557,7 @@ def resampled_accuracies(
     values = np.empty(n_resamples)
     for start in range(0, n_resamples, per_block):
         block = counts[start : start + per_block]
-        if level == "summary":
-            value, _ = _summary_sweep(terms, n_pairs, pairs, block, calibrate)
-        else:
-            value, _ = _global_sweep(pairs, block, calibrate)
+        value, _ = _summary_sweep(terms, n_pairs, pairs, block, calibrate)
         values[start : start + per_block] = value
     return values
 
