@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from snakemake.exceptions import SpawnedJobError
 
 from geval_repro.files.fetch import FetchError
+from geval_repro.pipeline.layout import Layout
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
@@ -245,7 +246,7 @@ def log_every_run(rules, after: Callable[..., None] | None = None) -> None:
             rule.run_func = LoggedRun(rule.run_func, after)
 
 
-def every_job_logged_and_traced(rules, *, config: Mapping[str, Any], layout: Any) -> None:
+def every_job_logged_and_traced(rules, *, config: Mapping[str, Any], layout: Layout) -> None:
     """The Snakefile's one call: every job logged, and its tables and figures traced (the
     processed tables, the row files, the result tables and figures of ``layout``)."""
     traced = [layout.processed, layout.rows, layout.tables, layout.figures]
