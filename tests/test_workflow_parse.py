@@ -1,6 +1,6 @@
 """Parsing the workflow stays light: a warm rerun (nothing to do) and every job's start pay
 for the Snakefile and workflow/rules/*.smk, so they import only what parsing needs; a job
-imports its step (pandas, scipy, matplotlib, nbconvert ...) in its run: block."""
+imports its rule function (pandas, scipy, matplotlib, nbconvert ...) in its run: block."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ and paths.
   pages and the notebooks' inputs;
 - :mod:`.jobs`: every job's log file and the provenance sidecars of its outputs;
 - :mod:`.summary`: the closing summary of a run that could not make everything;
-- the steps: :mod:`.tidy`, :mod:`.baseline_tables`, :mod:`.unieval_rows`,
+- the rule functions: :mod:`.tidy`, :mod:`.baseline_tables`, :mod:`.unieval_rows`,
   :mod:`.human_tables`, :mod:`.judge_tables`, :mod:`.significance`, :mod:`.correlations`,
   :mod:`.rerun_agreement`.
 

@@ -1,4 +1,4 @@
-"""Pipeline steps of the combined correlation table and the paper-layout Tables 1-3.
+"""Rule functions of the combined correlation table and the paper-layout Tables 1-3.
 
 Each paper table has its own rows (the printed benchmarks it shows, with a row for every
 printed number this run did not recompute: :func:`geval_repro.tables.printed.combined_table`),

@@ -1,9 +1,9 @@
-"""What every job of the workflow does around its step: a log file, safe when jobs run as
+"""What every job of the workflow does around its rule function: a log file, safe when jobs run as
 threads, and a provenance sidecar beside each table and figure it makes.
 
 Every ``run:`` job runs inside ``with job_log(log[0]):``: the Snakefile wraps each rule's
 run function once with :class:`LoggedRun` (so the rule files stay one call long and a new
-rule gets its log without boilerplate). After the step returns, :class:`Tracer` writes the
+rule gets its log without boilerplate). After the rule function returns, :class:`Tracer` writes the
 provenance sidecar (:mod:`geval_repro.report.provenance`) of every output under the
 processed tables, the result tables and figures and the row files; the rule names the
 judge runs its outputs rest on in ``params.judges``. An expected failure
@@ -49,9 +49,9 @@ _saved_stderr: TextIO | None = None
 
 log = logging.getLogger(__name__)
 
-# The large libraries and the package modules the jobs' steps import (the Snakefile and rules
-# import none of them, so that parsing stays light): imported once by preload_job_libraries
-# before jobs start. Package modules are among them because a package whose __init__
+# The large libraries and the package modules the jobs' rule functions import (the Snakefile
+# and rules import none of them, so that parsing stays light): imported once by
+# preload_job_libraries before jobs start. Package modules are among them because a package whose __init__
 # imports its own submodules (stats) forms an import cycle with each of them, harmless in one
 # thread but able to hand a second thread a partially initialized module.
 JOB_LIBRARIES = (
@@ -240,7 +240,7 @@ class Tracer:
 
 def log_every_run(rules, after: Callable[..., None] | None = None) -> None:
     """Wrap the run function of every rule with a ``run:`` block in :class:`LoggedRun`
-    (calling ``after(input, output, params)`` when the step has returned)."""
+    (calling ``after(input, output, params)`` when the rule function has returned)."""
     for rule in rules:
         if rule.is_run and not isinstance(rule.run_func, LoggedRun):
             rule.run_func = LoggedRun(rule.run_func, after)
@@ -257,7 +257,7 @@ def preload_job_libraries(names: tuple[str, ...] = JOB_LIBRARIES) -> None:
     """Import ``names`` in the calling thread: the Snakefile's ``onstart``, in the main
     thread, before any job thread starts (it runs only when there are jobs to run).
 
-    Jobs import their steps in their ``run:`` blocks; as threads of one process they could
+    Jobs import their rule functions in their ``run:`` blocks; as threads of one process they could
     otherwise import the same large packages at the same moment, and Python's per-module
     import locks can then, in rare lock orders, hand one thread a partially initialized
     module. After this, the jobs' imports of these packages find them loaded.

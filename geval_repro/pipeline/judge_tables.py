@@ -1,4 +1,4 @@
-"""Pipeline steps of one judge run: per-item scores, its result tables, its sweep, and the
+"""Rule functions of one judge run: per-item scores, its result tables, its sweep, and the
 rows of the paper's subset averages from paired runs (the tables themselves are computed
 in :mod:`geval_repro.tables.judge_rows` and :mod:`geval_repro.scoring.sweep`)."""
 

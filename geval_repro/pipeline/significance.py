@@ -1,4 +1,4 @@
-"""Pipeline steps of the judge-vs-baseline tests: one job per judge run, then the table of
+"""Rule functions of the judge-vs-baseline tests: one job per judge run, then the table of
 all of them (the tests are computed in :mod:`geval_repro.tables.significance`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Steps that build the tidy tables of data/processed from the raw files.
+"""Rule functions that build the tidy tables of data/processed from the raw files.
 
 Every table is validated by its pandera schema when loaded, written to parquet atomically,
 and re-read and validated again before the rename, so a table on disk is always complete.

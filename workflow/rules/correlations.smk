@@ -1,7 +1,7 @@
 """The rows of each paper table, the combined correlation table, the paper-layout Tables 1-3,
 the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
 judge runs of its own benchmarks (TABLE_JUDGES), so a run without SummEval's judge files
-still makes Tables 2 and 3. Each job imports its step in its run: block."""
+still makes Tables 2 and 3. Each job imports its rule function in its run: block."""
 
 
 rule judge_averages:

@@ -1,5 +1,5 @@
 """Judge runs: per-item scores, result tables, the tests against the best baseline, the
-sweep and its figures. Each job imports its step in its run: block, so parsing the workflow
+sweep and its figures. Each job imports its rule function in its run: block, so parsing the workflow
 imports no pandas, scipy or matplotlib."""
 
 

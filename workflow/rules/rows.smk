@@ -1,6 +1,6 @@
 """Rows that need no judge run: UniEval's predictions, the baselines, the human data.
 
-Each job imports its step in its run: block (not when the workflow is parsed). The baseline
+Each job imports its rule function in its run: block (not when the workflow is parsed). The baseline
 chain (its tidy inputs, the three baseline_scores_* jobs, baseline_rows) has priority 10: it
 is the run's critical path (METEOR 1.5's JVM alone takes ~20 s), so the scheduler starts it
 before the readers' jobs (notebooks, figures, report pages)."""
