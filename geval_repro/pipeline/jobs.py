@@ -51,9 +51,9 @@ log = logging.getLogger(__name__)
 
 # The large libraries and the package modules the jobs' rule functions import (the Snakefile
 # and rules import none of them, so that parsing stays light): imported once by
-# preload_job_libraries before jobs start. Package modules are among them because a package whose __init__
-# imports its own submodules (stats) forms an import cycle with each of them, harmless in one
-# thread but able to hand a second thread a partially initialized module.
+# preload_job_libraries before jobs start. Package modules are among them because a package
+# whose __init__ imports its own submodules (stats) forms an import cycle with each of them,
+# harmless in one thread but able to hand a second thread a partially initialized module.
 JOB_LIBRARIES = (
     "numpy",
     "pandas",
