@@ -204,3 +204,49 @@ def test_sweep_figures_face_the_printed_values_of_the_runs_benchmark(
     )
     assert faced["spearman"]["coherence"] == printed
     assert (tmp_path / "sweep_accuracy.png").stat().st_size > 1000
+
+
+def _ranking(floor: float) -> pd.DataFrame:
+    rows = []
+    for coefficient in ("pearson", "kendall"):
+        for position, (metric, kind, cluster, value, status) in enumerate(
+            [
+                ("judge-a", "judge", 1, 0.5, "fixture"),
+                ("UniEval", "unieval", 1, 0.45, "recomputed"),
+                ("ROUGE-2", "baseline", 2, 0.2, "recomputed"),
+            ],
+            start=1,
+        ):
+            rows.append(
+                {
+                    "benchmark": "qags_xsum",
+                    "dimension": "consistency",
+                    "coefficient": coefficient,
+                    "position": position,
+                    "cluster": cluster,
+                    "metric": metric,
+                    "variant": "v",
+                    "kind": kind,
+                    "value": value,
+                    "n_items": 239,
+                    "holm_floor": floor,
+                    "status": status,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("floor", [0.01, 0.2])
+def test_cluster_figure_draws_the_ranking_and_its_clusters(floor: float) -> None:
+    from geval_repro.report.cluster_figure import cluster_figure
+
+    fig = cluster_figure(_ranking(floor), "qags_xsum", "QAGS-XSum clusters")
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["consistency, Pearson r", "consistency, Kendall τ"]
+    for ax in axes:
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert labels == ["judge-a (v) [FIXTURE]", "UniEval (v)", "ROUGE-2 (v)"]  # top first
+        texts = _texts(ax)
+        assert "1" in texts and "2" in texts  # the cluster numbers
+        assert any("UNRESOLVED" in t for t in texts) == (floor > 0.05)
+        assert ax.get_xlabel() == "dataset-level correlation (239 items)"

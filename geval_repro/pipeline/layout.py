@@ -193,6 +193,20 @@ class Layout:
     def reproduction_figure(self, number: int) -> list[Path]:
         return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])
 
+    # --- judge vs judge ------------------------------------------------------------------
+
+    def judge_pairs(self, benchmark: str) -> Path:
+        """Every pair of metrics on one benchmark, tested (a work file)."""
+        return self.rows / outputs.PAIRWISE_SIGNIFICANCE / f"{benchmark}.csv"
+
+    def significance_clusters(self, benchmark: str) -> Path:
+        """The ranking of one benchmark's metrics with significance clusters (a work file)."""
+        return self.rows / outputs.SIGNIFICANCE_CLUSTERS / f"{benchmark}.csv"
+
+    def cluster_figure(self, benchmark: str) -> list[Path]:
+        """The figure of one benchmark's clusters (``benchmark`` may be a wildcard)."""
+        return self.figure(self.figures / outputs.CLUSTER_FIGURE.format(benchmark=benchmark))
+
     def human_tables(self) -> list[Path]:
         human = self.tables / "human"
         return [path for name in outputs.HUMAN_TABLES for path in self.pair(human / name)]

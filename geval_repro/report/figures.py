@@ -284,7 +284,7 @@ REPRODUCTION_THRESHOLD = 0.02
 _SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: What a row's metric is, for its marker and colour: the model-free baselines recomputed
 #: here, UniEval's released predictions, and judge runs (every other metric).
-_KINDS = {
+METRIC_KINDS = {
     "baseline": ("o", "tab:blue", "model-free baseline (ROUGE, BLEU, METEOR)"),
     "unieval": ("^", "tab:purple", "UniEval (released predictions)"),
     "judge": ("s", "tab:orange", "judge run"),
@@ -331,7 +331,7 @@ def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
     x = part["paper_value"].to_numpy(float)
     y, low, high = _errors(part)
     kinds = part["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, label) in _KINDS.items():
+    for kind, (marker, colour, label) in METRIC_KINDS.items():
         for outlier in (False, True):
             mask = (kinds == kind) & (flagged == outlier)
             if mask.any():
@@ -359,13 +359,13 @@ def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
 def _forest(ax: Any, outliers: pd.DataFrame) -> None:
     """One line per outlier: ours with its CI (marker of its kind) and the printed value (x)."""
     order = outliers.assign(
-        _kind=outliers["metric"].map(lambda m: list(_KINDS).index(_kind(m))),
+        _kind=outliers["metric"].map(lambda m: list(METRIC_KINDS).index(_kind(m))),
         _delta=(outliers["value"] - outliers["paper_value"]).abs(),
     ).sort_values(["_kind", "_delta"], ascending=[True, False], kind="stable")
     value, low, high = _errors(order)
     rows = np.arange(len(order))
     kinds = order["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, _) in _KINDS.items():
+    for kind, (marker, colour, _) in METRIC_KINDS.items():
         mask = kinds == kind
         if mask.any():
             ax.errorbar(
