@@ -16,9 +16,9 @@ its near-tie check, tie rates by sorting each matrix, accuracies coded per step;
 the kernels of one random-mode step (all draws of one n: a (draws, 16, 100) batch): the
 correlations against two references (``correlate_batch`` once per coefficient with the human
 matrix broadcast to the batch; the sort-based row functions with the near-tie collapse per
-document), and the accuracies (one pass over the batch's pairs) against
-``pairwise_accuracy`` and ``tie_calibrated_accuracy`` called per draw; equal values
-asserted, ratios printed.
+document), and the accuracies (the batch's means coded, its difference table built once as
+the sweep builds it once a run, one pass over its pairs) against ``pairwise_accuracy`` and
+``tie_calibrated_accuracy`` called per draw; equal values asserted, ratios printed.
 
 Usage: ``python perf/time_sweep.py [--draws 200] [--seed 0] [--repeats 2]``
 """
@@ -38,7 +38,7 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.scoring import sweep as sweep_module
 from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
 from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
-from geval_repro.stats.accuracy_batch import HumanPairs, float_accuracies
+from geval_repro.stats.accuracy_batch import DifferenceCodes, HumanPairs, coded_accuracies
 from geval_repro.stats.levels import (
     _summary_level,
     _summary_terms_by_rows,
@@ -131,8 +131,10 @@ def main() -> None:
     )
 
     means = np.round(np.rint(batch * 3) / 3, 12)  # ties, as item means have them
-    pairs = HumanPairs.of(gold, "summary")
-    t_batch, batched = _timed(lambda: float_accuracies(means, pairs))
+    values, codes = np.unique(means, return_inverse=True)  # as the sweep codes its means
+    codes = codes.reshape(means.shape)
+    pairs, differences = HumanPairs.of(gold, "summary"), DifferenceCodes.of(values)  # once a run
+    t_batch, batched = _timed(lambda: coded_accuracies(codes, differences, pairs))
     t_each, each = _timed(
         lambda: [
             (pairwise_accuracy(m, gold, "summary"), tie_calibrated_accuracy(m, gold, "summary"))
@@ -143,8 +145,8 @@ def main() -> None:
     np.testing.assert_allclose(batched.calibrated, [c.value for _, c in each], rtol=0, atol=1e-12)
     assert np.array_equal(batched.epsilon, [c.epsilon for _, c in each])
     print(
-        f"one step ({args.draws} x 16 x 100), CPU: acc_eq and acc*_eq of the batch in one "
-        f"pass over its pairs {t_batch:.3f} s | pairwise_accuracy and tie_calibrated_accuracy "
+        f"one step ({args.draws} x 16 x 100), CPU: acc_eq and acc*_eq of the coded batch in "
+        f"one pass over its pairs {t_batch:.3f} s | pairwise_accuracy and tie_calibrated_accuracy "
         f"per draw {t_each:.3f} s ({t_each / t_batch:.1f}x) | values equal to 1e-12"
     )
 
