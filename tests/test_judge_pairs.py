@@ -248,3 +248,14 @@ def test_baselines_of_one_variant_and_subset() -> None:
     (rouge,) = baseline_metrics(baseline, "qags_xsum")
     assert rouge.scores["consistency"]["score"].tolist() == [0.3, 0.1, 0.6, 0.2, 0.5, 0.4]
     assert baseline_metrics(baseline, "qags_xsum", "another variant") == []
+
+
+def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path) -> None:
+    from geval_repro.pipeline.layout import Layout
+    from geval_repro.registry.benchmarks import NAMES
+    from geval_repro.tables.significance import BASELINE_SCORES
+
+    layout = Layout(tmp_path / "data", tmp_path / "results")
+    for benchmark in NAMES:
+        stem, _ = BASELINE_SCORES[benchmark]
+        assert layout.benchmark_baseline_scores(benchmark) == layout.baseline_scores(stem)

@@ -25,7 +25,6 @@ from geval_repro.tables.judge_pairs import (
     judge_metrics,
     pairwise_significance,
 )
-from geval_repro.tables.significance import BASELINE_SCORES
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ PROTOCOL_VARIANTS = {"summeval": SUMMEVAL_PROTOCOL}
 def benchmark_pairs(
     benchmark: str,
     benchmark_table: PathLike,
-    baseline_scores: Mapping[str, PathLike],
+    baseline_scores: PathLike,
     judges: Mapping[str, Mapping[str, Any]],
     processed: Mapping[str, Mapping[str, PathLike]],
     settings: Settings,
@@ -46,14 +45,13 @@ def benchmark_pairs(
 ) -> None:
     """Every pair of metrics on ``benchmark`` and their ranking -> two CSVs.
 
-    ``baseline_scores``: file stem -> per-item baseline scores; ``judges``: the judge runs
-    on the benchmark (name -> config entry); ``processed``: each run's processed tables by
-    name.
+    ``baseline_scores``: the benchmark's per-item baseline scores; ``judges``: the judge
+    runs on the benchmark (name -> config entry); ``processed``: each run's processed tables
+    by name.
     """
     tidy = pd.read_parquet(benchmark_table)
-    stem, _ = BASELINE_SCORES[benchmark]
     metrics = baseline_metrics(
-        pd.read_parquet(baseline_scores[stem]), benchmark, PROTOCOL_VARIANTS.get(benchmark)
+        pd.read_parquet(baseline_scores), benchmark, PROTOCOL_VARIANTS.get(benchmark)
     )
     metrics += column_metrics(tidy, benchmark, "unieval_", UNIEVAL, UNIEVAL_VARIANT, "unieval")
     for judge, spec in judges.items():

@@ -113,6 +113,14 @@ class Layout:
     def baseline_scores(self, stem: str) -> Path:
         return self.processed / "baselines" / f"{stem}.parquet"
 
+    def benchmark_baseline_scores(self, benchmark: str) -> Path:
+        """The per-item baseline scores of ``benchmark``: the file named after it, or after
+        the family of subsets it belongs to (``qags`` for ``qags_cnndm``)."""
+        (stem,) = [
+            s for s in BASELINE_SCORE_FILES if benchmark == s or benchmark.startswith(f"{s}_")
+        ]
+        return self.baseline_scores(stem)
+
     def pair(self, stem: Path) -> list[Path]:
         """A result table's CSV and Markdown twin."""
         return [stem.with_name(f"{stem.name}.csv"), stem.with_name(f"{stem.name}.md")]

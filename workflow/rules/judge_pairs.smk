@@ -14,7 +14,7 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             f"judge_pairs_{_benchmark}"
         input:
             benchmark_table=LAYOUT.table(_benchmark),
-            baseline_scores=[LAYOUT.baseline_scores(s) for s in BASELINE_SCORE_FILES],
+            baseline_scores=LAYOUT.benchmark_baseline_scores(_benchmark),
             processed=[
                 path for j in _judges for path in LAYOUT.judge_processed(j, JUDGES[j]).values()
             ],
@@ -25,7 +25,6 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             benchmark=_benchmark,
             specs={j: JUDGES[j] for j in _judges},
             processed={j: LAYOUT.judge_processed(j, JUDGES[j]) for j in _judges},
-            scores={stem: LAYOUT.baseline_scores(stem) for stem in BASELINE_SCORE_FILES},
             judges=_judges,
         log:
             LAYOUT.logs / "judge_pairs" / f"{_benchmark}.log",
@@ -35,7 +34,7 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             benchmark_pairs(
                 params.benchmark,
                 input.benchmark_table,
-                params.scores,
+                input.baseline_scores,
                 params.specs,
                 params.processed,
                 SETTINGS,
