@@ -99,10 +99,10 @@ def cluster_figure(clusters: pd.DataFrame, benchmark: str, title: str) -> Figure
     dimensions = [d for d in info.dimension_names if d in set(rows["dimension"])] or [""]
     coefficients = list(dict.fromkeys(rows["coefficient"])) or [""]
     per_panel = int(rows.groupby(["dimension", "coefficient"]).size().max()) if len(rows) else 1
-    label = max((len(_label(r)) for _, r in rows.iterrows()), default=10)
+    widest = max((len(_label(r)) for _, r in rows.iterrows()), default=10)
     fig = Figure(
         figsize=(
-            (2.4 + 0.062 * label) * len(coefficients),
+            (2.4 + 0.062 * widest) * len(coefficients),
             (0.28 * max(per_panel, 3) + 0.9) * len(dimensions) + 1.3,
         ),
         layout="constrained",
