@@ -84,3 +84,35 @@ def test_bad_input_is_refused() -> None:
         coded_accuracies(np.zeros((1, 3, 2), dtype=int), DifferenceCodes.of([0.0]), pairs)
     with pytest.raises(ValueError, match="lie in"):
         coded_accuracies(np.full((1, 2, 3), 4), DifferenceCodes.of([0.0, 1.0]), pairs)
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_global_level_counts_from_tables_equal_counts_from_pairs(missing: bool) -> None:
+    """The global level's two ways of counting (every pair; per-code tables of human levels)
+    give identical results, equal to the one-matrix functions."""
+    rng = np.random.default_rng(11 + missing)
+    values, human, codes = _batch(rng, (2, 60), missing)
+    pairs = HumanPairs.of(human, "global")
+    assert pairs.human_levels is not None and pairs.n_human_levels == 4
+    differences = DifferenceCodes.of(values)
+    got = {}
+    for tables in (True, False):
+        with mock.patch.object(accuracy_batch, "_tables_cheaper", lambda *args, t=tables: t):
+            got[tables] = coded_accuracies(codes, differences, pairs)
+    for field in range(3):
+        np.testing.assert_array_equal(got[True][field], got[False][field])
+    for b, matrix_codes in enumerate(codes):
+        metric = np.where(matrix_codes >= 0, values[np.maximum(matrix_codes, 0)], np.nan)
+        fitted = tie_calibrated_accuracy(metric, human, "global")
+        assert got[True].calibrated[b] == pytest.approx(fitted.value, abs=1e-12)
+        assert got[True].epsilon[b] == fitted.epsilon
+        plain = pairwise_accuracy(metric, human, "global")
+        assert got[True].acc_eq[b] == pytest.approx(plain.value, abs=1e-12)
+
+
+def test_human_levels_only_where_ties_are_levels() -> None:
+    levels = HumanPairs.of(np.array([[0.5, 0.1, 0.5 + 1e-12, np.nan, 0.1]]), "global")
+    assert levels.human_levels.tolist() == [1, 0, 1, -1, 0] and levels.n_human_levels == 2
+    chain = np.array([[0.0, 0.6e-9, 1.2e-9, 5.0]])  # each within 1e-9 of the next, not all
+    assert HumanPairs.of(chain, "global").human_levels is None
+    assert HumanPairs.of(np.ones((2, 3)), "summary").human_levels is None
