@@ -35,6 +35,7 @@ include: "workflow/rules/tidy.smk"
 include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
+include: "workflow/rules/judge_pairs.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/export.smk"
 
@@ -45,6 +46,7 @@ rule all:
         rules.tables.input,
         rules.judges.input,
         rules.paper_tables.input,
+        rules.judge_pairs.input,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,

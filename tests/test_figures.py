@@ -151,3 +151,117 @@ def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> No
     fluency, consistency = (ax for ax in distribution_figure(counts).axes if ax.get_visible())
     assert fluency.get_yscale() == "log" and "log scale" in fluency.get_ylabel()
     assert consistency.get_yscale() == "linear"
+
+
+def _accuracy_sweep() -> pd.DataFrame:
+    rows = []
+    for dimension in ("coherence", "fluency"):
+        for mode in ("first", "random"):
+            for coefficient, shift in (("acc_eq", 0.0), ("acc_eq_calibrated", 0.05)):
+                for n in (1, 2, 3):
+                    rows.append(
+                        {
+                            "parser": "original",
+                            "mode": mode,
+                            "coefficient": coefficient,
+                            "dimension": dimension,
+                            "n": n,
+                            "value": 0.5 + shift + 0.01 * n,
+                            "band_low": 0.45 + shift,
+                            "band_high": 0.6 + shift,
+                            "tie_rate": 0.3 / n,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_sweep_accuracy_figure_draws_both_accuracies_and_the_tie_rate() -> None:
+    from geval_repro.report.figures import sweep_accuracy_figure
+
+    fig = sweep_accuracy_figure(
+        _accuracy_sweep(), parser="original", title="run: accuracy", level="global"
+    )
+    top, bottom = fig.axes[:2], fig.axes[2:]
+    assert [ax.get_title() for ax in top] == ["coherence", "fluency"]
+    for ax in top:  # each accuracy: random n-subsets and first n
+        assert len(ax.get_lines()) == 4
+        assert max(max(line.get_ydata()) for line in ax.get_lines()) == pytest.approx(0.58)
+    assert bottom[0].get_ylabel() == "tied pairs of items (%)"
+    assert bottom[0].get_ylim()[0] == 0 and bottom[1].get_ylim()[1] >= 30  # 30 % at n = 1
+
+
+def test_sweep_figures_face_the_printed_values_of_the_runs_benchmark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Topical-Chat run's sweep faces Table 2's G-Eval-4 values, not SummEval's."""
+    from geval_repro.registry.paper import paper_value
+    from geval_repro.report import figures
+
+    sweep = _accuracy_sweep()
+    sweep = pd.concat(
+        [sweep, sweep.assign(coefficient="spearman"), sweep.assign(coefficient="kendall")]
+    )
+    path = tmp_path / "sweep.csv"
+    sweep.to_csv(path, index=False)
+    faced = {}
+    real = figures.sweep_figure
+
+    def recording(frame: pd.DataFrame, **kwargs: object):
+        faced[kwargs["coefficient"]] = kwargs["paper"]
+        return real(frame, **kwargs)
+
+    monkeypatch.setattr(figures, "sweep_figure", recording)
+    spec = {"label": "run", "paper_metric": "G-Eval-4", "benchmark": "topical_chat"}
+    figures.sweep_figures(path, spec=spec, out_dir=tmp_path)
+    printed = paper_value("topical_chat", "coherence", "G-Eval-4", "spearman")
+    assert printed is not None and printed != paper_value(
+        "summeval", "coherence", "G-Eval-4", "spearman"
+    )
+    assert faced["spearman"]["coherence"] == printed
+    assert (tmp_path / "sweep_accuracy.png").stat().st_size > 1000
+
+
+def _ranking(floor: float) -> pd.DataFrame:
+    rows = []
+    for coefficient in ("pearson", "kendall"):
+        for position, (metric, kind, cluster, value, status) in enumerate(
+            [
+                ("judge-a", "judge", 1, 0.5, "fixture"),
+                ("UniEval", "unieval", 1, 0.45, "recomputed"),
+                ("ROUGE-2", "baseline", 2, 0.2, "recomputed"),
+            ],
+            start=1,
+        ):
+            rows.append(
+                {
+                    "benchmark": "qags_xsum",
+                    "dimension": "consistency",
+                    "coefficient": coefficient,
+                    "position": position,
+                    "cluster": cluster,
+                    "metric": metric,
+                    "variant": "v",
+                    "kind": kind,
+                    "value": value,
+                    "n_items": 239,
+                    "holm_floor": floor,
+                    "status": status,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("floor", [0.01, 0.2])
+def test_cluster_figure_draws_the_ranking_and_its_clusters(floor: float) -> None:
+    from geval_repro.report.cluster_figure import cluster_figure
+
+    fig = cluster_figure(_ranking(floor), "qags_xsum", "QAGS-XSum clusters")
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["consistency, Pearson r", "consistency, Kendall τ"]
+    for ax in axes:
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert labels == ["judge-a (v) [FIXTURE]", "UniEval (v)", "ROUGE-2 (v)"]  # top first
+        texts = _texts(ax)
+        assert "1" in texts and "2" in texts  # the cluster numbers
+        assert any("UNRESOLVED" in t for t in texts) == (floor > 0.05)
+        assert ax.get_xlabel() == "dataset-level correlation (239 items)"

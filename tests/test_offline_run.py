@@ -80,3 +80,23 @@ def test_tables_2_and_3_are_made_without_summevals_judge_files(
     assert "correlations.csv (" in summary
     assert "Table 2" not in summary and "Table 3" not in summary
     assert "of the" in summary and "outputs of a full run" in summary
+
+
+@pytest.mark.pipeline
+def test_judge_pairs_of_other_benchmarks_are_made_without_summevals_judge_files(
+    tmp_path: Path, mirror_dir: Path, pipeline_run: PipelineRun
+) -> None:
+    """A benchmark's judge-vs-judge tests wait only for its own judge runs: without
+    SummEval's judge files, Topical-Chat's and QAGS's clusters are made, SummEval's not."""
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
+    results = tmp_path / "results"
+    done = snakemake_process(pipeline_run.data, results, config, "judge_pairs")
+    assert done.returncode != 0
+    figures = results / "figures"
+    for benchmark in ("topical_chat", "qags_cnndm", "qags_xsum"):
+        assert (figures / f"significance_clusters_{benchmark}.png").is_file(), benchmark
+    assert not (figures / "significance_clusters_summeval.png").exists()
+    assert not (results / "tables" / "pairwise_significance.csv").exists()
+    summary = done.stderr[done.stderr.index("upstream file(s) could not be fetched") :]
+    assert "pairwise_significance.csv (" in summary

@@ -173,9 +173,49 @@ def test_every_printed_number_has_a_row(pipeline_run: PipelineRun) -> None:
         assert (row.benchmark, row.dimension, row.coefficient, round(row.value, 4)) in have, row
 
 
+def test_judge_pairs_cover_every_benchmark(pipeline_run: PipelineRun) -> None:
+    """Every pair of metrics on every benchmark is tested, the judge runs (fixtures
+    included, labelled) beside the baselines; each benchmark has its cluster figure."""
+    tables = pipeline_run.results / "tables"
+    pairs = pd.read_csv(tables / "pairwise_significance.csv")
+    clusters = pd.read_csv(tables / "significance_clusters.csv")
+    assert (tables / "pairwise_significance.md").is_file()
+    assert (tables / "significance_clusters.md").is_file()
+    coefficients = pairs.groupby("benchmark")["coefficient"].unique().map(sorted).to_dict()
+    assert coefficients == {
+        "summeval": ["kendall", "spearman"],
+        "topical_chat": ["pearson", "spearman"],
+        "qags_cnndm": ["kendall", "pearson", "spearman"],
+        "qags_xsum": ["kendall", "pearson", "spearman"],
+    }
+    metrics = clusters.groupby("benchmark")["metric"].unique().map(set).to_dict()
+    assert {"fixture-gpt4", "fixture-jsonl", "gpt4-metriceval-run1", "ROUGE-2"} <= metrics[
+        "summeval"
+    ]
+    assert {"fixture-topical-chat", "UniEval", "METEOR 1.5"} <= metrics["topical_chat"]
+    assert {"fixture-qags-xsum", "UniEval", "ROUGE-L"} <= metrics["qags_xsum"]
+    summeval = clusters[clusters["benchmark"] == "summeval"]
+    assert set(summeval.loc[summeval["kind"] == "baseline", "variant"]) == {"11 references, mean"}
+    fixture = pairs["metric_a"].str.startswith("fixture-") | pairs["metric_b"].str.startswith(
+        "fixture-"
+    )
+    assert (pairs.loc[fixture, "status"] == "fixture").all()
+    assert (pairs.loc[~fixture, "status"] == "recomputed").all()
+    tested = pairs["pvalue"].notna()
+    assert pairs.loc[tested, "pvalue"].between(0, 1).all()
+    assert (pairs.loc[tested, "pvalue_holm"] >= pairs.loc[tested, "pvalue"]).all()
+    n_tables = len(pairs.groupby(["benchmark", "dimension", "coefficient"]))
+    assert len(clusters.groupby(["benchmark", "dimension", "coefficient"])) == n_tables
+    figures = pipeline_run.results / "figures"
+    for benchmark in coefficients:
+        for ext in ("png", "svg"):
+            assert (figures / f"significance_clusters_{benchmark}.{ext}").stat().st_size > 1000
+
+
 #: Jobs with random procedures (bootstrap CIs, permutation tests; seeded from the config):
 #: the tables of a judge run with replies (summary level), with level probabilities and at
-#: the global level, the UniEval rows and the rerun agreement; and the combined tables.
+#: the global level, the UniEval rows and the rerun agreement; the judge-vs-judge tests of
+#: a summary-level and a global-level benchmark; and the combined tables.
 SEEDED_JOBS = (
     "judge_tables_fixture_gpt4",
     "judge_tables_fixture_jsonl",
@@ -183,6 +223,9 @@ SEEDED_JOBS = (
     "unieval_rows",
     "rerun_agreement",
     "judge_averages",
+    "judge_pairs_summeval",
+    "judge_pairs_qags_xsum",
+    "pairwise_significance",
     "correlations",
 )
 

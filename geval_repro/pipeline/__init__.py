@@ -7,8 +7,8 @@ and paths.
 - :mod:`.jobs`: every job's log file and the provenance sidecars of its outputs;
 - :mod:`.summary`: the closing summary of a run that could not make everything;
 - the rule functions: :mod:`.tidy`, :mod:`.baseline_tables`, :mod:`.unieval_rows`,
-  :mod:`.human_tables`, :mod:`.judge_tables`, :mod:`.significance`, :mod:`.correlations`,
-  :mod:`.rerun_agreement`.
+  :mod:`.human_tables`, :mod:`.judge_tables`, :mod:`.significance`, :mod:`.judge_pairs`,
+  :mod:`.correlations`, :mod:`.rerun_agreement`.
 
 May import every other package; nothing imports it but the workflow and the command line.
 """

@@ -18,7 +18,7 @@ from geval_repro.registry.formats import contents_of, result_tables
 from geval_repro.report.table_files import write_pair, write_rows
 from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.parse import PARSERS
-from geval_repro.scoring.sweep import sweep
+from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
 from geval_repro.tables.judge_rows import (
     rating_tables,
     replies_tables,
@@ -106,7 +106,8 @@ def subset_averages(
 def sweep_table(
     replies_path: PathLike, benchmark_table: PathLike, settings: Settings, out: PathLike
 ) -> None:
-    """The replies-per-item sweep (first-n and random n-subsets, n = 1..max_n) -> CSV."""
+    """The replies-per-item sweep (first-n and random n-subsets, n = 1..max_n) of every
+    coefficient of :data:`~geval_repro.scoring.sweep.SWEEP_COEFFICIENTS` -> CSV."""
     replies = pd.read_parquet(replies_path)
     log.info(
         "sweep over %d replies: n = 1..%d, %d draws each",
@@ -118,6 +119,7 @@ def sweep_table(
         replies,
         pd.read_parquet(benchmark_table),
         seed=settings.seed,
+        coefficients=SWEEP_COEFFICIENTS,
         draws=settings.sweep_draws,
         n_max=settings.sweep_max_n,
     )

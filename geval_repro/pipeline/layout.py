@@ -113,6 +113,14 @@ class Layout:
     def baseline_scores(self, stem: str) -> Path:
         return self.processed / "baselines" / f"{stem}.parquet"
 
+    def benchmark_baseline_scores(self, benchmark: str) -> Path:
+        """The per-item baseline scores of ``benchmark``: the file named after it, or after
+        the family of subsets it belongs to (``qags`` for ``qags_cnndm``)."""
+        (stem,) = [
+            s for s in BASELINE_SCORE_FILES if benchmark == s or benchmark.startswith(f"{s}_")
+        ]
+        return self.baseline_scores(stem)
+
     def pair(self, stem: Path) -> list[Path]:
         """A result table's CSV and Markdown twin."""
         return [stem.with_name(f"{stem.name}.csv"), stem.with_name(f"{stem.name}.md")]
@@ -192,6 +200,20 @@ class Layout:
 
     def reproduction_figure(self, number: int) -> list[Path]:
         return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])
+
+    # --- judge vs judge ------------------------------------------------------------------
+
+    def judge_pairs(self, benchmark: str) -> Path:
+        """Every pair of metrics on one benchmark, tested (a work file)."""
+        return self.rows / outputs.PAIRWISE_SIGNIFICANCE / f"{benchmark}.csv"
+
+    def significance_clusters(self, benchmark: str) -> Path:
+        """The ranking of one benchmark's metrics with significance clusters (a work file)."""
+        return self.rows / outputs.SIGNIFICANCE_CLUSTERS / f"{benchmark}.csv"
+
+    def cluster_figure(self, benchmark: str) -> list[Path]:
+        """The figure of one benchmark's clusters (``benchmark`` may be a wildcard)."""
+        return self.figure(self.figures / outputs.CLUSTER_FIGURE.format(benchmark=benchmark))
 
     def human_tables(self) -> list[Path]:
         human = self.tables / "human"

@@ -18,6 +18,7 @@ from typing import Any
 
 from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
+from geval_repro.registry.benchmarks import NAMES as BENCHMARK_NAMES
 from geval_repro.registry.formats import SWEEP_FIGURES, has_replies, result_tables
 
 #: The notebooks of notebooks/, in reading order.
@@ -40,6 +41,7 @@ DATA_TOUR_TABLES: tuple[str, ...] = (
 )
 MAIN = "Tables: ours vs the paper"
 HUMAN = "Human judgements"
+JUDGE_VS_JUDGE = "Judge vs judge: every pair of metrics"
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             "Judges vs the best baseline",
         ),
         outputs.PAIRWISE_ACCURACY: (outputs.PAIRWISE_ACCURACY, "Pairwise accuracy with ties"),
+        outputs.PAIRWISE_SIGNIFICANCE: (outputs.PAIRWISE_SIGNIFICANCE, JUDGE_VS_JUDGE),
+        outputs.SIGNIFICANCE_CLUSTERS: (outputs.SIGNIFICANCE_CLUSTERS, JUDGE_VS_JUDGE),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(
@@ -145,6 +149,16 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             MAIN,
             "Does it reproduce?",
             wildcards={"table": str(number)},
+        )
+    for benchmark in BENCHMARK_NAMES:
+        png = layout.cluster_figure(benchmark)[0]
+        pages[layout.report / "figures" / png.name] = Page(
+            "figure",
+            png,
+            "significance_clusters_figure",
+            MAIN,
+            JUDGE_VS_JUDGE,
+            wildcards={"benchmark": benchmark},
         )
     pages[layout.report / "figures" / f"{outputs.HUMAN_DISTRIBUTIONS}.png"] = Page(
         "figure", layout.human_figure.with_suffix(".png"), "human_distributions", HUMAN, "Figures"

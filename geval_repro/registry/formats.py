@@ -64,7 +64,7 @@ MODE_CONTENTS: dict[str, tuple[Content, ...]] = {
 }
 
 #: The figures of the sweep, made for every run with replies.
-SWEEP_FIGURES: tuple[str, ...] = ("sweep_spearman", "sweep_kendall", "tie_rate")
+SWEEP_FIGURES: tuple[str, ...] = ("sweep_spearman", "sweep_kendall", "tie_rate", "sweep_accuracy")
 
 
 @dataclass(frozen=True)

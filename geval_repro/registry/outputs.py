@@ -16,6 +16,15 @@ SIGNIFICANCE_VS_BASELINE = "significance_vs_baseline"
 #: Every metric's acc_eq and tie-calibrated acc*_eq per benchmark and dimension:
 #: ``tables/<name>.csv|.md``.
 PAIRWISE_ACCURACY = "pairwise_accuracy"
+#: Every pair of metrics (judges and baselines) of a benchmark and dimension, paired
+#: permutation test with Holm's correction: ``tables/<name>.csv|.md``.
+PAIRWISE_SIGNIFICANCE = "pairwise_significance"
+#: The metrics of each benchmark, dimension and coefficient ranked, with their significance
+#: clusters: ``tables/<name>.csv|.md``.
+SIGNIFICANCE_CLUSTERS = "significance_clusters"
+#: The ranking and significance clusters of one benchmark: ``figures/<name>.png|.svg``, the
+#: name formatted with the benchmark.
+CLUSTER_FIGURE = SIGNIFICANCE_CLUSTERS + "_{benchmark}"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge run with replies: ``tables/<name>.csv``.

@@ -96,6 +96,14 @@ def paper_value(
     return _lookup(path).get((benchmark, dimension, metric, coefficient))
 
 
+def printed_coefficients(benchmark: str, path: Path = PAPER_TABLES_PATH) -> tuple[str, ...]:
+    """The coefficients the paper prints for ``benchmark`` (in :data:`COEFFICIENTS` order):
+    Spearman and Kendall for SummEval, Pearson and Spearman for Topical-Chat, all three for
+    the QAGS subsets."""
+    printed = set(_load(path).loc[lambda t: t.benchmark == benchmark, "coefficient"])
+    return tuple(c for c in COEFFICIENTS if c in printed)
+
+
 def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
     """Every printed average next to the mean of the printed columns it summarizes.
 

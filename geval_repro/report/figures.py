@@ -50,8 +50,10 @@ def sweep_figure(
     parser: str,
     paper: Mapping[str, float],
     title: str,
+    level_name: str = "summary",
 ) -> Figure:
-    """Correlation vs replies per item, one panel per dimension.
+    """Correlation vs replies per item, one panel per dimension (``level_name``: the
+    benchmark's name of its correlation level, for the axis).
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
     2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension.
@@ -74,14 +76,27 @@ def sweep_figure(
         ax.set_title(dimension)
         ax.set_xlabel("replies averaged per item (n)")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"summary-level {COEFFICIENT_SYMBOL[coefficient]}")
+    axes[0][0].set_ylabel(f"{level_name}-level {COEFFICIENT_SYMBOL[coefficient]}")
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.suptitle(_title(title, int(30 * len(dimensions))), fontsize=10)
     return fig
 
 
-def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> Figure:
-    """Share of tied within-document pairs of item scores vs replies per item."""
+#: What the tie rate counts at each level: pairs within a document, or all pairs of items.
+TIED_PAIRS = {"summary": "within-document pairs", "global": "pairs of items"}
+#: coefficient -> (colour, line width, label), drawn in this order: acc_eq thin on top of a
+#: wide acc*_eq, so both show where the fitted threshold is 0 and they coincide.
+ACCURACY_LINES = {
+    "acc_eq_calibrated": ("tab:orange", 3.0, "acc*_eq (ε fitted per draw)"),
+    "acc_eq": ("tab:blue", 1.2, "acc_eq (ε = 0)"),
+}
+
+
+def tie_rate_figure(
+    sweep: pd.DataFrame, *, parser: str, title: str, level: str = "summary"
+) -> Figure:
+    """Share of tied pairs of item scores (within documents at the summary level, all pairs
+    at the global level) vs replies per item."""
     rows = sweep[
         (sweep["parser"] == parser)
         & (sweep["mode"] == "first")
@@ -93,11 +108,79 @@ def tie_rate_figure(sweep: pd.DataFrame, *, parser: str, title: str) -> Figure:
         dim_rows = dim_rows.sort_values("n")
         ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
     ax.set_xlabel("replies averaged per item (n, first n)")
-    ax.set_ylabel("tied within-document pairs (%)")
+    ax.set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title(_title(title, 50), fontsize=10)
+    return fig
+
+
+def sweep_accuracy_figure(
+    sweep: pd.DataFrame, *, parser: str, title: str, level: str = "summary"
+) -> Figure:
+    """Pairwise accuracy vs replies per item, one column per dimension: above, acc_eq and
+    acc*_eq (random n-subsets: mean and 2.5-97.5 % band over the draws; first n replies:
+    dashed); below, the tie rate of the item scores (the ties acc_eq counts at ε = 0)."""
+    rows = sweep[(sweep["parser"] == parser) & sweep["coefficient"].isin(list(ACCURACY_LINES))]
+    dimensions = list(dict.fromkeys(rows["dimension"])) or [""]
+    fig = Figure(figsize=(3.3 * len(dimensions) + 0.4, 5.8), layout="constrained")
+    axes = fig.subplots(
+        2, len(dimensions), sharex=True, sharey="row", squeeze=False, height_ratios=[2, 1]
+    )
+    for column, dimension in enumerate(dimensions):
+        top, bottom = axes[0][column], axes[1][column]
+        dim_rows = rows[rows["dimension"] == dimension].sort_values("n")
+        for coefficient, (colour, width, label) in ACCURACY_LINES.items():
+            curve = dim_rows[dim_rows["coefficient"] == coefficient]
+            random = curve[curve["mode"] == "random"]
+            first = curve[curve["mode"] == "first"]
+            top.fill_between(
+                random["n"], random["band_low"], random["band_high"], color=colour, alpha=0.2
+            )
+            top.plot(
+                random["n"],
+                random["value"],
+                color=colour,
+                lw=width,
+                marker="o",
+                ms=3,
+                label=f"{label}, random n-subsets",
+            )
+            top.plot(
+                first["n"],
+                first["value"],
+                color=colour,
+                lw=width / 1.5,
+                ls="--",
+                marker="s",
+                ms=3,
+                mfc="none",
+                label=f"{label}, first n",
+            )
+        ties = dim_rows[dim_rows["coefficient"] == "acc_eq"]
+        for mode, style in (("random", "-"), ("first", "--")):
+            part = ties[ties["mode"] == mode]
+            bottom.plot(
+                part["n"],
+                100 * part["tie_rate"],
+                color="tab:gray",
+                ls=style,
+                marker="o" if mode == "random" else "s",
+                ms=3,
+                mfc=None if mode == "random" else "none",
+                label="random n-subsets" if mode == "random" else "first n",
+            )
+        top.set_title(dimension)
+        top.grid(alpha=0.3)
+        bottom.grid(alpha=0.3)
+        bottom.set_xlabel("replies averaged per item (n)")
+    axes[1][0].set_ylim(bottom=0)  # shared by the row: once every panel is drawn
+    axes[0][0].set_ylabel("pairwise accuracy")
+    axes[1][0].set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    axes[1][-1].legend(fontsize=7, loc="upper right")
+    fig.suptitle(_title(title, int(34 * len(dimensions))), fontsize=10)
     return fig
 
 
@@ -108,8 +191,12 @@ def sweep_figures(
     out_dir: str | os.PathLike[str],
     parser: str = "original",
 ) -> None:
-    """The sweep's figures for one judge run (config ``spec``): ρ, τ and the tie rate vs n."""
+    """The sweep's figures for one judge run (config ``spec``): ρ, τ, the tie rate and the
+    pairwise accuracies vs n, at the level of the run's benchmark (its printed values for
+    ρ and τ, if the paper prints the run's ``paper_metric``)."""
     label, paper_metric = spec["label"], spec.get("paper_metric")
+    benchmark = BENCHMARKS[spec["benchmark"]]
+    where = f"{benchmark.title} {benchmark.level_name}-level"
     sweep = pd.read_csv(sweep_csv)
     out = Path(out_dir)
     for coefficient in ("spearman", "kendall"):
@@ -117,19 +204,29 @@ def sweep_figures(
             dim: value
             for dim in sweep["dimension"].unique()
             if paper_metric
-            and (value := paper_value("summeval", dim, paper_metric, coefficient)) is not None
+            and (value := paper_value(benchmark.name, dim, paper_metric, coefficient)) is not None
         }
         fig = sweep_figure(
             sweep,
             coefficient=coefficient,
             parser=parser,
             paper=printed,
-            title=f"{label}: SummEval summary-level {COEFFICIENT_SYMBOL[coefficient]} "
+            title=f"{label}: {where} {COEFFICIENT_SYMBOL[coefficient]} "
             f"vs replies per item ({parser} parser)",
+            level_name=benchmark.level_name,
         )
         save_figure(fig, out / f"sweep_{coefficient}.png", out / f"sweep_{coefficient}.svg")
-    fig = tie_rate_figure(sweep, parser=parser, title=f"{label}: ties among item scores")
+    fig = tie_rate_figure(
+        sweep, parser=parser, title=f"{label}: ties among item scores", level=benchmark.level
+    )
     save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")
+    fig = sweep_accuracy_figure(
+        sweep,
+        parser=parser,
+        title=f"{label}: {where} pairwise accuracy with ties vs replies per item ({parser} parser)",
+        level=benchmark.level,
+    )
+    save_figure(fig, out / "sweep_accuracy.png", out / "sweep_accuracy.svg")
 
 
 def _scale_label(scale: tuple[float, float]) -> str:
@@ -199,7 +296,7 @@ REPRODUCTION_THRESHOLD = 0.02
 _SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: What a row's metric is, for its marker and colour: the model-free baselines recomputed
 #: here, UniEval's released predictions, and judge runs (every other metric).
-_KINDS = {
+METRIC_KINDS = {
     "baseline": ("o", "tab:blue", "model-free baseline (ROUGE, BLEU, METEOR)"),
     "unieval": ("^", "tab:purple", "UniEval (released predictions)"),
     "judge": ("s", "tab:orange", "judge run"),
@@ -246,7 +343,7 @@ def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
     x = part["paper_value"].to_numpy(float)
     y, low, high = _errors(part)
     kinds = part["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, label) in _KINDS.items():
+    for kind, (marker, colour, label) in METRIC_KINDS.items():
         for outlier in (False, True):
             mask = (kinds == kind) & (flagged == outlier)
             if mask.any():
@@ -274,13 +371,13 @@ def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
 def _forest(ax: Any, outliers: pd.DataFrame) -> None:
     """One line per outlier: ours with its CI (marker of its kind) and the printed value (x)."""
     order = outliers.assign(
-        _kind=outliers["metric"].map(lambda m: list(_KINDS).index(_kind(m))),
+        _kind=outliers["metric"].map(lambda m: list(METRIC_KINDS).index(_kind(m))),
         _delta=(outliers["value"] - outliers["paper_value"]).abs(),
     ).sort_values(["_kind", "_delta"], ascending=[True, False], kind="stable")
     value, low, high = _errors(order)
     rows = np.arange(len(order))
     kinds = order["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, _) in _KINDS.items():
+    for kind, (marker, colour, _) in METRIC_KINDS.items():
         mask = kinds == kind
         if mask.any():
             ax.errorbar(

@@ -1,4 +1,5 @@
-"""Replies-per-item sweep: correlation with human scores vs replies per item.
+"""Replies-per-item sweep: correlation and pairwise accuracy against human scores vs replies
+per item.
 
 For each run (judge, benchmark, dimension), parser and coefficient, and n = 1..n_max
 (n_max defaults to the run's replies per item, 20 in the release):
@@ -24,13 +25,21 @@ kept documents), or the global level (turn level for Topical-Chat, dataset level
 one correlation over all items), vectorized over a batch of score matrices: all draws of one
 n, or all n of the first-n mode, in one call (at the summary level against the one human
 matrix, whose pair signs, near-tie collapse and ranks are computed once per call).
-``tie_rate`` is
-:func:`geval_repro.stats.ties.tie_rate` at the same level (summary: pairs of item scores
-within a document; global: all pairs); for ``random`` it is pooled over the draws (tied
-pairs / pairs over every document of every draw), which equals the mean of the per-draw
-rates whenever each draw has the same number of pairs (always under ``original``). ``gain_share`` is
-``(value_n - value_1) / (value_nmax - value_1)`` per (run, parser, mode, coefficient), NaN
-when the denominator is 0 or undefined.
+
+Pairwise accuracy, coefficients ``acc_eq`` and ``acc_eq_calibrated`` (acc*_eq; Deutsch et
+al., 2023, see :mod:`geval_repro.stats.accuracy`), is taken at the same level (summary: the
+systems' pairs within each document, the mean over the documents of each one's share;
+global: all pairs of items), for every n and every draw, with the tie threshold of acc*_eq
+re-fitted on each draw's matrix. ``epsilon`` is 0 for acc_eq and the fitted threshold for
+acc_eq_calibrated (``random``: the mean over the draws of each draw's threshold), empty for
+the correlation coefficients.
+
+``tie_rate`` is :func:`geval_repro.stats.ties.tie_rate` at the same level (summary: pairs of
+item scores within a document; global: all pairs); for ``random`` it is pooled over the
+draws (tied pairs / pairs over every document of every draw), which equals the mean of the
+per-draw rates whenever each draw has the same number of pairs (always under ``original``).
+``gain_share`` is ``(value_n - value_1) / (value_nmax - value_1)`` per (run, parser, mode,
+coefficient), NaN when the denominator is 0 or undefined.
 
 Draws: for each draw, one random permutation of each item's replies (argsort of uniform
 keys, shape ``(draws, n_items, n_replies)``); the n-subset is its first n entries. Each
@@ -49,7 +58,13 @@ codes go straight to the rank kernels (summary level: the pair signs of
 :mod:`geval_repro.stats.pairwise`; global level: counts per code), which also give the tied
 pairs, and Pearson uses the means the codes stand for. Otherwise (non-integer replies) the
 means are floats and go through :func:`geval_repro.stats.levels.correlate_batch` and
-:func:`geval_repro.stats.ties.tie_rate`. Both paths give identical values.
+:func:`geval_repro.stats.ties.tie_rate`. Both paths give identical values. Pairwise
+accuracies take the codes too: a difference of two means depends only on their two codes, so
+its grid code is a table over pairs of codes, built once per run and parser, and all draws
+of one n are counted in one pass over their pairs
+(:func:`geval_repro.stats.accuracy_batch.coded_accuracies`); float means are coded per step
+by their distinct values (:func:`~geval_repro.stats.accuracy_batch.float_accuracies`), with
+identical results.
 
 Reply counts: every item of a run must have the same number of replies with
 ``reply_index`` 0..R-1 (the released files have 20); otherwise :func:`reply_grid` raises,
@@ -61,7 +76,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -70,6 +85,13 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.scoring.item_scores import check_replies_table, round_mean
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS, Parser, check_replies, parse
+from geval_repro.stats.accuracy_batch import (
+    MAX_TABLE_VALUES,
+    DifferenceCodes,
+    HumanPairs,
+    coded_accuracies,
+    float_accuracies,
+)
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
@@ -100,7 +122,12 @@ SWEEP_COLUMNS = (
     "band_high",
     "tie_rate",
     "gain_share",
+    "epsilon",
 )
+#: Pairwise accuracy with ties (acc_eq) and tie-calibrated (acc*_eq), beside the coefficients.
+ACCURACY_COEFFICIENTS = ("acc_eq", "acc_eq_calibrated")
+#: What the pipeline sweeps: the correlation coefficients and both accuracies.
+SWEEP_COEFFICIENTS = (*COEFFICIENTS, *ACCURACY_COEFFICIENTS)
 RUN_KEYS = ("judge", "benchmark", "dimension")
 
 
@@ -407,6 +434,40 @@ def _rate(tied: int, pairs: int) -> float:
     return int(tied) / int(pairs) if pairs else float("nan")
 
 
+class AccuracyTables(NamedTuple):
+    """What the accuracy coefficients of one laid-out run need, built once: the human side
+    of its pairs, and the difference levels of the means its codes stand for (None when
+    the scores are float means, coded per step)."""
+
+    pairs: HumanPairs
+    differences: DifferenceCodes | None
+
+
+def accuracy_tables(grid: ReplyGrid, levels: MeanLevels | None) -> AccuracyTables:
+    """The :class:`AccuracyTables` of ``grid`` whose scores are codes of ``levels`` (None:
+    float means)."""
+    means = None if levels is None else levels.values[:-1]
+    usable = means is not None and means.size <= MAX_TABLE_VALUES
+    return AccuracyTables(
+        HumanPairs.of(grid.human, grid.level), DifferenceCodes.of(means) if usable else None
+    )
+
+
+def _accuracy_step(
+    scores: np.ndarray, grid: ReplyGrid, levels: MeanLevels | None, tables: AccuracyTables
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """acc_eq and acc*_eq (values, thresholds) of every entry of ``scores``
+    ``(batch, n_items)``: codes of ``levels``, or means when ``levels`` is None."""
+    if tables.differences is not None:
+        result = coded_accuracies(grid.matrices(scores, fill=-1), tables.differences, tables.pairs)
+    else:
+        means = levels.values[scores] if levels is not None else scores
+        result = float_accuracies(grid.matrices(means), tables.pairs)
+    values = dict(zip(ACCURACY_COEFFICIENTS, (result.acc_eq, result.calibrated), strict=True))
+    thresholds = (np.zeros_like(result.epsilon), result.epsilon)
+    return values, dict(zip(ACCURACY_COEFFICIENTS, thresholds, strict=True))
+
+
 def _step(
     scores: np.ndarray,
     grid: ReplyGrid,
@@ -414,20 +475,31 @@ def _step(
     levels: MeanLevels | None,
     coded: bool,
     pooled: bool,
-) -> tuple[dict[str, np.ndarray], list[float]]:
+    tables: AccuracyTables | None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[float]]:
     """Per-coefficient values of every entry of ``scores`` ``(batch, n_items)`` (codes of
-    ``levels`` when ``coded``, else means) and tie rates: one pooled over the entries
-    (``pooled``) or one per entry."""
+    ``levels`` when ``levels`` is given, else means; ``coded``: the codes go to the rank
+    kernels), the accuracies' thresholds, and tie rates: one pooled over the entries
+    (``pooled``) or one per entry. ``tables``: needed when an accuracy is asked for."""
+    correlations = tuple(c for c in coefficients if c not in ACCURACY_COEFFICIENTS)
     if coded:
-        values, tied, pairs = _coded_step(scores, grid, coefficients, levels)
+        values, tied, pairs = _coded_step(scores, grid, correlations, levels)
         if pooled:
-            return values, [_rate(tied.sum(), pairs.sum())]
-        return values, [_rate(t, p) for t, p in zip(tied, pairs, strict=True)]
-    batch = grid.matrices(levels.values[scores] if levels is not None else scores)
-    values = _batch_values(batch, grid, coefficients)
-    if pooled:
-        return values, [_rate(*_tie_counts(batch, grid.level))]
-    return values, [tie_rate(matrix, grid.level).rate for matrix in batch]
+            ties = [_rate(tied.sum(), pairs.sum())]
+        else:
+            ties = [_rate(t, p) for t, p in zip(tied, pairs, strict=True)]
+    else:
+        batch = grid.matrices(levels.values[scores] if levels is not None else scores)
+        values = _batch_values(batch, grid, correlations)
+        if pooled:
+            ties = [_rate(*_tie_counts(batch, grid.level))]
+        else:
+            ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
+    thresholds: dict[str, np.ndarray] = {}
+    if len(correlations) < len(coefficients):
+        accuracies, thresholds = _accuracy_step(scores, grid, levels, tables)
+        values |= accuracies
+    return {c: values[c] for c in coefficients}, thresholds, ties
 
 
 def _sweep_grid(
@@ -454,6 +526,8 @@ def _sweep_grid(
         and (grid.level == "global" or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
         and levels.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
     )
+    wanted = set(coefficients) & set(ACCURACY_COEFFICIENTS)
+    tables = accuracy_tables(grid, levels) if wanted else None
 
     def prefix(values: np.ndarray) -> np.ndarray:  # (R, ...) -> codes or means (n_max, ...)
         if levels is None:
@@ -463,8 +537,11 @@ def _sweep_grid(
     encoded = grid.values if levels is None else levels.encode(grid.values)
     if first:
         scores = prefix(encoded.T)  # (n_max, n_items)
-        values, ties = _step(scores, grid, coefficients, levels, coded, pooled=False)
+        values, thresholds, ties = _step(
+            scores, grid, coefficients, levels, coded, pooled=False, tables=tables
+        )
         for coefficient, value in values.items():
+            epsilon = thresholds.get(coefficient, np.full(n_max, np.nan))
             rows += [
                 {
                     "mode": "first",
@@ -474,15 +551,19 @@ def _sweep_grid(
                     "band_low": np.nan,
                     "band_high": np.nan,
                     "tie_rate": t,
+                    "epsilon": float(e),
                 }
-                for n, v, t in zip(ns, value, ties, strict=True)
+                for n, v, t, e in zip(ns, value, ties, epsilon, strict=True)
             ]
     if taken is not None:
         scores = prefix(encoded.ravel()[taken])  # (n_max, draws, n_items)
         for n in ns:
-            values, (ties,) = _step(scores[n - 1], grid, coefficients, levels, coded, pooled=True)
+            values, thresholds, (ties,) = _step(
+                scores[n - 1], grid, coefficients, levels, coded, pooled=True, tables=tables
+            )
             for coefficient, value in values.items():
                 low, high = np.percentile(value, BAND_PERCENTILES)
+                epsilon = thresholds.get(coefficient)
                 rows.append(
                     {
                         "mode": "random",
@@ -492,6 +573,7 @@ def _sweep_grid(
                         "band_low": float(low),
                         "band_high": float(high),
                         "tie_rate": ties,
+                        "epsilon": np.nan if epsilon is None else float(epsilon.mean()),
                     }
                 )
     return pd.DataFrame(rows)
@@ -521,15 +603,20 @@ def sweep(
 
     ``replies``: the long replies table (one or more runs of one benchmark); ``human``: the
     benchmark's tidy table (e.g. :func:`geval_repro.load.summeval.load_summeval`); ``seed``:
-    a non-negative integer; ``n_max``: the largest n (default: the run's replies per item).
-    Returns a DataFrame with the columns of :data:`SWEEP_COLUMNS`, sorted by judge,
-    dimension, parser, mode, coefficient and n.
+    a non-negative integer; ``coefficients``: any of :data:`SWEEP_COEFFICIENTS` (default:
+    the correlation coefficients; the pipeline sweeps all of them); ``n_max``: the largest n
+    (default: the run's replies per item). Returns a DataFrame with the columns of
+    :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode, coefficient and n.
     """
     modes = tuple(modes)
     parsers = tuple(parsers)
+    coefficients = tuple(coefficients)
     unknown = set(modes) - set(MODES)
     if unknown:
         raise ValueError(f"unknown sweep modes {sorted(unknown)}: use {MODES}")
+    unknown = set(coefficients) - set(SWEEP_COEFFICIENTS)
+    if unknown:
+        raise ValueError(f"unknown coefficients {sorted(unknown)}: use {SWEEP_COEFFICIENTS}")
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws}")
     check_replies_table(replies)

@@ -1,5 +1,6 @@
 """Meta-evaluation statistics: coefficients, correlation levels, tie rates, pairwise accuracy
-with tie calibration (Deutsch et al., 2023), uncertainty.
+with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch of coded
+matrices against one human matrix), uncertainty.
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing.
 

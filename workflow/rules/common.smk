@@ -20,6 +20,10 @@ TABLE_JUDGES = {
     number: [j for j, spec in JUDGES.items() if table_of(spec["benchmark"]) == number]
     for number in outputs.PAPER_LAYOUTS
 }
+# The judge runs on each benchmark (its judge-vs-judge tests wait for these only).
+BENCHMARK_JUDGES = {
+    b: [j for j, spec in JUDGES.items() if spec["benchmark"] == b] for b in BENCHMARK_NAMES
+}
 # The judge runs on a benchmark the paper averages over (QAGS: CNN/DM and XSum).
 AVERAGED_JUDGES = [j for j, spec in JUDGES.items() if spec["benchmark"] in AVERAGED_BENCHMARKS]
 # The row files that need no judge run; every paper table takes the rows of its benchmarks.
@@ -33,6 +37,7 @@ HUMAN_INPUTS = [*BENCHMARK_NAMES, "summeval_experts", "qags_mturk_cnndm", "qags_
 READER_OUTPUTS = {
     **{f"Table {n}": [LAYOUT.paper_layout(n)] for n in outputs.PAPER_LAYOUTS},
     "correlations.csv": [LAYOUT.tables / f"{outputs.CORRELATIONS}.csv"],
+    "pairwise_significance.csv": [LAYOUT.tables / f"{outputs.PAIRWISE_SIGNIFICANCE}.csv"],
     **{f"judge run {j}": LAYOUT.judge_outputs(j, spec) for j, spec in JUDGES.items()},
 }
 

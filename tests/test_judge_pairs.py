@@ -1,0 +1,261 @@
+"""Judge vs judge: Holm against a hand-computed example, the cluster rule on hand-made
+p-values, a metric against itself, the symmetry of the p-value matrix, the global-level
+p-value against scipy's complete enumeration, and the table's rows."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from geval_repro.stats.clusters import significance_clusters
+from geval_repro.stats.multiplicity import holm
+from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.tables.judge_pairs import (
+    ALPHA,
+    CLUSTER_COLUMNS,
+    PAIR_COLUMNS,
+    Scored,
+    baseline_metrics,
+    column_metrics,
+    compared_variant,
+    judge_metrics,
+    pairwise_significance,
+)
+
+NAN = math.nan
+
+
+def test_holm_by_hand() -> None:
+    # sorted: 0.005, 0.01, 0.03, 0.04 (m = 4) -> 4 * 0.005 = 0.02, 3 * 0.01 = 0.03,
+    # 2 * 0.03 = 0.06, 1 * 0.04 = 0.04 -> running maximum 0.02, 0.03, 0.06, 0.06
+    got = holm(np.array([0.01, 0.04, 0.03, 0.005, NAN]))
+    np.testing.assert_allclose(got[:4], [0.03, 0.06, 0.06, 0.02], rtol=0, atol=1e-15)
+    assert math.isnan(got[4])  # not a test: not counted in m
+    # ties share their adjusted value; a product above 1 is 1
+    np.testing.assert_allclose(holm(np.array([0.2, 0.2, 0.9])), [0.6, 0.6, 0.9], atol=1e-15)
+    np.testing.assert_allclose(holm(np.array([0.6, 0.7])), [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        holm(np.array([1.5]))
+
+
+def test_cluster_rule_on_hand_made_pvalues() -> None:
+    """Five metrics, best first, with Holm p-values above the diagonal."""
+    p = np.full((5, 5), 1.0)
+    p[0, 1] = 0.30  # B ties A: cluster 1
+    p[0, 2] = 0.01  # C worse than A (though not than B): a new cluster starts at C
+    p[1, 2] = 0.20
+    p[2, 3] = 0.40  # D ties C, and only the current cluster (C) counts: the significant
+    p[0, 3] = 0.001  # difference to A (an earlier cluster) does not start a new one
+    p[1, 4] = 0.02  # E worse than B (earlier cluster) only: stays with C and D
+    worse = p <= ALPHA
+    assert significance_clusters(worse).tolist() == [1, 1, 2, 2, 2]
+    p[3, 4] = 0.049  # E worse than D, a member of the current cluster
+    assert significance_clusters(p <= ALPHA).tolist() == [1, 1, 2, 2, 3]
+    # only entries above the diagonal are read
+    assert significance_clusters(np.tril(np.ones((3, 3), dtype=bool))).tolist() == [1, 1, 1]
+    assert significance_clusters(np.ones((3, 3), dtype=bool)).tolist() == [1, 2, 3]
+
+
+def _summary_case(seed: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    human = rng.integers(1, 6, (8, 12)).astype(float)
+    metrics = [human + rng.normal(0, s, human.shape) for s in (0.8, 1.2, 2.0)]
+    metrics[2][0, 3] = np.nan
+    for m in metrics:  # the same missing cell everywhere: the test needs equal missing cells
+        m[0, 3] = np.nan
+    return metrics, human
+
+
+@pytest.mark.parametrize("level", ["summary", "global"])
+def test_a_metric_against_itself_has_p_one(level: str) -> None:
+    metrics, human = _summary_case()
+    if level == "global":
+        metrics, human = [m.reshape(1, -1) for m in metrics], human.reshape(1, -1)
+    for coefficient in ("pearson", "spearman", "kendall"):
+        result = paired_permutation_test(
+            metrics[0], metrics[0], human, level, coefficient, n_resamples=200, seed=1
+        )
+        assert result.statistic == 0.0 and result.pvalue == 1.0
+
+
+@pytest.mark.parametrize("level", ["summary", "global"])
+def test_the_pvalue_matrix_is_symmetric(level: str) -> None:
+    """The test of a against b (same seed) is the test of b against a: same p-value,
+    statistic negated, for every ordered pair."""
+    metrics, human = _summary_case(3)
+    if level == "global":
+        metrics, human = [m.reshape(1, -1) for m in metrics], human.reshape(1, -1)
+    n = len(metrics)
+    for coefficient in ("spearman", "kendall"):
+        p, d = np.ones((n, n)), np.zeros((n, n))
+        for i, j in itertools.permutations(range(n), 2):
+            result = paired_permutation_test(
+                metrics[i], metrics[j], human, level, coefficient, n_resamples=300, seed=7
+            )
+            p[i, j], d[i, j] = result.pvalue, result.statistic
+        np.testing.assert_array_equal(p, p.T)
+        np.testing.assert_array_equal(d, -d.T)
+        assert (p[~np.eye(n, dtype=bool)] < 1).any()  # real tests, not all trivial
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    """Standardize over all values, as the test does before swapping (population sd)."""
+    return (values - values.mean()) / values.std()
+
+
+def _qags() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Seven QAGS-XSum items (the baselines score six), UniEval, ROUGE-2 and a judge."""
+    tidy = pd.DataFrame(
+        {
+            "item_id": range(7),
+            "consistency": [0.0, 0.2, 0.4, 0.5, 0.9, 1.0, 0.3],
+            "unieval_consistency": [0.2, 0.1, 0.5, 0.6, 0.7, 0.9, 0.4],
+        }
+    )
+    baseline = pd.DataFrame(
+        {
+            "item_id": list(range(6)) * 2,
+            "subset": ["xsum"] * 6 + ["cnndm"] * 6,
+            "metric": "ROUGE-2",
+            "variant": "vs source document",
+            "score": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4] + [9.0] * 6,  # cnndm rows must not be used
+        }
+    )
+    judge = pd.DataFrame(
+        {
+            "judge": "j",
+            "benchmark": "qags_xsum",
+            "dimension": "consistency",
+            "item_id": range(7),
+            "score": [0.1, 0.5, 0.3, 0.7, 0.8, 0.95, 0.2],
+        }
+    )
+    return tidy, baseline, judge
+
+
+def _difference_of(test, h: np.ndarray):
+    """scipy's statistic: corr(x, h) - corr(y, h) along the last axis."""
+
+    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        def corr(v: np.ndarray) -> float:
+            return test(v, h)[0]
+
+        return np.apply_along_axis(corr, axis, x) - np.apply_along_axis(corr, axis, y)
+
+    return statistic
+
+
+def test_global_pair_matches_scipy_complete_enumeration() -> None:
+    """QAGS-XSum, the judge against ROUGE-2 on the six items both score: the p-value of
+    20,000 Monte Carlo resamples against scipy's exact test over all 2^6 swaps."""
+    tidy, baseline, judge = _qags()
+    spec = {"benchmark": "qags_xsum", "format": "scores", "fixture": True}
+    metrics = baseline_metrics(baseline, "qags_xsum") + judge_metrics("j", spec, {"scores": judge})
+    pairs, ranking = pairwise_significance(
+        "qags_xsum", tidy, metrics, ["pearson", "spearman", "kendall"], n_resamples=20000, seed=5
+    )
+    assert list(pairs.columns) == PAIR_COLUMNS and list(ranking.columns) == CLUSTER_COLUMNS
+    assert (pairs["n_items"] == 6).all() and (pairs["unit"] == "items").all()
+    assert (pairs["status"] == "fixture").all()  # the judge is a fixture run
+    h = tidy["consistency"].to_numpy()[:6]
+    a = judge["score"].to_numpy()[:6]
+    b = baseline["score"].to_numpy()[:6]
+    for coefficient, test in (
+        ("pearson", stats.pearsonr),
+        ("spearman", stats.spearmanr),
+        ("kendall", stats.kendalltau),
+    ):
+        row = pairs[pairs["coefficient"] == coefficient].iloc[0]
+        sign = 1.0 if row["metric_a"] == "j" else -1.0  # a is the metric ranked above
+        observed = test(a, h)[0] - test(b, h)[0]
+        assert sign * row["difference"] == pytest.approx(observed, abs=1e-9)
+        assert (row["value_a"] - row["value_b"]) == pytest.approx(row["difference"], abs=1e-9)
+        exact = stats.permutation_test(
+            (_z(a), _z(b)),
+            _difference_of(test, h),
+            permutation_type="samples",
+            n_resamples=10**4,  # >= 2^6: scipy enumerates every swap exactly
+        )
+        assert 0 < exact.pvalue < 1
+        assert row["pvalue"] == pytest.approx(exact.pvalue, abs=0.012)  # > 3 MC s.e.
+        assert row["pvalue_holm"] == row["pvalue"]  # one pair per table: Holm changes nothing
+
+
+def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None:
+    tidy, baseline, judge = _qags()
+    spec = {"benchmark": "qags_xsum", "format": "scores"}
+    metrics = (
+        baseline_metrics(baseline, "qags_xsum")
+        + column_metrics(tidy, "qags_xsum", "unieval_", "UniEval", "released", "unieval")
+        + judge_metrics("j", spec, {"scores": judge})
+        + [Scored("copy", "of j", "judge", "recomputed", {"consistency": judge})]
+    )
+    pairs, ranking = pairwise_significance(
+        "qags_xsum", tidy, metrics, ["spearman", "kendall"], n_resamples=300, seed=2
+    )
+    assert len(pairs) == 2 * 6 and len(ranking) == 2 * 4  # C(4, 2) pairs, 4 metrics
+    for _, table in pairs.groupby("coefficient"):
+        np.testing.assert_array_equal(table["pvalue_holm"], holm(table["pvalue"].to_numpy()))
+        assert (table["pvalue_holm"] >= table["pvalue"]).all()
+    itself = pairs[pairs["metric_a"].isin(["j", "copy"]) & pairs["metric_b"].isin(["j", "copy"])]
+    assert (itself["pvalue"] == 1.0).all() and (itself["difference"] == 0.0).all()
+    # UniEval scores all seven items; its pairs with the judge use seven, the ranking six
+    with_unieval = pairs[(pairs["metric_a"] == "UniEval") & (pairs["metric_b"] == "j")]
+    with_unieval = pd.concat(
+        [with_unieval, pairs[(pairs["metric_b"] == "UniEval") & (pairs["metric_a"] == "j")]]
+    )
+    assert (with_unieval["n_items"] == 7).all() and (ranking["n_items"] == 6).all()
+    for _, table in ranking.groupby("coefficient"):
+        assert table["value"].is_monotonic_decreasing
+        assert table["position"].tolist() == [1, 2, 3, 4]
+        assert table["cluster"].is_monotonic_increasing and table["cluster"].iloc[0] == 1
+    # 6 pairs with 300 resamples: the floor 6 / 301 is below 0.05 (resolved)
+    assert (ranking["holm_floor"] == 6 / 301).all()
+    assert not ranking["note"].str.contains("UNRESOLVED").any()
+
+
+def test_too_few_resamples_leave_a_table_unresolved() -> None:
+    tidy, baseline, judge = _qags()
+    metrics = baseline_metrics(baseline, "qags_xsum") + column_metrics(
+        tidy, "qags_xsum", "unieval_", "UniEval", "released", "unieval"
+    )
+    metrics += judge_metrics("j", {"benchmark": "qags_xsum", "format": "scores"}, {"scores": judge})
+    _, ranking = pairwise_significance(
+        "qags_xsum", tidy, metrics, ["pearson"], n_resamples=40, seed=2
+    )
+    assert (ranking["holm_floor"] == 3 / 41).all()  # > 0.05: no pair can be significant
+    assert ranking["note"].str.contains("UNRESOLVED").all()
+    assert ranking["note"].str.contains("at least 59").all()  # ceil(3 / 0.05) - 1
+    assert (ranking["cluster"] == 1).all()
+
+
+def test_compared_variants() -> None:
+    assert compared_variant("mean-of-20/original") and compared_variant("first-reply/original")
+    assert not compared_variant("mode-reply/original")
+    assert not compared_variant("mean-of-20/tolerant")
+    assert not compared_variant("first-reply/tolerant")
+    assert compared_variant("probability-weighted rating (Eq. 1)")
+    assert compared_variant("most likely rating") and compared_variant("per-item scores")
+
+
+def test_baselines_of_one_variant_and_subset() -> None:
+    _, baseline, _ = _qags()
+    (rouge,) = baseline_metrics(baseline, "qags_xsum")
+    assert rouge.scores["consistency"]["score"].tolist() == [0.3, 0.1, 0.6, 0.2, 0.5, 0.4]
+    assert baseline_metrics(baseline, "qags_xsum", "another variant") == []
+
+
+def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path) -> None:
+    from geval_repro.pipeline.layout import Layout
+    from geval_repro.registry.benchmarks import NAMES
+    from geval_repro.tables.significance import BASELINE_SCORES
+
+    layout = Layout(tmp_path / "data", tmp_path / "results")
+    for benchmark in NAMES:
+        stem, _ = BASELINE_SCORES[benchmark]
+        assert layout.benchmark_baseline_scores(benchmark) == layout.baseline_scores(stem)
