@@ -1,4 +1,4 @@
-"""Pipeline steps of judge vs judge: one job per benchmark (every pair of its metrics, and
+"""Rule functions of judge vs judge: one job per benchmark (every pair of its metrics, and
 their ranking with significance clusters; computed in :mod:`geval_repro.tables.judge_pairs`),
 then the two tables of all benchmarks."""
 
