@@ -159,3 +159,24 @@ def test_document_swaps_equal_recomputing_each_swapped_matrix(coefficient, seed)
     )
     np.testing.assert_array_equal(np.isnan(fast), np.isnan(loop))
     np.testing.assert_allclose(fast, loop, rtol=0, atol=1e-12)
+
+
+def test_one_human_ranked_once_gives_the_same_spearman_as_ranking_it_every_time() -> None:
+    """correlate_batch ranks a shared human matrix once at the global level; the values
+    equal scipy's Spearman on each batch entry (a near-tie, a missing cell, a constant entry)."""
+    from geval_repro.stats.levels import correlate_batch
+
+    rng = np.random.default_rng(4)
+    human = rng.integers(1, 4, size=(1, 40)) / 3.0
+    batch = np.round(rng.normal(size=(6, 1, 40)), 2)
+    batch[:, 0, 7] = np.nan  # the same cell missing in every entry
+    batch[2, 0, :7] = batch[2, 0, 8:] = 0.25  # a constant entry: undefined
+    batch[3, 0, 3] = batch[3, 0, 4] + 1e-15  # a near-tie: ranked as a tie
+    values = correlate_batch(batch, human, "global", "spearman").value
+    keep = np.arange(40) != 7
+    assert np.isnan(values[2])
+    for k in (0, 1, 3, 4, 5):
+        x = batch[k, 0].copy()
+        x[3] = x[4] if k == 3 else x[3]  # the tie the near-tie stands for
+        expected = stats.spearmanr(x[keep], human[0][keep])[0]
+        assert values[k] == pytest.approx(expected, abs=1e-12)

@@ -325,6 +325,8 @@ def correlate_batch(
     if level == "summary":
         return _summary_level(summary_terms(metric, human, coefficient))
 
+    if coefficient == "spearman" and level == "global" and _one_shared_human(metric, human):
+        return _spearman_against_one_human(metric, human)
     correlate_rows = row_function(coefficient)
     if coefficient in RANK_COEFFICIENTS:
         correlate_rows = _with_near_ties_collapsed(correlate_rows)
@@ -344,6 +346,39 @@ def correlate_batch(
     value = np.where(defined, correlate_rows(x, y), np.nan)
     n_items = present.sum(axis=(-2, -1))
     return BatchedCorrelation(value, np.ones(batch, dtype=int), n_items, None)
+
+
+def _one_shared_human(metric: np.ndarray, human: np.ndarray) -> bool:
+    """Whether a batch of metric matrices faces one human matrix with the same missing cells
+    in every batch entry (a permutation test's swaps): the human side can be ranked once."""
+    if metric.ndim <= 2 or human.shape != metric.shape[-2:]:
+        return False
+    missing = np.isnan(metric)
+    return bool((missing == missing.reshape(-1, *metric.shape[-2:])[0]).all())
+
+
+def _spearman_against_one_human(metric: np.ndarray, human: np.ndarray) -> BatchedCorrelation:
+    """Global-level Spearman of each metric matrix of a batch against one human matrix with
+    the same cells present in every entry: the human scores are near-tie collapsed and ranked
+    once, each metric matrix per entry (the same values as ranking both every time)."""
+    batch = metric.shape[:-2]
+    present = ~(
+        np.isnan(metric.reshape(-1, metric.shape[-2] * metric.shape[-1])[0])
+        | np.isnan(human.ravel())
+    )
+    y = human.ravel()[present]
+    x = metric.reshape(*batch, -1)[..., present]
+    y_ranks = average_ranks(collapse_near_ties(y, NEAR_TIE_RTOL), np.ones(y.shape, dtype=bool))
+    x_ranks = average_ranks(collapse_near_ties(x, NEAR_TIE_RTOL), np.ones(x.shape, dtype=bool))
+    everywhere = np.ones(x.shape, dtype=bool)
+    value = _pearson_masked(x_ranks, np.broadcast_to(y_ranks, x.shape), everywhere)
+    span_x = x.max(axis=-1, initial=-np.inf) - x.min(axis=-1, initial=np.inf)
+    span_y = y.max(initial=-np.inf) - y.min(initial=np.inf)
+    defined = (span_x >= CONSTANT_ATOL) & (span_y >= CONSTANT_ATOL)
+    n_items = np.full(batch, int(present.sum()))
+    return BatchedCorrelation(
+        np.where(defined, value, np.nan), np.ones(batch, dtype=int), n_items, None
+    )
 
 
 def correlate(

@@ -117,10 +117,10 @@ def _recomputed_differences(
         mask = swap[start : start + block]
         a = np.where(mask, metric_b, metric_a)
         b = np.where(mask, metric_a, metric_b)
-        target = np.broadcast_to(human, a.shape)
+        # one human matrix for the whole block (correlate_batch ranks it once where it can)
         differences[start : start + block] = (
-            correlate_batch(a, target, level, coefficient).value
-            - correlate_batch(b, target, level, coefficient).value
+            correlate_batch(a, human, level, coefficient).value
+            - correlate_batch(b, human, level, coefficient).value
         )
     return differences
 
