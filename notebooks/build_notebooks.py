@@ -423,7 +423,7 @@ for judge in swept:
     say(f"## `{judge}`")
     if runs[judge] == FIXTURE:
         fixture_banner(judge)
-    for name in ("sweep_spearman", "sweep_kendall", "tie_rate"):
+    for name in ("sweep_spearman", "sweep_kendall", "tie_rate", "sweep_accuracy"):
         show_figure(f"judges/{judge}/{name}")
 """),
     md("""
