@@ -49,7 +49,7 @@ def regenerated(
     root = tmp_path_factory.mktemp("regenerate")
     config = root / "config.yaml"
     config.write_text(MIRRORED_CONFIG.read_text() + f"mirror: {mirror_dir}\n")
-    targets = ["tables", "judges", "paper_tables", "human_tables"]
+    targets = ["tables", "judges", "paper_tables", "judge_pairs", "human_tables"]
     run_snakemake(pipeline_run.data, root / "results", config, *targets)
     return root / "results"
 

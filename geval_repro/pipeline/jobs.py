@@ -211,7 +211,9 @@ EXPECTED_FAILURES: tuple[type[Exception], ...] = (FetchError,)
 
 def console(line: str) -> None:
     """Print ``line`` on the console (the process's stderr, not the job thread's log)."""
-    print(line, file=sys.__stderr__, flush=True)
+    stream = sys.__stderr__
+    stream.write(line + "\n")  # one write: lines of jobs in other threads never interleave
+    stream.flush()
 
 
 class Tracer:
