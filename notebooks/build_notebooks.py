@@ -395,6 +395,44 @@ if (TABLES / "rerun_agreement.md").is_file():
 else:
     say("No pair of re-runs of one judge was part of this run.")
 """),
+    md("""
+## Ties, pairs and systems
+
+Three views the paper does not print, each computed from the same per-item scores as the
+rows above (`correlations.csv`; nothing here is compared with a printed number):
+
+- **Pairwise accuracy with ties** (Deutsch, Foster and Freitag, 2023). Within each document,
+  a pair of summaries counts as right when the metric orders it as the experts' mean does,
+  ties included (the experts tie when their means are equal). `acc_eq` lets the metric tie
+  only equal scores; `acc_eq_calibrated` (acc\\*_eq) lets it tie scores that differ by at
+  most `epsilon`, the threshold that maximizes the accuracy (one for all documents, re-fitted
+  in every bootstrap resample). `human_tie_rate` is the share of pairs the experts tie: the
+  accuracy of a judge that ties every pair. Integer judges tie often; calibration asks how
+  much of a judge's Spearman or Kendall is owed to its ties.
+- **System level** (as Fabbri et al., 2021, report it for every metric): each system's mean
+  score over the 100 documents, one correlation over the 16 systems.
+- **Judge vs judge**: a paired permutation test for every pair of metrics (swapping whole
+  documents), Holm-corrected within each dimension and coefficient; metrics in one band are
+  statistically indistinguishable.
+"""),
+    code("""
+accuracy = read_table("pairwise_accuracy")
+if accuracy is not None:
+    summeval = accuracy[accuracy["benchmark"] == "summeval"]
+    display(summeval.pivot_table(index=["metric", "variant"], columns="dimension",
+                                 values=["acc_eq_calibrated", "epsilon"]).round(3))
+    say("Share of within-document pairs the experts tie: " + ", ".join(
+        f"{d} {r:.1%}" for d, r in summeval.groupby("dimension")["human_tie_rate"].first().items()))
+correlations = read_table("correlations")
+summeval_dimensions = list(get_benchmark("summeval").dimension_names)
+system = correlations[(correlations["benchmark"] == "summeval") & (correlations["level"] == "system")
+                      & correlations["status"].isin(VALUE_STATUSES)
+                      & correlations["dimension"].isin(summeval_dimensions)]
+if len(system):
+    display(system.pivot_table(index=["metric", "variant"], columns=["dimension", "coefficient"],
+                               values="value").round(3))
+show_figure("significance_clusters_summeval")
+"""),
 ]
 
 SWEEP = [
