@@ -15,7 +15,8 @@ ones), so a killed run loses no answer it received, and a rerun sends only the r
 without an answer. A request that failed (HTTP error after the retries, timeout, a body
 that is not a readable completion) is stored in ``failures`` with its reason and reported
 per item; it is retried by the next run, and its failure row is deleted once an answer
-arrives.
+arrives. ``meta`` keeps what a rerun needs to rebuild its request bodies without asking the
+server again (the rating tokens' ids of a first-position reading).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS failures (
     key TEXT PRIMARY KEY, request TEXT NOT NULL, error TEXT NOT NULL, raw TEXT,
     received TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -115,6 +117,15 @@ class ResponseCache:
         """The stored answer of ``key``, or None."""
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
+
+    def meta(self, key: str) -> Any:
+        """The JSON value stored under ``key`` in ``meta``, or None."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value under ``key`` in ``meta`` (committed at once)."""
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, canonical_json(value)))
 
     def failure(self, key: str) -> str | None:
         """The recorded failure reason of ``key``, or None."""
