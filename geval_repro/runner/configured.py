@@ -122,7 +122,7 @@ def _outside_event_loop(function: Callable[..., T], *args: Any) -> T:
         return pool.submit(function, *args).result()
 
 
-def managed_server(run: Mapping[str, Any], log_path: Path | None):
+def managed_server(run: Mapping[str, Any], log_path: str | os.PathLike[str] | None):
     """The local server of a ``run:`` block's ``server`` entry (not started), or None."""
     local = (run.get("server") or {}).get("llama_cpp")
     if local is None:
@@ -167,7 +167,7 @@ def run_configured_judge(
     raw_dir: Path,
     cache_dir: Path,
     mirror: Path | None = None,
-    server_log: Path | None = None,
+    server_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run every dimension of ``spec["run"]`` into ``spec["dir"]``; the summaries by dimension.
 

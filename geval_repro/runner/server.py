@@ -149,7 +149,7 @@ class ManagedServer:
         *,
         startup_timeout: float = 180.0,
         grace: float = 10.0,
-        log_path: Path | None = None,
+        log_path: str | os.PathLike[str] | None = None,
     ) -> None:
         self.command = command
         self.startup_timeout = startup_timeout
@@ -161,7 +161,7 @@ class ManagedServer:
             handle, name = tempfile.mkstemp(prefix="geval-repro-server-", suffix=".log")
             os.close(handle)
             log_path = Path(name)
-        self.log_path = log_path
+        self.log_path = Path(log_path)
         self.process: subprocess.Popen[bytes] | None = None
         self._previous_sigterm: Any = None
         self._keep_log = False
@@ -283,7 +283,7 @@ def llama_cpp_server(
     n_ctx: int = 8192,
     threads: int | None = None,
     startup_timeout: float = 180.0,
-    log_path: Path | None = None,
+    log_path: str | os.PathLike[str] | None = None,
 ) -> ManagedServer:
     """A :class:`ManagedServer` running ``llama_cpp.server`` with a registered local model.
 
