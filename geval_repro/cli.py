@@ -314,6 +314,21 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
     steps.add_argument("--force", action="store_true", help="replace existing frozen steps")
 
 
+def quiet_fetch_logs() -> None:
+    """One line per failed fetch on the console: the command prints the error it raises, so
+    pooch's "Downloading ..." line and the MISSING/FIX lines meant for job logs are held back."""
+    import logging
+
+    import pooch
+
+    from geval_repro.files.fetch import FIX, MISSING
+
+    pooch.get_logger().setLevel(logging.WARNING)
+    logging.getLogger("geval_repro.files.fetch").addFilter(
+        lambda record: not str(record.msg % record.args).startswith((MISSING, FIX))
+    )
+
+
 def config_mirror(config: Path | None) -> str | None:
     """The ``mirror`` of ``config`` (or of workflow/config.yaml when present), if set."""
     import yaml
@@ -364,6 +379,7 @@ def _judge(args: argparse.Namespace) -> int:
     from geval_repro.runner.requests import RequestParams
     from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
 
+    quiet_fetch_logs()
     failed = False
     try:
         dimensions = judge_dimensions(args.benchmark, args.dimension)
@@ -577,6 +593,7 @@ def _recount(args: argparse.Namespace) -> int:
             )
             return 2
     created = _new_folders(args.raw_dir)
+    quiet_fetch_logs()
     try:
         result = recount(
             args.file,
@@ -657,8 +674,8 @@ def _version() -> str:
         return f"{__version__} (not installed)"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (every command, its options and help)."""
     parser = argparse.ArgumentParser(
         prog="geval-repro",
         description=DESCRIPTION,
@@ -702,7 +719,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_steps_parser(commands)
     _add_export_parser(commands)
     _add_mirror_parser(commands)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
     handlers = {
         "mirror": _mirror,
         "judge": _judge,

@@ -289,10 +289,20 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
     return {"*": judge["file"]}
 
 
+def pinned_files(judge: Mapping[str, Any]) -> dict[str, str]:
+    """A judge's local files pinned by SHA-256 (``{path, sha256}`` specs, its ``manifest``
+    included): path -> SHA-256, verified whenever the pipeline reads them."""
+    specs = [*_file_specs(judge).values(), *([judge["manifest"]] if "manifest" in judge else [])]
+    return {spec["path"]: spec["sha256"] for spec in specs if "path" in spec and "sha256" in spec}
+
+
 def judge_manifest(config: Mapping[str, Any], name: str) -> Path | None:
-    """The ``manifest.json`` of a geval-jsonl folder (provenance only), if there is one (a
-    judge with a ``run:`` block always has one: the pipeline writes it)."""
+    """The ``manifest.json`` of a geval-jsonl run (provenance only), if there is one: its
+    ``manifest`` spec, or the one in its ``dir`` (a judge with a ``run:`` block always has
+    one: the pipeline writes it)."""
     judge = config["judges"][name]
+    if "manifest" in judge:
+        return Path(judge["manifest"]["path"])
     if "run" in judge or ("dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file()):
         return Path(judge["dir"]) / "manifest.json"
     return None

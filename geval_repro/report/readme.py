@@ -56,7 +56,13 @@ BENCHMARKS: dict[str, str] = {
     "qags_xsum": "QAGS-XSum",
     "qags_avg": "QAGS average",
 }
-SHOWN_STATUSES: tuple[str, ...] = ("recomputed", "paper-only", "not-recomputable", "not-released")
+SHOWN_STATUSES: tuple[str, ...] = (
+    "recomputed",
+    "toolkit-run",
+    "paper-only",
+    "not-recomputable",
+    "not-released",
+)
 FIXTURE = "fixture"
 PAPER_TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("table1_summeval.md", "Table 1: SummEval, summary-level", ("summeval",)),
@@ -294,7 +300,10 @@ def render_section(
         "",
         "Rows of "
         f"[`{link}/tables/correlations.csv`]({link}/tables/correlations.csv) by status. "
-        "**recomputed**: computed here from the pinned upstream files. **paper-only**, "
+        "**recomputed**: computed here from the pinned upstream files. **toolkit-run**: "
+        "this toolkit's own judge run of an open model (its replies committed under "
+        "`data/runs/`; not the paper's judge, and partial: the `note` says how many items "
+        "and the coverage). **paper-only**, "
         "**not-recomputable**, **not-released**: a number printed in the paper that this "
         "toolkit cannot recompute (the `note` column says why); these rows repeat the paper "
         "and are not reproductions.",

@@ -193,24 +193,51 @@ async def dispatch(
             chain.add(step.key, response)
         return None
 
-    async def worker(lane: Lane) -> None:
-        while lane.error is None:
-            if not lane.current:
-                if not queue:
-                    return
-                lane.current.extend(queue.popleft())
-            item = lane.current.popleft()
-            error = await complete(item, lane)
-            if error is not None:
-                if lane.error is None:
-                    lane.error = error
-                    if lane.current:  # the rest of its group stays together
-                        queue.appendleft(list(lane.current))
-                        lane.current.clear()
+    def requeue(items: list[Item]) -> None:
+        """Put a dropped server's items back in front, each with the rest of its group."""
+        for item in reversed(items):
+            group = next((g for g in queue if g and g[0].group == item.group), None)
+            if group is None:
                 queue.appendleft([item])
-                return
-            lane.items += 1
-            on_item()
+            else:
+                group.insert(0, item)
+
+    changed = asyncio.Condition()
+    active = 0  # items being sent: a dropped server may still put some back
+
+    async def take(lane: Lane) -> Item | None:
+        """The lane's next item (its group's, else the next group's); None when all is done."""
+        nonlocal active
+        async with changed:
+            while lane.error is None:
+                if lane.current:
+                    active += 1
+                    return lane.current.popleft()
+                if queue:
+                    lane.current.extend(queue.popleft())
+                elif active == 0:
+                    return None
+                else:
+                    await changed.wait()
+            return None
+
+    async def worker(lane: Lane) -> None:
+        nonlocal active
+        while (item := await take(lane)) is not None:
+            error = None
+            try:
+                error = await complete(item, lane)
+            finally:
+                async with changed:
+                    active -= 1
+                    if error is not None:
+                        lane.error = lane.error or error
+                        requeue([item, *lane.current])
+                        lane.current.clear()
+                    changed.notify_all()
+            if error is None:
+                lane.items += 1
+                on_item()
 
     tasks = [
         asyncio.ensure_future(worker(lane)) for lane in lanes for _ in range(max(1, concurrency))

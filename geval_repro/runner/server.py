@@ -23,7 +23,6 @@ file hash, not the port, which changes every start): a rerun finds its answers a
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import signal
@@ -42,6 +41,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
+from geval_repro.files.fetch import sha256_of
 from geval_repro.registry.local_models import LocalModel, get_local_model
 
 log = logging.getLogger(__name__)
@@ -79,15 +79,6 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def sha256_file(path: Path) -> str:
-    """SHA-256 (hex) of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def local_model_path(model: LocalModel) -> Path:
     """The model's file inside its installed package, after checking its size and SHA-256."""
     spec = util.find_spec(model.package)
@@ -103,7 +94,7 @@ def local_model_path(model: LocalModel) -> Path:
             f"reinstall {model.distribution}=={model.version}"
         )
     size = path.stat().st_size
-    actual = sha256_file(path) if size == model.bytes else None
+    actual = sha256_of(path) if size == model.bytes else None
     if actual != model.sha256:
         found = f"SHA-256 {actual}" if actual else f"{size} bytes"
         raise ServerStartError(
