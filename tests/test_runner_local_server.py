@@ -91,7 +91,7 @@ def test_a_server_that_exits_at_once_is_reported_with_its_log(tmp_path):
 def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
     # It listens on another port than the one it was given: it never answers there.
     server = ManagedServer(fake_command(port_offset=1), startup_timeout=2, log_path=tmp_path / "l")
-    with pytest.raises(ServerStartError, match="did not answer .* within 2 s"):
+    with pytest.raises(ServerStartError, match=r"did not answer .* within 2 s"):
         server.start()
     assert server.process is None  # stopped: no process left behind
 
@@ -146,7 +146,7 @@ def test_the_model_file_is_found_through_its_package_and_verified(tmp_path, monk
     )
     assert local_model_path(model) == weights
     weights.write_bytes(b"GGUF not really a mode!")  # same size, other bytes
-    with pytest.raises(ServerStartError, match="SHA-256 .* expected"):
+    with pytest.raises(ServerStartError, match=r"SHA-256 .* expected"):
         local_model_path(model)
     weights.write_bytes(b"short")
     with pytest.raises(ServerStartError, match="has 5 bytes"):

@@ -9,6 +9,7 @@ server received, never from the runner's code.
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 from pathlib import Path
@@ -164,7 +165,7 @@ def test_requests_go_out_grouped_by_conversation(tmp_path, processed, monkeypatc
         )
         run_judge(run)
         histories = [next(h for h in table["history"] if h in p) for p in server.requests]
-        changes = sum(x != y for x, y in zip(histories, histories[1:], strict=False))
+        changes = sum(x != y for x, y in itertools.pairwise(histories))
         assert changes == table["history"].nunique() - 1
 
 
@@ -280,7 +281,9 @@ def test_first_position_reading_biases_the_rating_tokens(tmp_path, processed):
             json.dumps({str(100 + r): 100 for r in range(1, 6)}, sort_keys=True)
         }
         assert all(b["max_tokens"] == 1 for b in server.bodies)
-        for row, prompt in zip(records(tmp_path / "first" / "coherence.jsonl"), server.requests):
+        for row, prompt in zip(
+            records(tmp_path / "first" / "coherence.jsonl"), server.requests, strict=True
+        ):
             top = sorted(distribution(prompt).items(), key=lambda kv: -kv[1])[:7]
             valid = {int(t): p for t, p in top if t.strip().isdigit()}
             expected = sum(r * p for r, p in valid.items()) / sum(valid.values())
