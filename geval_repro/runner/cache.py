@@ -118,6 +118,20 @@ class ResponseCache:
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    def received_range(self, keys: list[str]) -> tuple[str, str] | None:
+        """When the answers of ``keys`` arrived: (first, last) UTC timestamps, or None."""
+        first = last = None
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            low, high = self._db.execute(
+                f"SELECT MIN(received), MAX(received) FROM responses WHERE key IN ({marks})", chunk
+            ).fetchone()
+            if low is not None:
+                first = low if first is None else min(first, low)
+                last = high if last is None else max(last, high)
+        return None if first is None else (first, last)
+
     def meta(self, key: str) -> Any:
         """The JSON value stored under ``key`` in ``meta``, or None."""
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -209,6 +209,7 @@ def run_configured_judge(
             topup_logprobs=values["topup_logprobs"],
             first_position=values["first_position"],
             server_id=None if server is None else server.identity,
+            managed_server=None if server is None else server.describe(),
         )
     if server is None and not os.environ.get(values["api_key_env"]):
         log.warning(

@@ -28,6 +28,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -77,7 +78,8 @@ class RunOptions:
     derived from it and the item (top-ups always do, from ``seed`` or 0);
     ``topup_logprobs``: top-up requests of mode ``both`` ask for log-probabilities too;
     ``first_position``: ``logit_bias`` for the first-position reading (mode ``logprobs``);
-    ``mirror``: the offline mirror for the benchmark's files and prompts.
+    ``mirror``: the offline mirror for the benchmark's files and prompts;
+    ``managed_server``: what the manifest records about a local server the run started.
     """
 
     benchmark: str
@@ -101,6 +103,7 @@ class RunOptions:
     topup_logprobs: bool = False
     first_position: str | None = None
     server_id: str | None = None
+    managed_server: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
@@ -542,6 +545,7 @@ def run_judge(
         rule = options.chain_rule
         chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
         records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
+        received = cache.received_range([k for chain in chains for k in chain.keys])
         usage, usage_sent, fingerprints = _zero_usage(), _zero_usage(), set()
         for chain in chains:
             for response_key, response in zip(chain.keys, chain.responses, strict=True):
@@ -585,6 +589,10 @@ def run_judge(
         "model": options.params.model,
         "base_url_host": plan.server,
         "servers": sorted(server_name(u) for u in options.base_urls),
+        "managed_server": dict(options.managed_server) if options.managed_server else None,
+        "answers_received": None
+        if received is None
+        else {"first": received[0], "last": received[1]},
         "api_key_env": options.api_key_env,
         "api_key_sent": bool(key),
         "request_parameters": options.params.as_dict(),

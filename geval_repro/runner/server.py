@@ -129,6 +129,7 @@ class ServerCommand:
     model: str
     description: str
     environment: Mapping[str, str] | None = None
+    details: Mapping[str, Any] | None = None
 
 
 class ManagedServer:
@@ -164,6 +165,10 @@ class ManagedServer:
     @property
     def model(self) -> str:
         return self.command.model
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about this server (never its port)."""
+        return {"identity": self.identity, **(self.command.details or {})}
 
     def __enter__(self) -> ManagedServer:
         self.start()
@@ -268,6 +273,15 @@ class ManagedServer:
             self._previous_sigterm = None
 
 
+def _version(distribution: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def llama_cpp_server(
     model_name: str,
     *,
@@ -303,5 +317,15 @@ def llama_cpp_server(
         identity=server_identity(model),
         model=model.name,
         description=f"llama_cpp.server ({model.name}, n_ctx {n_ctx}, {threads} threads)",
+        details={
+            "server": "llama_cpp.server",
+            "llama_cpp_python": _version("llama-cpp-python"),
+            "model": model.name,
+            "model_file": model.file,
+            "model_sha256": model.sha256,
+            "model_distribution": f"{model.distribution}=={model.version}",
+            "n_ctx": n_ctx,
+            "threads": threads,
+        },
     )
     return ManagedServer(command, startup_timeout=startup_timeout, log_path=log_path)
