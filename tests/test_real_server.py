@@ -15,85 +15,21 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import urllib.error
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from geval_repro.cli import main
 from geval_repro.registry.benchmarks import BENCHMARKS, get_benchmark
-from geval_repro.runner.probe import PROBE_PROMPT
 from geval_repro.runner.run import load_items_table
 from geval_repro.runner.server import ServerStartError, llama_cpp_server
+from tests.recording_proxy import RecordingProxy
 
 pytestmark = pytest.mark.real_server
 
 MODEL = "smollm2-135m"
 MODES = {"sample": 2, "logprobs": 1, "both": 2}  # mode -> n (small: fast)
 LIMIT = 2
-
-
-class RecordingProxy:
-    """Forwards every request to ``target`` and keeps (path, request body, response body)."""
-
-    def __init__(self, target: str) -> None:
-        self.records: list[tuple[str, dict | None, str]] = []
-        lock = threading.Lock()
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _forward(self, body: bytes | None) -> None:
-                request = urllib.request.Request(
-                    target + self.path,
-                    data=body,
-                    method=self.command,
-                    headers={"Content-Type": "application/json"},
-                )
-                try:
-                    with urllib.request.urlopen(request, timeout=600) as response:
-                        status, payload = response.status, response.read()
-                except urllib.error.HTTPError as error:
-                    status, payload = error.code, error.read()
-                with lock:
-                    sent = json.loads(body) if body else None
-                    proxy.records.append((self.path, sent, payload.decode("utf-8")))
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self) -> None:
-                self._forward(None)
-
-            def do_POST(self) -> None:
-                self._forward(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def completions(self) -> list[tuple[dict, dict]]:
-        """(request body, response) of every chat completion but the probe's."""
-        return [
-            (sent, json.loads(text))
-            for path, sent, text in self.records
-            if path.endswith("/chat/completions")
-            and sent["messages"][-1]["content"] != PROBE_PROMPT
-        ]
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
 
 def _start(n_ctx: int):
@@ -151,14 +87,13 @@ def hand_eq1(choices: list[dict], ratings: tuple[int, ...]) -> float | None:
 
 def _judge(proxy, processed, out: Path, benchmark: str, mode: str, *extra: str) -> int:
     dimension = get_benchmark(benchmark).dimension_names[0]
-    return main(
-        [
-            "judge", "--benchmark", benchmark, "--dimension", dimension, "--model", MODEL,
-            "--base-url", proxy.base_url, "--mode", mode, "--n", str(MODES[mode]),
-            "--limit", str(LIMIT), "--out", str(out), "--processed", str(processed),
-            "--concurrency", "1", "--seed", "7", "--max-tokens", "3", *extra,
-        ]  # fmt: skip
-    )
+    argv = [
+        "judge", "--benchmark", benchmark, "--dimension", dimension, "--model", MODEL,
+        "--base-url", proxy.base_url, "--mode", mode, "--n", str(MODES[mode]),
+        "--limit", str(LIMIT), "--out", str(out), "--processed", str(processed),
+        "--concurrency", "1", "--seed", "7", "--max-tokens", "3", "--timeout", "900", *extra,
+    ]  # fmt: skip
+    return main(argv)
 
 
 @pytest.mark.parametrize("benchmark", list(BENCHMARKS))
@@ -206,7 +141,7 @@ def test_context_overflow_is_recorded_per_item_and_the_server_stops(processed, t
             "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", MODEL,
             "--base-url", small.base_url, "--mode", "logprobs", "--limit", "2",
             "--out", str(tmp_path / "run"), "--processed", str(processed),
-            "--concurrency", "1",
+            "--concurrency", "1", "--timeout", "900",
         ]  # fmt: skip
         assert main(argv) == 1
     finally:
