@@ -42,11 +42,12 @@ when present), else ``$GEVAL_REPRO_MIRROR``, as the pipeline does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -314,19 +315,29 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
     steps.add_argument("--force", action="store_true", help="replace existing frozen steps")
 
 
-def quiet_fetch_logs() -> None:
-    """One line per failed fetch on the console: the command prints the error it raises, so
-    pooch's "Downloading ..." line and the MISSING/FIX lines meant for job logs are held back."""
+@contextlib.contextmanager
+def quiet_fetch_logs() -> Iterator[None]:
+    """One line per failed fetch on the console while the block runs: the command prints the
+    error it raises, so pooch's "Downloading ..." line and the MISSING/FIX lines meant for
+    job logs are held back (and let through again afterwards)."""
     import logging
 
     import pooch
 
     from geval_repro.files.fetch import FIX, MISSING
 
-    pooch.get_logger().setLevel(logging.WARNING)
-    logging.getLogger("geval_repro.files.fetch").addFilter(
-        lambda record: not str(record.msg % record.args).startswith((MISSING, FIX))
-    )
+    def not_for_the_console(record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith((MISSING, FIX))
+
+    fetch_log, pooch_log = logging.getLogger("geval_repro.files.fetch"), pooch.get_logger()
+    level = pooch_log.level
+    pooch_log.setLevel(logging.WARNING)
+    fetch_log.addFilter(not_for_the_console)
+    try:
+        yield
+    finally:
+        fetch_log.removeFilter(not_for_the_console)
+        pooch_log.setLevel(level)
 
 
 def config_mirror(config: Path | None) -> str | None:
@@ -372,6 +383,12 @@ def judge_dimensions(benchmark: str, names: Sequence[str]) -> list[str]:
 
 def _judge(args: argparse.Namespace) -> int:
     """The ``judge`` command: each dimension in turn, one probe per server."""
+    with quiet_fetch_logs():
+        return _run_judge(args)
+
+
+def _run_judge(args: argparse.Namespace) -> int:
+    """:func:`_judge` with the fetch logs held back."""
     import dataclasses
 
     from geval_repro.files.fetch import FetchError
@@ -379,7 +396,6 @@ def _judge(args: argparse.Namespace) -> int:
     from geval_repro.runner.requests import RequestParams
     from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
 
-    quiet_fetch_logs()
     failed = False
     try:
         dimensions = judge_dimensions(args.benchmark, args.dimension)
@@ -593,15 +609,15 @@ def _recount(args: argparse.Namespace) -> int:
             )
             return 2
     created = _new_folders(args.raw_dir)
-    quiet_fetch_logs()
     try:
-        result = recount(
-            args.file,
-            args.dimension,
-            args.parser,
-            args.raw_dir,
-            command_mirror(args.mirror, args.config),
-        )
+        with quiet_fetch_logs():
+            result = recount(
+                args.file,
+                args.dimension,
+                args.parser,
+                args.raw_dir,
+                command_mirror(args.mirror, args.config),
+            )
     except JsonLinesError as error:
         _remove_if_empty(created)
         print(

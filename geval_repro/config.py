@@ -292,7 +292,10 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
 def pinned_files(judge: Mapping[str, Any]) -> dict[str, str]:
     """A judge's local files pinned by SHA-256 (``{path, sha256}`` specs, its ``manifest``
     included): path -> SHA-256, verified whenever the pipeline reads them."""
-    specs = [*_file_specs(judge).values(), *([judge["manifest"]] if "manifest" in judge else [])]
+    specs = [
+        *(judge.get("files") or {}).values(),
+        *(judge[key] for key in ("file", "manifest") if key in judge),
+    ]
     return {spec["path"]: spec["sha256"] for spec in specs if "path" in spec and "sha256" in spec}
 
 

@@ -200,7 +200,7 @@ def test_distinct_errors_are_counted_on_the_console(tmp_path, processed, capsys)
         ]  # fmt: skip
         assert main(argv) == 1
     err = capsys.readouterr().err
-    assert "failed 3 items" in err  # 401 at once; 500 twice (two attempts); 401 at once
+    assert "failed 3," in err  # 401 at once; 500 twice (two attempts); 401 at once
     assert "  2 x HTTP 401" in err and "  1 x HTTP 500" in err
 
 

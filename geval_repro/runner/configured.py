@@ -149,10 +149,11 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
         f"{cover['items_answered']} answered items (coverage {cover['share']:.0%})"
     )
     lines = [
-        f"judge {judge}, {dimension}: {summary['items']} items, sent {summary['sent']} requests,"
-        f" cached {summary['cached']}, failed {summary['failed']} items, retries "
-        f"{summary['retries']}{covered}, tokens {summary['tokens_sent']} sent / "
-        f"{summary['tokens']} in output; {summary['n_obtained']['how']}"
+        f"judge {judge}, {dimension}: {summary['items']} items, sent {summary['sent']}, cached "
+        f"{summary['cached']}, failed {summary['failed']}, retries {summary['retries']} "
+        f"(requests sent and answered from the cache; items failed){covered}, tokens "
+        f"{summary['tokens_sent']} sent / {summary['tokens']} in output; "
+        f"{summary['n_obtained']['how']}"
     ]
     lines += [f"  {count} x {error}" for error, count in summary["errors"].items()]
     lines += summary["advice"]

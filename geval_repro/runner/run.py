@@ -384,13 +384,14 @@ def item_record(
     record: dict[str, Any] = dict(chain.item.keys)
     choices = chain.choices
     record["replies"] = [(c.get("message") or {}).get("content") or "" for c in choices]
+    if chain.next_step() is not None:  # failed: the replies that arrived, and the error
+        record["error"] = chain.failure(cache) or "no answer stored (the run was interrupted)"
+        return record
     if logprobs:
-        reading = rating_reading(choices, plan.ratings) if choices else None
+        reading = rating_reading(choices, plan.ratings)
         record["level_probs"] = None if reading is None else reading.level_probs
         record["weighted_score"] = None if reading is None else reading.weighted_score
         record["off_scale_mass"] = None if reading is None else reading.off_scale_mass
-    if chain.next_step() is not None:
-        record["error"] = chain.failure(cache) or "no answer stored (the run was interrupted)"
     return record
 
 
