@@ -14,7 +14,9 @@
 - server variants for what llama.cpp does not show, or shows slowly: ``max_choices``
   (return at most that many choices, as llama.cpp returns one), ``logprobs_supported=False``
   (ignore ``logprobs``), ``context_chars`` (refuse a longer prompt with llama-cpp-python's
-  HTTP 400 ``context_length_exceeded``); ``GET <base>/models`` lists ``fake-model``;
+  HTTP 400 ``context_length_exceeded``), ``max_top_logprobs`` (refuse a larger
+  ``top_logprobs`` with HTTP 400, as vLLM does above its ``max_logprobs``);
+  ``GET <base>/models`` lists ``fake-model``;
 - ``faults``: a queue of injected behaviours consumed by the next requests, one each:
   ``"429"`` (with ``Retry-After: 0.1``), ``"500"``, ``"malformed"`` (HTTP 200, not JSON),
   ``"401"`` (an error message echoing the API key received, as some servers do),
@@ -115,6 +117,7 @@ class FakeOpenAIServer:
         max_choices: int | None = None,
         logprobs_supported: bool = True,
         context_chars: int | None = None,
+        max_top_logprobs: int | None = None,
         port: int = 0,
     ):
         self.latency = latency
@@ -122,6 +125,7 @@ class FakeOpenAIServer:
         self.max_choices = max_choices
         self.logprobs_supported = logprobs_supported
         self.context_chars = context_chars
+        self.max_top_logprobs = max_top_logprobs
         self.faults: deque[str] = deque()
         self.requests: list[str] = []
         self.bodies: list[dict] = []
@@ -166,6 +170,11 @@ class FakeOpenAIServer:
                     )
                     error = {"message": message, "code": "context_length_exceeded"}
                     self._send(400, json.dumps({"error": error}).encode())
+                    return
+                most = server.max_top_logprobs
+                if most is not None and int(body.get("top_logprobs") or 0) > most:
+                    message = f"top_logprobs must be at most {most}, got {body['top_logprobs']}"
+                    self._send(400, json.dumps({"error": {"message": message}}).encode())
                     return
                 with server._lock:
                     server.auth.append(self.headers.get("Authorization", ""))

@@ -113,6 +113,23 @@ def test_a_server_without_logprobs_is_refused_before_any_item(tmp_path, processe
         assert server.requests == [] and not (tmp_path / "run" / "coherence.jsonl").exists()
 
 
+def test_a_top_logprobs_the_server_refuses_stops_the_run_naming_the_fix(tmp_path, processed):
+    with FakeOpenAIServer(max_top_logprobs=3) as server:
+        with pytest.raises(ValueError, match=r"top_logprobs 5: .*at most 3.*--top-logprobs"):
+            run_judge(options([server.base_url], tmp_path / "run", processed))
+        assert server.requests == []
+
+
+def test_fewer_candidates_than_asked_is_a_recorded_warning(tmp_path, processed, capsys):
+    """The fake lists at most its 7 tokens: asked for 10, it lists 7."""
+    params = RequestParams("fake-model", "logprobs", 1, 1.0, 1.0, 5, 10)
+    with FakeOpenAIServer() as server:
+        run_judge(options([server.base_url], tmp_path / "run", processed, params=params))
+    assert "lists 7 candidates when asked for top_logprobs 10" in capsys.readouterr().err
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert any("lists 7 candidates" in w for w in manifest["dimensions"]["coherence"]["warnings"])
+
+
 def test_a_response_without_logprobs_stops_the_run_at_once(tmp_path, processed):
     """A server that passed the probe (here: a probe result given) and then answers without
     log-probabilities: the run stops at the first such response and writes nothing."""
