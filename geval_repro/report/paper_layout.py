@@ -112,9 +112,14 @@ def paper_layout(table: pd.DataFrame, number: int, significance: pd.DataFrame | 
     part = part[~part["level"].isin(["system"])]
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
-        "Status: recomputed = computed here from the pinned data; toolkit-run = this "
-        "toolkit's own judge run of an open model (not the paper's judge; partial runs say "
-        "so in correlations.csv notes); fixture = synthetic test "
+        "Status: recomputed = computed here from the pinned data; "
+        + (
+            "toolkit-run = this toolkit's own judge run of an open model (not the paper's "
+            "judge; its notes in correlations.csv say how many items and the coverage); "
+            if (part["status"] == "toolkit-run").any()
+            else ""
+        )
+        + "fixture = synthetic test "
         "data, not a result; paper-only / not-released / not-recomputable = printed value "
         "only (see correlations.csv notes).",
         "",
