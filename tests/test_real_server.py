@@ -34,7 +34,7 @@ LIMIT = 2
 
 def _start(n_ctx: int):
     try:
-        return llama_cpp_server(MODEL, n_ctx=n_ctx, threads=2).__enter__()
+        return llama_cpp_server(MODEL, n_ctx=n_ctx, threads=1).__enter__()
     except ServerStartError as error:  # a failure, never a skip
         pytest.fail(f"the real server could not start: {error}")
 
