@@ -216,7 +216,7 @@ async def probe(
     return result
 
 
-def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int) -> list[str]:
+def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: int = 1) -> list[str]:
     """Raise :class:`ServerUnsuitable` when the server cannot serve the run; the warnings."""
     if logprobs and any("logprob" in error for error in result.errors):
         raise ServerUnsuitable(
@@ -245,7 +245,7 @@ def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int) -> li
             f"{top_logprobs}: the off-scale mass is a looser upper bound, and a rating outside "
             "the listed candidates counts as 0"
         )
-    if result.honours_n is False:
+    if result.honours_n is False and n > 1:
         warnings.append(
             f"{result.server} returns {result.choices_for_n} choice(s) when asked for "
             f"{PROBE_CHOICES}: each item's missing replies are requested one by one (top-up)"

@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Mapping
@@ -333,7 +334,7 @@ async def _probe_servers(options: RunOptions, key: str, session: Session) -> lis
             await client.close()
         session.probes[url] = result
         warnings += check_probe(
-            result, logprobs=params.wants_logprobs, top_logprobs=params.top_logprobs
+            result, logprobs=params.wants_logprobs, top_logprobs=params.top_logprobs, n=params.n
         )
     session.warnings += warnings
     return warnings
@@ -454,6 +455,21 @@ def error_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     """Each distinct error of the failed items with its count, most frequent first."""
     counts = Counter(r["error"] for r in records if "error" in r)
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def error_groups(errors: dict[str, int]) -> dict[str, int]:
+    """``errors`` for the console: messages that differ only in their numbers (e.g. the
+    token counts of context overflows) counted together, shown by the first of them."""
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for message, count in errors.items():
+        groups.setdefault(re.sub(r"\d+", "#", message), []).append((message, count))
+    shown = {}
+    for members in groups.values():
+        first, total = members[0][0], sum(count for _, count in members)
+        if len(members) > 1:
+            first += f" (shown: the first of {len(members)} messages that differ only in numbers)"
+        shown[first] = total
+    return dict(sorted(shown.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def advice(errors: dict[str, int], context_length: int | None) -> list[str]:
@@ -637,7 +653,7 @@ def run_judge(
         "tokens": usage["total_tokens"],
         "tokens_sent": usage_sent["total_tokens"],
         "coverage": cover,
-        "errors": errors,
+        "errors": error_groups(errors),
         "advice": closing,
         "n_obtained": manifest["n_obtained"],
     }
