@@ -606,7 +606,10 @@ def run_judge(
         "model": options.params.model,
         "base_url_host": plan.server,
         "servers": sorted(server_name(u) for u in options.base_urls),
-        "managed_server": dict(options.managed_server) if options.managed_server else None,
+        # the local server this run started; none when every answer came from the cache
+        "managed_server": dict(options.managed_server)
+        if options.managed_server and report.sent
+        else None,
         "answers_received": None
         if received is None
         else {"first": received[0], "last": received[1]},
