@@ -81,7 +81,9 @@ def test_fewer_choices_than_n_are_topped_up_and_a_rerun_sends_nothing(tmp_path, 
         assert obtained["first_request_choices"] == {"1": 4}
         assert obtained["topup_requests"] == 8 and obtained["replies_per_item"] == {"3": 4}
         assert "top-ups" in obtained["how"]
-        assert manifest["probe"][server.base_url.removeprefix("http://")]["choices_for_n"] == 1
+        name = server.base_url.removeprefix("http://")
+        assert manifest["probe"][name]["choices_for_n"] == 1
+        assert manifest["cache_answered_by"] == [{"servers": [name]}]
         first_bytes = (out / "coherence.jsonl").read_bytes()
         sent = len(server.requests), len(server.probes)
         again = run_judge(options([server.base_url], out, processed))

@@ -16,7 +16,8 @@ without an answer. A request that failed (HTTP error after the retries, timeout,
 that is not a readable completion) is stored in ``failures`` with its reason and reported
 per item; it is retried by the next run, and its failure row is deleted once an answer
 arrives. ``meta`` keeps what a rerun needs to rebuild its request bodies without asking the
-server again (the rating tokens' ids of a first-position reading).
+server again (the rating tokens' ids of a first-position reading), and which servers the
+stored answers came from (a rerun that sends nothing still names them in its manifest).
 """
 
 from __future__ import annotations

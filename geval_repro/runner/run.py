@@ -65,6 +65,7 @@ from geval_repro.runner.requests import (
 PLACEHOLDER_KEY = "EMPTY"
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
 FIRST_POSITION_READINGS: tuple[str, ...] = ("logit_bias",)
+ANSWERED_BY = "answered_by"  # cache meta: the servers whose answers the cache holds
 CONTEXT_ERRORS = ("context_length_exceeded", "maximum context length", "exceed context window")
 
 
@@ -451,6 +452,14 @@ def folder_manifest(path: Path, benchmark: str) -> dict[str, Any]:
     return combined
 
 
+def _server_record(options: RunOptions) -> dict[str, Any]:
+    """What the cache's ``meta`` keeps about the servers that answered (never a port of a
+    local server the run started, nor any credential)."""
+    if options.managed_server:
+        return dict(options.managed_server)
+    return {"servers": sorted(server_name(url) for url in options.base_urls)}
+
+
 def error_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     """Each distinct error of the failed items with its count, most frequent first."""
     counts = Counter(r["error"] for r in records if "error" in r)
@@ -559,6 +568,10 @@ def run_judge(
             report, retries = asyncio.run(
                 _send(pending, plan, options, key or PLACEHOLDER_KEY, cache)
             )
+        answered_by = cache.meta(ANSWERED_BY) or []
+        if report.stored and _server_record(options) not in answered_by:
+            answered_by.append(_server_record(options))
+            cache.set_meta(ANSWERED_BY, answered_by)
         rule = options.chain_rule
         chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
         records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
@@ -610,6 +623,7 @@ def run_judge(
         "managed_server": dict(options.managed_server)
         if options.managed_server and report.sent
         else None,
+        "cache_answered_by": answered_by,
         "answers_received": None
         if received is None
         else {"first": received[0], "last": received[1]},
