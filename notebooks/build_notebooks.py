@@ -469,7 +469,7 @@ def probs_comparison(rows):
              "first-reply/original": "-Probs: first reply (released parser)"}
     picked = rows[(rows["coefficient"] == "spearman") & rows["variant"].isin(names)]
     table = picked.pivot_table(index="variant", columns="dimension", values="value",
-                               sort=False)
+                               sort=False, dropna=False)
     columns = [d for d in (*benchmark.dimension_names, "AVG") if d in table.columns]
     table = table.reindex(index=[v for v in names if v in table.index], columns=columns)
     return table.rename(index=names).round(3)
@@ -483,9 +483,12 @@ for judge in toolkit:
     rows = read_table(f"judges/{judge}/correlations")
     say(f"### `{judge}` ({get_benchmark(rows['benchmark'].iloc[0]).title})")
     display(probs_comparison(rows))
-    notes = rows.loc[rows["variant"] == EQ1, ["dimension", "note"]].drop_duplicates()
-    for dimension, note in notes.itertuples(index=False):
-        parts = [p for p in note.split("; ") if p.startswith(("partial run", "coverage"))]
+    say("NaN: not scorable (e.g. every item got the same rating; the note in "
+        "correlations.csv says why).")
+    eq1 = rows[rows["variant"] == EQ1].drop_duplicates("dimension").set_index("dimension")
+    for dimension in get_benchmark(rows["benchmark"].iloc[0]).dimension_names:
+        parts = [p for p in eq1.loc[dimension, "note"].split("; ")
+                 if p.startswith(("partial run", "coverage"))]
         say(f"- {dimension}: " + "; ".join(parts))
 """),
 ]
