@@ -90,6 +90,12 @@ def test_fewer_choices_than_n_are_topped_up_and_a_rerun_sends_nothing(tmp_path, 
         assert (len(server.requests), len(server.probes)) == sent  # no probe, no request
         assert again["sent"] == 0 and again["cached"] == 12
         assert (out / "coherence.jsonl").read_bytes() == first_bytes
+        # The manifest removed (as Snakemake removes a job's outputs before rerunning it):
+        # the rerun restores the entry of the run that obtained the answers, from the cache.
+        written = (out / "manifest.json").read_bytes()
+        (out / "manifest.json").unlink()
+        run_judge(options([server.base_url], out, processed))
+        assert (out / "manifest.json").read_bytes() == written
 
 
 def test_topup_logprobs_when_asked(tmp_path, processed):

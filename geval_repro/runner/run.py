@@ -660,9 +660,7 @@ def run_judge(
         "output_sha256": output_sha256,
         "cache": str(options.cache_folder / CACHE_FILE),
     }
-    previous = combined["dimensions"].get(options.dimension)
-    if report.sent == 0 and previous and previous.get("output_sha256") == output_sha256:
-        manifest = previous  # nothing sent, same output: the entry of the run that made it
+    manifest = _entry_of_the_answering_run(options, manifest, combined, report.sent)
     combined["dimensions"][options.dimension] = manifest
     write_text(options.out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
     return {
@@ -674,6 +672,28 @@ def run_judge(
         "advice": closing,
         "n_obtained": manifest["n_obtained"],
     }
+
+
+def _entry_of_the_answering_run(
+    options: RunOptions, manifest: dict[str, Any], combined: dict[str, Any], sent: int
+) -> dict[str, Any]:
+    """The manifest entry to write: a run that sent nothing and wrote the same output as the
+    run that obtained the answers keeps that run's entry (from the folder's manifest, or, when
+    the manifest was removed, e.g. by Snakemake before rerunning the job, from the cache's
+    ``meta``), so the manifest names who obtained the answers and when; a run that sent
+    something records its own entry there."""
+    meta_key = f"manifest:{options.dimension}:{manifest['output_sha256']}"
+    cache = ResponseCache(options.cache_folder)
+    try:
+        if sent:
+            cache.set_meta(meta_key, manifest)
+            return manifest
+        previous = combined["dimensions"].get(options.dimension)
+        if previous and previous.get("output_sha256") == manifest["output_sha256"]:
+            return previous
+        return cache.meta(meta_key) or manifest
+    finally:
+        cache.close()
 
 
 def _zero_usage() -> dict[str, int]:
