@@ -340,3 +340,12 @@ def test_probe_command_reports_what_the_server_supports(capsys):
     assert "several choices (n): no: 1 of 3" in out
     assert "log-probabilities: yes; asked top_logprobs 20, listed 7 candidates" in out
     assert "seed: honoured" in out and "models served: fake-model" in out
+
+
+def test_steps_without_a_key_for_a_hosted_api_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    _no_client(monkeypatch)
+    criteria = tmp_path / "c.txt"
+    criteria.write_text("Rate it.\n\nEvaluation Steps:\n\n{{Evaluation Steps}}\n")
+    assert main(["steps", "--criteria", str(criteria), "--model", "gpt-4o"]) == 2
+    assert "is a hosted API" in capsys.readouterr().err
