@@ -1,7 +1,9 @@
-"""Command-line entry point: ``geval-repro recount | judge | steps | export | mirror``.
+"""Command-line entry point: ``geval-repro recount | judge | probe | steps | export | mirror``.
 
-``judge`` and ``steps`` run G-Eval with an OpenAI-compatible model (see
+``judge``, ``probe`` and ``steps`` run G-Eval with an OpenAI-compatible model (see
 :mod:`geval_repro.runner`); their modules are imported only when those commands run.
+``geval-repro --help`` shows :data:`DESCRIPTION` and an example per command
+(:data:`EXAMPLES`); ``--version`` the installed version.
 
 ``recount`` recounts one released-format G-Eval file (the list-of-items JSON of
 nlpyang/geval, with ``all_responses``) against SummEval's expert-mean scores without the
@@ -26,18 +28,27 @@ its MANIFEST.tsv (:mod:`geval_repro.files.mirror`, imported only then). Exit sta
 source could not be mirrored (each named on stderr).
 
 ``judge``'s exit status: 0 when every item has an answer, 1 when some requests failed
-(listed per item in the output, retried by the next run), 2 for invalid input.
+(listed per item in the output, retried by the next run; the console names each distinct
+error with its count), 2 for invalid input or a server that cannot serve the run (nothing
+is sent then: no key for a hosted API, a host that does not resolve, no log-probabilities).
+``--dimension all`` (or several names) runs every dimension named, one output file each.
+``probe``'s exit status: 0, or 2 when the server cannot be asked.
+
+``judge --dry-run`` and ``recount`` read the benchmark's files from the offline mirror given
+by ``--mirror``, else the config's ``mirror`` (``--config``, default ``workflow/config.yaml``
+when present), else ``$GEVAL_REPRO_MIRROR``, as the pipeline does.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,21 +59,46 @@ from typing import Any
 DEFAULT_RAW = Path("data") / "raw"  # relative to the working directory, as in the pipeline
 DEFAULT_PROCESSED = Path("data") / "processed"
 DEFAULT_CONFIG = Path("workflow") / "config.yaml"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+DESCRIPTION = """\
+geval-repro reproduces G-Eval (Liu et al., EMNLP 2023), in which an LLM judge rates a text
+1-5 against written criteria and the score is the probability-weighted mean of the ratings.
+The Snakemake pipeline (`snakemake --cores 4`) recomputes the paper's tables from pinned,
+verified upstream files; these commands do single steps: recount one released reply file,
+run a judge on a benchmark with any OpenAI-compatible model, ask a server what it supports,
+freeze auto-CoT evaluation steps, export a Hugging Face dataset, make an offline mirror."""
+
+EXAMPLES = """\
+examples:
+  geval-repro recount gpt4_coh_detailed.json --dimension coherence --json
+  geval-repro judge --benchmark summeval --dimension all --model gpt-4o --mode sample \\
+      --n 20 --out runs/gpt4o --limit 32 --dry-run --price-input 2.5 --price-output 10
+  geval-repro probe --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-7B-Instruct
+  geval-repro steps --criteria my_prompt.txt --model gpt-4o
+  geval-repro export --format hf results/hf
+  geval-repro mirror /path/to/mirror
+
+docs: README.md, docs/judge-runner.md (judge, probe), docs/local-model.md (a local model)"""
 
 
-def recount(path: Path, dimension: str, parser: str, raw_dir: Path) -> dict[str, object]:
+def recount(
+    path: Path, dimension: str, parser: str, raw_dir: Path, mirror: Path | None = None
+) -> dict[str, object]:
     """Summary-level correlations of one released-format file with SummEval's experts."""
     import numpy as np
 
     from geval_repro.files.fetch import fetch_source, resolve_mirror
     from geval_repro.load import load_released_replies, load_summeval
+    from geval_repro.load.schemas import read_json
     from geval_repro.scoring.diagnostics import reply_diagnostics
     from geval_repro.scoring.item_scores import item_scores
     from geval_repro.scoring.pairing import paired_matrices
     from geval_repro.stats.levels import correlate
     from geval_repro.stats.ties import tie_rate
 
-    summeval_path = fetch_source("summeval", raw_dir, mirror=resolve_mirror(None))
+    read_json(path)  # the file is checked before SummEval is fetched
+    summeval_path = fetch_source("summeval", raw_dir, mirror=resolve_mirror(mirror))
     human = load_summeval(summeval_path)
     replies = load_released_replies(path, "cli", dimension, human)
     items = item_scores(replies, parser)
@@ -128,35 +164,139 @@ def _print_text(result: dict[str, object]) -> None:
     print(f"  unparsed replies {result['unparsed']} of {result['n_replies']} ({unread})")
 
 
+def _dimension_list() -> str:
+    """Every benchmark's dimensions, for the help text."""
+    from geval_repro.registry.benchmarks import BENCHMARKS
+
+    return "; ".join(f"{b.name}: {', '.join(b.dimension_names)}" for b in BENCHMARKS.values())
+
+
 def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     from geval_repro.registry.benchmarks import NAMES
 
     judge = commands.add_parser(
-        "judge", help="run G-Eval on a benchmark with an OpenAI-compatible model"
+        "judge",
+        help="run G-Eval on a benchmark with an OpenAI-compatible model",
+        description="Run G-Eval on a benchmark's items with a model behind an OpenAI-\n"
+        "compatible Chat Completions server: one <dimension>.jsonl per dimension in --out,\n"
+        "answers cached (a rerun sends only what is missing). See docs/judge-runner.md.",
+        epilog="example:\n  geval-repro judge --benchmark topical_chat --dimension all \\\n"
+        "      --model Qwen/Qwen2.5-7B-Instruct --base-url http://localhost:8000/v1 \\\n"
+        "      --mode both --n 20 --out runs/qwen7b --limit 30",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    judge.add_argument("--benchmark", required=True, choices=NAMES)
-    judge.add_argument("--dimension", required=True)
-    judge.add_argument("--model", required=True)
-    judge.add_argument("--base-url", default="https://api.openai.com/v1")
-    judge.add_argument("--mode", required=True, choices=("logprobs", "sample", "both"))
-    judge.add_argument("--n", type=int, help="replies per item (default 20; 1 for logprobs)")
-    judge.add_argument("--temperature", type=float, default=1.0)
-    judge.add_argument("--top-p", type=float, default=1.0)
-    judge.add_argument("--max-tokens", type=int, default=5)
-    judge.add_argument("--top-logprobs", type=int, default=20)
-    judge.add_argument("--concurrency", type=int, default=8)
-    judge.add_argument("--limit", type=int, help="only the first N items in benchmark order")
-    judge.add_argument("--api-key-env", default="OPENAI_API_KEY", help="env variable of the key")
-    judge.add_argument("--cache", type=Path, help="cache folder (default: OUT/cache)")
-    judge.add_argument("--dry-run", action="store_true", help="estimate requests and cost only")
-    judge.add_argument("--out", type=Path, required=True)
-    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    judge.add_argument("--max-attempts", type=int, default=6, help="attempts per request")
-    judge.add_argument("--prompt", type=Path, help="own template instead of the default one")
-    judge.add_argument("--raw-dir", type=Path, default=DEFAULT_RAW, help="where sources go")
-    judge.add_argument("--processed", type=Path, help="read <DIR>/<benchmark>.parquet instead")
-    judge.add_argument("--price-input", type=float, help="USD per million prompt tokens")
-    judge.add_argument("--price-output", type=float, help="USD per million completion tokens")
+    add = judge.add_argument
+    add("--benchmark", required=True, choices=NAMES, help="the benchmark whose items to judge")
+    add(
+        "--dimension",
+        required=True,
+        nargs="+",
+        metavar="DIMENSION",
+        help=f"one or more dimensions, or 'all' (one output file each). {_dimension_list()}",
+    )
+    add("--model", required=True, help="the model name the server knows (sent as 'model')")
+    add(
+        "--base-url",
+        action="append",
+        metavar="URL",
+        help=f"the server's OpenAI-compatible base URL (default {DEFAULT_BASE_URL}); repeat "
+        "for several servers of the same model (items are spread over them, a failed "
+        "server's items retried on the others)",
+    )
+    add(
+        "--mode",
+        required=True,
+        choices=("logprobs", "sample", "both"),
+        help="sample: n replies per item; logprobs: one reply, the rating distribution read "
+        "from its log-probabilities; both: n replies with log-probabilities",
+    )
+    add("--n", type=int, help="replies per item (default 20; 1 for --mode logprobs)")
+    add("--temperature", type=float, default=1.0, help="sampling temperature (default 1.0)")
+    add("--top-p", type=float, default=1.0, help="nucleus sampling top_p (default 1.0)")
+    add("--max-tokens", type=int, default=5, help="tokens per reply (default 5, as released)")
+    add(
+        "--top-logprobs",
+        type=int,
+        default=20,
+        help="candidates per position with log-probabilities, 1-20 (default 20)",
+    )
+    add(
+        "--seed",
+        type=int,
+        help="send every request a seed derived from this and the item (default: none; "
+        "top-up requests always carry one, from 0)",
+    )
+    add(
+        "--topup-logprobs",
+        action="store_true",
+        help="mode both on a server that returns fewer choices than n: ask log-probabilities "
+        "in the top-up requests too (default: off, only the first request's choices)",
+    )
+    add(
+        "--first-position",
+        choices=("logit_bias",),
+        help="mode logprobs: read the rating distribution at the first generated token, made "
+        "a rating by a logit bias (models that preface their score; default: off)",
+    )
+    add(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="requests in flight per server (default 8; 1 for a llama.cpp server)",
+    )
+    add("--limit", type=int, help="only the first N items in benchmark order (default: all)")
+    add(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (default OPENAI_API_KEY); the key is "
+        "written nowhere, and without it a hosted API is refused",
+    )
+    add("--cache", type=Path, help="answer cache folder (default: OUT/cache)")
+    add(
+        "--dry-run",
+        action="store_true",
+        help="print the requests to send and their estimated tokens and cost in USD; send nothing",
+    )
+    add("--out", type=Path, required=True, help="folder for <dimension>.jsonl and manifest.json")
+    add("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    add("--max-attempts", type=int, default=6, help="attempts per request (default 6)")
+    add("--prompt", type=Path, help="own template instead of the default one")
+    add(
+        "--raw-dir",
+        type=Path,
+        default=DEFAULT_RAW,
+        help="where upstream files are fetched to (default data/raw)",
+    )
+    add("--processed", type=Path, help="read <DIR>/<benchmark>.parquet instead of fetching")
+    add("--mirror", type=Path, help="offline mirror folder (default: the config's, or "
+        "$GEVAL_REPRO_MIRROR)")  # fmt: skip
+    add("--config", type=Path, help="config whose mirror to use (default workflow/config.yaml)")
+    add("--price-input", type=float, help="USD per million prompt tokens (for --dry-run)")
+    add("--price-output", type=float, help="USD per million completion tokens (for --dry-run)")
+
+
+def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
+    probe = commands.add_parser(
+        "probe",
+        help="ask an OpenAI-compatible server what it supports (n, logprobs, seed, context)",
+        description="Send a few small requests and print what the server supports: several\n"
+        "choices per request, log-probabilities and how many candidates, seed, context\n"
+        "length when the server tells it. `judge` runs the same probe before sending.",
+        epilog="example:\n  geval-repro probe --base-url http://localhost:8000/v1 --model m",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    probe.add_argument("--base-url", required=True, help="the server's base URL")
+    probe.add_argument("--model", required=True, help="the model name the server knows")
+    probe.add_argument(
+        "--top-logprobs", type=int, default=20, help="candidates to ask for (default 20)"
+    )
+    probe.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    probe.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    probe.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
@@ -164,20 +304,102 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
         "steps", help="freeze a template's evaluation steps written by a model (auto-CoT)"
     )
     steps.add_argument("--criteria", type=Path, required=True, help="template with steps slot")
-    steps.add_argument("--model", required=True)
-    steps.add_argument("--base-url", default="https://api.openai.com/v1")
-    steps.add_argument("--api-key-env", default="OPENAI_API_KEY")
-    steps.add_argument("--temperature", type=float, default=0.0)
-    steps.add_argument("--max-tokens", type=int, default=512)
+    steps.add_argument("--model", required=True, help="the model name the server knows")
+    steps.add_argument(
+        "--base-url", default=DEFAULT_BASE_URL, help=f"server base URL (default {DEFAULT_BASE_URL})"
+    )
+    steps.add_argument(
+        "--api-key-env", default="OPENAI_API_KEY", help="variable of the key (OPENAI_API_KEY)"
+    )
+    steps.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    steps.add_argument("--max-tokens", type=int, default=512, help="default 512")
     steps.add_argument("--force", action="store_true", help="replace existing frozen steps")
 
 
-def _judge(args: argparse.Namespace) -> int:
-    from geval_repro.files.fetch import FetchError
-    from geval_repro.runner.requests import RequestParams
-    from geval_repro.runner.run import RunOptions, build_plan, dry_run, run_judge
+@contextlib.contextmanager
+def quiet_fetch_logs() -> Iterator[None]:
+    """One line per failed fetch on the console while the block runs: the command prints the
+    error it raises, so pooch's "Downloading ..." line and the MISSING/FIX lines meant for
+    job logs are held back (and let through again afterwards)."""
+    import logging
 
+    import pooch
+
+    from geval_repro.files.fetch import FIX, MISSING
+
+    def not_for_the_console(record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith((MISSING, FIX))
+
+    fetch_log, pooch_log = logging.getLogger("geval_repro.files.fetch"), pooch.get_logger()
+    level = pooch_log.level
+    pooch_log.setLevel(logging.WARNING)
+    fetch_log.addFilter(not_for_the_console)
     try:
+        yield
+    finally:
+        fetch_log.removeFilter(not_for_the_console)
+        pooch_log.setLevel(level)
+
+
+def config_mirror(config: Path | None) -> str | None:
+    """The ``mirror`` of ``config`` (or of workflow/config.yaml when present), if set."""
+    import yaml
+
+    path = config if config is not None else DEFAULT_CONFIG
+    if config is not None and not config.is_file():
+        raise FileNotFoundError(f"--config {config}: no such file")
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return (yaml.safe_load(handle) or {}).get("mirror")
+
+
+def command_mirror(mirror: Path | None, config: Path | None) -> Path | None:
+    """The mirror a command uses: ``--mirror``, else the config's, else the environment's."""
+    from geval_repro.files.fetch import resolve_mirror
+
+    return resolve_mirror(mirror if mirror is not None else config_mirror(config))
+
+
+def judge_dimensions(benchmark: str, names: Sequence[str]) -> list[str]:
+    """``--dimension`` values as the benchmark's dimensions (``all`` = every one); a name
+    that is not one raises naming the closest valid one."""
+    import difflib
+
+    from geval_repro.registry.benchmarks import get_benchmark
+
+    entry = get_benchmark(benchmark)
+    if list(names) == ["all"]:
+        return list(entry.dimension_names)
+    for name in names:
+        if name not in entry.dimension_names:
+            close = difflib.get_close_matches(name, entry.dimension_names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(
+                f"--dimension {name!r}: {entry.title} has no dimension {name!r}{hint}; use "
+                f"one of {list(entry.dimension_names)}, or all"
+            )
+    return list(dict.fromkeys(names))
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """The ``judge`` command: each dimension in turn, one probe per server."""
+    with quiet_fetch_logs():
+        return _run_judge(args)
+
+
+def _run_judge(args: argparse.Namespace) -> int:
+    """:func:`_judge` with the fetch logs held back."""
+    import dataclasses
+
+    from geval_repro.files.fetch import FetchError
+    from geval_repro.runner.configured import summary_lines
+    from geval_repro.runner.requests import RequestParams
+    from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
+
+    failed = False
+    try:
+        dimensions = judge_dimensions(args.benchmark, args.dimension)
         params = RequestParams(
             model=args.model,
             mode=args.mode,
@@ -187,11 +409,11 @@ def _judge(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             top_logprobs=args.top_logprobs,
         )
-        options = RunOptions(
+        base = RunOptions(
             benchmark=args.benchmark,
-            dimension=args.dimension,
+            dimension=dimensions[0],
             params=params,
-            base_url=args.base_url,
+            base_urls=tuple(args.base_url or [DEFAULT_BASE_URL]),
             out=args.out,
             cache_dir=args.cache,
             limit=args.limit,
@@ -204,35 +426,70 @@ def _judge(args: argparse.Namespace) -> int:
             prompt_path=args.prompt,
             price_input=args.price_input,
             price_output=args.price_output,
+            mirror=command_mirror(args.mirror, args.config),
+            seed=args.seed,
+            topup_logprobs=args.topup_logprobs,
+            first_position=args.first_position,
         )
-        plan = build_plan(options)
-        if args.dry_run:
-            estimate = dry_run(options, plan)
-            print(json.dumps(estimate, indent=2))
-            print(
-                "dry run: prompt tokens estimated as characters / 4, completion tokens as "
-                "n * max_tokens per request (an upper bound); nothing was sent",
-                file=sys.stderr,
-            )
-            return 0
-        if not os.environ.get(args.api_key_env):
-            print(
-                f"geval-repro: ${args.api_key_env} is not set: sending a placeholder key "
-                "(fine for a local server without authentication)",
-                file=sys.stderr,
-            )
-        summary = run_judge(options, plan)
+        session = Session()
+        estimates = {}
+        for dimension in dimensions:
+            options = dataclasses.replace(base, dimension=dimension)
+            plan = build_plan(options)
+            if args.dry_run:
+                estimates[dimension] = dry_run(options, plan)
+                continue
+            summary = run_judge(options, plan, session)
+            for line in summary_lines(args.benchmark, dimension, summary):
+                print(line, file=sys.stderr)
+            print(f"  wrote {args.out / (dimension + '.jsonl')}", file=sys.stderr)
+            failed = failed or bool(summary["failed"])
     except (FetchError, ValueError, OSError) as error:
         print(f"geval-repro: {error}", file=sys.stderr)
         return 2
-    print(
-        f"judge {args.benchmark}/{args.dimension}: {summary['items']} items, sent "
-        f"{summary['sent']}, cached {summary['cached']}, failed {summary['failed']}, "
-        f"retries {summary['retries']}, tokens {summary['tokens_sent']} sent / "
-        f"{summary['tokens']} in output; wrote {args.out / (args.dimension + '.jsonl')}",
-        file=sys.stderr,
-    )
-    return 1 if summary["failed"] else 0
+    if args.dry_run:
+        print(json.dumps(estimates if len(estimates) > 1 else estimates[dimensions[0]], indent=2))
+        print(
+            "dry run: prompt tokens estimated as characters / 4, completion tokens as "
+            "n * max_tokens per request (an upper bound), cost_estimate_usd in US dollars "
+            "from --price-input/--price-output; nothing was sent",
+            file=sys.stderr,
+        )
+        return 0
+    return 1 if failed else 0
+
+
+def _probe(args: argparse.Namespace) -> int:
+    """The ``probe`` command: print what the server supports."""
+    import asyncio
+
+    from geval_repro.runner.client import CompletionClient
+    from geval_repro.runner.probe import preflight, probe
+
+    key = os.environ.get(args.api_key_env, "")
+    try:
+        preflight([args.base_url], args.api_key_env, key)
+    except ValueError as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
+
+    async def ask():
+        client = CompletionClient(
+            args.base_url, key or "EMPTY", concurrency=1, timeout=args.timeout, max_attempts=2
+        )
+        try:
+            return await probe(
+                client, args.base_url, args.model, logprobs=True, top_logprobs=args.top_logprobs
+            )
+        finally:
+            await client.close()
+
+    result = asyncio.run(ask())
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2, sort_keys=True))
+    else:
+        print("\n".join(result.lines()))
+    return 2 if result.choices_for_n is None else 0
 
 
 def _steps(args: argparse.Namespace) -> int:
@@ -314,9 +571,30 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new_folders(path: Path) -> list[Path]:
+    """``path`` and its ancestors that do not exist yet, deepest first."""
+    missing = []
+    for folder in [path, *path.parents]:
+        if folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove the folders (deepest first) that are empty; stop at the first that is not."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
 def _recount(args: argparse.Namespace) -> int:
+    import difflib
+
     from geval_repro.files.fetch import FetchError
-    from geval_repro.load.schemas import SUMMEVAL_DIMENSIONS
+    from geval_repro.load.schemas import SUMMEVAL_DIMENSIONS, JsonLinesError
     from geval_repro.scoring.parse import PARSERS
 
     for name, value, allowed in (
@@ -324,14 +602,38 @@ def _recount(args: argparse.Namespace) -> int:
         ("--parser", args.parser, PARSERS),
     ):
         if value not in allowed:
-            print(f"geval-repro recount: {name} {value!r}: use one of {allowed}", file=sys.stderr)
+            close = difflib.get_close_matches(value, list(allowed), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            print(
+                f"geval-repro recount: {name} {value!r}: use one of {allowed}{hint}",
+                file=sys.stderr,
+            )
             return 2
+    created = _new_folders(args.raw_dir)
     try:
-        result = recount(args.file, args.dimension, args.parser, args.raw_dir)
+        with quiet_fetch_logs():
+            result = recount(
+                args.file,
+                args.dimension,
+                args.parser,
+                args.raw_dir,
+                command_mirror(args.mirror, args.config),
+            )
+    except JsonLinesError as error:
+        _remove_if_empty(created)
+        print(
+            f"geval-repro: {error} recount reads one released-format file (a JSON list of "
+            "items with all_responses). A JSON Lines run is read by the pipeline: give its "
+            "folder as a geval-jsonl judge (dir: or files:, docs/judge-runner.md)",
+            file=sys.stderr,
+        )
+        return 2
     except (FetchError, ValueError) as error:
+        _remove_if_empty(created)
         print(f"geval-repro: {error}", file=sys.stderr)
         return 2
     except OSError as error:
+        _remove_if_empty(created)
         print(
             f"geval-repro: cannot read {error.filename or args.file}: {error.strerror or error}. "
             "Fix: check the path and its permissions",
@@ -390,16 +692,41 @@ def _mirror(args: argparse.Namespace) -> int:
     return 1 if result.failed else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="geval-repro", description=__doc__.split("\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    recount_parser = commands.add_parser(
-        "recount", help="summary-level correlations of one released-format file"
+def _version() -> str:
+    """The installed version of geval-repro (the package's own when not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("geval-repro")
+    except metadata.PackageNotFoundError:
+        from geval_repro import __version__
+
+        return f"{__version__} (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (every command, its options and help)."""
+    parser = argparse.ArgumentParser(
+        prog="geval-repro",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    recount_parser.add_argument("file", type=Path)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    recount_parser = commands.add_parser(
+        "recount",
+        help="summary-level correlations of one released-format file",
+        description="Recount one released-format G-Eval reply file against SummEval's\n"
+        "expert scores at the summary level, as the released meta_eval_summeval.py.",
+        epilog="example:\n  geval-repro recount gpt4_coh_detailed.json --dimension coherence",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    recount_parser.add_argument("file", type=Path, help="a released-format JSON file")
     recount_parser.add_argument(
-        "--dimension", required=True, help="SummEval dimension (coherence, consistency, ...)"
+        "--dimension",
+        required=True,
+        help="SummEval dimension: coherence, consistency, fluency or relevance",
     )
     recount_parser.add_argument(
         "--parser", default="original", help="reply parser: original (default) or tolerant"
@@ -411,20 +738,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=DEFAULT_RAW,
         help="where SummEval is fetched to (default: data/raw under the working directory)",
     )
+    recount_parser.add_argument(
+        "--mirror", type=Path, help="offline mirror (default: the config's, or $GEVAL_REPRO_MIRROR)"
+    )
+    recount_parser.add_argument(
+        "--config", type=Path, help="config whose mirror to use (default workflow/config.yaml)"
+    )
     _add_judge_parser(commands)
+    _add_probe_parser(commands)
     _add_steps_parser(commands)
     _add_export_parser(commands)
     _add_mirror_parser(commands)
-    args = parser.parse_args(argv)
-    if args.command == "mirror":
-        return _mirror(args)
-    if args.command == "judge":
-        return _judge(args)
-    if args.command == "steps":
-        return _steps(args)
-    if args.command == "export":
-        return _export(args)
-    return _recount(args)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    handlers = {
+        "mirror": _mirror,
+        "judge": _judge,
+        "probe": _probe,
+        "steps": _steps,
+        "export": _export,
+        "recount": _recount,
+    }
+    return handlers[args.command](args)
 
 
 if __name__ == "__main__":

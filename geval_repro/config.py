@@ -22,7 +22,7 @@ import yaml
 from jsonschema import Draft202012Validator, ValidationError, validators
 
 from geval_repro.files.fetch import FetchError, RemoteFile, relpath_for_url
-from geval_repro.registry import benchmarks, formats
+from geval_repro.registry import benchmarks, formats, local_models
 from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
@@ -93,6 +93,8 @@ def config_schema() -> dict[str, Any]:
     judge["benchmark"]["enum"] = list(benchmarks.NAMES)
     judge["format"]["enum"] = list(formats.NAMES)
     schema["$defs"]["dimension_files"]["propertyNames"]["enum"] = list(benchmarks.ALL_DIMENSIONS)
+    llama_cpp = schema["$defs"]["server"]["properties"]["llama_cpp"]["properties"]
+    llama_cpp["model"]["enum"] = list(local_models.NAMES)
     return schema
 
 
@@ -182,6 +184,11 @@ def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
                 if part
             )
         )
+    if "manifest" in judge and (judge["format"] != "geval-jsonl" or "files" not in judge):
+        raise ConfigError(
+            f"{where}: manifest: applies to a geval-jsonl run given as files (a dir: holds its "
+            "manifest.json)"
+        )
     if "run" in judge:
         _check_run(judge, where)
     elif "dir" in judge and not Path(judge["dir"]).is_dir():
@@ -229,6 +236,24 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
     stray = sorted(set(run.get("prompts", {})) - set(judged))
     if stray:
         raise ConfigError(f"{where}: run: prompts names {stray}, which the run does not judge")
+    if "server" in run and "base_url" in run:
+        raise ConfigError(
+            f"{where}: run: gives both server (a local server the job starts) and base_url; "
+            "keep one"
+        )
+    if "server" not in run and "model" not in run:
+        raise ConfigError(f"{where}: run: needs model (or a server: naming a local model)")
+    local = (run.get("server") or {}).get("llama_cpp")
+    if local and run.get("model", local["model"]) != local["model"]:
+        raise ConfigError(
+            f"{where}: run: model {run['model']!r} is not the local server's model "
+            f"{local['model']!r}; drop model (it defaults to the server's)"
+        )
+    if "first_position" in run and run["mode"] != "logprobs":
+        raise ConfigError(
+            f"{where}: run: first_position applies to mode logprobs (its biased replies are "
+            "not samples)"
+        )
     try:
         request_params(run)
     except ValueError as error:
@@ -264,10 +289,23 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
     return {"*": judge["file"]}
 
 
+def pinned_files(judge: Mapping[str, Any]) -> dict[str, str]:
+    """A judge's local files pinned by SHA-256 (``{path, sha256}`` specs, its ``manifest``
+    included): path -> SHA-256, verified whenever the pipeline reads them."""
+    specs = [
+        *(judge.get("files") or {}).values(),
+        *(judge[key] for key in ("file", "manifest") if key in judge),
+    ]
+    return {spec["path"]: spec["sha256"] for spec in specs if "path" in spec and "sha256" in spec}
+
+
 def judge_manifest(config: Mapping[str, Any], name: str) -> Path | None:
-    """The ``manifest.json`` of a geval-jsonl folder (provenance only), if there is one (a
-    judge with a ``run:`` block always has one: the pipeline writes it)."""
+    """The ``manifest.json`` of a geval-jsonl run (provenance only), if there is one: its
+    ``manifest`` spec, or the one in its ``dir`` (a judge with a ``run:`` block always has
+    one: the pipeline writes it)."""
     judge = config["judges"][name]
+    if "manifest" in judge:
+        return Path(judge["manifest"]["path"])
     if "run" in judge or ("dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file()):
         return Path(judge["dir"]) / "manifest.json"
     return None

@@ -478,6 +478,58 @@ for judge in swept:
     display(picked.pivot_table(index=["coefficient", "mode", "dimension"], columns="n",
                                values=["value", "gain_share"]).round(3))
 """),
+    md("""
+## Probs and -Probs from one run: this toolkit's own runs
+
+A run in mode `both` (status `toolkit-run`: this toolkit's judge runner, e.g. SmolLM2-135M
+served by llama.cpp, `workflow/configs/local_model.yaml`) gives the paper's two G-Eval
+variants from the same replies: **Probs**, the probability-weighted rating of Eq. 1 read
+from the log-probabilities (or estimated by the mean of the n sampled replies), and
+**-Probs**, one rating per item (the most likely rating, or the first reply). Spearman ρ
+with the human scores at the benchmark's level, per dimension (the benchmark's own list);
+the notes say how many items the partial run covers and in how many of them the model's
+reply held a rating token at all (coverage: an item without one has no Eq. 1 score, it is
+not counted as 0).
+"""),
+    code("""
+from geval_repro.registry.benchmarks import get_benchmark
+
+EQ1, TOP = "probability-weighted rating (Eq. 1)", "most likely rating"
+
+
+def probs_comparison(rows):
+    \"\"\"Spearman ρ of Probs and -Probs variants of one run, dimensions as columns.\"\"\"
+    benchmark = get_benchmark(rows["benchmark"].iloc[0])
+    mean = next((v for v in rows["variant"].unique() if v.startswith("mean-of-")
+                 and v.endswith("/original")), None)
+    names = {EQ1: "Probs: Eq. 1 on the log-probabilities",
+             mean: "Probs: mean of the replies (released parser)",
+             TOP: "-Probs: most likely rating",
+             "first-reply/original": "-Probs: first reply (released parser)"}
+    picked = rows[(rows["coefficient"] == "spearman") & rows["variant"].isin(names)]
+    table = picked.pivot_table(index="variant", columns="dimension", values="value",
+                               sort=False, dropna=False)
+    columns = [d for d in (*benchmark.dimension_names, "AVG") if d in table.columns]
+    table = table.reindex(index=[v for v in names if v in table.index], columns=columns)
+    return table.rename(index=names).round(3)
+
+
+toolkit = [j for j in judges_in(RESULTS)
+           if "toolkit-run" in set(read_table(f"judges/{j}/correlations")["status"])]
+if not toolkit:
+    say("No run of this toolkit's judge runner is in this results folder.")
+for judge in toolkit:
+    rows = read_table(f"judges/{judge}/correlations")
+    say(f"### `{judge}` ({get_benchmark(rows['benchmark'].iloc[0]).title})")
+    display(probs_comparison(rows))
+    say("NaN: not scorable (e.g. every item got the same rating; the note in "
+        "correlations.csv says why).")
+    eq1 = rows[rows["variant"] == EQ1].drop_duplicates("dimension").set_index("dimension")
+    for dimension in get_benchmark(rows["benchmark"].iloc[0]).dimension_names:
+        parts = [p for p in eq1.loc[dimension, "note"].split("; ")
+                 if p.startswith(("partial run", "coverage"))]
+        say(f"- {dimension}: " + "; ".join(parts))
+"""),
 ]
 
 TOPICAL_QAGS = [

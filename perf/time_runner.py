@@ -16,6 +16,20 @@ protocol and the cache. The fake server's CPU per request is printed too (read f
 ``/proc``), to show whether the server or the client limits the rate.
 
 Usage: ``python perf/time_runner.py [--latency 0.05] [--requests 128] [--concurrency 1 8 32]``
+
+``--real`` (needs the local extra, docs/local-model.md): the runner against the REAL local
+server, llama-cpp-python's ``llama_cpp.server`` with SmolLM2-135M, on the first
+``--documents`` SummEval documents x 16 systems (coherence, mode ``logprobs``, concurrency 1,
+a fresh server and an empty cache for each measurement). For the requests in the order the
+runner sends them (grouped by document) and in a shuffled order (every item its own group),
+it prints: the run's wall time against the sum of the server's own time for the same
+requests (its ``openai-processing-ms`` response header: the whole handling of a request,
+log-probabilities included) and against llama.cpp's compute alone (the ``total time`` of
+its ``llama_perf_context_print`` lines), the server's start-up time, and the prompt tokens
+it evaluated (its ``prompt eval ... tokens``) against the prompt tokens sent (``usage``):
+the prefix cache's reuse. The requests go through a recording proxy (tests/recording_proxy.py)
+that reads the headers; its own forwarding time counts against the runner. Target (issue 16):
+wall <= 1.10 x the server's time, plus the start-up.
 """
 
 from __future__ import annotations
@@ -96,6 +110,112 @@ async def measure_reference(base_url: str, concurrency: int, n: int, tag: str):
         return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def llama_timings(log: str) -> tuple[float, int]:
+    """(seconds of llama.cpp compute, prompt tokens evaluated) summed over a server log's
+    ``llama_perf_context_print`` lines."""
+    import re
+
+    seconds = sum(float(m) for m in re.findall(r"total time =\s+([0-9.]+) ms", log)) / 1000
+    tokens = sum(int(m) for m in re.findall(r"prompt eval time =.*?/\s+([0-9]+) tokens", log))
+    return seconds, tokens
+
+
+def measure_real(documents: int, threads: int, shuffled: bool, seed: int) -> dict[str, float]:
+    """One run against a fresh local server (see the module docstring); its measurements."""
+    import random
+
+    from geval_repro.runner.dispatch import ChainRule, Lane, dispatch
+    from geval_repro.runner.requests import RequestParams
+    from geval_repro.runner.run import RunOptions, build_plan
+    from geval_repro.runner.server import llama_cpp_server
+    from tests.recording_proxy import RecordingProxy
+
+    started = time.perf_counter()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        llama_cpp_server(
+            "smollm2-135m", n_ctx=4096, threads=threads, log_path=Path(folder) / "server.log"
+        ) as server,
+    ):
+        startup = time.perf_counter() - started
+        proxy = RecordingProxy(server.base_url.removesuffix("/v1"))
+        options = RunOptions(
+            benchmark="summeval",
+            dimension="coherence",
+            params=RequestParams("smollm2-135m", "logprobs", 1, 1.0, 1.0, 5, 20),
+            base_urls=(proxy.base_url,),
+            out=Path(folder) / "out",
+            limit=16 * documents,
+            concurrency=1,
+            timeout=600,
+            raw_dir=Path(folder) / "raw",
+        )
+        plan = build_plan(options)
+        groups = plan.groups
+        if shuffled:
+            items = list(plan.items)
+            random.Random(seed).shuffle(items)
+            groups = [[item] for item in items]
+        cache = ResponseCache(Path(folder) / "cache")
+        client = CompletionClient(proxy.base_url, "EMPTY", concurrency=1, timeout=600)
+        rule = ChainRule(1, options.server)
+        before = len(server.log_text())
+
+        async def go() -> None:
+            try:
+                await dispatch(groups, [Lane("local", client)], rule, cache, 1)
+            finally:
+                await client.close()
+
+        wall = time.perf_counter()
+        asyncio.run(go())
+        wall = time.perf_counter() - wall
+        cache.close()
+        proxy.stop()
+        handled = (
+            sum(float(e.headers.get("openai-processing-ms", 0)) for e in proxy.exchanges) / 1000
+        )
+        sent = sum(
+            json.loads(e.text)["usage"]["prompt_tokens"]
+            for e in proxy.exchanges
+            if e.path.endswith("/chat/completions")
+        )
+        compute, evaluated = llama_timings(server.log_text()[before:])
+    return {
+        "requests": len(plan.items),
+        "startup": startup,
+        "wall": wall,
+        "server": handled,
+        "compute": compute,
+        "evaluated": evaluated,
+        "sent": sent,
+    }
+
+
+def main_real(documents: int, threads: int, repeats: int) -> None:
+    """Print the real-server measurements (module docstring), each order ``repeats`` times."""
+    print(
+        f"REAL llama_cpp.server, SmolLM2-135M, {threads} thread(s): SummEval coherence, "
+        f"{documents} documents x 16 systems, mode logprobs, concurrency 1"
+    )
+    print(
+        "order     requests  start-up s  wall s  server s  wall/server  llama compute s  "
+        "wall/compute  prompt tokens evaluated/sent"
+    )
+    for repeat in range(repeats):
+        for shuffled in (False, True):
+            m = measure_real(documents, threads, shuffled, seed=repeat)
+            print(
+                f"{'shuffled' if shuffled else 'grouped':<9} {m['requests']:>8}  "
+                f"{m['startup']:10.1f}  {m['wall']:6.1f}  {m['server']:8.1f}  "
+                f"{m['wall'] / m['server']:11.2f}  {m['compute']:15.1f}  "
+                f"{m['wall'] / m['compute']:12.2f}  "
+                f"{m['evaluated']:>7} / {m['sent']:<7} = {m['evaluated'] / m['sent']:.3f}",
+                flush=True,
+            )
+    print("target (issue 16): wall <= 1.10 x server time, plus the start-up")
+
+
 def process_cpu(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
@@ -107,7 +227,14 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--requests", type=int, default=128, help="requests per concurrency > 1")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--real", action="store_true", help="the real local server instead")
+    parser.add_argument("--documents", type=int, default=2, help="--real: SummEval documents")
+    parser.add_argument("--threads", type=int, default=1, help="--real: server threads")
+    parser.add_argument("--repeats", type=int, default=2, help="--real: runs of each order")
     args = parser.parse_args()
+    if args.real:
+        main_real(args.documents, args.threads, args.repeats)
+        return
     fake = subprocess.Popen(
         [sys.executable, "-m", "tests.fake_openai_server", "--latency", str(args.latency)],
         cwd=REPO_ROOT,

@@ -138,12 +138,12 @@ PIPELINE_FIXTURES = {"pipeline_run", "fixture_run", "regenerated"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that use a pipeline run are marked ``pipeline``; every ``pipeline`` test is also
-    ``slow``, so ``pytest -m "not slow"`` is the fast loop."""
+    """Tests that use a pipeline run are marked ``pipeline``; every ``pipeline`` and
+    ``real_server`` test is also ``slow``, so ``pytest -m "not slow"`` is the fast loop."""
     for item in items:
         if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.pipeline)
-        if item.get_closest_marker("pipeline") is not None:
+        if item.get_closest_marker("pipeline") or item.get_closest_marker("real_server"):
             item.add_marker(pytest.mark.slow)
 
 

@@ -5,15 +5,27 @@
 
 - deterministic replies: the level distribution of a prompt comes from the SHA-256 of its
   text (weights over the tokens "1".."5" plus the off-scale tokens " " and "The"); choice
-  ``i`` replies with a level drawn from the hash of (prompt, i); with ``logprobs`` it returns
-  that first token's ``top_logprobs`` (sorted, at most ``top_logprobs``), as the API does;
+  ``i`` replies with a level drawn from the hash of (prompt, i), or of (seed, prompt, i) when
+  the request has a ``seed``; with ``logprobs`` it returns that first token's
+  ``top_logprobs`` (sorted, at most ``top_logprobs``), as the API does; with a
+  ``logit_bias`` the reply is the most likely level (the log-probabilities stay unbiased,
+  as llama-cpp-python reports them) and ``POST /extras/tokenize`` gives a digit's token id
+  (100 + the digit);
+- server variants for what llama.cpp does not show, or shows slowly: ``max_choices``
+  (return at most that many choices, as llama.cpp returns one), ``logprobs_supported=False``
+  (ignore ``logprobs``), ``context_chars`` (refuse a longer prompt with llama-cpp-python's
+  HTTP 400 ``context_length_exceeded``), ``max_top_logprobs`` (refuse a larger
+  ``top_logprobs`` with HTTP 400, as vLLM does above its ``max_logprobs``);
+  ``GET <base>/models`` lists ``fake-model``;
 - ``faults``: a queue of injected behaviours consumed by the next requests, one each:
   ``"429"`` (with ``Retry-After: 0.1``), ``"500"``, ``"malformed"`` (HTTP 200, not JSON),
   ``"401"`` (an error message echoing the API key received, as some servers do),
   ``"slow"`` (sleeps ``slow_seconds`` before answering);
 - ``latency``: seconds added to every answer;
-- ``requests``: the prompts received, in arrival order (thread-safe), and ``auth``: the
-  Authorization headers seen;
+- ``requests``: the prompts received, in arrival order (thread-safe), ``bodies`` the full
+  request bodies, and ``auth``: the Authorization headers seen; the runner's probe requests
+  (:data:`geval_repro.runner.probe.PROBE_PROMPT`) go to ``probes`` instead and take no
+  injected fault, so a test's faults and counts concern the run's own requests;
 - it shuts itself down after ``lifetime`` seconds at the latest.
 """
 
@@ -27,6 +39,8 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from geval_repro.runner.probe import PROBE_PROMPT
+
 TOKENS = ("1", "2", "3", "4", "5", " ", "The")
 
 
@@ -38,26 +52,30 @@ def distribution(prompt: str) -> dict[str, float]:
     return {token: w / total for token, w in zip(TOKENS, weights, strict=True)}
 
 
-def reply_level(prompt: str, index: int) -> str:
-    """The level the fake model writes in choice ``index`` for ``prompt``."""
-    digest = hashlib.sha256(f"{index}:{prompt}".encode()).digest()
+def reply_level(prompt: str, index: int, seed: int | None = None) -> str:
+    """The level the fake model writes in choice ``index`` for ``prompt`` (and ``seed``)."""
+    text = f"{index}:{prompt}" if seed is None else f"{seed}:{index}:{prompt}"
+    digest = hashlib.sha256(text.encode()).digest()
     return TOKENS[digest[0] % 5]
 
 
-def completion(body: dict) -> dict:
+def completion(body: dict, max_choices: int | None = None, logprobs: bool = True) -> dict:
     """The fake response body to a request body."""
     prompt = body["messages"][-1]["content"]
     probs = distribution(prompt)
     top = sorted(probs.items(), key=lambda kv: -kv[1])[: int(body.get("top_logprobs") or 0)]
     choices = []
-    for index in range(int(body.get("n") or 1)):
-        token = reply_level(prompt, index)
+    n = int(body.get("n") or 1)
+    for index in range(n if max_choices is None else min(n, max_choices)):
+        token = reply_level(prompt, index, body.get("seed"))
+        if body.get("logit_bias"):
+            token = max(TOKENS[:5], key=probs.__getitem__)
         choice = {
             "index": index,
             "message": {"role": "assistant", "content": token},
             "finish_reason": "stop",
         }
-        if body.get("logprobs"):
+        if body.get("logprobs") and logprobs:
             choice["logprobs"] = {
                 "content": [
                     {
@@ -90,11 +108,28 @@ def completion(body: dict) -> dict:
 class FakeOpenAIServer:
     """See the module docstring; use as a context manager or call :meth:`stop`."""
 
-    def __init__(self, latency: float = 0.0, slow_seconds: float = 2.0, lifetime: float = 300):
+    def __init__(
+        self,
+        latency: float = 0.0,
+        slow_seconds: float = 2.0,
+        lifetime: float = 300,
+        *,
+        max_choices: int | None = None,
+        logprobs_supported: bool = True,
+        context_chars: int | None = None,
+        max_top_logprobs: int | None = None,
+        port: int = 0,
+    ):
         self.latency = latency
         self.slow_seconds = slow_seconds
+        self.max_choices = max_choices
+        self.logprobs_supported = logprobs_supported
+        self.context_chars = context_chars
+        self.max_top_logprobs = max_top_logprobs
         self.faults: deque[str] = deque()
         self.requests: list[str] = []
+        self.bodies: list[dict] = []
+        self.probes: list[dict] = []
         self.auth: list[str] = []
         self._lock = threading.Lock()
         self._stopped = False
@@ -113,13 +148,43 @@ class FakeOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # a client killed mid-request (the resume test does that)
 
+            def do_GET(self) -> None:
+                if self.path.endswith("/models"):
+                    models = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                    self._send(200, json.dumps(models).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length))
+                if self.path == "/extras/tokenize":
+                    tokens = [100 + int(c) if c.isdigit() else 1 for c in body["input"]]
+                    self._send(200, json.dumps({"tokens": tokens}).encode())
+                    return
+                prompt = body["messages"][-1]["content"]
+                if server.context_chars is not None and len(prompt) > server.context_chars:
+                    message = (
+                        f"This model's maximum context length is {server.context_chars} "
+                        f"tokens. However, you requested {len(prompt)} tokens"
+                    )
+                    error = {"message": message, "code": "context_length_exceeded"}
+                    self._send(400, json.dumps({"error": error}).encode())
+                    return
+                most = server.max_top_logprobs
+                if most is not None and int(body.get("top_logprobs") or 0) > most:
+                    message = f"top_logprobs must be at most {most}, got {body['top_logprobs']}"
+                    self._send(400, json.dumps({"error": {"message": message}}).encode())
+                    return
                 with server._lock:
-                    server.requests.append(body["messages"][-1]["content"])
                     server.auth.append(self.headers.get("Authorization", ""))
-                    fault = server.faults.popleft() if server.faults else None
+                    if prompt == PROBE_PROMPT:
+                        server.probes.append(body)
+                        fault = None
+                    else:
+                        server.bodies.append(body)
+                        server.requests.append(prompt)
+                        fault = server.faults.popleft() if server.faults else None
                 if server.latency:
                     time.sleep(server.latency)
                 if fault == "429":
@@ -137,7 +202,8 @@ class FakeOpenAIServer:
                 else:
                     if fault == "slow":
                         time.sleep(server.slow_seconds)
-                    self._send(200, json.dumps(completion(body)).encode())
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    self._send(200, json.dumps(answer).encode())
 
             def _send(self, status: int, payload: bytes, headers: dict | None = None) -> None:
                 try:
@@ -151,7 +217,7 @@ class FakeOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): nothing to answer
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -184,8 +250,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--lifetime", type=float, default=300)
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = FakeOpenAIServer(latency=args.latency, lifetime=args.lifetime)
+    server = FakeOpenAIServer(latency=args.latency, lifetime=args.lifetime, port=args.port)
     print(server.base_url, flush=True)
     server._thread.join()
 

@@ -55,7 +55,7 @@ def options(server, out: Path, **changes) -> RunOptions:
         "benchmark": "summeval",
         "dimension": "coherence",
         "params": RequestParams("fake-model", "logprobs", 1, 1.0, 1.0, 5, 5),
-        "base_url": server.base_url,
+        "base_urls": (server.base_url,),
         "out": out,
         "limit": 4,
         "concurrency": 1,
@@ -263,7 +263,7 @@ def test_dry_run_sends_nothing(server, tmp_path, processed, capsys):
     assert estimate["requests"] == 10 and estimate["to_send"] == 10
     assert estimate["completion_tokens_max"] == 10 * 20 * 5  # items x n x max_tokens
     expected_cost = estimate["prompt_tokens_estimate"] * 2 / 1e6 + 1000 * 8 / 1e6
-    assert estimate["cost_estimate"] == pytest.approx(expected_cost, abs=0.006)
+    assert estimate["cost_estimate_usd"] == pytest.approx(expected_cost, abs=0.006)
 
 
 def _stored_prompts(db: Path) -> Counter[str]:

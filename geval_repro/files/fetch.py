@@ -10,6 +10,7 @@ timeout-aware HTTP downloader, retries with back-off, hash checks and the atomic
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -67,6 +68,29 @@ def check_host_resolves(url: str) -> None:
         socket.getaddrinfo(host, parsed.port or (443 if parsed.scheme == "https" else 80))
     except (socket.gaierror, UnicodeError) as error:
         raise UnresolvableHost(f"host {host!r} does not resolve ({error}): offline?") from error
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """SHA-256 (hex) of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_pinned(path: str | os.PathLike[str], sha256: str, label: str) -> None:
+    """Raise :class:`FetchError` unless the local file ``path`` exists and has ``sha256``."""
+    if not os.path.isfile(path):
+        raise FetchError(f"{label}: {path} does not exist; restore it (git checkout {path})")
+    actual = sha256_of(path)
+    if actual != sha256:
+        raise FetchError(
+            f"{label}: {path} has SHA-256 {actual}, but the config pins {sha256}. Fix: "
+            "restore the committed file (git checkout), or, if you regenerated it on purpose, "
+            "put its new SHA-256 in the config"
+        )
+    logger.info("verified %s (%s)", path, sha256[:12])
 
 
 @dataclass(frozen=True)

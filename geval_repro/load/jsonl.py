@@ -92,6 +92,22 @@ def _level_row(probs: object, levels: tuple[int, ...], fail, index: int) -> np.n
     return row
 
 
+def rating_coverage(path: str | Path) -> tuple[int, int]:
+    """(items answered, items with a rating token) of one ``<dimension>.jsonl``: the lines
+    without ``error``, and those of them whose ``level_probs`` is not null (the file was
+    validated by :func:`load_geval_jsonl` when the run was read)."""
+    answered = rated = 0
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if record.get("error"):
+            continue
+        answered += 1
+        rated += record.get("level_probs") is not None
+    return answered, rated
+
+
 def load_geval_jsonl(
     path: str | Path,
     judge: str,

@@ -312,12 +312,38 @@ def validate_table(
         ) from None
 
 
+class JsonLinesError(ValueError):
+    """A file expected to hold one JSON document holds JSON Lines (one object per line)."""
+
+
+def _looks_like_jsonl(path: str | Path) -> bool:
+    """Whether the file's first two non-empty lines each parse as a JSON object."""
+    lines = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.strip():
+                lines.append(line)
+            if len(lines) == 2:
+                break
+    try:
+        return len(lines) == 2 and all(isinstance(json.loads(line), dict) for line in lines)
+    except ValueError:
+        return False
+
+
 def read_json(path: str | Path, fix: str = UPSTREAM_FIX) -> object:
-    """The parsed JSON document at ``path`` (standard library parser, UTF-8)."""
+    """The parsed JSON document at ``path`` (standard library parser, UTF-8); a JSON Lines
+    file is refused with :class:`JsonLinesError` saying so."""
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        if isinstance(error, json.JSONDecodeError) and _looks_like_jsonl(path):
+            raise JsonLinesError(
+                f"{path}: this looks like JSON Lines (one JSON object per line, as "
+                f"`geval-repro judge` writes <dimension>.jsonl), not one JSON document. "
+                f"Fix: {fix}."
+            ) from None
         raise ValueError(f"{path}: not valid UTF-8 JSON ({error}). Fix: {fix}.") from None
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deeply to read. Fix: {fix}.") from None

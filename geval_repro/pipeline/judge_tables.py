@@ -14,6 +14,7 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet, write_text
+from geval_repro.load.jsonl import rating_coverage
 from geval_repro.registry.formats import contents_of, result_tables
 from geval_repro.report.table_files import write_pair, write_rows
 from geval_repro.scoring.item_scores import item_scores
@@ -24,6 +25,7 @@ from geval_repro.tables.judge_rows import (
     replies_tables,
     scores_rows,
     subset_average_rows,
+    with_coverage,
 )
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ def write_result_tables(
     benchmark_table: PathLike,
     settings: Settings,
     out_dir: PathLike,
+    run_files: Mapping[str, PathLike] | None = None,
 ) -> None:
     """Every result table of one judge run (:func:`geval_repro.registry.formats.result_tables`)
     in ``out_dir`` as CSV + Markdown.
@@ -53,9 +56,16 @@ def write_result_tables(
     ``processed``: the run's tables by name: ``item_scores`` and ``replies`` for a run with
     replies, ``level_probs`` for one with rating probabilities, ``scores`` for per-item
     scores. Tables that several contents give (correlations, rollups) are concatenated.
+    ``run_files``: a run with rating probabilities, its ``<dimension>.jsonl`` files: every
+    note of its tables then gives the dimension's coverage (items with a rating token).
     """
     human = pd.read_parquet(benchmark_table)
     contents = contents_of(spec)
+    coverage = {d: rating_coverage(path) for d, path in (run_files or {}).items()}
+    for dimension, (answered, rated) in coverage.items():
+        log.info(
+            "%s %s: a rating token in %d of %d answered items", judge, dimension, rated, answered
+        )
     resampling = {"n_resamples": settings.bootstrap_resamples, "seed": settings.seed}
     parts: list[dict[str, pd.DataFrame]] = []
     if "replies" in contents:
@@ -83,6 +93,7 @@ def write_result_tables(
                 human,
                 **resampling,
                 pass_threshold=settings.pass_threshold,
+                run_items={d: answered for d, (answered, _) in coverage.items()},
             )
         )
     if "item_scores" in contents:
@@ -91,7 +102,7 @@ def write_result_tables(
     out = Path(out_dir)
     for name in result_tables(spec):
         tables = [part[name] for part in parts if name in part]
-        write_pair(pd.concat(tables, ignore_index=True), out / name)
+        write_pair(with_coverage(pd.concat(tables, ignore_index=True), coverage), out / name)
 
 
 def subset_averages(

@@ -30,6 +30,7 @@ from geval_repro.config import judge_files, judge_manifest
 from geval_repro.registry import outputs
 from geval_repro.registry.formats import (
     SWEEP_FIGURES,
+    contents_of,
     has_replies,
     processed_tables,
     result_tables,
@@ -134,6 +135,14 @@ class Layout:
     def judge_files(self, config: Mapping[str, Any], judge: str) -> dict[str, Path]:
         """A judge run's input files, keyed by dimension (``"*"`` for a scores file)."""
         return {dim: f.path for dim, f in judge_files(config, judge, self.raw).items()}
+
+    def judge_rating_files(self, config: Mapping[str, Any], judge: str) -> dict[str, Path]:
+        """A geval-jsonl run's ``<dimension>.jsonl`` files when it has rating probabilities
+        (their coverage goes into its tables' notes), else none."""
+        spec = config["judges"][judge]
+        if spec["format"] != "geval-jsonl" or "level_probs" not in contents_of(spec):
+            return {}
+        return self.judge_files(config, judge)
 
     def judge_manifest(self, config: Mapping[str, Any], judge: str) -> list[Path]:
         """A geval-jsonl folder's manifest.json (recorded in the provenance, not read)."""

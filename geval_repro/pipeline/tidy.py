@@ -15,7 +15,9 @@ import pandas as pd
 import pandera.pandas as pa
 
 from geval_repro import load
+from geval_repro.config import pinned_files
 from geval_repro.files.atomic import write_parquet
+from geval_repro.files.fetch import check_pinned
 from geval_repro.load import schemas
 from geval_repro.load.benchmarks import BENCHMARK_LOADERS, load_benchmark
 from geval_repro.load.judge_runs import CONTENT_SCHEMAS, RUN_LOADERS
@@ -70,8 +72,11 @@ def judge_run(
 
     The run's format gives what it yields (:mod:`geval_repro.registry.formats`) and its
     loader (:data:`geval_repro.load.judge_runs.RUN_LOADERS`); each table is validated by
-    its content's schema for the run's benchmark before and after writing.
+    its content's schema for the run's benchmark before and after writing. Local files
+    pinned by SHA-256 (``{path, sha256}``) are verified first.
     """
+    for path, sha256 in pinned_files(spec).items():
+        check_pinned(path, sha256, f"judge {judge}")
     benchmark = get_benchmark(spec["benchmark"])
     loader = RUN_LOADERS[spec["format"]]
     tables = loader(judge, spec, files, pd.read_parquet(benchmark_table))

@@ -14,6 +14,9 @@ runs and the judge runner derive their lists from here:
   ``global``: one correlation over all items, called turn level for Topical-Chat and
   dataset level for QAGS;
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
+- ``shared_text``: the placeholder whose text several items share (SummEval's and QAGS's
+  document, Topical-Chat's conversation history): the judge runner sends the items that
+  share it one after another, so a server's prefix cache serves it once;
 - ``released_replies``: whether the G-Eval authors released their judge replies for it
   (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
 - ``citations``: the BibTeX keys (in ``geval_repro/data/CITATIONS.bib``) of the papers that
@@ -65,6 +68,7 @@ class Benchmark:
     level: Level
     level_name: str
     texts: Mapping[str, str]
+    shared_text: str
     group_key: str | None = None
     unit_key: str = "system_id"
     sources: tuple[str, ...] = ()
@@ -101,6 +105,7 @@ def _qags(subset: str, title: str) -> Benchmark:
         level="global",
         level_name="dataset",
         texts=_QAGS_TEXTS,
+        shared_text="Document",
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
         citations=("wang2020qags",),
     )
@@ -124,6 +129,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             level_name="summary",
             group_key="doc_id",
             texts={"Document": "source", "Summary": "system_output"},
+            shared_text="Document",
             sources=("summeval",),
             released_replies=True,
             citations=("fabbri2021summeval",),
@@ -142,6 +148,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             level="global",
             level_name="turn",
             texts={"Conversation History": "history", "Fact": "fact", "Response": "response"},
+            shared_text="Conversation History",
             sources=("topical_chat", "unieval_pred_topical_chat"),
             citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
         ),

@@ -128,7 +128,14 @@ def paper_layout(
     part = _protocol_first(part[~part["level"].isin(["system"])], benchmarks)
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
-        "Status: recomputed = computed here from the pinned data; fixture = synthetic test "
+        "Status: recomputed = computed here from the pinned data; "
+        + (
+            "toolkit-run = this toolkit's own judge run of an open model (not the paper's "
+            "judge; its notes in correlations.csv say how many items and the coverage); "
+            if (part["status"] == "toolkit-run").any()
+            else ""
+        )
+        + "fixture = synthetic test "
         "data, not a result; paper-only / not-released / not-recomputable = printed value "
         "only (see correlations.csv notes).",
         "",

@@ -56,8 +56,15 @@ BENCHMARKS: dict[str, str] = {
     "qags_xsum": "QAGS-XSum",
     "qags_avg": "QAGS average",
 }
-SHOWN_STATUSES: tuple[str, ...] = ("recomputed", "paper-only", "not-recomputable", "not-released")
+SHOWN_STATUSES: tuple[str, ...] = (
+    "recomputed",
+    "toolkit-run",
+    "paper-only",
+    "not-recomputable",
+    "not-released",
+)
 FIXTURE = "fixture"
+TOOLKIT_RUN = "toolkit-run"  # a column of the status table only when the folder has such rows
 PAPER_TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("table1_summeval.md", "Table 1: SummEval, summary-level", ("summeval",)),
     ("table2_topical_chat.md", "Table 2: Topical-Chat, turn-level", ("topical_chat",)),
@@ -130,7 +137,8 @@ def status_counts(correlations: pd.DataFrame) -> pd.DataFrame:
     order = [b for b in BENCHMARKS if b in counts.index] + sorted(
         set(counts.index) - set(BENCHMARKS)
     )
-    counts = counts.reindex(index=order, columns=list(SHOWN_STATUSES), fill_value=0)
+    columns = [s for s in SHOWN_STATUSES if s != TOOLKIT_RUN or s in set(shown["status"])]
+    counts = counts.reindex(index=order, columns=columns, fill_value=0)
     counts.index = [BENCHMARKS.get(b, b) for b in counts.index]
     return counts.rename_axis("benchmark").reset_index()
 
@@ -316,7 +324,15 @@ def render_section(
         "",
         "Rows of "
         f"[`{link}/tables/correlations.csv`]({link}/tables/correlations.csv) by status. "
-        "**recomputed**: computed here from the pinned upstream files. **paper-only**, "
+        "**recomputed**: computed here from the pinned upstream files. "
+        + (
+            "**toolkit-run**: this toolkit's own judge run of an open model (its replies "
+            "committed under `data/runs/`; not the paper's judge, and partial: the `note` says "
+            "how many items and the coverage). "
+            if TOOLKIT_RUN in set(correlations["status"])
+            else ""
+        )
+        + "**paper-only**, "
         "**not-recomputable**, **not-released**: a number printed in the paper that this "
         "toolkit cannot recompute (the `note` column says why); these rows repeat the paper "
         "and are not reproductions.",

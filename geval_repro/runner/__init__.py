@@ -2,11 +2,17 @@
 
 - :mod:`.prompts`: prompt templates (released SummEval files, this toolkit's others), filling
   them with an item's texts, and frozen evaluation steps with their content hash;
-- :mod:`.requests`: the Chat Completions request body of each mode;
+- :mod:`.requests`: the Chat Completions request body of each mode, top-up requests and the
+  first-position logit bias;
 - :mod:`.logprobs`: the rating distribution read from top log-probabilities;
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
-- :mod:`.client`: concurrent requests with retries (the ``openai`` package);
-- :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``.
+- :mod:`.client`: one server's requests with retries (the ``openai`` package);
+- :mod:`.probe`: what a server supports, and the checks before anything is sent;
+- :mod:`.dispatch`: a run's requests grouped by shared text, spread over servers, topped up
+  to ``n`` replies per item;
+- :mod:`.server`: a local server (llama-cpp-python's ``llama_cpp.server``) started and
+  stopped around a run;
+- :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``;
 - :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
   rule ``judge_run_<judge>``).
 

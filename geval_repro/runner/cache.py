@@ -15,7 +15,9 @@ ones), so a killed run loses no answer it received, and a rerun sends only the r
 without an answer. A request that failed (HTTP error after the retries, timeout, a body
 that is not a readable completion) is stored in ``failures`` with its reason and reported
 per item; it is retried by the next run, and its failure row is deleted once an answer
-arrives.
+arrives. ``meta`` keeps what a rerun needs to rebuild its request bodies without asking the
+server again (the rating tokens' ids of a first-position reading), and which servers the
+stored answers came from (a rerun that sends nothing still names them in its manifest).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ CREATE TABLE IF NOT EXISTS failures (
     key TEXT PRIMARY KEY, request TEXT NOT NULL, error TEXT NOT NULL, raw TEXT,
     received TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -115,6 +118,29 @@ class ResponseCache:
         """The stored answer of ``key``, or None."""
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
+
+    def received_range(self, keys: list[str]) -> tuple[str, str] | None:
+        """When the answers of ``keys`` arrived: (first, last) UTC timestamps, or None."""
+        first = last = None
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            low, high = self._db.execute(
+                f"SELECT MIN(received), MAX(received) FROM responses WHERE key IN ({marks})", chunk
+            ).fetchone()
+            if low is not None:
+                first = low if first is None else min(first, low)
+                last = high if last is None else max(last, high)
+        return None if first is None else (first, last)
+
+    def meta(self, key: str) -> Any:
+        """The JSON value stored under ``key`` in ``meta``, or None."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value under ``key`` in ``meta`` (committed at once)."""
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, canonical_json(value)))
 
     def failure(self, key: str) -> str | None:
         """The recorded failure reason of ``key``, or None."""

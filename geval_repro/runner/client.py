@@ -4,6 +4,8 @@ Protocol per request (the client's own retries are off, ``max_retries=0``, so th
 explicit and testable):
 
 - at most ``concurrency`` requests are in flight (an ``asyncio.Semaphore``);
+- a host name that does not resolve fails at once (no retry: it will not resolve a second
+  later either);
 - HTTP 429, HTTP 5xx, timeouts and connection errors are retried up to ``max_attempts``
   attempts in all; the wait before attempt ``k + 1`` is the server's ``retry-after-ms`` or
   ``Retry-After`` (seconds) when given, else ``min(backoff_max, backoff_base * 2**k)``
@@ -11,6 +13,10 @@ explicit and testable):
 - any other HTTP error (e.g. 400 for a parameter the server does not know) fails at once;
 - a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
   and its raw text is kept for inspection.
+
+Each failure has a ``kind`` (:data:`FAILURE_KINDS`): ``connection`` and ``dns`` say that the
+server itself could not be reached (the runner then moves the work to another server, or
+stops), the others concern one request.
 
 The body is posted as given with the client's ``post`` (``cast_to=httpx.Response``): the raw
 text is kept, and the typed ``chat.completions.create`` is skipped, whose per-request
@@ -31,20 +37,27 @@ import asyncio
 import importlib
 import json
 import random
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 RETRY_STATUS = frozenset({408, 409, 429})
+#: What went wrong with a failed request: the server unreachable (``connection``: refused or
+#: reset; ``dns``: its host does not resolve), or this request (``timeout``, ``http``: an
+#: error status, ``unreadable``: a 200 response that is not a completion).
+FAILURE_KINDS: tuple[str, ...] = ("connection", "dns", "timeout", "http", "unreadable")
+UNREACHABLE: frozenset[str] = frozenset({"connection", "dns"})
 
 
 @dataclass(frozen=True)
 class Answer:
-    """The outcome of one request: the raw response text, or the failure reason."""
+    """The outcome of one request: the raw response text, or the failure reason and kind."""
 
     text: str | None
     error: str | None = None
+    kind: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -156,36 +169,62 @@ class CompletionClient:
                 except openai.APIStatusError as error:
                     status = error.status_code
                     reason = f"HTTP {status}: {_short(error.response.text)}"
+                    kind = "http"
                     if status not in RETRY_STATUS and status < 500:
-                        return Answer(None, redact(reason, self._key))
+                        return Answer(None, redact(reason, self._key), kind)
                     retry_after = _retry_after(error.response.headers)
                 except openai.APIConnectionError as error:  # APITimeoutError included
-                    reason = _connection_reason(error, isinstance(error, openai.APITimeoutError))
+                    kind, reason = _connection_reason(
+                        error, isinstance(error, openai.APITimeoutError)
+                    )
+                    if kind == "dns":
+                        return Answer(None, redact(reason, self._key), kind)
                 else:
                     try:
                         read_completion(text)
                     except (ValueError, AttributeError) as error:
                         reason = redact(f"unreadable response: {error}", self._key)
-                        return Answer(redact(text, self._key), reason)
+                        return Answer(redact(text, self._key), reason, "unreadable")
                     return Answer(text)
                 if attempt + 1 < self._max_attempts:
                     self.retries += 1
                     await self._sleep(self._wait(attempt, retry_after))
             return Answer(
-                None, redact(f"{reason} (after {self._max_attempts} attempts)", self._key)
+                None, redact(f"{reason} (after {self._max_attempts} attempts)", self._key), kind
             )
 
+    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
+        """``POST <base><path>`` (or an absolute URL) once, parsed as JSON; None on failure."""
+        try:
+            response = await self._client.post(path, body=body, cast_to=self._httpx.Response)
+            return json.loads(response.text)
+        except (self._openai.APIError, ValueError):
+            return None
 
-def _connection_reason(error: BaseException, timeout: bool) -> str:
-    """ "timed out", or "connection error: <cause>" for a refused connection or an unknown
-    host. The aiohttp transport raises both as timeouts (``timeout`` is then true), so the
+    async def get_json(self, path: str) -> Any:
+        """``GET <base><path>`` (or an absolute URL) once, parsed as JSON; None when it fails
+        or is not JSON."""
+        try:
+            response = await self._client.get(path, cast_to=self._httpx.Response)
+            return json.loads(response.text)
+        except (self._openai.APIError, ValueError):
+            return None
+
+
+def _connection_reason(error: BaseException, timeout: bool) -> tuple[str, str]:
+    """The kind and text of a failed connection: ``("timeout", "timed out")``, ``("dns",
+    "host does not resolve: <cause>")`` or ``("connection", "connection error: <cause>")``.
+    The aiohttp transport raises all of them as timeouts (``timeout`` is then true), so the
     innermost cause decides when there is one."""
-    root = error
-    while root.__cause__ is not None:
-        root = root.__cause__
+    chain = [error]
+    while chain[-1].__cause__ is not None:
+        chain.append(chain[-1].__cause__)
+    root = chain[-1]
+    if any(isinstance(e, socket.gaierror) or "DNSError" in type(e).__name__ for e in chain):
+        return "dns", f"host does not resolve: {_short(str(root) or type(root).__name__)}"
     if isinstance(root, TimeoutError) or (root is error and timeout):
-        return "timed out"
-    return f"connection error: {_short(str(root) or type(root).__name__)}"
+        return "timeout", "timed out"
+    return "connection", f"connection error: {_short(str(root) or type(root).__name__)}"
 
 
 def _short(text: str, limit: int = 300) -> str:

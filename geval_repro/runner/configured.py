@@ -2,12 +2,16 @@
 
 The block holds the flags of ``geval-repro judge`` (``model``, ``base_url``, ``mode``, ``n``,
 ``temperature``, ``top_p``, ``max_tokens``, ``top_logprobs``, ``concurrency``, ``limit``,
-``timeout``, ``max_attempts``, ``api_key_env``) plus ``dimensions`` (default: every
-dimension of the benchmark) and ``prompts`` (per dimension a template instead of the
-default one). Defaults are the command line's (:data:`RUN_DEFAULTS`; ``n`` 20, 1 in
-``logprobs`` mode). The rule ``judge_run_<judge>`` calls :func:`run_configured_judge`, which
-runs each dimension into the judge's ``dir`` (``<dimension>.jsonl``) with one cache for the
-judge; the runner keeps one ``manifest.json`` with each dimension's manifest in it.
+``timeout``, ``max_attempts``, ``api_key_env``, ``seed``, ``topup_logprobs``,
+``first_position``) plus ``dimensions`` (default: every dimension of the benchmark),
+``prompts`` (per dimension a template instead of the default one) and ``server`` (a local
+server the job starts and stops, :mod:`geval_repro.runner.server`; the model is then the
+server's). ``base_url`` may list several servers of one model. Defaults are the command
+line's (:data:`RUN_DEFAULTS`; ``n`` 20, 1 in ``logprobs`` mode). The rule
+``judge_run_<judge>`` calls :func:`run_configured_judge`, which runs each dimension into the
+judge's ``dir`` (``<dimension>.jsonl``) with one cache for the judge; the runner keeps one
+``manifest.json`` with each dimension's manifest in it. A local server is started only when
+some answer is missing from the cache: a rerun with every answer cached starts none.
 
 The API key is read from the environment variable ``api_key_env`` by the runner; neither the
 key nor anything derived from it is written (the manifests record the variable's name and
@@ -17,6 +21,8 @@ whether a key was sent).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -43,7 +49,35 @@ RUN_DEFAULTS: dict[str, Any] = {
     "timeout": 60.0,
     "max_attempts": 6,
     "api_key_env": "OPENAI_API_KEY",
+    "seed": None,
+    "topup_logprobs": False,
+    "first_position": None,
 }
+#: Where a managed server's runs are planned before it has a port (the cache key holds the
+#: server's identity, not its URL).
+MANAGED_URL = "http://127.0.0.1/v1"
+
+
+def run_model(run: Mapping[str, Any]) -> str:
+    """The model a ``run:`` block asks: ``model``, or the local server's model."""
+    if "model" in run:
+        return str(run["model"])
+    return str(run["server"]["llama_cpp"]["model"])
+
+
+def server_threads(spec: Mapping[str, Any]) -> int:
+    """The CPU threads a judge's run job takes: its local server's (``threads``, default
+    every CPU), or 1 for a remote server."""
+    local = ((spec.get("run") or {}).get("server") or {}).get("llama_cpp")
+    if local is None:
+        return 1
+    return int(local.get("threads") or os.cpu_count() or 1)
+
+
+def base_urls(run: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``base_url`` of a ``run:`` block as a tuple (one or several servers)."""
+    value = run.get("base_url", RUN_DEFAULTS["base_url"])
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def request_params(run: Mapping[str, Any]) -> RequestParams:
@@ -51,7 +85,7 @@ def request_params(run: Mapping[str, Any]) -> RequestParams:
     values = {**RUN_DEFAULTS, **run}
     n = run.get("n", 1 if run["mode"] == "logprobs" else 20)
     return RequestParams(
-        model=run["model"],
+        model=run_model(run),
         mode=run["mode"],
         n=n,
         temperature=float(values["temperature"]),
@@ -88,6 +122,44 @@ def _outside_event_loop(function: Callable[..., T], *args: Any) -> T:
         return pool.submit(function, *args).result()
 
 
+def managed_server(run: Mapping[str, Any], log_path: str | os.PathLike[str] | None):
+    """The local server of a ``run:`` block's ``server`` entry (not started), or None."""
+    local = (run.get("server") or {}).get("llama_cpp")
+    if local is None:
+        return None
+    from geval_repro.runner.server import llama_cpp_server
+
+    return llama_cpp_server(
+        local["model"],
+        n_ctx=local.get("n_ctx", 8192),
+        threads=local.get("threads"),
+        startup_timeout=float(local.get("startup_timeout", 180.0)),
+        log_path=log_path,
+    )
+
+
+def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> list[str]:
+    """A dimension's closing lines: counts, coverage, each distinct error with its count,
+    and the cause and fix of known errors."""
+    cover = summary.get("coverage")
+    covered = (
+        ""
+        if cover is None or not cover["items_answered"]
+        else f", rating token in {cover['items_with_rating_token']} of "
+        f"{cover['items_answered']} answered items (coverage {cover['share']:.0%})"
+    )
+    lines = [
+        f"judge {judge}, {dimension}: {summary['items']} items, sent {summary['sent']}, cached "
+        f"{summary['cached']}, failed {summary['failed']}, retries {summary['retries']} "
+        f"(requests sent and answered from the cache; items failed){covered}, tokens "
+        f"{summary['tokens_sent']} sent / {summary['tokens']} in output; "
+        f"{summary['n_obtained']['how']}"
+    ]
+    lines += [f"  {count} x {error}" for error, count in summary["errors"].items()]
+    lines += summary["advice"]
+    return lines
+
+
 def run_configured_judge(
     judge: str,
     spec: Mapping[str, Any],
@@ -95,35 +167,34 @@ def run_configured_judge(
     processed: Path,
     raw_dir: Path,
     cache_dir: Path,
+    mirror: Path | None = None,
+    server_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run every dimension of ``spec["run"]`` into ``spec["dir"]``; the summaries by dimension.
 
     ``processed`` holds the benchmark's tidy table, ``raw_dir`` the fetched sources (the
-    released SummEval prompts), ``cache_dir`` the judge's response cache. Progress and each
+    released SummEval prompts; from ``mirror`` when given), ``cache_dir`` the judge's response
+    cache, ``server_log`` where a managed server writes its log. Progress and each
     dimension's summary are logged. Raises ``RuntimeError`` after the last dimension when
     some requests failed: the files are then incomplete (the failed items carry ``error``),
     and rerunning sends only the failed requests (the answers are in the cache).
     """
-    from geval_repro.runner.run import RunOptions, run_judge
+    from geval_repro.runner.run import RunOptions, Session, build_plan, pending_items, run_judge
 
     run = spec["run"]
     values = {**RUN_DEFAULTS, **run}
     params = request_params(run)
     out = Path(spec["dir"])
-    if not os.environ.get(values["api_key_env"]):
-        log.warning(
-            "$%s is not set: sending a placeholder key (fine for a local server without "
-            "authentication)",
-            values["api_key_env"],
-        )
-    summaries: dict[str, dict[str, Any]] = {}
+    server = managed_server(run, server_log)
+    urls = (MANAGED_URL,) if server is not None else base_urls(run)
+    options_by_dimension = {}
     for dimension in run_dimensions(spec):
         prompt = (run.get("prompts") or {}).get(dimension)
-        options = RunOptions(
+        options_by_dimension[dimension] = RunOptions(
             benchmark=spec["benchmark"],
             dimension=dimension,
             params=params,
-            base_url=values["base_url"],
+            base_urls=urls,
             out=out,
             cache_dir=cache_dir,
             limit=values["limit"],
@@ -134,40 +205,60 @@ def run_configured_judge(
             raw_dir=raw_dir,
             processed=processed,
             prompt_path=Path(prompt) if prompt else None,
+            mirror=mirror,
+            seed=values["seed"],
+            topup_logprobs=values["topup_logprobs"],
+            first_position=values["first_position"],
+            server_id=None if server is None else server.identity,
+            managed_server=None if server is None else server.describe(),
         )
-        log.info(
-            "judge %s: %s %s, model %s, mode %s, n %d%s",
-            judge,
-            spec["benchmark"],
-            dimension,
-            params.model,
-            params.mode,
-            params.n,
-            f", first {options.limit} items" if options.limit else "",
+    if server is None and not os.environ.get(values["api_key_env"]):
+        log.warning(
+            "$%s is not set: sending a placeholder key (fine for a local server without "
+            "authentication)",
+            values["api_key_env"],
         )
-        summary = _outside_event_loop(run_judge, options)
-        log.info(
-            "judge %s, %s: %d items, sent %d, cached %d, failed %d, retries %d, no level "
-            "token %d, tokens %d sent / %d in output",
-            judge,
-            dimension,
-            summary["items"],
-            summary["sent"],
-            summary["cached"],
-            summary["failed"],
-            summary["retries"],
-            summary["no_rating_token"],
-            summary["tokens_sent"],
-            summary["tokens"],
-        )
-        if summary["failed"]:
-            _log_failures(out / f"{dimension}.jsonl", judge, dimension)
-        summaries[dimension] = summary
+    summaries: dict[str, dict[str, Any]] = {}
+    session = Session()
+    with contextlib.ExitStack() as stack:
+        if server is not None and values["first_position"] is not None:
+            urls = (stack.enter_context(server).base_url,)  # the tokenizer is asked first
+        plans = {}
+        for dimension, options in options_by_dimension.items():
+            options = dataclasses.replace(options, base_urls=urls)
+            options_by_dimension[dimension] = options
+            plans[dimension] = _outside_event_loop(build_plan, options)
+        missing = sum(len(pending_items(o, plans[d])) for d, o in options_by_dimension.items())
+        if server is not None and missing and urls == (MANAGED_URL,):
+            log.info("judge %s: %d items lack answers; starting the local server", judge, missing)
+            urls = (stack.enter_context(server).base_url,)
+        elif server is not None and not missing:
+            log.info("judge %s: every answer is cached; no server started", judge)
+        for dimension, options in options_by_dimension.items():
+            options = dataclasses.replace(options, base_urls=urls)
+            log.info(
+                "judge %s: %s %s, model %s, mode %s, n %d%s",
+                judge,
+                spec["benchmark"],
+                dimension,
+                params.model,
+                params.mode,
+                params.n,
+                f", first {options.limit} items" if options.limit else "",
+            )
+            summary = _outside_event_loop(run_judge, options, plans[dimension], session)
+            for line in summary_lines(judge, dimension, summary):
+                log.info("%s", line)
+            if summary["failed"]:
+                _log_failures(out / f"{dimension}.jsonl", judge, dimension)
+            summaries[dimension] = summary
     failed = {d: s["failed"] for d, s in summaries.items() if s["failed"]}
     if failed:
+        advice = [line for s in summaries.values() for line in s["advice"]]
         raise RuntimeError(
             f"judge {judge}: requests failed ({', '.join(f'{d}: {n}' for d, n in failed.items())}"
             f" items; the first errors are in this job's log). Rerun to retry them: the "
             f"answers received are cached in {cache_dir} and are not requested again"
+            + "".join(f"\n{line}" for line in dict.fromkeys(advice))
         )
     return summaries

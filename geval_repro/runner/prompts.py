@@ -154,13 +154,16 @@ def read_template(path: Path) -> Prompt:
     return Prompt(path, text, hashlib.sha256(path.read_bytes()).hexdigest(), origin, steps)
 
 
-def benchmark_prompt_path(benchmark: str, dimension: str, raw_dir: Path) -> Path:
-    """The default template of a benchmark and dimension (SummEval's fetched and verified)."""
+def benchmark_prompt_path(
+    benchmark: str, dimension: str, raw_dir: Path, mirror: Path | None = None
+) -> Path:
+    """The default template of a benchmark and dimension (SummEval's fetched and verified,
+    from ``mirror`` or ``$GEVAL_REPRO_MIRROR`` when set)."""
     if benchmark == "summeval":
         from geval_repro.files.fetch import fetch_source, resolve_mirror
 
         source = SUMMEVAL_PROMPT_SOURCES[dimension]
-        return fetch_source(source, raw_dir, mirror=resolve_mirror(None), progressbar=False)
+        return fetch_source(source, raw_dir, mirror=resolve_mirror(mirror), progressbar=False)
     path = PROMPTS_DIR / PROMPT_FOLDERS[benchmark] / f"{dimension}.txt"
     if not path.is_file():
         raise ValueError(f"no prompt for {benchmark}/{dimension}: expected {path}")

@@ -1,25 +1,36 @@
 """One judge run end to end: items, prompts, requests, cache, ``<dimension>.jsonl``, manifest.
 
 Order of work: load the benchmark's tidy table (row order = item order; ``limit`` keeps the
-first rows), fill the prompt for each item, build the request bodies, send the ones without
-a stored answer (see :mod:`.cache` and :mod:`.client`), then rebuild the output from the
-cache, so a rerun or a resumed run writes the same file.
+first rows), fill the prompt for each item, build the request bodies; if some item lacks
+its replies in the cache, check the servers (:func:`geval_repro.runner.probe.preflight`,
+then :func:`geval_repro.runner.probe.probe`, once per server and command) and send what is
+missing (:mod:`geval_repro.runner.dispatch`: grouped by shared text, spread over the
+servers, topped up to ``n`` replies); then rebuild the output from the cache, so a rerun or
+a resumed run writes the same file. A rerun whose answers are all cached contacts no server.
 
 ``<dimension>.jsonl`` (format ``geval-jsonl``), one object per item in item order:
 the item keys (SummEval ``doc_id``, ``system_id``; others ``item_id``), ``replies`` (the
-choices' texts in the order the API returned them), in ``logprobs``/``both`` mode
-``level_probs`` (level -> renormalized probability), ``weighted_score`` and
-``off_scale_mass`` (null when no generated token is a level; see :mod:`.logprobs`), and
-``error`` (only for an item whose request failed: ``replies`` is then empty).
+choices' texts: the first response's in the order the API returned them, then the top-ups'),
+in ``logprobs``/``both`` mode ``level_probs`` (level -> renormalized probability),
+``weighted_score`` and ``off_scale_mass`` (null when no generated token is a rating: such
+an item has no score, never a zero; see :mod:`.logprobs`), and ``error`` (only for an item
+whose request failed: ``replies`` then holds what arrived before the failure).
+
+*Coverage* is the share of the items with an answer whose log-probabilities hold a rating
+token: the console summary, the manifest and every table note of the run give it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
+import re
 import sys
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -34,21 +45,49 @@ from geval_repro.runner.cache import (
     request_key,
     server_name,
 )
+from geval_repro.runner.dispatch import (
+    ChainRule,
+    DispatchReport,
+    Item,
+    Lane,
+    ReplyChain,
+    dispatch,
+)
+from geval_repro.runner.probe import ProbeResult, check_probe, preflight, probe, rating_token_ids
 from geval_repro.runner.prompts import Prompt, benchmark_prompt_path, read_template
-from geval_repro.runner.requests import RequestParams, request_body
+from geval_repro.runner.requests import (
+    RequestParams,
+    derived_seed,
+    first_position_bias,
+    request_body,
+)
 
 PLACEHOLDER_KEY = "EMPTY"
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
+FIRST_POSITION_READINGS: tuple[str, ...] = ("logit_bias",)
+ANSWERED_BY = "answered_by"  # cache meta: the servers whose answers the cache holds
+CONTEXT_ERRORS = ("context_length_exceeded", "maximum context length", "exceed context window")
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Everything a run needs (the command line's flags)."""
+    """Everything a run needs (the command line's flags).
+
+    ``base_urls``: one or more servers of the same model (the items are spread over them);
+    ``server_id``: the servers' name in cache keys and the manifest (default: their base
+    URLs' hosts, ports and paths; a managed local server gives its model and file hash,
+    since its port changes every start); ``seed``: when set, every request carries a seed
+    derived from it and the item (top-ups always do, from ``seed`` or 0);
+    ``topup_logprobs``: top-up requests of mode ``both`` ask for log-probabilities too;
+    ``first_position``: ``logit_bias`` for the first-position reading (mode ``logprobs``);
+    ``mirror``: the offline mirror for the benchmark's files and prompts;
+    ``managed_server``: what the manifest records about a local server the run started.
+    """
 
     benchmark: str
     dimension: str
     params: RequestParams
-    base_url: str
+    base_urls: tuple[str, ...]
     out: Path
     cache_dir: Path | None = None
     limit: int | None = None
@@ -61,6 +100,12 @@ class RunOptions:
     prompt_path: Path | None = None
     price_input: float | None = None
     price_output: float | None = None
+    mirror: Path | None = None
+    seed: int | None = None
+    topup_logprobs: bool = False
+    first_position: str | None = None
+    server_id: str | None = None
+    managed_server: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
@@ -70,20 +115,38 @@ class RunOptions:
                 f"--concurrency {self.concurrency}, --max-attempts {self.max_attempts} and "
                 f"--timeout {self.timeout} must be positive"
             )
+        if not self.base_urls:
+            raise ValueError("give at least one --base-url")
+        for url in self.base_urls:
+            server_name(url)  # raises for a URL without a host
+        if self.first_position is not None:
+            if self.first_position not in FIRST_POSITION_READINGS:
+                raise ValueError(
+                    f"first-position reading {self.first_position!r}: use one of "
+                    f"{list(FIRST_POSITION_READINGS)}"
+                )
+            if self.params.mode != "logprobs":
+                raise ValueError(
+                    "the first-position reading biases every generated token towards a "
+                    "rating, so its replies are not samples: use it with --mode logprobs"
+                )
 
     @property
     def cache_folder(self) -> Path:
         """The cache folder: ``--cache`` or ``<out>/cache``."""
         return self.cache_dir if self.cache_dir is not None else self.out / "cache"
 
+    @property
+    def server(self) -> str:
+        """The servers' name in cache keys and the manifest (see the class docstring)."""
+        if self.server_id is not None:
+            return self.server_id
+        return "+".join(sorted({server_name(url) for url in self.base_urls}))
 
-@dataclass(frozen=True)
-class Item:
-    """One judged text: its key values, request body and cache key."""
-
-    keys: dict[str, Any]
-    body: dict[str, Any]
-    key: str
+    @property
+    def chain_rule(self) -> ChainRule:
+        """How each item's ``n`` replies are obtained (:mod:`.dispatch`)."""
+        return ChainRule(self.params.n, self.server, self.seed or 0, self.topup_logprobs)
 
 
 @dataclass
@@ -95,9 +158,29 @@ class Plan:
     items: list[Item]
     server: str
     ratings: tuple[int, ...]
+    logit_bias: dict[str, int] | None = None
+
+    @property
+    def groups(self) -> list[list[Item]]:
+        """The items by shared text, in order of first appearance (see :mod:`.dispatch`)."""
+        groups: dict[str, list[Item]] = {}
+        for item in self.items:
+            groups.setdefault(item.group, []).append(item)
+        return list(groups.values())
 
 
-def load_items_table(benchmark: Benchmark, raw_dir: Path, processed: Path | None):
+@dataclass
+class Session:
+    """What the servers answered to the probe, kept across the dimensions of one command
+    (each server is probed once), with the warnings already shown."""
+
+    probes: dict[str, ProbeResult] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_items_table(
+    benchmark: Benchmark, raw_dir: Path, processed: Path | None, mirror: Path | None = None
+):
     """The benchmark's tidy table: ``<processed>/<name>.parquet`` or built from its sources."""
     import pandas as pd
 
@@ -108,7 +191,7 @@ def load_items_table(benchmark: Benchmark, raw_dir: Path, processed: Path | None
         return pd.read_parquet(path)
     from geval_repro.files.fetch import fetch_source, resolve_mirror
 
-    mirror = resolve_mirror(None)
+    mirror = resolve_mirror(mirror)
     paths = [fetch_source(s, raw_dir, mirror=mirror, progressbar=False) for s in benchmark.sources]
     from geval_repro.load.benchmarks import load_benchmark
 
@@ -119,46 +202,91 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
+def _rating_bias(options: RunOptions, ratings: tuple[int, ...]) -> dict[str, int] | None:
+    """The first-position logit bias: rating token ids from the cache's meta, else asked
+    from the first server (and stored, so a rerun rebuilds the same bodies offline)."""
+    if options.first_position is None:
+        return None
+    meta_key = f"rating_tokens:{options.server}:{options.params.model}"
+    cache = ResponseCache(options.cache_folder)
+    try:
+        stored = cache.meta(meta_key)
+        if stored is None:
+            from geval_repro.runner.client import CompletionClient
+
+            async def ask() -> dict[int, int]:
+                key = os.environ.get(options.api_key_env, "") or PLACEHOLDER_KEY
+                client = CompletionClient(options.base_urls[0], key, timeout=options.timeout)
+                try:
+                    return await rating_token_ids(
+                        client, options.base_urls[0], options.params.model, ratings
+                    )
+                finally:
+                    await client.close()
+
+            stored = {str(r): t for r, t in asyncio.run(ask()).items()}
+            cache.set_meta(meta_key, stored)
+    finally:
+        cache.close()
+    missing = [r for r in ratings if str(r) not in stored]
+    if missing:
+        raise ValueError(f"{meta_key}: no token id stored for ratings {missing}")
+    return first_position_bias({r: int(stored[str(r)]) for r in ratings})
+
+
 def build_plan(options: RunOptions) -> Plan:
     """Items in benchmark order, each with its filled prompt, request body and cache key."""
     benchmark = get_benchmark(options.benchmark)
     dimension = benchmark.dimension(options.dimension)
     path = options.prompt_path or benchmark_prompt_path(
-        benchmark.name, dimension.name, options.raw_dir
+        benchmark.name, dimension.name, options.raw_dir, options.mirror
     )
     prompt = read_template(Path(path))
-    table = load_items_table(benchmark, options.raw_dir, options.processed)
+    table = load_items_table(benchmark, options.raw_dir, options.processed, options.mirror)
     if options.limit is not None:
         table = table.iloc[: options.limit]
-    server = server_name(options.base_url)
+    logit_bias = _rating_bias(options, dimension.ratings)
+    server = options.server
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
+    shared = benchmark.texts[benchmark.shared_text]
     items = []
     for row in table.loc[:, keys + columns].itertuples(index=False):
         values = dict(zip(keys + columns, row, strict=True))
         item_keys = {k: _plain(values[k]) for k in keys}
         texts = {name: values[column] for name, column in benchmark.texts.items()}
-        body = request_body(options.params, prompt.fill(texts, str(item_keys)))
         identity = {"benchmark": benchmark.name, **item_keys}
-        items.append(Item(item_keys, body, request_key(server, body, identity)))
-    return Plan(benchmark, prompt, items, server, dimension.ratings)
+        seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
+        body = request_body(
+            options.params, prompt.fill(texts, str(item_keys)), seed=seed, logit_bias=logit_bias
+        )
+        group = hashlib.sha256(str(values[shared]).encode("utf-8")).hexdigest()
+        items.append(Item(item_keys, body, request_key(server, body, identity), identity, group))
+    return Plan(benchmark, prompt, items, server, dimension.ratings, logit_bias)
 
 
 def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
-    """Requests to send and an estimate of their tokens and cost (nothing is sent).
+    """Requests to send and an estimate of their tokens and cost in USD (nothing is sent).
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
-    ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound).
+    ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound). A server
+    that returns fewer than ``n`` choices needs top-up requests, each billed its prompt
+    again: not in the estimate (the probe before a run tells).
     """
-    cached: set[str] = set()
+    complete: set[str] = set()
     if (options.cache_folder / CACHE_FILE).is_file():
         cache = ResponseCache(options.cache_folder)
-        cached = cache.answered([item.key for item in plan.items])
+        rule = options.chain_rule
+        complete = {
+            item.key
+            for item in plan.items
+            if ReplyChain.from_cache(item, rule, cache).next_step() is None
+        }
         cache.close()
-    pending = [item for item in plan.items if item.key not in cached]
+    pending = [item for item in plan.items if item.key not in complete]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
     prompt_tokens = round(chars / CHARS_PER_TOKEN)
-    completion_tokens = len(pending) * options.params.n * options.params.max_tokens
+    completion_tokens = len(pending) * options.params.n * plan.items[0].body["max_tokens"]
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),
@@ -167,7 +295,7 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "completion_tokens_max": completion_tokens,
     }
     if options.price_input is not None and options.price_output is not None:
-        estimate["cost_estimate"] = round(
+        estimate["cost_estimate_usd"] = round(
             prompt_tokens / 1e6 * options.price_input
             + completion_tokens / 1e6 * options.price_output,
             2,
@@ -175,50 +303,92 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     return estimate
 
 
-async def _send(pending: list[Item], options: RunOptions, key: str, cache: ResponseCache) -> int:
-    """Send ``pending`` concurrently, storing each answer as it arrives; return retries."""
+def pending_items(options: RunOptions, plan: Plan) -> list[Item]:
+    """The items whose ``n`` replies are not all in the cache (nothing is sent)."""
+    if not (options.cache_folder / CACHE_FILE).is_file():
+        return list(plan.items)
+    cache = ResponseCache(options.cache_folder)
+    try:
+        rule = options.chain_rule
+        return [i for i in plan.items if ReplyChain.from_cache(i, rule, cache).next_step()]
+    finally:
+        cache.close()
+
+
+async def _probe_servers(options: RunOptions, key: str, session: Session) -> list[str]:
+    """Probe each server not probed in this session; raise when one cannot serve the run;
+    the new warnings."""
+    from geval_repro.runner.client import CompletionClient
+
+    params = options.params
+    warnings: list[str] = []
+    for url in options.base_urls:
+        if url in session.probes:
+            continue
+        client = CompletionClient(url, key, concurrency=1, timeout=options.timeout, max_attempts=2)
+        try:
+            result = await probe(
+                client, url, params.model, logprobs=params.wants_logprobs,
+                top_logprobs=params.top_logprobs,
+            )  # fmt: skip
+        finally:
+            await client.close()
+        session.probes[url] = result
+        warnings += check_probe(
+            result, logprobs=params.wants_logprobs, top_logprobs=params.top_logprobs, n=params.n
+        )
+    session.warnings += warnings
+    return warnings
+
+
+async def _send(
+    pending: list[Item], plan: Plan, options: RunOptions, key: str, cache: ResponseCache
+) -> tuple[DispatchReport, int]:
+    """Send what ``pending`` lacks; the dispatch report and the client's retries."""
     from tqdm import tqdm
 
     from geval_repro.runner.client import CompletionClient
 
-    client = CompletionClient(
-        options.base_url,
-        key,
-        concurrency=options.concurrency,
-        timeout=options.timeout,
-        max_attempts=options.max_attempts,
-    )
+    lanes = [
+        Lane(
+            server_name(url),
+            CompletionClient(
+                url,
+                key,
+                concurrency=options.concurrency,
+                timeout=options.timeout,
+                max_attempts=options.max_attempts,
+            ),
+        )
+        for url in options.base_urls
+    ]
     # rate and ETA on a terminal; off when stderr is not one (logs), see the final summary
-    bar = tqdm(total=len(pending), unit="req", file=sys.stderr, disable=None, desc="judge")
-
-    async def one(item: Item) -> None:
-        answer = await client.send(item.body)
-        if answer.ok:
-            cache.store(item.key, item.body, answer.text)
-        else:
-            cache.store_failure(item.key, item.body, answer.error, answer.text)
-        bar.update(1)
-
+    bar = tqdm(total=len(pending), unit="item", file=sys.stderr, disable=None, desc="judge")
+    wanted = {item.key for item in pending}
+    groups = [[i for i in group if i.key in wanted] for group in plan.groups]
     try:
-        await asyncio.gather(*(one(item) for item in pending))
+        report = await dispatch(
+            groups, lanes, options.chain_rule, cache, options.concurrency, lambda: bar.update(1)
+        )
     finally:
         bar.close()
-        await client.close()
-    return client.retries
+        for lane in lanes:
+            await lane.client.close()
+    return report, sum(lane.client.retries for lane in lanes)
 
 
-def item_record(plan: Plan, item: Item, cache: ResponseCache, logprobs: bool) -> dict[str, Any]:
+def item_record(
+    plan: Plan, chain: ReplyChain, cache: ResponseCache, logprobs: bool
+) -> dict[str, Any]:
     """The output object of one item, rebuilt from the cache."""
     from geval_repro.runner.logprobs import rating_reading
 
-    record: dict[str, Any] = dict(item.keys)
-    text = cache.response(item.key)
-    if text is None:
-        record["replies"] = []
-        record["error"] = cache.failure(item.key) or "no answer stored (the run was interrupted)"
-        return record
-    choices = json.loads(text)["choices"]
+    record: dict[str, Any] = dict(chain.item.keys)
+    choices = chain.choices
     record["replies"] = [(c.get("message") or {}).get("content") or "" for c in choices]
+    if chain.next_step() is not None:  # failed: the replies that arrived, and the error
+        record["error"] = chain.failure(cache) or "no answer stored (the run was interrupted)"
+        return record
     if logprobs:
         reading = rating_reading(choices, plan.ratings)
         record["level_probs"] = None if reading is None else reading.level_probs
@@ -282,47 +452,162 @@ def folder_manifest(path: Path, benchmark: str) -> dict[str, Any]:
     return combined
 
 
-def run_judge(options: RunOptions, plan: Plan | None = None) -> dict[str, Any]:
-    """Send what is missing, write ``<dimension>.jsonl`` and ``manifest.json``; a summary."""
+def _server_record(options: RunOptions) -> dict[str, Any]:
+    """What the cache's ``meta`` keeps about the servers that answered (never a port of a
+    local server the run started, nor any credential)."""
+    if options.managed_server:
+        return dict(options.managed_server)
+    return {"servers": sorted(server_name(url) for url in options.base_urls)}
+
+
+def error_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    """Each distinct error of the failed items with its count, most frequent first."""
+    counts = Counter(r["error"] for r in records if "error" in r)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def error_groups(errors: dict[str, int]) -> dict[str, int]:
+    """``errors`` for the console: messages that differ only in their numbers (e.g. the
+    token counts of context overflows) counted together, shown by the first of them."""
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for message, count in errors.items():
+        groups.setdefault(re.sub(r"\d+", "#", message), []).append((message, count))
+    shown = {}
+    for members in groups.values():
+        first, total = members[0][0], sum(count for _, count in members)
+        if len(members) > 1:
+            first += f" (shown: the first of {len(members)} messages that differ only in numbers)"
+        shown[first] = total
+    return dict(sorted(shown.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def advice(errors: dict[str, int], context_length: int | None) -> list[str]:
+    """Closing lines naming the cause and the fix of known errors (context overflow)."""
+    overflow = sum(n for e, n in errors.items() if any(m in e for m in CONTEXT_ERRORS))
+    if not overflow:
+        return []
+    told = f" ({context_length} tokens)" if context_length else ""
+    return [
+        f"{overflow} item(s) failed because their prompt does not fit in the model's "
+        f"context{told}: the server refused them (HTTP 400). Fix: a larger context (a managed "
+        "llama.cpp server: server: llama_cpp: n_ctx in the run block; vLLM: --max-model-len; "
+        "llama.cpp: -c), or a shorter template (--prompt / run: prompts); then rerun (the "
+        "answers received are cached)"
+    ]
+
+
+def _n_obtained(chains: list[ReplyChain], n: int, topup_logprobs: bool) -> dict[str, Any]:
+    """How the ``n`` replies per item were obtained (for the manifest)."""
+    answered = [c for c in chains if c.responses]
+    first = Counter(len(c.responses[0]["choices"]) for c in answered)
+    topups = sum(len(c.responses) - 1 for c in answered)
+    topped = sum(len(c.responses) > 1 for c in answered)
+    if not answered:
+        how = "no item was answered"
+    elif topped == 0:
+        how = f"one request per item returned all {n} replies"
+    else:
+        how = (
+            f"the server returned {', '.join(str(k) for k in sorted(first))} of {n} choices "
+            f"per first request; {topups} further requests (top-ups, each with its own seed, "
+            f"sent back to back per item{', with' if topup_logprobs else ', without'} "
+            f"log-probabilities) completed {topped} items"
+        )
+    return {
+        "requested": n,
+        "how": how,
+        "first_request_choices": {str(k): v for k, v in sorted(first.items())},
+        "topup_requests": topups,
+        "items_topped_up": topped,
+        "topup_logprobs": topup_logprobs,
+        "replies_per_item": {
+            str(k): v for k, v in sorted(Counter(c.replies for c in answered).items())
+        },
+    }
+
+
+def coverage(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Items with a rating token among the answered ones (None without log-probabilities)."""
+    if not any("level_probs" in r for r in records):
+        return None
+    answered = [r for r in records if "error" not in r]
+    rated = sum(r.get("level_probs") is not None for r in answered)
+    return {
+        "items_answered": len(answered),
+        "items_with_rating_token": rated,
+        "share": (rated / len(answered)) if answered else None,
+    }
+
+
+def run_judge(
+    options: RunOptions, plan: Plan | None = None, session: Session | None = None
+) -> dict[str, Any]:
+    """Send what is missing, write ``<dimension>.jsonl`` and ``manifest.json``; a summary.
+
+    Raises ``ValueError`` before anything is sent when a server cannot serve the run (see
+    :func:`geval_repro.runner.probe.check_probe`), and
+    :class:`geval_repro.runner.dispatch.NoLogprobs` when a response lacks log-probabilities
+    (nothing is written then: the cache keeps what arrived).
+    """
     started = datetime.now(UTC).isoformat(timespec="seconds")
     plan = plan or build_plan(options)
+    session = session if session is not None else Session()
+    out_path = options.out / f"{options.dimension}.jsonl"
     combined = folder_manifest(options.out / "manifest.json", plan.benchmark.name)
     key = os.environ.get(options.api_key_env, "")
+    pending = pending_items(options, plan)
+    report, retries, warnings = DispatchReport(), 0, []
+    if pending:
+        preflight(options.base_urls, options.api_key_env, key)
+        warnings = asyncio.run(_probe_servers(options, key or PLACEHOLDER_KEY, session))
+        for warning in warnings:
+            print(f"geval-repro: warning: {warning}", file=sys.stderr)
     cache = ResponseCache(options.cache_folder)
     try:
-        answered = cache.answered([item.key for item in plan.items])
-        pending = [item for item in plan.items if item.key not in answered]
-        retries = asyncio.run(_send(pending, options, key or PLACEHOLDER_KEY, cache))
-        sent_keys = {item.key for item in pending}
-        records, usage, usage_sent, fingerprints = [], _zero_usage(), _zero_usage(), set()
-        for item in plan.items:
-            records.append(item_record(plan, item, cache, options.params.wants_logprobs))
-            text = cache.response(item.key)
-            if text is None:
-                continue
-            response = json.loads(text)
-            _add_usage(usage, response)
-            if item.key in sent_keys:
-                _add_usage(usage_sent, response)
-            if response.get("system_fingerprint"):
-                fingerprints.add(response["system_fingerprint"])
+        if pending:
+            report, retries = asyncio.run(
+                _send(pending, plan, options, key or PLACEHOLDER_KEY, cache)
+            )
+        answered_by = cache.meta(ANSWERED_BY) or []
+        if report.stored and _server_record(options) not in answered_by:
+            answered_by.append(_server_record(options))
+            cache.set_meta(ANSWERED_BY, answered_by)
+        rule = options.chain_rule
+        chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
+        records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
+        received = cache.received_range([k for chain in chains for k in chain.keys])
+        usage, usage_sent, fingerprints = _zero_usage(), _zero_usage(), set()
+        for chain in chains:
+            for response_key, response in zip(chain.keys, chain.responses, strict=True):
+                _add_usage(usage, response)
+                if response_key in report.stored:
+                    _add_usage(usage_sent, response)
+                if response.get("system_fingerprint"):
+                    fingerprints.add(response["system_fingerprint"])
     finally:
         cache.close()
-    failed = sum("error" in r for r in records)
-    no_level = sum(r.get("level_probs", 0) is None and "error" not in r for r in records)
+    errors = error_counts(records)
+    cover = coverage(records)
     counts = {
         "items": len(records),
-        "sent": len(pending),
-        "cached": len(answered),
-        "failed": failed,
+        "sent": report.sent,
+        "cached": sum(len(c.responses) for c in chains) - len(report.stored),
+        "failed": sum(errors.values()),
         "retries": retries,
-        "no_rating_token": no_level,
+        "no_rating_token": None
+        if cover is None
+        else cover["items_answered"] - cover["items_with_rating_token"],
     }
-    out = options.out
-    write_text(
-        out / f"{options.dimension}.jsonl",
-        "".join(canonical_json(r) + "\n" for r in records),
-    )
+    text = "".join(canonical_json(r) + "\n" for r in records)
+    output_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    write_text(out_path, text)
+    probes = {
+        server_name(u): session.probes[u].as_dict()
+        for u in options.base_urls
+        if u in session.probes
+    }
+    context = next((p["context_length"] for p in probes.values() if p["context_length"]), None)
+    closing = advice(errors, context)
     manifest = {
         "tool": "geval-repro judge",
         "toolkit_version": _toolkit_version(),
@@ -333,9 +618,23 @@ def run_judge(options: RunOptions, plan: Plan | None = None) -> dict[str, Any]:
         "limit": options.limit,
         "model": options.params.model,
         "base_url_host": plan.server,
+        "servers": sorted(server_name(u) for u in options.base_urls),
+        # the local server this run started; none when every answer came from the cache
+        "managed_server": dict(options.managed_server)
+        if options.managed_server and report.sent
+        else None,
+        "cache_answered_by": answered_by,
+        "answers_received": None
+        if received is None
+        else {"first": received[0], "last": received[1]},
         "api_key_env": options.api_key_env,
         "api_key_sent": bool(key),
         "request_parameters": options.params.as_dict(),
+        "seed": options.seed,
+        "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
+        "first_position_reading": None
+        if plan.logit_bias is None
+        else {"method": options.first_position, "logit_bias": plan.logit_bias},
         "client": {
             "concurrency": options.concurrency,
             "timeout": options.timeout,
@@ -353,11 +652,48 @@ def run_judge(options: RunOptions, plan: Plan | None = None) -> dict[str, Any]:
         "usage_sent_this_run": usage_sent,
         "system_fingerprints": sorted(fingerprints),
         "counts": counts,
-        "cache": str(cache.path),
+        "coverage": cover,
+        "errors": errors,
+        "probe": probes or None,
+        "warnings": warnings,
+        "dispatch": {"per_server": report.per_server, "dropped": report.dropped},
+        "output_sha256": output_sha256,
+        "cache": str(options.cache_folder / CACHE_FILE),
     }
+    manifest = _entry_of_the_answering_run(options, manifest, combined, report.sent)
     combined["dimensions"][options.dimension] = manifest
-    write_text(out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
-    return {**counts, "tokens": usage["total_tokens"], "tokens_sent": usage_sent["total_tokens"]}
+    write_text(options.out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
+    return {
+        **counts,
+        "tokens": usage["total_tokens"],
+        "tokens_sent": usage_sent["total_tokens"],
+        "coverage": cover,
+        "errors": error_groups(errors),
+        "advice": closing,
+        "n_obtained": manifest["n_obtained"],
+    }
+
+
+def _entry_of_the_answering_run(
+    options: RunOptions, manifest: dict[str, Any], combined: dict[str, Any], sent: int
+) -> dict[str, Any]:
+    """The manifest entry to write: a run that sent nothing and wrote the same output as the
+    run that obtained the answers keeps that run's entry (from the folder's manifest, or, when
+    the manifest was removed, e.g. by Snakemake before rerunning the job, from the cache's
+    ``meta``), so the manifest names who obtained the answers and when; a run that sent
+    something records its own entry there."""
+    meta_key = f"manifest:{options.dimension}:{manifest['output_sha256']}"
+    cache = ResponseCache(options.cache_folder)
+    try:
+        if sent:
+            cache.set_meta(meta_key, manifest)
+            return manifest
+        previous = combined["dimensions"].get(options.dimension)
+        if previous and previous.get("output_sha256") == manifest["output_sha256"]:
+            return previous
+        return cache.meta(meta_key) or manifest
+    finally:
+        cache.close()
 
 
 def _zero_usage() -> dict[str, int]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from geval_repro.files.atomic import write_text
 from geval_repro.runner.cache import server_name
+from geval_repro.runner.probe import preflight
 from geval_repro.runner.prompts import sha256_text, steps_path, steps_request_text, template_text
 
 PLACEHOLDER_KEY = "EMPTY"
@@ -48,7 +49,9 @@ def freeze_steps(
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
-    key = os.environ.get(api_key_env, "") or PLACEHOLDER_KEY
+    key = os.environ.get(api_key_env, "")
+    preflight([base_url], api_key_env, key)  # no key for a hosted API: nothing is sent
+    key = key or PLACEHOLDER_KEY
 
     async def ask() -> Any:
         client = CompletionClient(base_url, key, concurrency=1, timeout=timeout)

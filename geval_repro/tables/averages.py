@@ -105,11 +105,12 @@ def average_rows(
 ) -> pd.DataFrame:
     """AVG rows for every complete group of averaged cells in ``rows``.
 
-    Groups: (metric, variant, level, coefficient) of rows with a value (status recomputed
-    or fixture) in the cells of one printed average (:func:`printed_averages`); a group
+    Groups: (metric, variant, level, coefficient) of rows with a value (status recomputed,
+    toolkit-run or fixture) in the cells of one printed average (:func:`printed_averages`); a group
     needs each cell exactly once, and its row (value = mean of the cells' values; a NaN cell
     makes a NaN mean) faces the printed average. ``paper_metrics`` maps our metric names to
-    printed names where they differ. A fixture in a group makes its row a fixture.
+    printed names where they differ. A fixture in a group makes its row a fixture, else a
+    toolkit-run cell makes it a toolkit-run row.
     """
     rename = dict(paper_metrics or {})
     usable = rows[rows.status.isin(VALUE_STATUSES)]
@@ -133,7 +134,10 @@ def average_rows(
                 **row_key(
                     averaged.benchmark, averaged.dimension, metric, variant, level, coefficient
                 ),
-                "status": "fixture" if (group.status == "fixture").any() else "recomputed",
+                "status": next(
+                    (s for s in ("fixture", "toolkit-run") if (group.status == s).any()),
+                    "recomputed",
+                ),
             }
             records.append(
                 _average_row(

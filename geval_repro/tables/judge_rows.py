@@ -63,8 +63,39 @@ SCORES_VARIANT = "per-item scores"
 
 
 def status_of(spec: Mapping[str, Any]) -> str:
-    """``fixture`` for a synthetic test run, else ``recomputed``."""
-    return "fixture" if spec.get("fixture", False) else "recomputed"
+    """``fixture`` for a synthetic test run; ``toolkit-run`` for a run this toolkit's judge
+    runner made (a ``run:`` block, or ``toolkit_run: true`` for its committed files); else
+    ``recomputed`` (replies or scores published upstream)."""
+    if spec.get("fixture", False):
+        return "fixture"
+    if "run" in spec or spec.get("toolkit_run", False):
+        return "toolkit-run"
+    return "recomputed"
+
+
+def coverage_note(answered: int, rated: int) -> str:
+    """The note of a dimension's coverage: items whose log-probabilities hold a rating token."""
+    share = rated / answered if answered else math.nan
+    return (
+        f"coverage: a rating token in {rated} of {answered} items ({share:.0%}); the others "
+        "have no probability-weighted score (left out, never 0)"
+    )
+
+
+def with_coverage(table: pd.DataFrame, coverage: Mapping[str, tuple[int, int]]) -> pd.DataFrame:
+    """``table`` with each row's note extended by its dimension's coverage (AVG rows: every
+    dimension's); a table without a ``note`` column is returned as is."""
+    if "note" not in table.columns or not coverage or table.empty:
+        return table
+
+    def note(dimension: str) -> str:
+        if dimension in coverage:
+            return coverage_note(*coverage[dimension])
+        return "; ".join(f"{d} {coverage_note(*c)}" for d, c in coverage.items())
+
+    extra = table["dimension"].map(note)
+    notes = table["note"].fillna("").astype(str)
+    return table.assign(note=notes.where(notes == "", notes + "; ") + extra)
 
 
 def mean_label(items: pd.DataFrame) -> tuple[str, str]:
@@ -112,11 +143,14 @@ def _rows_for(
     n_resamples: int,
     seed: int,
     note: str = "",
+    run_items: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
     """Rows at the benchmark's level of one per-item ``score`` column, per scored dimension.
 
     A dimension that cannot be scored gets its rows (accuracies too) with an empty value and
-    a note saying why (logged as a warning).
+    a note saying why (logged as a warning). ``run_items``: the items the run answered per
+    dimension, when ``items`` holds only those with a score (rating probabilities); the
+    "partial run" note counts the run's items.
     """
     benchmark = get_benchmark(spec["benchmark"])
     parts = []
@@ -125,7 +159,7 @@ def _rows_for(
             continue
         pairs = paired_items(items, human, dimension, score)
         reason = _unscorable_reason(pairs)
-        partial = _partial_note(len(pairs), len(human))
+        partial = _partial_note((run_items or {}).get(dimension, len(pairs)), len(human))
         if partial:
             log.warning(
                 "judge %s, %s %s (%s): %s; not comparable with the paper's value",
@@ -269,10 +303,13 @@ def rating_tables(
     n_resamples: int,
     seed: int,
     pass_threshold: float,
+    run_items: Mapping[str, int] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The tables of a run's rating probabilities (its ``level_probs``): ``correlations``
     (Eq. 1 weighted score against ``paper_metric``, most likely rating against its "-Probs"
-    row, with AVG rows), ``rating_items`` (per-item results) and ``rollups``."""
+    row, with AVG rows), ``rating_items`` (per-item results) and ``rollups``. ``run_items``:
+    the items the run answered per dimension (``level_probs`` holds only the items with a
+    rating token)."""
     scores = rating_scores(level_probs)
     paper_metric = spec.get("paper_metric")
     rows = [
@@ -287,6 +324,7 @@ def rating_tables(
                 paper_metric=printed_as,
                 n_resamples=n_resamples,
                 seed=seed,
+                run_items=run_items,
             ),
             judge,
             printed_as,

@@ -11,8 +11,10 @@ Computation only: the pipeline writes the rows (:mod:`geval_repro.report.table_f
   (tie rates over the complete cells, at the row's level);
 - ``paper_value``: the printed number when the paper prints this (benchmark, dimension,
   metric, coefficient) at this level, ``delta`` = value - paper_value;
-- ``status``: recomputed (from real released data), fixture (from a test fixture: never a
-  result), paper-only / not-released / not-recomputable (printed numbers with no value);
+- ``status``: recomputed (from real released data), toolkit-run (from replies this
+  toolkit's judge runner obtained from a model, e.g. its own SmolLM2-135M run: not a
+  reproduction of a printed number), fixture (from a test fixture: never a result),
+  paper-only / not-released / not-recomputable (printed numbers with no value);
 - ``note``: how the row was made and whether it matches the printed value to rounding
   (|delta| <= 0.0005, half a unit of the printed third decimal; 0.001 for printed averages,
   which may average already-rounded cells).
@@ -61,8 +63,15 @@ COLUMNS = [
     "status",
     "note",
 ]
-STATUSES = ("recomputed", "paper-only", "not-released", "not-recomputable", "fixture")
-VALUE_STATUSES = ("recomputed", "fixture")
+STATUSES = (
+    "recomputed",
+    "toolkit-run",
+    "paper-only",
+    "not-released",
+    "not-recomputable",
+    "fixture",
+)
+VALUE_STATUSES = ("recomputed", "toolkit-run", "fixture")
 ROUNDING_TOLERANCE = 0.0005  # half a unit in the printed third decimal
 CONFIDENCE = 0.95
 

@@ -7,6 +7,7 @@ from geval_repro.pipeline.layout import BASELINE_SCORE_FILES, rule_name
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import AVERAGES, NAMES as BENCHMARK_NAMES, table_of
 from geval_repro.registry.formats import SWEEP_FIGURES, has_replies, processed_tables
+from geval_repro.runner.configured import server_threads
 
 
 AVERAGED_BENCHMARKS = {b for parts in AVERAGES.values() for b in parts}

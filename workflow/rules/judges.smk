@@ -29,12 +29,14 @@ for _judge, _spec in JUDGES.items():
         input:
             **LAYOUT.judge_processed(_judge, _spec),
             benchmark_table=LAYOUT.table(_spec["benchmark"]),
+            run_files=list(LAYOUT.judge_rating_files(config, _judge).values()),
         output:
             LAYOUT.judge_result_files(_judge, _spec),
         params:
             judge=_judge,
             spec=_spec,
             processed=LAYOUT.judge_processed(_judge, _spec),
+            run_files=LAYOUT.judge_rating_files(config, _judge),
             judges=[_judge],
         log:
             LAYOUT.logs / "judges" / f"{_judge}_tables.log",
@@ -48,6 +50,7 @@ for _judge, _spec in JUDGES.items():
                 input.benchmark_table,
                 SETTINGS,
                 LAYOUT.judge_tables(params.judge),
+                params.run_files,
             )
 
     rule:

@@ -1,0 +1,288 @@
+"""What a server supports, asked before a run sends anything (``geval-repro probe``).
+
+:func:`preflight` runs first and sends nothing: every base URL's host must resolve (else the
+run stops at once, as fetches do), and without an API key a hosted API is refused, since
+the request would carry no credential (:func:`is_local`: loopback and private addresses,
+``localhost``, single-label and ``.local``/``.internal``/``.lan`` names count as local).
+
+:func:`probe` then sends a few small requests (one short prompt, ``max_tokens`` 2):
+
+1. ``GET <base>/models``: the model ids served and, when the server tells it, the context
+   length (vLLM's ``max_model_len``; llama.cpp's ``GET /props``);
+2. one request with ``n`` = 3 at temperature 1 and a fixed ``seed`` (with ``logprobs`` and
+   ``top_logprobs`` = K when asked): how many choices come back, whether each carries
+   log-probabilities and how many candidates the first position lists (llama-cpp-python
+   lists K + 1 when the sampled token is not among the top K);
+3. the same request again with ``n`` = 1: whether the same seed gives the same first reply
+   (a server that honours ``seed``).
+
+The runner acts on the answer (:mod:`geval_repro.runner.run`): no log-probabilities when a
+mode needs them stops the run naming the server and suggesting ``--mode sample``; a
+refused ``top_logprobs`` stops it with the server's message; fewer candidates than K or
+fewer choices than ``n`` are warnings (the replies are topped up, see
+:mod:`geval_repro.runner.requests`), all recorded in the manifest.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from geval_repro.runner.cache import server_name
+
+PROBE_PROMPT = (
+    "Rate the fluency of this sentence on a scale of 1 (worst) to 5 (best): "
+    "'The cat sat on the mat.' Answer with one number."
+)
+PROBE_SEED = 20231206
+PROBE_CHOICES = 3
+LOCAL_SUFFIXES = (".local", ".internal", ".lan", ".localdomain", ".home.arpa")
+
+
+class ServerUnsuitable(ValueError):
+    """The server cannot do what the run asks (the message names the server and the fix)."""
+
+
+def is_local(base_url: str) -> bool:
+    """Whether ``base_url`` points at this machine or a private network (not a hosted API)."""
+    host = (urlparse(base_url).hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith(LOCAL_SUFFIXES)
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def preflight(base_urls: list[str] | tuple[str, ...], api_key_env: str, key: str) -> None:
+    """Refuse, before anything is sent, a host that does not resolve or a hosted API without
+    a key (see the module docstring). Raises ``ValueError`` naming the URL and the fix."""
+    from geval_repro.files.fetch import UnresolvableHost, check_host_resolves
+
+    for url in base_urls:
+        if not key and not is_local(url):
+            raise ValueError(
+                f"${api_key_env} is not set and {url} is a hosted API: nothing was sent. "
+                f"Fix: export {api_key_env}=<your key>, or give --base-url of a local server "
+                f"(a server on a private network that needs no key: set {api_key_env} to any "
+                "value)"
+            )
+        try:
+            check_host_resolves(url)
+        except UnresolvableHost as error:
+            raise ValueError(
+                f"{url}: {error} Nothing was sent. Fix: check the --base-url and the network"
+            ) from None
+
+
+@dataclass
+class ProbeResult:
+    """What one server answered to the probe (see the module docstring)."""
+
+    server: str
+    model: str
+    models: list[str] | None = None
+    context_length: int | None = None
+    choices_for_n: int | None = None
+    logprobs_asked: bool = False
+    logprobs: bool | None = None
+    top_logprobs_asked: int | None = None
+    top_logprobs_returned: int | None = None
+    seed_repeatable: bool | None = None
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (for the manifest and ``--json``)."""
+        return asdict(self)
+
+    @property
+    def honours_n(self) -> bool | None:
+        """Whether a request for several choices gets them all (None: unknown)."""
+        return None if self.choices_for_n is None else self.choices_for_n >= PROBE_CHOICES
+
+    def lines(self) -> list[str]:
+        """A human-readable summary, one finding per line."""
+
+        def said(value: object, yes: str, no: str) -> str:
+            return "unknown (the probe request failed)" if value is None else yes if value else no
+
+        listed = f"listed {self.top_logprobs_returned} candidates at the first position"
+        lines = [
+            f"server {self.server}, model {self.model}",
+            "  models served: "
+            + (", ".join(self.models) if self.models else "not listed (GET /models failed)"),
+            "  several choices (n): "
+            + said(
+                self.honours_n,
+                f"yes ({self.choices_for_n} of {PROBE_CHOICES})",
+                f"no: {self.choices_for_n} of {PROBE_CHOICES} choices returned (a run tops up "
+                "with further requests, one per missing reply)",
+            ),
+        ]
+        if self.logprobs_asked:
+            lines.append(
+                "  log-probabilities: "
+                + said(
+                    self.logprobs,
+                    f"yes; asked top_logprobs {self.top_logprobs_asked}, {listed}",
+                    "no: a response that asked for them has none (use --mode sample)",
+                )
+            )
+        lines.append(
+            "  seed: "
+            + said(
+                self.seed_repeatable,
+                "honoured (the same seed gave the same reply)",
+                "not honoured (the same seed gave another reply)",
+            )
+        )
+        lines.append(
+            "  context length: "
+            + (f"{self.context_length} tokens" if self.context_length else "not told")
+        )
+        lines += [f"  error: {error}" for error in self.errors]
+        return lines
+
+
+def _first_position(choice: dict[str, Any]) -> dict[str, Any] | None:
+    content = (choice.get("logprobs") or {}).get("content") or []
+    return content[0] if content else None
+
+
+def _context_length(models: Any, model: str) -> int | None:
+    for entry in (models or {}).get("data") or []:
+        if isinstance(entry, dict) and entry.get("id") == model and entry.get("max_model_len"):
+            return int(entry["max_model_len"])
+    return None
+
+
+async def probe(
+    client: Any,
+    base_url: str,
+    model: str,
+    *,
+    logprobs: bool,
+    top_logprobs: int = 20,
+) -> ProbeResult:
+    """Ask the server behind ``client`` (a :class:`~geval_repro.runner.client.CompletionClient`
+    for ``base_url``) what it supports; never raises for an answer it does not like."""
+    import json
+
+    result = ProbeResult(server_name(base_url), model, logprobs_asked=logprobs)
+    models = await client.get_json("/models")
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        result.models = [str(m.get("id")) for m in models["data"] if isinstance(m, dict)]
+    result.context_length = _context_length(models, model)
+    if result.context_length is None:
+        parsed = urlparse(base_url)
+        props = await client.get_json(f"{parsed.scheme}://{parsed.netloc}/props")
+        n_ctx = ((props or {}).get("default_generation_settings") or {}).get("n_ctx")
+        result.context_length = int(n_ctx) if isinstance(n_ctx, int) else None
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": PROBE_PROMPT}],
+        "n": PROBE_CHOICES,
+        "temperature": 1.0,
+        "max_tokens": 2,
+        "seed": PROBE_SEED,
+    }
+    if logprobs:
+        body.update(logprobs=True, top_logprobs=top_logprobs)
+        result.top_logprobs_asked = top_logprobs
+    first = await client.send(body)
+    if not first.ok:
+        result.errors.append(f"request with n {PROBE_CHOICES}: {first.error}")
+        return result
+    choices = json.loads(first.text)["choices"]
+    result.choices_for_n = len(choices)
+    if logprobs:
+        positions = [_first_position(c) for c in choices]
+        result.logprobs = all(p is not None for p in positions)
+        if result.logprobs:
+            result.top_logprobs_returned = len(positions[0].get("top_logprobs") or [])
+    again = await client.send({**body, "n": 1})
+    if not again.ok:
+        result.errors.append(f"request with n 1: {again.error}")
+        return result
+    repeat = json.loads(again.text)["choices"][0]
+    same_text = (repeat.get("message") or {}).get("content") == (
+        choices[0].get("message") or {}
+    ).get("content")
+    if logprobs and result.logprobs:
+        position, earlier = _first_position(repeat), _first_position(choices[0])
+        same_text = same_text and (position or {}).get("logprob") == (earlier or {}).get("logprob")
+    result.seed_repeatable = same_text
+    return result
+
+
+def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: int = 1) -> list[str]:
+    """Raise :class:`ServerUnsuitable` when the server cannot serve the run; the warnings."""
+    if logprobs and any("logprob" in error for error in result.errors):
+        raise ServerUnsuitable(
+            f"{result.server} refused the probe's request with top_logprobs {top_logprobs}: "
+            f"{'; '.join(result.errors)}. Fix: give a --top-logprobs the server allows, or "
+            "--mode sample"
+        )
+    if logprobs and result.logprobs is False:
+        raise ServerUnsuitable(
+            f"{result.server} returned no log-probabilities to a request that asked for them "
+            "(logprobs: true): it does not support them. Fix: --mode sample (n replies per "
+            "item, read by the reply parsers), or a server that returns log-probabilities"
+        )
+    warnings = []
+    if result.errors:
+        warnings.append(f"{result.server}: the probe failed ({'; '.join(result.errors)})")
+    if result.models and result.model not in result.models and len(result.models) <= 20:
+        warnings.append(
+            f"{result.server} does not list model {result.model!r} (it serves "
+            f"{', '.join(result.models)})"
+        )
+    returned = result.top_logprobs_returned
+    if logprobs and returned is not None and returned < top_logprobs:
+        warnings.append(
+            f"{result.server} lists {returned} candidates when asked for top_logprobs "
+            f"{top_logprobs}: the off-scale mass is a looser upper bound, and a rating outside "
+            "the listed candidates counts as 0"
+        )
+    if result.honours_n is False and n > 1:
+        warnings.append(
+            f"{result.server} returns {result.choices_for_n} choice(s) when asked for "
+            f"{PROBE_CHOICES}: each item's missing replies are requested one by one (top-up)"
+        )
+    return warnings
+
+
+async def rating_token_ids(client: Any, base_url: str, model: str, ratings: tuple[int, ...]):
+    """The token id of each rating, from the server's tokenizer (llama-cpp-python's
+    ``/extras/tokenize`` or llama.cpp's and vLLM's ``/tokenize``); raises
+    :class:`ServerUnsuitable` when the server tells none or a rating is not one token."""
+    parsed = urlparse(base_url)
+    root = f"{parsed.scheme}://{parsed.netloc}"
+    found: dict[int, list[int]] = {}
+    for rating in ratings:
+        tokens = None
+        for url, body in (
+            (f"{root}/extras/tokenize", {"input": str(rating), "model": model}),
+            (f"{root}/tokenize", {"content": str(rating), "model": model, "prompt": str(rating)}),
+        ):
+            answer = await client.post_json(url, body)
+            if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
+                tokens = [t for t in answer["tokens"] if isinstance(t, int)]
+                break
+        if tokens is None:
+            raise ServerUnsuitable(
+                f"{server_name(base_url)} has no tokenize endpoint, so the rating tokens' ids "
+                "for the first-position reading (a logit bias) are unknown; run without it"
+            )
+        found[rating] = tokens
+    firsts = {tokens[0] for tokens in found.values() if tokens}
+    if len(firsts) == 1 and all(len(tokens) == 2 for tokens in found.values()):
+        found = {rating: tokens[1:] for rating, tokens in found.items()}  # a BOS token added
+    for rating, tokens in found.items():
+        if len(tokens) != 1:
+            raise ServerUnsuitable(
+                f"{server_name(base_url)}: rating {rating} is {len(tokens)} tokens {tokens} "
+                "for this model, not one; the first-position reading needs one token per rating"
+            )
+    return {rating: tokens[0] for rating, tokens in found.items()}

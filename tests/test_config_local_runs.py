@@ -1,0 +1,124 @@
+"""Config of judge runs with a local server, pinned run files, and how their rows are labelled
+(status toolkit-run, partial-run and coverage notes)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from geval_repro.config import ConfigError, check_config, load_config, pinned_files
+from geval_repro.files.fetch import FetchError, sha256_of
+from geval_repro.pipeline import tidy
+from geval_repro.runner.configured import base_urls, request_params, server_threads
+from geval_repro.tables.judge_rows import coverage_note, status_of, with_coverage
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+LOCAL_CONFIG = REPO_ROOT / "workflow" / "configs" / "local_model.yaml"
+
+
+def with_judge(**judge) -> dict:
+    config = load_config()
+    config["judges"]["mine"] = {"benchmark": "summeval", "format": "geval-jsonl", "label": "x"}
+    config["judges"]["mine"].update(judge)
+    return config
+
+
+def run(**keys) -> dict:
+    return with_judge(dir="runs/not-made-yet", run={"mode": "logprobs", **keys})
+
+
+def merged(path: Path) -> dict:
+    """The default config with ``path`` merged over it, as Snakemake merges --configfile."""
+    config = load_config()
+    for key, value in yaml.safe_load(path.read_text()).items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            config[key].update(value)
+        else:
+            config[key] = value
+    return config
+
+
+def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
+    config = merged(LOCAL_CONFIG)
+    check_config(config)
+    for name in config["judges_to_run"]:
+        spec = config["judges"][name]
+        assert request_params(spec["run"]).model == "smollm2-135m"  # the server's model
+        assert spec["run"]["mode"] == "both" and spec["run"]["n"] == 20
+        assert server_threads(spec) == 1
+        assert status_of(spec) == "toolkit-run"
+
+
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ({"server": {"llama_cpp": {"model": "smollm2-135m"}}, "base_url": "http://x:1/v1"},
+         "both server"),
+        ({"server": {"llama_cpp": {"model": "smollm2-135m"}}, "model": "other"},
+         "not the local server's model"),
+        ({"server": {"llama_cpp": {"model": "gpt-5"}}}, "server"),
+        ({}, "needs model"),
+        ({"model": "m", "first_position": "logit_bias", "mode": "both"}, "first_position"),
+        ({"model": "m", "server": {"vllm": {}}}, "server"),
+    ],
+)  # fmt: skip
+def test_bad_run_blocks_are_refused(keys, message):
+    config = run(**keys)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_several_base_urls():
+    config = run(model="m", base_url=["http://a:8000/v1", "http://b:8000/v1"])
+    check_config(config)
+    assert base_urls(config["judges"]["mine"]["run"]) == ("http://a:8000/v1", "http://b:8000/v1")
+
+
+def test_pinned_run_files_are_verified_when_read(tmp_path, mirror_dir):
+    lines = [{"doc_id": "x", "system_id": "M11", "replies": ["3"]}]
+    run_file = tmp_path / "coherence.jsonl"
+    run_file.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text("{}\n")
+    spec = {
+        "files": {"coherence": {"path": str(run_file), "sha256": sha256_of(run_file)}},
+        "manifest": {"path": str(manifest), "sha256": "0" * 64},
+        "toolkit_run": True,
+    }
+    config = with_judge(**copy.deepcopy(spec))
+    check_config(config)
+    judge = config["judges"]["mine"]
+    assert pinned_files(judge) == {str(run_file): sha256_of(run_file), str(manifest): "0" * 64}
+    assert status_of(judge) == "toolkit-run"
+    with pytest.raises(FetchError, match=r"manifest.json has SHA-256 .* pins 0000"):
+        tidy.judge_run("mine", judge, {}, tmp_path / "unused.parquet", {})
+    with pytest.raises(ConfigError, match="manifest: applies"):
+        check_config(with_judge(dir=str(tmp_path), manifest={"path": str(manifest)}))
+
+
+def test_statuses():
+    assert status_of({"fixture": True, "run": {}}) == "fixture"
+    assert status_of({"run": {}}) == "toolkit-run"
+    assert status_of({"toolkit_run": True}) == "toolkit-run"
+    assert status_of({}) == "recomputed"
+
+
+def test_coverage_goes_into_every_note_of_the_dimension():
+    rows = pd.DataFrame(
+        {
+            "dimension": ["coherence", "fluency", "AVG"],
+            "note": ["label; partial run: 80 of 1600 items", "label", ""],
+        }
+    )
+    noted = with_coverage(rows, {"coherence": (80, 35), "fluency": (80, 80)})
+    assert noted["note"][0] == (
+        "label; partial run: 80 of 1600 items; coverage: a rating token in 35 of 80 items "
+        "(44%); the others have no probability-weighted score (left out, never 0)"
+    )
+    assert noted["note"][1].endswith(coverage_note(80, 80))
+    assert noted["note"][2].startswith("coherence coverage: a rating token in 35 of 80")

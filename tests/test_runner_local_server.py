@@ -1,0 +1,156 @@
+"""The local server's life cycle (geval_repro.runner.server), with the fake OpenAI-compatible
+server as the process (tests/fake_openai_server.py run as a module): started on 127.0.0.1 at
+a free port, ready when /v1/models answers, stopped on exit, on an exception and when the
+process that started it gets SIGTERM, SIGINT or SIGKILL (no orphan); a failed start quotes
+the server's log. The model file's checks use a registry entry pointing at a small file."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from geval_repro.files.fetch import sha256_of
+from geval_repro.registry.local_models import LOCAL_MODELS
+from geval_repro.runner.server import (
+    ManagedServer,
+    ServerCommand,
+    ServerStartError,
+    local_model_path,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ENV = {"PYTHONPATH": str(REPO_ROOT)}
+
+
+def fake_command(port_offset: int = 0, module: str = "tests.fake_openai_server") -> ServerCommand:
+    return ServerCommand(
+        module=module,
+        arguments=lambda port: ["--port", str(port + port_offset), "--latency", "0"],
+        identity="fake/test",
+        model="fake-model",
+        description="the fake server",
+        environment=ENV,
+    )
+
+
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return status != "Z"
+
+
+def gone(pid: int, within: float = 15.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_started_answers_and_is_gone_after_the_block(tmp_path):
+    with ManagedServer(fake_command(), startup_timeout=30, log_path=tmp_path / "s.log") as server:
+        pid = server.process.pid
+        assert server.base_url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(f"{server.base_url}/models", timeout=5) as response:
+            assert json.load(response)["data"][0]["id"] == "fake-model"
+    assert gone(pid)
+
+
+def test_gone_after_an_exception_in_the_block():
+    with pytest.raises(RuntimeError, match="boom"):
+        with ManagedServer(fake_command(), startup_timeout=30) as server:
+            pid = server.process.pid
+            raise RuntimeError("boom")
+    assert gone(pid)
+
+
+def test_a_server_that_exits_at_once_is_reported_with_its_log(tmp_path):
+    command = dataclasses.replace(
+        fake_command(), module="tests.no_such_server_module_here", description="a broken server"
+    )
+    with pytest.raises(ServerStartError, match="exited with status") as caught:
+        ManagedServer(command, startup_timeout=30, log_path=tmp_path / "s.log").start()
+    assert "No module named tests.no_such_server_module_here" in str(caught.value)
+    assert str(tmp_path / "s.log") in str(caught.value)
+
+
+def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
+    # It listens on another port than the one it was given: it never answers there.
+    server = ManagedServer(fake_command(port_offset=1), startup_timeout=2, log_path=tmp_path / "l")
+    with pytest.raises(ServerStartError, match=r"did not answer .* within 2 s"):
+        server.start()
+    assert server.process is None  # stopped: no process left behind
+
+
+PARENT = textwrap.dedent(
+    """
+    import sys, time
+    from geval_repro.runner.server import ManagedServer
+    from tests.test_runner_local_server import fake_command
+    with ManagedServer(fake_command(), startup_timeout=30) as server:
+        print(server.process.pid, flush=True)
+        time.sleep(120)
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_no_orphan_when_the_starting_process_is_stopped(sig):
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, **ENV},
+    )
+    try:
+        child = int(parent.stdout.readline())
+        assert alive(child)
+        parent.send_signal(sig)
+        parent.wait(timeout=30)
+        assert gone(child), f"the server (pid {child}) outlived its parent ({sig.name})"
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+def test_the_model_file_is_found_through_its_package_and_verified(tmp_path, monkeypatch):
+    package = tmp_path / "fake_model_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    weights = package / "tiny.gguf"
+    weights.write_bytes(b"GGUF not really a model")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model = dataclasses.replace(
+        LOCAL_MODELS["smollm2-135m"],
+        package="fake_model_pkg",
+        file="tiny.gguf",
+        sha256=sha256_of(weights),
+        bytes=weights.stat().st_size,
+    )
+    assert local_model_path(model) == weights
+    weights.write_bytes(b"GGUF not really a mode!")  # same size, other bytes
+    with pytest.raises(ServerStartError, match=r"SHA-256 .* expected"):
+        local_model_path(model)
+    weights.write_bytes(b"short")
+    with pytest.raises(ServerStartError, match="has 5 bytes"):
+        local_model_path(model)
+    missing = dataclasses.replace(model, package="no_such_model_package")
+    with pytest.raises(ServerStartError, match=r"not installed.*\.\[local\]"):
+        local_model_path(missing)
