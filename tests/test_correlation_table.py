@@ -85,6 +85,35 @@ def test_correlation_rows_values_and_paper_lookup() -> None:
     assert "bootstrap CI over inputs, 200 resamples, seed 3" in spearman.note
 
 
+def test_a_summary_value_on_one_input_has_no_interval() -> None:
+    # Three systems, three inputs; the metric is constant on inputs 0 and 2, so only input 1
+    # has a defined correlation: every bootstrap over inputs would repeat it.
+    metric = np.array([[2.0, 1.0, 3.0], [2.0, 2.0, 3.0], [2.0, 3.0, 3.0]])
+    human = np.array([[1.0, 1.0, 2.0], [2.0, 3.0, 1.0], [3.0, 2.0, 3.0]])
+    rows = correlation_rows(
+        benchmark="summeval",
+        dimension="coherence",
+        metric="fixture",
+        variant="fixture",
+        level="summary",
+        metric_scores=metric,
+        human_scores=human,
+        coefficients=("spearman", "acc_eq"),
+        n_resamples=200,
+        seed=3,
+        status="fixture",
+    ).set_index("coefficient")
+    spearman = rows.loc["spearman"]
+    assert spearman.value == pytest.approx(0.5)  # ranks (1, 2, 3) against (1, 3, 2)
+    assert spearman.n_groups == 1
+    assert math.isnan(spearman.ci_low) and math.isnan(spearman.ci_high)
+    assert "no CI: the value rests on one input" in spearman.note
+    assert "bootstrap CI" not in spearman.note
+    # acc_eq pairs every input's systems: all three inputs enter, so it keeps its interval
+    assert rows.loc["acc_eq"].n_groups == 3
+    assert rows.loc["acc_eq"].ci_low <= rows.loc["acc_eq"].ci_high
+
+
 def test_no_paper_value_at_another_level_and_renamed_metrics() -> None:
     system = rows_for("summeval", "coherence", level="system")
     assert system.paper_value.isna().all()

@@ -107,7 +107,9 @@ def paper_layout(
     """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
 
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
-    a † marks a printed value outside our CI (legend under the table). Of a baseline with
+    a † marks a printed value outside our CI (legend under the table). A judge run shows the
+    released parser's mean of the replies and first reply, and its rating-probability scores;
+    the tolerant parser and the modal reply are in its own tables. Of a baseline with
     several variants, the one whose row the paper prints
     (:data:`geval_repro.baselines.PROTOCOL_VARIANTS`) comes first and is marked.
     ``significance`` (:mod:`geval_repro.tables.significance`): a judge cell whose test
@@ -126,6 +128,7 @@ def paper_layout(
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
     part = table[table["benchmark"].isin(benchmarks)]
     part = _protocol_first(part[~part["level"].isin(["system"])], benchmarks)
+    part = part[~part["variant"].map(_other_judge_variant)]
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
         "Status: recomputed = computed here from the pinned data; "
@@ -175,6 +178,12 @@ def paper_layout(
     return "\n".join(lines) + "\n"
 
 
+def _other_judge_variant(variant: str) -> bool:
+    """A judge run's variant that the paper's table has no row for: the tolerant parser and
+    the modal reply (both are in the run's own tables and in correlations.csv)."""
+    return variant.endswith("/tolerant") or variant.startswith("mode-reply/")
+
+
 PROTOCOL_MARK = " (the paper's protocol)"
 PROTOCOL_LEGEND = (
     f"Baselines: where several of ours face one printed row, the one marked{PROTOCOL_MARK} "
@@ -208,7 +217,9 @@ RERUN_NOTE = (
     "A judge row (metric = a judge run) faces the paper's G-Eval row its config names "
     "(`paper_metric`); a run by other authors or with another model is a different run, so "
     "its distance from the printed value is a finding about re-running G-Eval, not a failed "
-    "reproduction."
+    "reproduction. Shown: the released parser's mean of the replies and first reply, and the "
+    "rating-probability scores; the tolerant parser and the modal reply are in the run's own "
+    "tables."
 )
 
 

@@ -227,10 +227,18 @@ def _other_judges(results_dir: Path, link: str, labels: Mapping[str, str]) -> li
     if not others:
         return []
     lines = ["### Other judge runs in this folder", ""]
+    by_label: dict[str, list[str]] = {}
     for judge in others:
-        label = f" ({labels[judge]})" if judge in labels else ""
-        path = f"{link}/tables/judges/{judge}/correlations.md"
-        lines.append(f"- `{judge}`{label}: [`{path}`]({path})")
+        by_label.setdefault(labels.get(judge, ""), []).append(judge)
+    for label, judges in by_label.items():
+        paths = {j: f"{link}/tables/judges/{j}/correlations.md" for j in judges}
+        if len(judges) == 1:  # one run: its name, label and table
+            (judge,) = judges
+            shown = f" ({label})" if label else ""
+            lines.append(f"- `{judge}`{shown}: [`{paths[judge]}`]({paths[judge]})")
+        else:  # runs sharing a label (one model on several benchmarks): one line
+            runs = ", ".join(f"[`{j}`]({paths[j]})" for j in judges)
+            lines.append(f"- {label or 'runs'}: {runs}")
     return [*lines, ""]
 
 
@@ -279,13 +287,37 @@ def recomputed_lines(layout: str) -> list[str]:
     return lines
 
 
+def _ties_pairs_systems(results_dir: Path, link: str) -> list[str]:
+    """Links to what the paper does not print: pairwise accuracy, judge vs judge."""
+    names = {
+        "pairwise_accuracy": "acc_eq and tie-calibrated acc*_eq of every metric",
+        "pairwise_significance": "every pair of metrics, paired permutation tests (Holm)",
+        "significance_clusters": "metrics ranked, with their significance clusters",
+    }
+    present = {
+        n: what for n, what in names.items() if (results_dir / "tables" / f"{n}.md").is_file()
+    }
+    if not present:
+        return []
+    lines = ["### Ties, pairs and systems (not in the paper)", ""]
+    lines += [f"- [`{n}.md`]({link}/tables/{n}.md): {what}." for n, what in present.items()]
+    lines += [
+        f"- SummEval's system level (16 systems' mean scores) is in "
+        f"[`correlations.csv`]({link}/tables/correlations.csv), level `system`.",
+        "",
+    ]
+    return lines
+
+
 def _human_data(results_dir: Path, link: str) -> list[str]:
     tables = sorted((results_dir / "tables" / "human").glob("*.md"))
     figure = results_dir / "figures" / "human_distributions.png"
     if not tables and not figure.is_file():
         return []
     lines = ["### Human judgements", ""]
-    lines += [f"- [`{link}/tables/human/{p.name}`]({link}/tables/human/{p.name})" for p in tables]
+    if tables:
+        paths = [f"{link}/tables/human/{p.name}" for p in tables]
+        lines.append("Tables: " + ", ".join(f"[`{path}`]({path})" for path in paths) + ".")
     if figure.is_file():
         lines += [
             "",
@@ -342,6 +374,7 @@ def render_section(
         *_released_recount(results_dir, link),
         *_other_judges(results_dir, link, labels or {}),
         *_paper_tables(results_dir, correlations, link),
+        *_ties_pairs_systems(results_dir, link),
         *_human_data(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "
         "the SHA-256 of the upstream files it rests on, the config and package versions (the "
@@ -409,19 +442,28 @@ def copy_section_into_readme(
         log.info("%s: results section updated", readme)
 
 
+MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
+
+
 def judge_labels() -> dict[str, str]:
-    """Judge run name -> label, from the default config (workflow/config.yaml)."""
+    """Judge run name -> label, from the configs the committed results are made with: the
+    default (workflow/config.yaml) and, over it as Snakemake's ``--configfile`` merges it,
+    :data:`MIRRORED_CONFIG` (which adds this toolkit's own runs)."""
     # Imported here: the notebooks import this module, and need no schema validation.
+    import yaml
+
     from geval_repro.config import load_config
 
-    return {name: judge["label"] for name, judge in load_config()["judges"].items()}
+    judges = dict(load_config()["judges"])
+    judges.update(yaml.safe_load(MIRRORED_CONFIG.read_text(encoding="utf-8")).get("judges", {}))
+    return {name: judge["label"] for name, judge in judges.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: write (or with ``--check``, verify) the README results section.
 
-    Judge labels come from workflow/config.yaml, as in the pipeline's default and
-    mirrored-data runs.
+    Judge labels come from workflow/config.yaml and workflow/configs/mirrored_data.yaml
+    (:func:`judge_labels`), as in the mirrored-data run that makes the committed results.
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=REPO_ROOT / "results")

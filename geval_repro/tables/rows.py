@@ -147,7 +147,8 @@ def correlation_rows(
     at ``epsilon`` 0, ``acc_eq_calibrated`` at the fitted ``epsilon``, re-fitted in every
     bootstrap resample); the ``epsilon`` column holds an accuracy's metric tie threshold.
     The bootstrap uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI)
-    and ``seed``; the same seed for every coefficient, so their intervals share resamples.
+    and ``seed``; the same seed for every coefficient, so their intervals share resamples;
+    no interval when a summary-level value rests on one input (:data:`SINGLE_INPUT_NOTE`).
     The paper value is looked up under ``paper_metric`` (default ``metric``) when ``level``
     is the paper's level for ``benchmark``. ``note`` is prepended to the generated note.
     """
@@ -175,7 +176,8 @@ def correlation_rows(
             value, epsilon, coefficient_note = result.value, math.nan, ""
             n_items, n_groups = result.n_items, result.n_groups
         low = high = math.nan
-        if n_resamples > 0 and not math.isnan(value):
+        single = _single_unit(level, unit, n_groups)
+        if n_resamples > 0 and not math.isnan(value) and not single:
             interval = _interval(
                 metric_matrix, human_matrix, level, coefficient, unit, n_resamples, seed
             )
@@ -196,11 +198,26 @@ def correlation_rows(
                 "delta": value - printed,
                 "status": status,
                 "note": join_notes(
-                    note, coefficient_note, ci_note, comparison_note(value, printed)
+                    note,
+                    coefficient_note,
+                    SINGLE_INPUT_NOTE if single and not math.isnan(value) else ci_note,
+                    comparison_note(value, printed),
                 ),
             }
         )
     return typed_counts(pd.DataFrame.from_records(records, columns=COLUMNS))
+
+
+SINGLE_INPUT_NOTE = (
+    "no CI: the value rests on one input (the others have no defined correlation), and a "
+    "bootstrap over inputs cannot vary one input"
+)
+
+
+def _single_unit(level: str, unit: str, n_groups: int) -> bool:
+    """True when a summary-level value rests on fewer than two inputs and the bootstrap
+    resamples inputs: every resample would repeat that one input (a zero-width interval)."""
+    return level == "summary" and unit in ("inputs", "both") and n_groups < 2
 
 
 ACCURACY_NOTE = (
