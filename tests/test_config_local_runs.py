@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from geval_repro.config import ConfigError, check_config, load_config, pinned_files
-from geval_repro.files.fetch import FetchError, sha256_of
+from geval_repro.files.digest import sha256_of
+from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline import tidy
 from geval_repro.runner.configured import base_urls, request_params, server_threads
 from geval_repro.tables.judge_rows import coverage_note, status_of, with_coverage

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.files.fetch import sha256_of
+from geval_repro.files.digest import sha256_of
 from geval_repro.registry.local_models import LOCAL_MODELS
 from geval_repro.runner.server import (
     ManagedServer,

@@ -10,7 +10,6 @@ timeout-aware HTTP downloader, retries with back-off, hash checks and the atomic
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -23,6 +22,7 @@ from urllib.parse import urlparse
 import requests
 
 from geval_repro.files.atomic import USUAL_MODE
+from geval_repro.files.digest import sha256_of
 from geval_repro.registry.sources import Source, get_source
 
 MIRROR_ENV = "GEVAL_REPRO_MIRROR"
@@ -68,15 +68,6 @@ def check_host_resolves(url: str) -> None:
         socket.getaddrinfo(host, parsed.port or (443 if parsed.scheme == "https" else 80))
     except (socket.gaierror, UnicodeError) as error:
         raise UnresolvableHost(f"host {host!r} does not resolve ({error}): offline?") from error
-
-
-def sha256_of(path: str | os.PathLike[str]) -> str:
-    """SHA-256 (hex) of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_pinned(path: str | os.PathLike[str], sha256: str, label: str) -> None:

@@ -36,7 +36,6 @@ tracked files other than generated ones (:data:`GENERATED_PATHSPECS`) differ fro
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -48,6 +47,7 @@ from typing import Any
 
 from geval_repro.config import judge_files, judge_manifest
 from geval_repro.files.atomic import write_text
+from geval_repro.files.digest import sha256_of
 from geval_repro.registry.sources import REPO_ROOT, load_registry
 
 SIDECAR_SUFFIX = ".provenance.json"
@@ -90,15 +90,6 @@ class ProvenanceError(ValueError):
 def sidecar_path(path: str | os.PathLike[str]) -> Path:
     """``<path>.provenance.json``: where the sidecar of ``path`` lives."""
     return Path(f"{os.fspath(path)}{SIDECAR_SUFFIX}")
-
-
-def sha256_of(path: str | os.PathLike[str]) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:

@@ -41,7 +41,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-from geval_repro.files.fetch import sha256_of
+from geval_repro.files.digest import sha256_of
 from geval_repro.registry.local_models import LocalModel, get_local_model
 
 log = logging.getLogger(__name__)
