@@ -10,12 +10,14 @@ test compares the two through their own random draws, statistically.
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from nlpstats.correlations import bootstrap as nlpstats_bootstrap
 from scipy import stats
 
+from geval_repro.stats import bootstrap as bootstrap_module
 from geval_repro.stats.bootstrap import bootstrap_ci, resampled_correlations
 from geval_repro.stats.levels import correlate
 
@@ -243,3 +245,149 @@ def test_item_resampling_equals_recomputing_each_resample(coefficient, kind, see
         reference = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}[coefficient]
         for row, value in zip(items[3:8], fast[3:8], strict=True):
             assert value == pytest.approx(reference(m[row], h[row])[0], abs=1e-12)
+
+
+# --- System level: every resample's means from one product, against each resampled matrix ---
+
+
+def system_draws(
+    n_systems: int, n_inputs: int, unit: str, seed: int, n_resamples: int = 150
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Row and column draws of ``unit``, with some resamples that draw one system or one
+    input many times (or only: constant means, undefined)."""
+    rng = np.random.default_rng(seed)
+    rows = columns = None
+    if unit in ("systems", "both"):
+        rows = rng.integers(0, n_systems, (n_resamples, n_systems))
+        rows[0] = 1  # one system only: constant means
+        rows[1, : n_systems - 2] = 0  # one system n - 2 times
+    if unit in ("inputs", "both"):
+        columns = rng.integers(0, n_inputs, (n_resamples, n_inputs))
+        columns[2] = 3  # one input n times
+        columns[3, : n_inputs // 2] = 4  # one input half the times
+    return rows, columns
+
+
+def recomputed_each(metric, human, level, coefficient, rows, columns) -> np.ndarray:
+    """The level correlation of each resampled matrix, one by one."""
+    n_resamples = (rows if rows is not None else columns).shape[0]
+    all_rows, all_columns = np.arange(metric.shape[0]), np.arange(metric.shape[1])
+    values = []
+    for r in range(n_resamples):
+        picked = np.ix_(
+            rows[r] if rows is not None else all_rows,
+            columns[r] if columns is not None else all_columns,
+        )
+        values.append(correlate(metric[picked], human[picked], level, coefficient).value)
+    return np.array(values)
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+@pytest.mark.parametrize("unit", ["inputs", "systems", "both"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_system_means_equal_recomputing_each_resample(coefficient, unit, seed) -> None:
+    """Missing cells, constant inputs, thirds (mathematically equal means that differ in the
+    last bits): the same values as recomputing each resampled matrix, NaN in the same
+    places."""
+    metric, human = _messy_matrices(seed)
+    rows, columns = system_draws(*metric.shape, unit, seed + 200)
+    fast = resampled_correlations(
+        metric, human, "system", coefficient, system_indices=rows, input_indices=columns
+    )
+    loop = recomputed_each(metric, human, "system", coefficient, rows, columns)
+    np.testing.assert_array_equal(np.isnan(fast), np.isnan(loop))
+    np.testing.assert_allclose(fast, loop, rtol=0, atol=1e-12)
+    if unit == "systems":
+        assert np.isnan(fast[0])  # one system drawn n times: constant means
+    if unit == "inputs":
+        result = bootstrap_ci(metric, human, "system", coefficient, n_resamples=300, seed=seed)
+        drawn = np.random.default_rng(seed).integers(0, metric.shape[1], (300, metric.shape[1]))
+        expected = recomputed_each(metric, human, "system", coefficient, None, drawn)
+        assert result.n_invalid == np.isnan(expected).sum()
+        expected = expected[~np.isnan(expected)]
+        np.testing.assert_allclose(result.distribution, expected, rtol=0, atol=1e-12)
+        low, high = np.percentile(expected, [2.5, 97.5])
+        assert result.low == pytest.approx(low, abs=1e-12)
+        assert result.high == pytest.approx(high, abs=1e-12)
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+def test_system_means_against_scipy_on_exact_means(coefficient) -> None:
+    """Each resample's system means as exact fractions (thirds and tenths, some cells
+    missing), rounded once to float, handed to scipy: equal fractions give equal floats, so
+    the resamples' mathematically tied means must tie (the near-tie collapse), whatever the
+    order of the sums."""
+    rng = np.random.default_rng(15)
+    n_systems, n_inputs = 10, 30
+    thirds = rng.integers(3, 16, (n_systems, n_inputs))
+    tenths = rng.integers(10, 50, (n_systems, n_inputs))
+    missing = rng.random((n_systems, n_inputs)) < 0.1
+    human = np.where(missing, np.nan, thirds / 3.0)
+    metric = tenths / 10.0
+    columns = rng.integers(0, n_inputs, (40, n_inputs))
+    columns[0] = 5  # one input n times
+    columns[1, :20] = 7
+    values = resampled_correlations(metric, human, "system", coefficient, input_indices=columns)
+    reference = {"pearson": stats.pearsonr, "spearman": stats.spearmanr}
+    reference["kendall"] = stats.kendalltau
+    for row, value in zip(columns, values, strict=True):
+        present = ~missing[:, row]
+        kept = present.any(axis=1)  # systems with a complete cell in the resample
+        counts = present[kept].sum(axis=1)
+        exact_human = [
+            float(Fraction(int(t[row][p].sum()), 3 * int(c)))
+            for t, p, c in zip(thirds[kept], present[kept], counts, strict=True)
+        ]
+        exact_metric = [
+            float(Fraction(int(t[row][p].sum()), 10 * int(c)))
+            for t, p, c in zip(tenths[kept], present[kept], counts, strict=True)
+        ]
+        if len(set(exact_human)) == 1 or len(set(exact_metric)) == 1:
+            assert np.isnan(value)
+            continue
+        assert value == pytest.approx(
+            reference[coefficient](exact_metric, exact_human)[0], abs=1e-12
+        )
+
+
+def test_system_means_constant_resamples_are_undefined_and_counted() -> None:
+    # Inputs 0 and 1: every system has the same metric score; a resample of only those has
+    # constant metric means (undefined). With 4 inputs, about 1 resample in 16.
+    metric = np.array([[3.0, 2.0, 1.0, 4.0], [3.0, 2.0, 2.0, 5.0], [3.0, 2.0, 4.0, 1.0]])
+    human = np.array([[1.0, 2.0, 1.0, 3.0], [2.0, 1.0, 3.0, 3.0], [3.0, 3.0, 2.0, 1.0]])
+    for coefficient in ("pearson", "spearman", "kendall"):
+        result = bootstrap_ci(metric, human, "system", coefficient, n_resamples=400, seed=2)
+        drawn = np.random.default_rng(2).integers(0, 4, (400, 4))
+        expected = recomputed_each(metric, human, "system", coefficient, None, drawn)
+        only_constant = np.isin(drawn, [0, 1]).all(axis=1)
+        assert only_constant.any()
+        assert np.isnan(expected[only_constant]).all()
+        assert result.n_invalid == np.isnan(expected).sum() >= only_constant.sum()
+        np.testing.assert_allclose(
+            result.distribution, expected[~np.isnan(expected)], rtol=0, atol=1e-12
+        )
+    # Means equal in exact arithmetic but not in floating point ((0.1 + 0.2) + 0.3 and
+    # (0.3 + 0.2) + 0.1 differ in the last bit): constant (a span below 1e-9), undefined.
+    metric = np.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1], [0.2, 0.3, 0.1]])
+    human = np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 3.0], [3.0, 3.0, 3.0]])
+    columns = np.array([[0, 1, 2], [0, 0, 1]])
+    means = [sum(row) / 3 for row in metric]
+    assert len(set(means)) > 1  # not exactly constant
+    for coefficient in ("pearson", "spearman", "kendall"):
+        values = resampled_correlations(metric, human, "system", coefficient, input_indices=columns)
+        assert np.isnan(values[0]) and not np.isnan(values[1])
+        loop = recomputed_each(metric, human, "system", coefficient, None, columns)
+        np.testing.assert_allclose(values, loop, rtol=0, atol=1e-12)
+
+
+def test_system_means_in_small_blocks_give_the_same_values(monkeypatch) -> None:
+    metric, human = _messy_matrices(3)
+    rows, columns = system_draws(*metric.shape, "both", seed=9)
+    whole = resampled_correlations(
+        metric, human, "system", "spearman", system_indices=rows, input_indices=columns
+    )
+    monkeypatch.setattr(bootstrap_module, "CELLS_PER_BLOCK", 7 * (metric.shape[1] + 3 * 16))
+    blocked = resampled_correlations(
+        metric, human, "system", "spearman", system_indices=rows, input_indices=columns
+    )
+    np.testing.assert_array_equal(blocked, whole)

@@ -494,6 +494,154 @@ def test_global_sums_beyond_int16() -> None:
         assert values.tolist() == [1.0]
 
 
+# --- The summary bootstrap as a product of draw counts, against each resampled matrix ---
+
+
+def summary_counts_on_draws(
+    metric: np.ndarray, human: np.ndarray, columns: np.ndarray, calibrate: bool
+) -> tuple[int, int]:
+    """(correct pairs at the best threshold, or at 0 without ``calibrate``; all pairs) of the
+    resampled matrix ``metric[:, columns]`` without missing cells: every pair of systems in
+    every drawn document (copies included), every candidate code, counted as integers. With
+    equal pair counts the mean of the documents' shares is the total over all pairs."""
+    m, h = metric[:, columns], human[:, columns]
+    first, second = np.triu_indices(m.shape[0], 1)
+    codes = np.array([[code(d) for d in row] for row in m[second] - m[first]], int)
+    humans_tie = np.abs(h[second] - h[first]) < 1e-9
+    same = (m[second] > m[first]) == (h[second] > h[first])
+    candidates = np.unique(np.append(codes, 0)) if calibrate else np.array([0])
+    metric_ties = codes[None] <= candidates[:, None, None]  # (candidates, pairs, documents)
+    correct = np.where(metric_ties, humans_tie, ~humans_tie & same).sum(axis=(1, 2))
+    return int(correct.max()), codes.size
+
+
+def complete_cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Summary matrices without missing cells (every document has all pairs): judges of 20
+    and 4 replies, a continuous metric (every pair its own code), a constant judge and a
+    judge equal to the humans."""
+    cases = []
+    for seed, n_systems, n_inputs, replies in ((31, 7, 12, 20), (32, 9, 10, 4)):
+        metric, human = tied_scores(seed, n_systems, n_inputs, replies, noise_sd=1.5)
+        cases.append(
+            (np.where(np.isnan(metric), 3.0, metric), np.where(np.isnan(human), 2.0, human))
+        )
+    human = cases[0][1]
+    continuous = human + np.random.default_rng(33).normal(0, 0.7, human.shape)
+    cases += [(continuous, human), (np.full(human.shape, 3.0), human), (human, human)]
+    return cases
+
+
+def complete_members(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Systems with both scores, per document."""
+    return (~(np.isnan(metric) | np.isnan(human))).sum(axis=0)
+
+
+def input_draws(n_inputs: int, seed: int, n_resamples: int = 24) -> np.ndarray:
+    """Random resamples of ``n_inputs`` documents, and some that draw one document often."""
+    draws = np.random.default_rng(seed).integers(0, n_inputs, (n_resamples, n_inputs))
+    draws[0] = 0  # one document n times
+    draws[1, : n_inputs // 2] = 3  # one document half the times
+    draws[2, : n_inputs - 2] = 1  # one document n - 2 times, and two others
+    return draws
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_summary_resamples_equal_integer_counts_bit_for_bit(calibrate: bool) -> None:
+    key = "acc_star" if calibrate else "acc_eq"
+    for case, (metric, human) in enumerate(complete_cases()):
+        draws = input_draws(metric.shape[1], seed=case)
+        values = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+        for row, value in zip(draws, values, strict=True):
+            correct, n_pairs = summary_counts_on_draws(metric, human, row, calibrate)
+            assert value == correct / n_pairs  # the same float: an exact count, one division
+        for row, value in zip(draws[:4], values[:4], strict=True):  # and the exact fractions
+            expected = brute_force(metric[:, row], human[:, row], "summary")
+            assert expected is not None and value == expected[key]
+    constant, human = complete_cases()[3]
+    values = resampled_accuracies(constant, human, "summary", draws, calibrate=calibrate)
+    for row, value in zip(draws, values, strict=True):  # right on the human-tied pairs only
+        assert value == tie_calibrated_accuracy(constant[:, row], human[:, row], "summary").value
+    values = resampled_accuracies(human, human, "summary", draws, calibrate=calibrate)
+    assert (values == 1.0).all()
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_summary_bootstrap_equals_integer_counts_for_its_seeded_draws(calibrate: bool) -> None:
+    metric, human = complete_cases()[0]
+    result = bootstrap_accuracy(
+        metric, human, "summary", calibrate=calibrate, n_resamples=40, seed=3
+    )
+    draws = np.random.default_rng(3).integers(0, metric.shape[1], (40, metric.shape[1]))
+    expected = [
+        c / n for c, n in (summary_counts_on_draws(metric, human, row, calibrate) for row in draws)
+    ]
+    np.testing.assert_array_equal(result.distribution, expected)
+    alpha = (1 - 0.95) / 2  # the module's percentiles, to the last bit
+    assert (result.low, result.high) == tuple(
+        np.percentile(expected, [100 * alpha, 100 * (1 - alpha)])
+    )
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_summary_unequal_pair_counts_match_the_definition(calibrate: bool) -> None:
+    """Missing cells: documents with unequal pair counts (the weighted float path), one
+    document with no pair at all, and resamples drawing one document many times or only the
+    pairless one (undefined)."""
+    key = "acc_star" if calibrate else "acc_eq"
+    judge, human = tied_scores(34, 6, 11, replies=20, noise_sd=2.0)
+    continuous = human + np.random.default_rng(35).normal(0, 0.7, human.shape)
+    judge[1:, 2] = continuous[1:, 2] = NAN  # document 2: at most one complete cell, no pair
+    assert len(set(complete_members(judge, human))) > 2  # unequal pair counts
+    for case, metric in enumerate((judge, continuous)):
+        draws = input_draws(metric.shape[1], seed=40 + case, n_resamples=30)
+        draws[3] = 2  # only the pairless document: undefined
+        draws[4, :-1] = 2  # the pairless document and one other
+        values = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+        assert np.isnan(values[3]) and not np.isnan(values[4])
+        for row, value in zip(draws, values, strict=True):
+            expected = brute_force(metric[:, row], human[:, row], "summary")
+            if expected is None:
+                assert np.isnan(value)
+            else:
+                assert value == pytest.approx(expected[key], abs=1e-12)
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_summary_count_types_and_blocks_give_the_same_values(
+    calibrate: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for case, (metric, human) in enumerate(complete_cases()):
+        draws = input_draws(metric.shape[1], seed=50 + case, n_resamples=30)
+        narrow = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+        for dtype in (np.int32, np.int64):
+            with monkeypatch.context() as patched:
+                patched.setattr(accuracy, "_count_type", lambda bound, dtype=dtype: dtype)
+                wide = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+            np.testing.assert_array_equal(wide, narrow)
+        with monkeypatch.context() as patched:
+            patched.setattr(accuracy, "SUMMARY_RESAMPLES_PER_BLOCK", 7)  # 30 = 4 x 7 + 2
+            blocked = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+        np.testing.assert_array_equal(blocked, narrow)
+    # Float weights (unequal pair counts) in blocks of 7 and of 32.
+    metric, human = tied_scores(38, 6, 11, replies=20, noise_sd=2.0)
+    assert len(set(complete_members(metric, human))) > 2
+    draws = input_draws(metric.shape[1], seed=60, n_resamples=30)
+    whole = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+    with monkeypatch.context() as patched:
+        patched.setattr(accuracy, "WEIGHTED_RESAMPLES_PER_BLOCK", 7)
+        blocked = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+    np.testing.assert_array_equal(blocked, whole)
+    # 16 systems, 300 draws: 36,000 pairs per resample, more than int16 holds (int32 counts).
+    metric, human = tied_scores(36, 16, 12, replies=20)
+    metric, human = np.where(np.isnan(metric), 4.0, metric), np.where(np.isnan(human), 1.0, human)
+    assert accuracy._count_type(120 * 300) is np.int32
+    draws = np.random.default_rng(37).integers(0, 12, (3, 300))
+    draws[0, :250] = 5
+    values = resampled_accuracies(metric, human, "summary", draws, calibrate=calibrate)
+    for row, value in zip(draws, values, strict=True):
+        assert value == np.divide(*summary_counts_on_draws(metric, human, row, calibrate))
+
+
 def test_bootstrap_is_deterministic_for_a_seed_and_brackets_the_estimate() -> None:
     metric, human = tied_scores(2, 8, 30, replies=20)
     first = bootstrap_accuracy(metric, human, "summary", calibrate=True, n_resamples=300, seed=4)

@@ -40,14 +40,15 @@ Tie calibration (``acc*_eq``): the maximum of the accuracy over the candidate th
 0 and every pair's ``|d|`` (as codes: 0 and every ``c(d)``); ``epsilon*`` is the SMALLEST
 candidate reaching it, reported as ``c / 1e9``. Where every pair weighs the same (system
 and global levels, a summary level whose inputs have equal pair counts) the point estimate
-compares integer counts, exactly, and so does the global level's bootstrap (below).
-Weighted accuracies, and the summary and system levels' bootstrap, are float sums: any
-accuracy within ``SELECTION_ATOL`` = 1e-12 of the largest counts as reaching it (two
-candidates with mathematically equal accuracies can differ in the last bits; different
-accuracies differ by at least ``1 / (n_inputs * lcm(pair counts))``, far more). This is
-mt-metrics-eval's ``tau_optimization`` (``KendallWithTiesOpt``, variant ``acc23``, with
-``average_by="item"`` for the summary level and ``"none"`` for the global level) on all
-pairs (its ``sample_rate`` defaults to 0.1 there), except that it compares scores and
+compares integer counts, exactly, and so do the global level's bootstrap and the summary
+level's with equal pair counts (below). Weighted accuracies (a summary level with unequal
+pair counts: point estimate and bootstrap) and the system level's bootstrap are float
+sums: any accuracy within ``SELECTION_ATOL`` = 1e-12 of the largest counts as reaching it
+(two candidates with mathematically equal accuracies can differ in the last bits;
+different accuracies differ by at least ``1 / (n_inputs * lcm(pair counts))``, far more).
+This is mt-metrics-eval's ``tau_optimization`` (``KendallWithTiesOpt``, variant ``acc23``,
+with ``average_by="item"`` for the summary level and ``"none"`` for the global level) on
+all pairs (its ``sample_rate`` defaults to 0.1 there), except that it compares scores and
 differences exactly (humans tie only when equal; no grid).
 
 Search, exact, O(P log P) for P pairs and without a loop over candidates: with ``w`` the
@@ -59,8 +60,8 @@ at a code held by a human-tied pair, so the smallest maximizer is 0 or such a co
 equal weights the kernel sorts the human-tied codes and the concordant codes (those up to
 the largest human-tied code; the others are right at every candidate) and counts, at each
 candidate, the human-tied codes up to it (its position) and the concordant ones (binary
-search): no argsort, no loop. With unequal weights and in the summary and system levels'
-bootstrap, the human-tied and concordant pairs are argsorted by code once and their
+search): no argsort, no loop. With unequal weights (the point estimate) and in the system
+level's bootstrap, the human-tied and concordant pairs are argsorted by code once and their
 weighted gains summed cumulatively; the last position of each run of equal codes is a
 candidate.
 
@@ -69,7 +70,7 @@ with the threshold RE-FITTED in every resample, using the resampling units of
 :mod:`geval_repro.stats.bootstrap` and drawing the same indices from
 ``numpy.random.default_rng(seed)``: ``inputs`` (columns) at the summary and system levels,
 ``items`` (present cells) at the global level. A resample only repeats or drops inputs
-(summary) or items (global), so the pairs are coded and sorted once; a resample reweighs
+(summary) or items (global), so the pairs are coded and grouped once; a resample reweighs
 them:
 
 - summary: an input drawn ``k`` times weighs ``k`` times (its pairs ``k / n_pairs(g)``),
@@ -80,22 +81,43 @@ them:
   definition gives on the resampled vector; the denominator is ``n (n - 1) / 2``.
 
 At the system level a resample changes the system means, so its pairs are recomputed and
-sorted per resample. Each block of resamples is one batch of cumulative sums (a loop over
+sorted per resample, each block of resamples one batch of cumulative sums (a loop over
 blocks bounds memory). Values equal recomputing the definition on each resampled matrix.
 
+At the summary and global levels the pairs are grouped by candidate (:func:`_segments`):
+segment 0 holds the pairs correct at threshold 0, and moving on to the next candidate adds
+the human-tied pairs it newly ties and subtracts the concordant ones (the next segment).
+Only pairs with codes up to the largest human-tied code move; a candidate whose next
+segment holds no concordant pair only gains by moving on (in every resample: the weights
+are never negative), so it cannot beat the next candidate and is merged into it. The count
+(or weight) of correct pairs at a candidate is then a cumulative sum over the segments up
+to it, for a block of resamples at once (a loop over blocks bounds memory; no loop over
+resamples, pairs or candidates), and the largest over the candidates gives ``acc*_eq``
+(segment 0 alone: ``acc_eq``).
+
+The summary level (:func:`_summary_accuracies`) is a matrix product per block: with
+``A[g, c]`` the correct pairs of input ``g`` at candidate ``c`` (an integer) and ``k[g]``
+its draws in a resample, the accuracy at ``c`` is ``sum_g k[g] A[g, c] / n_pairs(g)`` over
+``N = sum k[g]`` (drawn inputs with pairs, with repetition): ``K @ (A / n_pairs)`` for the
+block's draw counts ``K``. As ``A`` is the cumulative sum over the segments of ``G[s, g]``,
+the net gain of input ``g``'s pairs in segment ``s`` (a sparse matrix: a few nonzeros per
+pair), ``G @ K`` and a cumulative sum over the segments give it. When every input with
+pairs has the same number ``n`` of them (every matrix without missing cells), ``G`` and
+``K`` are integers (int16 while ``n * n_draws`` fits, else int32 or int64): the largest
+count is exact, ``acc*_eq`` is it over ``n N``, correctly rounded (bit for bit the exact
+fraction of the definition), and no ``SELECTION_ATOL`` is needed. With unequal pair
+counts ``G`` holds ``gain / n_pairs(g)`` (floats) and the value is the first candidate's
+within ``SELECTION_ATOL`` of the largest, as in the point estimate.
+
 The global level counts in integers (:func:`_global_accuracies`), exactly and fast. With
-``c`` the draws per item, a pair occurs ``c_i c_j`` times: the correct pairs at threshold 0
-count ``sum(c_i c_j)`` over the pairs correct there, plus the copy pairs, and moving on to
-the next candidate adds the occurrences of the human-tied pairs it newly ties and subtracts
-those of the concordant ones. Only pairs with codes up to the largest human-tied code move;
-a candidate whose next group holds no concordant pair only gains by moving on, so it cannot
-beat the next candidate and is merged into it. Each group of pairs (correct at 0; moving to
-one candidate) is an integer sparse product, ``sum_i c_i (G c)_i`` with ``G`` the gains,
-for a block of resamples at once; cumulative sums over the groups give the counts at every
-candidate, and their maximum over the pair count is ``acc*_eq`` (the first group alone:
-``acc_eq``). A value is that count over ``n (n - 1) / 2``, correctly rounded: bit for bit
-what a float sweep of the same integer weights gives (its sums are exact), and no
-``SELECTION_ATOL`` is needed (equal counts are equal).
+``c`` the draws per item, a pair occurs ``c_i c_j`` times: segment 0 counts ``sum(c_i
+c_j)`` over its pairs, plus the copy pairs, and each later segment adds the occurrences of
+its human-tied pairs and subtracts those of its concordant ones. Each segment is an integer
+sparse product, ``sum_i c_i (G c)_i`` with ``G`` the gains, for a block of resamples at
+once; cumulative sums over the segments give the counts at every candidate, and their
+maximum over the pair count is ``acc*_eq``. A value is that count over ``n (n - 1) / 2``,
+correctly rounded: bit for bit what a float sweep of the same integer weights gives (its
+sums are exact), and no ``SELECTION_ATOL`` is needed (equal counts are equal).
 """
 
 from __future__ import annotations
@@ -121,6 +143,9 @@ RESAMPLING_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
 #: Draws per resample below which the global bootstrap counts in int16 and sums in int32.
 NARROW_DRAWS = 2**15
 GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cache-sized)
+#: Resamples per batch of the summary sweep (cache-sized): integer counts, float weights.
+SUMMARY_RESAMPLES_PER_BLOCK = 128
+WEIGHTED_RESAMPLES_PER_BLOCK = 32
 
 
 class PairTerms(NamedTuple):
@@ -363,7 +388,8 @@ def _summary_sweep(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Summary level with input ``g`` drawn ``multiplicity[:, g]`` times, ``(B, n_inputs)``:
     each of its pairs weighs ``multiplicity / n_pairs(g)``; the denominator is the number
-    of drawn inputs with pairs, counted with repetition."""
+    of drawn inputs with pairs, counted with repetition. Used for the point estimate with
+    unequal pair counts (one row of ones; the bootstrap: :func:`_summary_accuracies`)."""
     has_pairs = n_pairs > 0
     with np.errstate(divide="ignore"):
         per_pair = np.where(has_pairs, 1.0 / n_pairs, 0.0)
@@ -374,13 +400,59 @@ def _summary_sweep(
     return _sweep(pairs.codes, pairs.ends, gains, base, norm, calibrate)
 
 
-class GlobalPlan(NamedTuple):
-    """The global level's pairs as integer sparse matrices, for the bootstrap.
+class Segments(NamedTuple):
+    """The pairs whose correctness a threshold search counts, grouped by candidate.
 
     Segment 0 holds the pairs correct at threshold 0 (gain +1); segment ``m >= 1`` the
     human-tied (+1) and concordant (-1) pairs with codes in ``(k[m - 1], k[m]]``, ``k`` the
-    ascending human-tied codes (``k[0] = 0``), up to the largest. After merging (see
-    :func:`_global_plan`) each segment ends at a kept candidate. ``spread``: ``(n_rows,
+    ascending human-tied codes (``k[0] = 0``), up to the largest; the pairs correct at
+    candidate ``k[m]`` are then segment 0's plus the gains of segments 1 to ``m``. After
+    merging (see :func:`_segments`) each segment ends at a kept candidate. ``pairs``: the
+    pairs' flat indices into the :class:`PairTerms` arrays; ``segment`` and ``gain`` (int8):
+    each one's segment and gain; ``n_segments``: the kept candidates.
+    """
+
+    pairs: np.ndarray
+    segment: np.ndarray
+    gain: np.ndarray
+    n_segments: int
+
+
+def _segments(terms: PairTerms, calibrate: bool) -> Segments:
+    """The :class:`Segments` of ``terms`` (any shape, flattened); without ``calibrate``,
+    segment 0 only.
+
+    A candidate ``k[m]`` is dropped when segment ``m + 1`` has no concordant pair: its gains
+    are then >= 0, so with nonnegative weights per pair (draw counts, their products, or
+    weights per input) the accuracy at ``k[m + 1]`` is at least that at ``k[m]`` in every
+    resample and the maximum is unchanged; segment ``m`` merges into the next kept one.
+    """
+    codes = _codes(terms.scaled.reshape(-1))
+    tied, concordant = terms.human_tied.reshape(-1), terms.concordant.reshape(-1)
+    correct = np.flatnonzero(concordant | (tied & (codes == 0)))
+    rising = tied & (codes > 0)
+    candidates = np.unique(codes[rising]) if calibrate else np.empty(0)
+    swept = np.empty(0, dtype=np.intp)
+    if candidates.size:  # concordant pairs above the largest candidate stay right
+        swept = np.flatnonzero(rising | (concordant & (codes <= candidates[-1])))
+    segment = np.searchsorted(candidates, codes[swept]) + 1
+    lossy = np.zeros(candidates.size + 1, dtype=bool)
+    lossy[segment[concordant[swept]]] = True
+    kept = np.flatnonzero(np.append(lossy[1:], True))
+    return Segments(
+        np.concatenate((correct, swept)),
+        np.searchsorted(kept, np.concatenate((np.zeros(correct.size, np.intp), segment))),
+        np.concatenate((np.ones(correct.size, np.int8), np.where(tied[swept], 1, -1))).astype(
+            np.int8
+        ),
+        kept.size,
+    )
+
+
+class GlobalPlan(NamedTuple):
+    """The global level's pairs as integer sparse matrices, for the bootstrap.
+
+    Pairs grouped in the :class:`Segments` of :func:`_segments`. ``spread``: ``(n_rows,
     n_items)``, a row per (segment, item) with each of its pairs' gain in the column of the
     pair's other item; ``row_item``: ``(n_rows,)`` that item; ``segments``: ``(n_segments,
     n_rows)``, 0/1, sums the rows of each segment.
@@ -393,28 +465,9 @@ class GlobalPlan(NamedTuple):
 
 def _global_plan(terms: PairTerms, n_items: int, calibrate: bool, dtype: type) -> GlobalPlan:
     """The pairs of ``n_items`` items (``terms``) as a :class:`GlobalPlan` with gains of
-    ``dtype``; without ``calibrate``, segment 0 only.
-
-    A candidate ``k[m]`` is dropped when segment ``m + 1`` has no concordant pair: its gains
-    are then >= 0, so the accuracy at ``k[m + 1]`` is at least that at ``k[m]`` in every
-    resample and the maximum is unchanged; segment ``m`` merges into the next kept one.
-    """
+    ``dtype``; without ``calibrate``, segment 0 only."""
     first, second, _ = _triangle(n_items)
-    codes = _codes(terms.scaled)
-    tied, concordant = terms.human_tied, terms.concordant
-    correct = np.flatnonzero(concordant | (tied & (codes == 0)))
-    rising = tied & (codes > 0)
-    candidates = np.unique(codes[rising]) if calibrate else np.empty(0)
-    swept = np.empty(0, dtype=np.intp)
-    if candidates.size:  # concordant pairs above the largest candidate stay right
-        swept = np.flatnonzero(rising | (concordant & (codes <= candidates[-1])))
-    segment = np.searchsorted(candidates, codes[swept]) + 1
-    lossy = np.zeros(candidates.size + 1, dtype=bool)
-    lossy[segment[concordant[swept]]] = True
-    kept = np.flatnonzero(np.append(lossy[1:], True))
-    pairs = np.concatenate((correct, swept))
-    segment = np.searchsorted(kept, np.concatenate((np.zeros(correct.size, np.intp), segment)))
-    gain = np.concatenate((np.ones(correct.size, dtype), np.where(tied[swept], 1, -1)))
+    pairs, segment, gain, n_segments = _segments(terms, calibrate)
     key = segment * n_items + first[pairs]
     order = np.argsort(key, kind="stable")
     key = key[order]
@@ -423,16 +476,93 @@ def _global_plan(terms: PairTerms, n_items: int, calibrate: bool, dtype: type) -
         (gain[order].astype(dtype), second[pairs[order]], np.append(starts, key.size)),
         shape=(starts.size, n_items),
     )
-    rows_per_segment = np.bincount(key[starts] // n_items, minlength=kept.size)
+    rows_per_segment = np.bincount(key[starts] // n_items, minlength=n_segments)
     segments = scipy.sparse.csr_array(
         (
             np.ones(starts.size, np.int8),
             np.arange(starts.size),
             np.concatenate(([0], np.cumsum(rows_per_segment))),
         ),
-        shape=(kept.size, starts.size),
+        shape=(n_segments, starts.size),
     )
     return GlobalPlan(spread, key[starts] % n_items, segments)
+
+
+def _draw_counts(indices: np.ndarray, n_units: int) -> np.ndarray:
+    """How often each unit is drawn in each resample: ``(n_units, n_resamples)`` (units on
+    axis 0: the sparse products and gathers read whole rows)."""
+    n_resamples = indices.shape[0]
+    flat = indices.astype(np.intp) * n_resamples + np.arange(n_resamples)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n_units * n_resamples)
+    return counts.reshape(n_units, n_resamples)
+
+
+def _count_type(bound: int) -> type:
+    """The narrowest integer type (int16, int32, int64) holding ``-bound`` to ``bound``."""
+    for dtype in (np.int16, np.int32):
+        if bound <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def _summary_accuracies(
+    metric: np.ndarray, human: np.ndarray, indices: np.ndarray, calibrate: bool
+) -> np.ndarray:
+    """Summary level: accuracy of each resample drawing the inputs ``indices`` ``(B,
+    n_draws)`` of ``metric`` and ``human`` ``(n_systems, n_inputs)``.
+
+    With ``k[g]`` how often input ``g`` is drawn and ``A[g, c]`` its correct pairs at
+    candidate ``c`` (an integer), the accuracy at ``c`` is ``sum_g k[g] A[g, c] /
+    n_pairs(g)`` over ``N = sum k[g]`` (inputs with pairs). ``A[:, c]`` is a cumulative sum
+    over the :class:`Segments` up to ``c``: with ``G[s, g]`` the summed gains of input
+    ``g``'s pairs in segment ``s`` (a sparse matrix), ``G @ k`` for a block of resamples at
+    once and a cumulative sum over the segments give every candidate's count. When every
+    input with pairs has ``n`` of them, ``G`` and ``k`` are integers (:func:`_count_type` of
+    ``n_draws * n``, which bounds every count and partial sum): the largest count is exact
+    and the value is it over ``n N``, correctly rounded. Otherwise ``G`` holds ``gain /
+    n_pairs(g)`` (floats), and the chosen accuracy is the first within ``SELECTION_ATOL`` of
+    the largest. NaN for a resample without a drawn input with pairs.
+    """
+    grouped_metric, grouped_human, members = _grouped(metric, human, "summary")
+    n_pairs = members * (members - 1) // 2
+    n_inputs = n_pairs.size
+    n_resamples, n_draws = indices.shape
+    counts = _draw_counts(indices, n_inputs)
+    drawn = (n_pairs > 0).astype(np.int64) @ counts  # N per resample (0: undefined)
+    values = np.full(n_resamples, np.nan)
+    counted = n_pairs[n_pairs > 0]
+    if counted.size == 0:
+        return values
+    pairs, segment, gain, n_segments = _segments(
+        _pair_terms(grouped_metric, grouped_human), calibrate
+    )
+    group = pairs % n_inputs  # the pair terms are (n_pairs, n_inputs), row-major
+    equal = bool((counted == counted[0]).all())
+    if equal:
+        dtype = _count_type(n_draws * int(counted[0]))  # bounds every count and partial sum
+        weights = gain.astype(dtype)
+    else:
+        dtype = np.float64
+        weights = gain / n_pairs[group]
+    # Duplicate (segment, input) entries are summed.
+    gains = scipy.sparse.csr_array((weights, (segment, group)), shape=(n_segments, n_inputs))
+    per_block = SUMMARY_RESAMPLES_PER_BLOCK if equal else WEIGHTED_RESAMPLES_PER_BLOCK
+    per_block = max(1, min(per_block, CELLS_PER_BLOCK // n_segments))
+    for start in range(0, n_resamples, per_block):
+        stop = min(start + per_block, n_resamples)
+        totals = gains @ counts[:, start:stop].astype(dtype)  # (n_segments, block)
+        np.cumsum(totals, axis=0, out=totals)
+        norm = drawn[start:stop]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if equal:
+                values[start:stop] = totals.max(axis=0) / (norm * int(counted[0]))
+            else:
+                accuracy = totals / norm
+                best = accuracy.max(axis=0)
+                pick = np.argmax(accuracy >= best - SELECTION_ATOL, axis=0)
+                values[start:stop] = accuracy[pick, np.arange(stop - start)]
+    values[drawn == 0] = np.nan
+    return values
 
 
 def _global_accuracies(
@@ -459,9 +589,7 @@ def _global_accuracies(
     plan = _global_plan(_pair_terms(metric, human), human.size, calibrate, count_type)
     # counts[i, r]: draws of item i in resample r (items on axis 0: the sparse products and
     # the gather block[row_item] read whole rows).
-    flat = indices.astype(np.intp) * n_resamples + np.arange(n_resamples)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=human.size * n_resamples)
-    counts = counts.reshape(human.size, n_resamples)
+    counts = _draw_counts(indices, human.size)
     copies = (counts * (counts - 1) // 2).sum(axis=0)
     per_block = max(
         1, min(GLOBAL_RESAMPLES_PER_BLOCK, CELLS_PER_BLOCK // max(1, plan.row_item.size))
@@ -544,22 +672,7 @@ def resampled_accuracies(
         return np.concatenate(blocks)
     if level == "global":  # the items in row-major order, as the indices number them
         return _global_accuracies(*_pooled(metric, human), indices, calibrate)
-    grouped_metric, grouped_human, members = _grouped(metric, human, level)
-    n_pairs = members * (members - 1) // 2
-    terms = _pair_terms(grouped_metric, grouped_human)
-    pairs = _sorted_pairs(terms)
-    # How often each input is drawn, per resample.
-    n_units = grouped_human.shape[-1]
-    offsets = (np.arange(n_resamples) * n_units)[:, None]
-    counts = np.bincount((indices + offsets).ravel(), minlength=n_resamples * n_units)
-    counts = counts.reshape(n_resamples, n_units).astype(float)
-    per_block = max(1, CELLS_PER_BLOCK // pairs.codes.size)
-    values = np.empty(n_resamples)
-    for start in range(0, n_resamples, per_block):
-        block = counts[start : start + per_block]
-        value, _ = _summary_sweep(terms, n_pairs, pairs, block, calibrate)
-        values[start : start + per_block] = value
-    return values
+    return _summary_accuracies(metric, human, indices, calibrate)
 
 
 def bootstrap_accuracy(

@@ -17,27 +17,34 @@ the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of the dis
 ``numpy.random.default_rng(seed)`` and evaluated as batched matrices, so the result depends
 only on the data and the seed. At the summary level with inputs as the unit, a resample only
 repeats or drops inputs: each input's correlation is computed once and every resample
-averages the drawn ones (same values as recomputing each resampled matrix). At the global
-level with items as the unit, Spearman and Kendall resamples are ranked from counts of the
-pooled items' tie groups instead of sorting each resample (:func:`_ranked_items`; same
-values).
+averages the drawn ones (same values as recomputing each resampled matrix). At the system
+level (any unit but items), every resample's system means come from one sparse product of
+its draws with the score matrices, for a block of resamples at once, and resampled systems
+gather them (:func:`_resampled_system_means`; same values as recomputing each resampled
+matrix, up to the order of the sums in each mean). At the global level with items as the
+unit, Spearman and Kendall resamples are ranked from counts of the pooled items' tie groups
+instead of sorting each resample (:func:`_ranked_items`; same values).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
 
 from geval_repro.stats.coefficients import (
     _pearson_masked,
     _tau_b,
     kendall_rows,
     kendall_terms_from_ranks,
+    row_function,
 )
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
     LEVELS,
     NEAR_TIE_RTOL,
     RANK_COEFFICIENTS,
+    _span,
+    _with_near_ties_collapsed,
     correlate_batch,
     summary_terms,
 )
@@ -109,6 +116,8 @@ def resampled_correlations(
     )
     if level == "summary" and system_indices is None and item_indices is None:
         return _reweighted_documents(metric, human, coefficient, columns)
+    if level == "system":
+        return _resampled_system_means(metric, human, coefficient, rows, columns)
     if item_indices is not None and coefficient in RANK_COEFFICIENTS:
         values = _ranked_items(metric[0], human[0], coefficient, columns)
         if values is not None:
@@ -206,6 +215,66 @@ def _reweighted_documents(
     with np.errstate(invalid="ignore", divide="ignore"):
         values = contributions.sum(axis=-1) / n_groups
     return np.where(n_groups > 0, values, np.nan)
+
+
+def _resampled_system_means(
+    metric: np.ndarray,
+    human: np.ndarray,
+    coefficient: str,
+    rows: np.ndarray,
+    columns: np.ndarray,
+) -> np.ndarray:
+    """System level: each resample's system means from one sparse product, then the level's
+    rule on them (no resampled matrix is built).
+
+    A resampled matrix's system ``s`` (row ``rows[r, s]``) has the mean ``sum_j
+    present[rows[r, s], c_j] x[rows[r, s], c_j] / sum_j present[rows[r, s], c_j]`` over its
+    drawn columns ``c_j = columns[r, j]``. With ``D`` the resamples' draws as a sparse ``(B,
+    n_inputs)`` matrix (one 1 per draw, in drawn order; a column drawn ``k`` times appears
+    ``k`` times), ``D @ [present * metric, present * human, present].T`` gives, for a block of
+    resamples at once, the sums of every original system over the drawn columns (the terms
+    of the resampled row, added one by one in drawn order; the counts exactly), so the
+    metric and human means of every system (NaN without a complete pair); resampled systems
+    gather them by ``rows``. Then, as
+    :func:`~geval_repro.stats.levels.correlate_batch` at the system level: rank coefficients
+    after the near-tie collapse, NaN when either vector of means spans less than
+    ``CONSTANT_ATOL``. Same values as recomputing each resampled matrix up to the order of
+    the sums (numpy sums a row pairwise): the last bits of a mean, far below the near-tie
+    tolerance, so mathematically equal means still tie.
+    """
+    present = ~(np.isnan(metric) | np.isnan(human))
+    n_systems, n_inputs = metric.shape
+    # (n_inputs, 3 n_systems): per input, each system's metric and human score (0 where the
+    # pair is incomplete) and whether the pair is complete.
+    stacked = np.concatenate(
+        (np.where(present, metric, 0.0), np.where(present, human, 0.0), present), axis=0
+    ).T.copy()
+    correlate_rows = row_function(coefficient)
+    if coefficient in RANK_COEFFICIENTS:
+        correlate_rows = _with_near_ties_collapsed(correlate_rows)
+    n_resamples, n_draws = columns.shape
+    block = max(1, CELLS_PER_BLOCK // (n_draws + stacked.shape[1]))
+    values = np.empty(n_resamples)
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        drawn = columns[start:stop]
+        draws = scipy.sparse.csr_array(
+            (np.ones(drawn.size), drawn.ravel(), np.arange(stop - start + 1) * n_draws),
+            shape=(stop - start, n_inputs),
+        )
+        sums = draws @ stacked  # (block, 3 n_systems)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (
+                sums[:, : 2 * n_systems].reshape(-1, 2, n_systems) / sums[:, None, 2 * n_systems :]
+            )
+        means = np.take_along_axis(means, rows[start:stop, None, :], axis=-1)
+        x, y = means[:, 0], means[:, 1]
+        row_present = ~(np.isnan(x) | np.isnan(y))
+        defined = (_span(x, row_present) >= CONSTANT_ATOL) & (
+            _span(y, row_present) >= CONSTANT_ATOL
+        )
+        values[start:stop] = np.where(defined, correlate_rows(x, y), np.nan)
+    return values
 
 
 def _recomputed(
