@@ -128,7 +128,12 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse
 
-from geval_repro.stats.bootstrap import CELLS_PER_BLOCK, check_unit
+from geval_repro.stats.bootstrap import (
+    CELLS_PER_BLOCK,
+    check_resampling,
+    check_unit,
+    percentile_interval,
+)
 from geval_repro.stats.levels import LEVELS
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
@@ -702,10 +707,7 @@ def bootstrap_accuracy(
             f"bootstrap_accuracy resamples {RESAMPLING_UNIT[level]!r} at the {level} level "
             f"(summary and system: 'inputs'; global: 'items'), got unit {unit!r}"
         )
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    check_resampling(n_resamples, confidence)
     rng = np.random.default_rng(seed)
     if unit == "items":
         n_items = int((~(np.isnan(metric) | np.isnan(human))).sum())
@@ -715,20 +717,9 @@ def bootstrap_accuracy(
     else:
         indices = rng.integers(0, metric.shape[1], size=(n_resamples, metric.shape[1]))
     values = resampled_accuracies(metric, human, level, indices, calibrate=calibrate)
-    distribution = values[~np.isnan(values)]
-    if distribution.size == 0:
-        raise ValueError(
-            f"none of the {n_resamples} resamples has a complete pair at the {level} level"
-        )
-    alpha = (1 - confidence) / 2
-    low, high = np.percentile(distribution, [100 * alpha, 100 * (1 - alpha)])
-    distribution.setflags(write=False)
-    return BootstrapResult(
-        low=float(low),
-        high=float(high),
-        distribution=distribution,
+    return percentile_interval(
+        values,
         unit=unit,
         confidence=confidence,
-        n_resamples=n_resamples,
-        n_invalid=int(values.size - distribution.size),
+        undefined=f"none of the {n_resamples} resamples has a complete pair at the {level} level",
     )

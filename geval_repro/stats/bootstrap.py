@@ -322,10 +322,7 @@ def bootstrap_ci(
     """
     metric, human = as_score_pair(metric, human)
     unit = check_unit(unit, level)
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    check_resampling(n_resamples, confidence)
     rng = np.random.default_rng(seed)
     n_systems, n_inputs = metric.shape
     if unit == "items":
@@ -358,12 +355,36 @@ def bootstrap_ci(
             system_indices=system_indices,
             input_indices=input_indices,
         )
+    return percentile_interval(
+        values,
+        unit=unit,
+        confidence=confidence,
+        undefined=f"every one of the {n_resamples} resamples gave an undefined {level}-level "
+        f"{coefficient} correlation: the scores are (nearly) constant",
+    )
+
+
+def check_resampling(n_resamples: int, confidence: float) -> None:
+    """Raise ValueError unless ``n_resamples`` >= 1 and 0 < ``confidence`` < 1."""
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+
+
+def percentile_interval(
+    values: np.ndarray, *, unit: str, confidence: float, undefined: str
+) -> BootstrapResult:
+    """The percentile interval of the resamples' statistics ``values`` (NaN = undefined).
+
+    Undefined resamples are dropped and counted (``n_invalid``); the interval is the
+    ``100 (1 - confidence) / 2`` and ``100 (1 + confidence) / 2`` percentiles of the rest
+    (``numpy.percentile``, linear interpolation). ValueError(``undefined``) when no resample
+    is defined.
+    """
     distribution = values[~np.isnan(values)]
     if distribution.size == 0:
-        raise ValueError(
-            f"every one of the {n_resamples} resamples gave an undefined {level}-level "
-            f"{coefficient} correlation: the scores are (nearly) constant"
-        )
+        raise ValueError(undefined)
     alpha = (1 - confidence) / 2
     low, high = np.percentile(distribution, [100 * alpha, 100 * (1 - alpha)])
     distribution.setflags(write=False)
@@ -373,6 +394,6 @@ def bootstrap_ci(
         distribution=distribution,
         unit=unit,
         confidence=confidence,
-        n_resamples=n_resamples,
+        n_resamples=int(values.size),
         n_invalid=int(values.size - distribution.size),
     )
