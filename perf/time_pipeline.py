@@ -70,7 +70,7 @@ def benchmark_config(folder: Path) -> Path:
     mirrored = yaml.safe_load(MIRRORED_CONFIG.read_text(encoding="utf-8"))
     fixture = yaml.safe_load(FIXTURE_CONFIG.read_text(encoding="utf-8"))
     config = {
-        "judges": fixture["judges"],
+        "judges": {**mirrored.get("judges", {}), **fixture["judges"]},
         "judges_to_run": [*mirrored["judges_to_run"], *fixture["judges_to_run"]],
     }
     path = folder / "bench_config.yaml"
