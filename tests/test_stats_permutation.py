@@ -132,6 +132,11 @@ def test_bad_arguments_raise() -> None:
         paired_permutation_test(good, noisy, human, "summary", "pearson", seed=0, alternative="up")
     with pytest.raises(ValueError, match="constant"):
         paired_permutation_test(np.ones_like(good), noisy, human, "summary", "pearson", seed=0)
+    empty = np.full_like(good, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said in the error, not in a numpy warning
+        with pytest.raises(ValueError, match="metric_a has no present cell"):
+            paired_permutation_test(empty, empty, human, "global", "pearson", seed=0)
 
 
 @pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])

@@ -45,7 +45,10 @@ CELLS_PER_BLOCK = 2**21  # permuted cells evaluated per numpy batch (bounds memo
 
 
 def _standardize(scores: np.ndarray, name: str) -> np.ndarray:
-    """``(scores - mean) / sd`` over the present cells; a constant metric raises."""
+    """``(scores - mean) / sd`` over the present cells; a metric without present cells or
+    constant over them raises."""
+    if np.isnan(scores).all():
+        raise ValueError(f"{name} has no present cell: nothing to compare")
     sd = np.nanstd(scores)
     if not sd > 0:
         raise ValueError(f"{name} is constant over its present cells: nothing to compare")
