@@ -27,6 +27,8 @@ from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, lo
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
+#: The overlay that makes the committed results (every judge run the offline mirror feeds).
+MIRRORED_CONFIG_PATH = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 
 
 class ConfigError(ValueError):
@@ -77,12 +79,27 @@ class JudgeFile:
     remote: RemoteFile | None
 
 
-def load_config(path: Path = DEFAULT_CONFIG_PATH) -> dict[str, Any]:
-    """Read and check a config file (the default one unless ``path`` is given)."""
+def load_config(path: Path = DEFAULT_CONFIG_PATH, *overlays: Path) -> dict[str, Any]:
+    """Read and check a config file (the default one unless ``path`` is given), with each
+    of ``overlays`` merged over it as Snakemake merges a ``--configfile`` (mappings key by
+    key, recursively; any other value replaced)."""
     with open(path, encoding="utf-8") as handle:
         config = yaml.safe_load(handle)
-    check_config(config, origin=str(path))
+    for overlay in overlays:
+        with open(overlay, encoding="utf-8") as handle:
+            _merge(config, yaml.safe_load(handle) or {})
+    check_config(config, origin=" over ".join(map(str, reversed((path, *overlays)))))
     return config
+
+
+def _merge(config: dict[str, Any], overlay: Mapping[str, Any]) -> None:
+    """Merge ``overlay`` into ``config`` in place: mappings recursively, other values
+    replaced."""
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(config.get(key), dict):
+            _merge(config[key], value)
+        else:
+            config[key] = value
 
 
 def config_schema() -> dict[str, Any]:

@@ -35,8 +35,9 @@ from pathlib import Path
 
 import yaml
 
+from geval_repro.config import DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH, load_config
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
 
@@ -67,10 +68,10 @@ def timed(command: list[str]) -> tuple[subprocess.CompletedProcess[str], float, 
 
 def benchmark_config(folder: Path) -> Path:
     """A config file: the mirrored judge runs plus the fixture judge, default settings."""
-    mirrored = yaml.safe_load(MIRRORED_CONFIG.read_text(encoding="utf-8"))
+    mirrored = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)
     fixture = yaml.safe_load(FIXTURE_CONFIG.read_text(encoding="utf-8"))
     config = {
-        "judges": {**mirrored.get("judges", {}), **fixture["judges"]},
+        "judges": {**mirrored["judges"], **fixture["judges"]},
         "judges_to_run": [*mirrored["judges_to_run"], *fixture["judges_to_run"]],
     }
     path = folder / "bench_config.yaml"

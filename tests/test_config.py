@@ -10,6 +10,7 @@ import yaml
 
 from geval_repro.config import (
     DEFAULT_CONFIG_PATH,
+    MIRRORED_CONFIG_PATH,
     ConfigError,
     check_config,
     judge_files,
@@ -193,3 +194,34 @@ def test_a_jsonl_folder_gives_one_file_per_present_dimension(config: dict, tmp_p
     from geval_repro.config import judge_manifest
 
     assert judge_manifest(extra, "mine") == tmp_path / "manifest.json"
+
+
+def test_an_overlay_merges_as_snakemake_merges_a_configfile(tmp_path: Path) -> None:
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "seed: 7\n"
+        "bootstrap: {n_resamples: 10}\n"
+        "judges_to_run: [gpt4-metriceval-run1]\n"
+        "judges:\n"
+        "  gpt4-metriceval-run1: {label: relabelled}\n"
+    )
+    default = load_config()
+    merged = load_config(DEFAULT_CONFIG_PATH, overlay)
+    assert merged["seed"] == 7 and merged["bootstrap"] == {"n_resamples": 10}
+    assert merged["judges_to_run"] == ["gpt4-metriceval-run1"]  # a list is replaced
+    judge = merged["judges"]["gpt4-metriceval-run1"]  # a mapping is merged key by key
+    assert judge["label"] == "relabelled"
+    assert {k: v for k, v in judge.items() if k != "label"} == {
+        k: v for k, v in default["judges"]["gpt4-metriceval-run1"].items() if k != "label"
+    }
+    assert set(merged["judges"]) == set(default["judges"])
+    overlay.write_text("judges_to_run: [not-a-judge]\n")
+    with pytest.raises(ConfigError, match=r"overlay\.yaml over .*config\.yaml.*not-a-judge"):
+        load_config(DEFAULT_CONFIG_PATH, overlay)
+
+
+def test_the_mirrored_overlay_adds_the_toolkit_runs() -> None:
+    merged = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)
+    overlay = yaml.safe_load(MIRRORED_CONFIG_PATH.read_text())
+    assert merged["judges_to_run"] == overlay["judges_to_run"]
+    assert set(merged["judges"]) == set(load_config()["judges"]) | set(overlay["judges"])

@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
-from geval_repro.config import ConfigError, check_config, load_config, pinned_files
+from geval_repro.config import (
+    DEFAULT_CONFIG_PATH,
+    ConfigError,
+    check_config,
+    load_config,
+    pinned_files,
+)
 from geval_repro.files.digest import sha256_of
 from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline import tidy
@@ -33,20 +38,8 @@ def run(**keys) -> dict:
     return with_judge(dir="runs/not-made-yet", run={"mode": "logprobs", **keys})
 
 
-def merged(path: Path) -> dict:
-    """The default config with ``path`` merged over it, as Snakemake merges --configfile."""
-    config = load_config()
-    for key, value in yaml.safe_load(path.read_text()).items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict):
-            config[key].update(value)
-        else:
-            config[key] = value
-    return config
-
-
 def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
-    config = merged(LOCAL_CONFIG)
-    check_config(config)
+    config = load_config(DEFAULT_CONFIG_PATH, LOCAL_CONFIG)  # checked as merged
     for name in config["judges_to_run"]:
         spec = config["judges"][name]
         assert request_params(spec["run"]).model == "smollm2-135m"  # the server's model

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from geval_repro.config import MIRRORED_CONFIG_PATH
 from geval_repro.report.provenance import SIDECAR_SUFFIX, differences, read_provenance
 from geval_repro.report.readme import main as readme_check
 from tests.conftest import REPO_ROOT, PipelineRun, run_snakemake
 
 COMMITTED = REPO_ROOT / "results"
 COMMITTED_FOLDERS = ("tables", "figures")
-MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 
 
 def _files(root: Path) -> set[str]:
@@ -48,7 +48,7 @@ def regenerated(
     """The results of workflow/configs/mirrored_data.yaml, on the shared run's data folder."""
     root = tmp_path_factory.mktemp("regenerate")
     config = root / "config.yaml"
-    config.write_text(MIRRORED_CONFIG.read_text() + f"mirror: {mirror_dir}\n")
+    config.write_text(MIRRORED_CONFIG_PATH.read_text() + f"mirror: {mirror_dir}\n")
     targets = ["tables", "judges", "paper_tables", "judge_pairs", "human_tables"]
     run_snakemake(pipeline_run.data, root / "results", config, *targets)
     return root / "results"

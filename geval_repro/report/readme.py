@@ -442,20 +442,14 @@ def copy_section_into_readme(
         log.info("%s: results section updated", readme)
 
 
-MIRRORED_CONFIG = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
-
-
 def judge_labels() -> dict[str, str]:
     """Judge run name -> label, from the configs the committed results are made with: the
-    default (workflow/config.yaml) and, over it as Snakemake's ``--configfile`` merges it,
-    :data:`MIRRORED_CONFIG` (which adds this toolkit's own runs)."""
+    default (workflow/config.yaml) with the mirrored-data overlay over it, which adds this
+    toolkit's own runs (:data:`geval_repro.config.MIRRORED_CONFIG_PATH`)."""
     # Imported here: the notebooks import this module, and need no schema validation.
-    import yaml
+    from geval_repro.config import DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH, load_config
 
-    from geval_repro.config import load_config
-
-    judges = dict(load_config()["judges"])
-    judges.update(yaml.safe_load(MIRRORED_CONFIG.read_text(encoding="utf-8")).get("judges", {}))
+    judges = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)["judges"]
     return {name: judge["label"] for name, judge in judges.items()}
 
 
