@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
+from geval_repro.baselines import PROTOCOL_VARIANTS
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
-from geval_repro.pipeline.baseline_tables import SUMMEVAL_PROTOCOL
 from geval_repro.pipeline.unieval_rows import UNIEVAL, UNIEVAL_VARIANT
 from geval_repro.registry.paper import printed_coefficients
 from geval_repro.report.table_files import write_pair
@@ -29,8 +29,6 @@ from geval_repro.tables.judge_pairs import (
 log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
-#: The baseline variant of the paper's protocol, where a benchmark has several.
-PROTOCOL_VARIANTS = {"summeval": SUMMEVAL_PROTOCOL}
 
 
 def benchmark_pairs(
