@@ -112,6 +112,23 @@ def test_a_summary_value_on_one_input_has_no_interval() -> None:
     # acc_eq pairs every input's systems: all three inputs enter, so it keeps its interval
     assert rows.loc["acc_eq"].n_groups == 3
     assert rows.loc["acc_eq"].ci_low <= rows.loc["acc_eq"].ci_high
+    # resampling systems too (unit "both") varies the one input: an interval again
+    both = correlation_rows(
+        benchmark="summeval",
+        dimension="coherence",
+        metric="fixture",
+        variant="fixture",
+        level="summary",
+        metric_scores=metric,
+        human_scores=human,
+        coefficients=("spearman",),
+        n_resamples=200,
+        seed=3,
+        unit="both",
+        status="fixture",
+    ).iloc[0]
+    assert both.ci_low < both.ci_high
+    assert "bootstrap CI over both" in both.note
 
 
 def test_no_paper_value_at_another_level_and_renamed_metrics() -> None:

@@ -209,15 +209,16 @@ def correlation_rows(
 
 
 SINGLE_INPUT_NOTE = (
-    "no CI: the value rests on one input (the others have no defined correlation), and a "
+    "no CI: the value rests on one input (the others have no defined value), and a "
     "bootstrap over inputs cannot vary one input"
 )
 
 
 def _single_unit(level: str, unit: str, n_groups: int) -> bool:
     """True when a summary-level value rests on fewer than two inputs and the bootstrap
-    resamples inputs: every resample would repeat that one input (a zero-width interval)."""
-    return level == "summary" and unit in ("inputs", "both") and n_groups < 2
+    resamples inputs only: every resample would repeat that one input (a zero-width
+    interval; resampling systems too, unit ``both``, still varies it)."""
+    return level == "summary" and unit == "inputs" and n_groups < 2
 
 
 ACCURACY_NOTE = (
