@@ -84,3 +84,28 @@ def test_notes_say_what_the_judge_runs_are_and_where_the_released_replies_are() 
     assert not any("not in this run" in n for n in with_release)
     assert any("UniEval" in n for n in table_notes(2, {}, "gpt4-released"))
     assert table_notes(3, {}, "gpt4-released") == []
+
+
+def test_a_judge_shows_the_released_parser_and_the_rating_probabilities_only() -> None:
+    variants = [
+        "mean-of-20/original",
+        "mean-of-20/tolerant",
+        "first-reply/original",
+        "first-reply/tolerant",
+        "mode-reply/original",
+        "mode-reply/tolerant",
+        "probability-weighted rating (Eq. 1)",
+        "most likely rating",
+    ]
+    records = [
+        row("qags_xsum", "consistency", "pearson", 0.3, 0.2, 0.4, metric="judge", variant=v)
+        for v in variants
+    ]
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)
+    shown = [line.split(" | ")[1] for line in text.splitlines() if line.startswith("| judge |")]
+    assert shown == [
+        "mean-of-20/original",
+        "first-reply/original",
+        "probability-weighted rating (Eq. 1)",
+        "most likely rating",
+    ]

@@ -21,6 +21,7 @@ from geval_repro.baselines import (
 )
 from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, dimensions_of, table_of
 from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
+from geval_repro.tables.judge_rows import beyond_the_paper
 from geval_repro.tables.rows import CONFIDENCE
 
 # The coefficients each table prints (Table 2's caption says Spearman/Kendall, its columns
@@ -128,7 +129,7 @@ def paper_layout(
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
     part = table[table["benchmark"].isin(benchmarks)]
     part = _protocol_first(part[~part["level"].isin(["system"])], benchmarks)
-    part = part[~part["variant"].map(_other_judge_variant)]
+    part = part[~part["variant"].map(beyond_the_paper)]
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
         "Status: recomputed = computed here from the pinned data; "
@@ -176,12 +177,6 @@ def paper_layout(
     if tested:
         lines += _significance_lines(significance, tested, columns, headers)
     return "\n".join(lines) + "\n"
-
-
-def _other_judge_variant(variant: str) -> bool:
-    """A judge run's variant that the paper's table has no row for: the tolerant parser and
-    the modal reply (both are in the run's own tables and in correlations.csv)."""
-    return variant.endswith("/tolerant") or variant.startswith("mode-reply/")
 
 
 PROTOCOL_MARK = " (the paper's protocol)"

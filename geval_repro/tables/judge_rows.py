@@ -121,6 +121,13 @@ def _variant(score: str, parser: str, mean_name: str) -> str:
     return f"{name}/{parser}"
 
 
+def beyond_the_paper(variant: str) -> bool:
+    """True for a judge variant the paper's tables have no row for: the tolerant parser
+    (``*/tolerant``) and the modal reply (``mode-reply/*``), named as :func:`_variant` names
+    them; False for every other variant, a baseline's included."""
+    return variant.endswith(f"/{PARSERS[1]}") or variant.startswith(_variant("mode", "", ""))
+
+
 def _unscorable_reason(pairs: pd.DataFrame) -> str:
     """Why a dimension's rows have no value ("" when it can be scored)."""
     scored = pairs["judge"].notna()
