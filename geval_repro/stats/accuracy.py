@@ -134,7 +134,7 @@ from geval_repro.stats.bootstrap import (
     check_unit,
     percentile_interval,
 )
-from geval_repro.stats.levels import LEVELS
+from geval_repro.stats.levels import check_level
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import TIE_ATOL
@@ -191,11 +191,6 @@ def _triangle(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     repeated that many times)."""
     first, second = np.triu_indices(n, 1)
     return first, second, np.arange(n - 1, -1, -1)
-
-
-def _check_level(level: str) -> None:
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
 
 
 def _codes(scaled: np.ndarray) -> np.ndarray:
@@ -274,7 +269,7 @@ def _per_group(mask: np.ndarray) -> np.ndarray:
 def _level_terms(metric: np.ndarray, human: np.ndarray, level: str) -> tuple[PairTerms, np.ndarray]:
     """Pair terms of a level and its complete pairs per group ``(n_groups,)``."""
     metric, human = as_score_pair(metric, human)
-    _check_level(level)
+    check_level(level)
     metric, human, members = _grouped(metric, human, level)
     return _pair_terms(metric, human), members * (members - 1) // 2
 
@@ -665,7 +660,7 @@ def resampled_accuracies(
     value per resample, NaN where the resample has no complete pair.
     """
     metric, human = as_score_pair(metric, human)
-    _check_level(level)
+    check_level(level)
     indices = np.asarray(indices)
     n_resamples = indices.shape[0]
     if level == "system":

@@ -40,11 +40,11 @@ from geval_repro.stats.coefficients import (
 )
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
-    LEVELS,
     NEAR_TIE_RTOL,
     RANK_COEFFICIENTS,
     _span,
     _with_near_ties_collapsed,
+    check_level,
     correlate_batch,
     summary_terms,
 )
@@ -58,8 +58,7 @@ CELLS_PER_BLOCK = 2**21  # resampled cells evaluated per numpy batch (bounds mem
 
 def check_unit(unit: str | None, level: str) -> str:
     """The resampling unit to use: ``unit``, or the level's default when ``unit`` is None."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+    check_level(level)
     if unit is None:
         return DEFAULT_UNIT[level]
     if unit not in UNITS:

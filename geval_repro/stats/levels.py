@@ -90,7 +90,8 @@ def _with_near_ties_collapsed(correlate_rows: RowFunction) -> RowFunction:
     return collapsed
 
 
-def _check_level(level: str) -> None:
+def check_level(level: str) -> None:
+    """Raise ValueError unless ``level`` is one of :data:`LEVELS`."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
 
@@ -321,7 +322,7 @@ def correlate_batch(
     same shape or a smaller batch shape that broadcasts against it (one human matrix for a
     batch of metric matrices).
     """
-    _check_level(level)
+    check_level(level)
     if level == "summary":
         return _summary_level(summary_terms(metric, human, coefficient))
 

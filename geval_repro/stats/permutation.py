@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from geval_repro.stats.bootstrap import UNITS
-from geval_repro.stats.levels import LEVELS, correlate_batch, summary_terms
+from geval_repro.stats.levels import check_level, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
 from geval_repro.stats.results import PermutationResult
 
@@ -154,8 +154,7 @@ def paired_permutation_test(
         raise ValueError(
             "metric_a and metric_b must score the same items: their missing cells differ"
         )
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+    check_level(level)
     unit = DEFAULT_UNIT[level] if unit is None else unit
     if unit not in UNITS:
         raise ValueError(f"unknown permutation unit {unit!r}: use one of {UNITS}")
