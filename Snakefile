@@ -10,8 +10,13 @@ from snakemake.utils import min_version
 
 from geval_repro.config import Settings, check_config, remote_files
 from geval_repro.files.fetch import resolve_mirror
-from geval_repro.pipeline.jobs import every_job_logged_and_traced, preload_job_libraries
+from geval_repro.pipeline.jobs import (
+    every_job_logged_and_traced,
+    forward_stop_signals,
+    preload_job_libraries,
+)
 from geval_repro.pipeline.layout import Layout
+from geval_repro.pipeline.targets import Targets
 
 min_version("8.20")
 
@@ -25,7 +30,8 @@ LAYOUT = Layout.from_config(config)
 SETTINGS = Settings.from_config(config)
 MIRROR = resolve_mirror(config.get("mirror"))
 REMOTES = remote_files(config)
-JUDGES = {judge: config["judges"][judge] for judge in config["judges_to_run"]}
+TARGETS = Targets.from_config(config, LAYOUT)
+JUDGES = TARGETS.judges  # name -> geval_repro.registry.judges.JudgeSpec
 
 
 include: "workflow/rules/common.smk"
@@ -65,6 +71,8 @@ onstart:
     write_run_manifest(LAYOUT.results / "run_manifest.json", config)
     # Jobs run as threads: their large libraries are imported here first, in the main thread.
     preload_job_libraries()
+    # Ctrl-C or SIGTERM reaches the judge jobs' own processes (they stop within seconds).
+    forward_stop_signals()
 
 
 onerror:

@@ -50,7 +50,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 # Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
 # modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
@@ -85,50 +84,73 @@ docs: README.md, docs/judge-runner.md (judge, probe), docs/local-model.md (a loc
 def recount(
     path: Path, dimension: str, parser: str, raw_dir: Path, mirror: Path | None = None
 ) -> dict[str, object]:
-    """Summary-level correlations of one released-format file with SummEval's experts."""
-    import numpy as np
-
+    """The correlations of one released-format file with the human scores of the benchmark
+    the G-Eval authors released replies for (SummEval's experts), at its level, by the
+    pipeline's own row code (:func:`geval_repro.tables.rows.table_rows`)."""
     from geval_repro.files.fetch import fetch_source, resolve_mirror
-    from geval_repro.load import load_released_replies, load_summeval
+    from geval_repro.load.benchmarks import load_benchmark
+    from geval_repro.load.replies import load_released_replies
     from geval_repro.load.schemas import read_json
     from geval_repro.scoring.diagnostics import reply_diagnostics
     from geval_repro.scoring.item_scores import item_scores
-    from geval_repro.scoring.pairing import paired_matrices
-    from geval_repro.stats.levels import correlate
-    from geval_repro.stats.ties import tie_rate
+    from geval_repro.scoring.pairing import paired_items
+    from geval_repro.stats.coefficients import COEFFICIENTS
+    from geval_repro.tables.rows import table_rows
 
-    read_json(path)  # the file is checked before SummEval is fetched
-    summeval_path = fetch_source("summeval", raw_dir, mirror=resolve_mirror(mirror))
-    human = load_summeval(summeval_path)
-    replies = load_released_replies(path, "cli", dimension, human)
-    items = item_scores(replies, parser)
-    judge, gold = paired_matrices(items, human, dimension, "mean")
+    benchmark = released_benchmark()
+    read_json(path)  # the file is checked before the benchmark is fetched
+    sources = [
+        fetch_source(source, raw_dir, mirror=resolve_mirror(mirror), progressbar=False)
+        for source in benchmark.sources
+    ]
+    human = load_benchmark(benchmark.name, list(sources))
+    replies = load_released_replies(path, "cli", dimension, human, benchmark=benchmark.name)
+    pairs = paired_items(item_scores(replies, parser), human, dimension, "mean")
+    rows = table_rows(
+        pairs,
+        benchmark=benchmark,
+        dimension=dimension,
+        metric="cli",
+        variant=f"mean/{parser}",
+        metric_column="judge",
+        human_column="human",
+        n_resamples=0,
+        seed=0,
+        coefficients=COEFFICIENTS,
+    )
+    rows = rows[rows["level"] == benchmark.level].set_index("coefficient")
+    keys = list(benchmark.item_keys)
     result: dict[str, object] = {"file": str(path), "dimension": dimension, "parser": parser}
-    result["n_docs_in_file"] = int(replies["doc_id"].nunique())
-    result["n_items_in_file"] = int(replies[["doc_id", "system_id"]].drop_duplicates().shape[0])
-    for coefficient in ("pearson", "spearman", "kendall"):
-        level = correlate(judge, gold, "summary", coefficient)
-        result[coefficient] = level.value
-        result["n_docs"] = level.n_groups
-    complete = ~(np.isnan(judge) | np.isnan(gold))
-    result["n_items"] = int(complete.sum())
-    result["tie_rate"] = tie_rate(np.where(complete, judge, np.nan), "summary").rate
+    result["n_docs_in_file"] = int(replies[benchmark.input_key].nunique())
+    result["n_items_in_file"] = int(replies[keys].drop_duplicates().shape[0])
+    result["n_docs_in_benchmark"] = int(human[benchmark.input_key].nunique())
+    result["n_items_in_benchmark"] = len(human)
+    for coefficient in COEFFICIENTS:
+        result[coefficient] = float(rows.loc[coefficient, "value"])
+    result["n_docs"] = int(rows.loc[COEFFICIENTS[0], "n_groups"])
+    result["n_items"] = int(pairs[["judge", "human"]].notna().all(axis=1).sum())
+    result["tie_rate"] = float(rows.loc[COEFFICIENTS[0], "tie_rate"])
     diagnostics = reply_diagnostics(replies, parsers=[parser]).iloc[0]
     result["unparsed"] = int(diagnostics["n_unread"])
     result["n_replies"] = int(diagnostics["n_replies"])
     return result
 
 
-def _coverage_warning(result: dict[str, object]) -> str | None:
-    """A warning when the file covers fewer than SummEval's documents, else ``None``."""
-    from geval_repro.load.schemas import SUMMEVAL_N_DOCS, SUMMEVAL_N_SYSTEMS
+def released_benchmark():
+    """The benchmark the G-Eval authors released their replies for (SummEval)."""
+    from geval_repro.registry.benchmarks import BENCHMARKS
 
-    if result["n_docs_in_file"] >= SUMMEVAL_N_DOCS:
+    return next(b for b in BENCHMARKS.values() if b.released_replies)
+
+
+def _coverage_warning(result: dict[str, object]) -> str | None:
+    """A warning when the file covers fewer than the benchmark's documents, else ``None``."""
+    if result["n_docs_in_file"] >= result["n_docs_in_benchmark"]:
         return None
     return (
         f"geval-repro: warning: {result['file']} covers {result['n_docs_in_file']} of "
-        f"{SUMMEVAL_N_DOCS} SummEval documents ({result['n_items_in_file']} of "
-        f"{SUMMEVAL_N_DOCS * SUMMEVAL_N_SYSTEMS} summaries); the correlations average over "
+        f"{result['n_docs_in_benchmark']} SummEval documents ({result['n_items_in_file']} of "
+        f"{result['n_items_in_benchmark']} summaries); the correlations average over "
         "those documents only and are not comparable with the paper's"
     )
 
@@ -512,18 +534,6 @@ def _steps(args: argparse.Namespace) -> int:
     return 0
 
 
-def judge_specs(configs: Sequence[Path]) -> dict[str, Any]:
-    """The ``judges`` entries of ``configs``, later files overriding earlier ones per run (as
-    Snakemake merges ``--configfile`` into the default config)."""
-    import yaml
-
-    specs: dict[str, Any] = {}
-    for path in configs:
-        with open(path, encoding="utf-8") as handle:
-            specs.update((yaml.safe_load(handle) or {}).get("judges") or {})
-    return specs
-
-
 def _add_export_parser(commands: argparse._SubParsersAction) -> None:
     export = commands.add_parser(
         "export", help="the tidy benchmarks and judge runs as a Hugging Face dataset"
@@ -552,18 +562,21 @@ def _add_export_parser(commands: argparse._SubParsersAction) -> None:
 def _export(args: argparse.Namespace) -> int:
     """The ``export`` command: judge runs from ``--judge`` or found on disk, their labels and
     fixture flags from the default config and ``--config``."""
+    from geval_repro.config import judge_specs, load_config
     from geval_repro.report.export_hf import export_hf
 
     try:
         if args.config is not None and not args.config.is_file():
             raise FileNotFoundError(f"--config {args.config}: no such file")
-        configs = [p for p in (DEFAULT_CONFIG, args.config) if p is not None and p.is_file()]
-        specs = judge_specs(configs)
+        paths = [p for p in (DEFAULT_CONFIG, args.config) if p is not None and p.is_file()]
+        config = load_config(*paths) if paths else None
         judges_dir = args.processed / "judges"
         names = args.judge or sorted(
             p.name for p in (judges_dir.iterdir() if judges_dir.is_dir() else ()) if p.is_dir()
         )
-        scored = export_hf(args.processed, args.out, {n: specs.get(n, {}) for n in names})
+        known = [n for n in names if config is not None and n in config["judges"]]
+        specs = judge_specs(config, known) if config is not None else {}
+        scored = export_hf(args.processed, args.out, {n: specs.get(n) for n in names})
     except (ValueError, OSError) as error:
         print(f"geval-repro: {error}", file=sys.stderr)
         return 2
@@ -594,11 +607,11 @@ def _recount(args: argparse.Namespace) -> int:
     import difflib
 
     from geval_repro.files.fetch import FetchError
-    from geval_repro.load.schemas import SUMMEVAL_DIMENSIONS, JsonLinesError
+    from geval_repro.load.schemas import JsonLinesError
     from geval_repro.scoring.parse import PARSERS
 
     for name, value, allowed in (
-        ("--dimension", args.dimension, SUMMEVAL_DIMENSIONS),
+        ("--dimension", args.dimension, released_benchmark().dimension_names),
         ("--parser", args.parser, PARSERS),
     ):
         if value not in allowed:

@@ -1,5 +1,6 @@
-"""Pipeline configuration: the one validation of a config, the typed settings built from
-it, and where each judge file lives.
+"""Pipeline configuration: the one validation of a config, the typed objects built from it
+(the analysis :class:`Settings`, one :class:`~geval_repro.registry.judges.JudgeSpec` per
+judge run), and where each judge file lives.
 
 :func:`check_config` validates against the JSON schema
 (``geval_repro/data/config.schema.yaml``), whose benchmark, format and dimension enums it
@@ -7,13 +8,15 @@ fills in from the registries (:mod:`geval_repro.registry.benchmarks`,
 :mod:`geval_repro.registry.formats`); an unknown key gets the closest valid name suggested.
 It then checks what a schema cannot: every judge to run is defined, every ``source`` id
 exists, a judge's dimensions are its benchmark's, its files and options suit its format.
-This module also turns a judge's file specs into local paths and fetchable remote files.
+:func:`judge_specs` then builds the frozen spec of each judge run once: nothing below this
+module reads a raw judge entry. This module also turns a judge's file specs into local paths
+and fetchable remote files.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,15 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 
 from geval_repro.files.fetch import FetchError, RemoteFile, relpath_for_url
 from geval_repro.registry import benchmarks, formats, local_models
+from geval_repro.registry.judges import (
+    RUN_DEFAULTS,
+    FileSpec,
+    JudgeSpec,
+    LocalServer,
+    RunSpec,
+    default_n,
+    status_of,
+)
 from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
@@ -272,7 +284,7 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             "not samples)"
         )
     try:
-        request_params(run)
+        request_params(_run_spec(judge, benchmark))
     except ValueError as error:
         raise ConfigError(f"{where}: run: {error}") from None
     written = formats.MODE_CONTENTS[run["mode"]]
@@ -295,9 +307,10 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
         return dict(judge["files"])
     if "dir" in judge:
         folder = Path(judge["dir"])
-        if "run" in judge:
-            return {d: {"path": str(folder / f"{d}.jsonl")} for d in formats.run_dimensions(judge)}
         names = benchmarks.get_benchmark(judge["benchmark"]).dimension_names
+        if "run" in judge:
+            judged = judge["run"].get("dimensions") or names
+            return {d: {"path": str(folder / f"{d}.jsonl")} for d in judged}
         return {
             d: {"path": str(folder / f"{d}.jsonl")}
             for d in names
@@ -306,53 +319,96 @@ def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
     return {"*": judge["file"]}
 
 
-def pinned_files(judge: Mapping[str, Any]) -> dict[str, str]:
-    """A judge's local files pinned by SHA-256 (``{path, sha256}`` specs, its ``manifest``
-    included): path -> SHA-256, verified whenever the pipeline reads them."""
-    specs = [
-        *(judge.get("files") or {}).values(),
-        *(judge[key] for key in ("file", "manifest") if key in judge),
-    ]
-    return {spec["path"]: spec["sha256"] for spec in specs if "path" in spec and "sha256" in spec}
+def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunSpec:
+    """The ``run:`` block of ``judge`` with the command line's defaults filled in."""
+    run = judge["run"]
+    values = {**RUN_DEFAULTS, **run}
+    local = (run.get("server") or {}).get("llama_cpp")
+    server = None if local is None else LocalServer(**local)
+    base_url = values["base_url"]
+    return RunSpec(
+        mode=run["mode"],
+        model=str(run["model"] if "model" in run else local["model"]),
+        n=int(run.get("n", default_n(run["mode"]))),
+        dimensions=tuple(run.get("dimensions") or benchmark.dimension_names),
+        base_urls=(base_url,) if isinstance(base_url, str) else tuple(base_url),
+        temperature=float(values["temperature"]),
+        top_p=float(values["top_p"]),
+        max_tokens=values["max_tokens"],
+        top_logprobs=values["top_logprobs"],
+        concurrency=values["concurrency"],
+        limit=values["limit"],
+        timeout=float(values["timeout"]),
+        max_attempts=values["max_attempts"],
+        api_key_env=values["api_key_env"],
+        seed=values["seed"],
+        topup_logprobs=values["topup_logprobs"],
+        first_position=values["first_position"],
+        prompts=dict(run.get("prompts") or {}),
+        server=server,
+    )
 
 
-def judge_manifest(config: Mapping[str, Any], name: str) -> Path | None:
-    """The ``manifest.json`` of a geval-jsonl run (provenance only), if there is one: its
-    ``manifest`` spec, or the one in its ``dir`` (a judge with a ``run:`` block always has
-    one: the pipeline writes it)."""
-    judge = config["judges"][name]
-    if "manifest" in judge:
-        return Path(judge["manifest"]["path"])
-    if "run" in judge or ("dir" in judge and (Path(judge["dir"]) / "manifest.json").is_file()):
-        return Path(judge["dir"]) / "manifest.json"
-    return None
+def judge_spec(name: str, judge: Mapping[str, Any]) -> JudgeSpec:
+    """The typed spec of the config entry ``judge`` named ``name`` (an entry
+    :func:`check_config` accepted)."""
+    benchmark = benchmarks.get_benchmark(judge["benchmark"])
+    judge_format = formats.get_format(judge["format"])
+    run = _run_spec(judge, benchmark) if "run" in judge else None
+    manifest = judge.get("manifest")
+    return JudgeSpec(
+        name=name,
+        benchmark=benchmark,
+        format=judge_format,
+        label=judge["label"],
+        status=status_of(
+            fixture=bool(judge.get("fixture", False)),
+            toolkit_run=run is not None or bool(judge.get("toolkit_run", False)),
+        ),
+        contents=judge_format.contents(judge.get("reads"), None if run is None else run.mode),
+        files={dim: FileSpec(**spec) for dim, spec in _file_specs(judge).items()},
+        paper_metric=judge.get("paper_metric"),
+        manifest=None if manifest is None else FileSpec(**manifest),
+        dir=judge.get("dir"),
+        columns=dict(judge.get("columns") or {}),
+        extra_items=judge.get("extra_items", "error"),
+        run=run,
+    )
 
 
-def judge_file(spec: Mapping[str, str], raw_dir: Path, label: str) -> JudgeFile:
+def judge_specs(
+    config: Mapping[str, Any], names: Iterable[str] | None = None
+) -> dict[str, JudgeSpec]:
+    """The typed specs of a checked config's judges: ``names`` (default the judges to run),
+    in that order."""
+    chosen = config["judges_to_run"] if names is None else names
+    return {name: judge_spec(name, config["judges"][name]) for name in chosen}
+
+
+def judge_file(spec: FileSpec, raw_dir: Path, label: str) -> JudgeFile:
     """Resolve one file spec to its local path (and its remote file when it is fetched)."""
-    if "path" in spec:
-        return JudgeFile(Path(spec["path"]), None)
-    if "source" in spec:
-        remote = RemoteFile.from_source(get_source(spec["source"]))
+    if spec.path is not None:
+        return JudgeFile(Path(spec.path), None)
+    if spec.source is not None:
+        remote = RemoteFile.from_source(get_source(spec.source))
     else:
-        remote = RemoteFile.from_url(spec["url"], spec["sha256"], label)
+        remote = RemoteFile.from_url(str(spec.url), str(spec.sha256), label)
     return JudgeFile(raw_dir / remote.relpath, remote)
 
 
-def judge_files(config: Mapping[str, Any], name: str, raw_dir: Path) -> dict[str, JudgeFile]:
-    """All files of judge ``name`` keyed by dimension (``"*"`` for a scores file)."""
-    judge = config["judges"][name]
+def judge_files(spec: JudgeSpec, raw_dir: Path) -> dict[str, JudgeFile]:
+    """Every file of the judge run ``spec`` keyed by dimension (``"*"`` for a scores file)."""
     return {
-        dim: judge_file(spec, raw_dir, f"judge {name}, {dim}")
-        for dim, spec in _file_specs(judge).items()
+        dim: judge_file(file, raw_dir, f"judge {spec.name}, {dim}")
+        for dim, file in spec.files.items()
     }
 
 
 def remote_files(config: Mapping[str, Any]) -> dict[str, RemoteFile]:
     """Every fetchable file keyed by its relative path: the registry plus judge URLs."""
     remotes = {s.relpath: RemoteFile.from_source(s) for s in load_registry().values()}
-    for name in config["judges_to_run"]:
-        for judge_input in judge_files(config, name, Path(".")).values():
+    for spec in judge_specs(config).values():
+        for judge_input in judge_files(spec, Path(".")).values():
             if judge_input.remote is not None:
                 remotes[judge_input.remote.relpath] = judge_input.remote
     return remotes

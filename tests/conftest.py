@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.config import Settings
+from geval_repro.config import Settings, judge_spec
+from geval_repro.registry.judges import JudgeSpec
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -160,3 +161,24 @@ def settings(**values: object) -> Settings:
         "download_retries": 0,
     }
     return Settings(**{**base, **values})
+
+
+def spec(name: str = "j", **entry: object) -> JudgeSpec:
+    """The typed spec of a test judge run: ``entry`` over a geval-released run with a
+    placeholder file per dimension of its benchmark (default SummEval) and a label, built
+    by the config's own :func:`geval_repro.config.judge_spec`."""
+    from geval_repro.registry.benchmarks import get_benchmark
+
+    benchmark = str(entry.get("benchmark", "summeval"))
+    dimensions = get_benchmark(benchmark).dimension_names
+    base: dict[str, object] = {
+        "benchmark": benchmark,
+        "format": "geval-released",
+        "label": f"test run {name}",
+    }
+    if not any(key in entry for key in ("files", "file", "dir")):
+        base["files"] = {d: {"path": f"{name}/{d}.json"} for d in dimensions}
+    if entry.get("format") == "scores" and "columns" not in entry:
+        keys = get_benchmark(benchmark).item_keys
+        base["columns"] = {**{k: k for k in keys}, **{d: d for d in dimensions}}
+    return judge_spec(name, {**base, **entry})

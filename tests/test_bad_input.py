@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from geval_repro.cli import main
-from geval_repro.config import ConfigError, check_config, load_config
+from geval_repro.config import ConfigError, check_config, judge_spec, load_config
 from geval_repro.files.fetch import FetchError, RemoteFile, fetch, resolve_mirror
 from geval_repro.load import load_released_replies, load_summeval
 from geval_repro.pipeline import tidy
@@ -147,24 +147,37 @@ def summeval_parquet() -> Path:
 
 def judge_step(tmp: Path, change: Callable[[list], object]) -> Callable[[], object]:
     """The tidy step of a geval-released judge whose coherence file is the changed FIXTURE."""
-    spec = {"benchmark": "summeval", "format": "geval-released"}
     files = {"coherence": replies(tmp, change)}
+    spec = judge_spec(
+        "j",
+        {
+            "benchmark": "summeval",
+            "format": "geval-released",
+            "label": "broken replies",
+            "files": {"coherence": {"path": str(files["coherence"])}},
+        },
+    )
     outs = {"replies": output(tmp, "replies.parquet")}
-    return lambda: tidy.judge_run("j", spec, files, summeval_parquet(), outs)
+    return lambda: tidy.judge_run(spec, files, summeval_parquet(), outs)
 
 
 def scores_step(tmp: Path, data: bytes) -> Callable[[], object]:
     """The tidy step of a scores-format judge whose CSV holds ``data``."""
-    spec = {
-        "benchmark": "summeval",
-        "format": "scores",
-        "columns": {"doc_id": "d", "system_id": "s", "coherence": "c"},
-    }
     (tmp / "in").mkdir()
     (tmp / "in" / "scores.csv").write_bytes(data)
-    outs = {"scores": output(tmp, "scores.parquet")}
     files = {"*": tmp / "in" / "scores.csv"}
-    return lambda: tidy.judge_run("j", spec, files, summeval_parquet(), outs)
+    spec = judge_spec(
+        "j",
+        {
+            "benchmark": "summeval",
+            "format": "scores",
+            "label": "broken scores",
+            "file": {"path": str(files["*"])},
+            "columns": {"doc_id": "d", "system_id": "s", "coherence": "c"},
+        },
+    )
+    outs = {"scores": output(tmp, "scores.parquet")}
+    return lambda: tidy.judge_run(spec, files, summeval_parquet(), outs)
 
 
 def pickle_step(tmp: Path, data: bytes) -> Callable[[], object]:
@@ -172,7 +185,7 @@ def pickle_step(tmp: Path, data: bytes) -> Callable[[], object]:
     (tmp / "in").mkdir()
     (tmp / "in" / "data.pkl").write_bytes(data)
     target = output(tmp, "summeval_references.parquet")
-    return lambda: tidy.summeval_references(tmp / "in" / "data.pkl", target)
+    return lambda: tidy.other_table("summeval_references", tmp / "in" / "data.pkl", target)
 
 
 class RunsShell:
@@ -228,8 +241,8 @@ CASES: list = [
     pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, half), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON .*Fix: the file differs", id="truncated-json"),  # noqa: E501
     pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, lambda b: b.replace(b'"doc_id"', b'"doc_id\xff"', 1)), output(t, "s.parquet")), ValueError, r"summeval\.json: not valid UTF-8 JSON \('utf-8' codec", id="non-utf8-json"),  # noqa: E501
     pytest.param(lambda t: (lambda p, o: lambda: tidy.benchmark("summeval", [p], o))(copy_of(SV, t, lambda b: b"[" * 200_000), output(t, "s.parquet")), ValueError, r"summeval\.json: JSON nested too deeply", id="json-nested-too-deep"),  # noqa: E501
-    pytest.param(lambda t: (lambda p, o: lambda: tidy.qags_mturk(p, "xsum", o))(copy_of(MT, t, lambda b: b"\xff" + b), output(t, "m.parquet")), ValueError, r"mturk_xsum\.jsonl: line 1 is not valid JSON \('utf-8' codec", id="non-utf8-jsonl"),  # noqa: E501
-    pytest.param(lambda t: (lambda p, o: lambda: tidy.summeval_experts(p, o))(copy_of(ME, t, lambda b: b"\xff\xfe" + b), output(t, "e.parquet")), ValueError, r"metric_scores_long\.csv: not a readable UTF-8 CSV table", id="non-utf8-csv"),  # noqa: E501
+    pytest.param(lambda t: (lambda p, o: lambda: tidy.other_table("qags_mturk_xsum", p, o))(copy_of(MT, t, lambda b: b"\xff" + b), output(t, "m.parquet")), ValueError, r"mturk_xsum\.jsonl: line 1 is not valid JSON \('utf-8' codec", id="non-utf8-jsonl"),  # noqa: E501
+    pytest.param(lambda t: (lambda p, o: lambda: tidy.other_table("summeval_experts", p, o))(copy_of(ME, t, lambda b: b"\xff\xfe" + b), output(t, "e.parquet")), ValueError, r"metric_scores_long\.csv: not a readable UTF-8 CSV table", id="non-utf8-csv"),  # noqa: E501
     pytest.param(lambda t: pickle_step(t, pickle.dumps({"d": {"src": RunsShell()}})), ValueError, r"data\.pkl: refused to load the global \w+\.system", id="malicious-pickle"),  # noqa: E501
     pytest.param(lambda t: pickle_step(t, half(mirrored(MR).read_bytes())), ValueError, r"data\.pkl: .*truncated.*Fix: do not use this file", id="truncated-pickle"),  # noqa: E501
     # Corrupt pickles (#9): a damaged string, a damaged opcode stream.

@@ -13,7 +13,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from geval_repro.config import judge_spec
 from geval_repro.pipeline.significance import judge_significance, read_significance
+from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.report.paper_layout import paper_layout
 from geval_repro.tables.significance import best_baselines, judge_vs_baselines
 from tests.conftest import settings
@@ -61,7 +63,17 @@ def _qags_case(tmp_path: Path) -> tuple[dict, dict, pd.DataFrame, pd.DataFrame, 
             "value": [0.1, 0.2, 0.15],
         }
     )
-    spec = {"benchmark": "qags_xsum", "format": "scores", "fixture": True}
+    spec = judge_spec(
+        "j",
+        {
+            "benchmark": "qags_xsum",
+            "format": "scores",
+            "label": "a fixture judge",
+            "fixture": True,
+            "file": {"path": str(path)},
+            "columns": {"item_id": "item_id", "consistency": "score"},
+        },
+    )
     return spec, {"scores": path}, human, best, baseline
 
 
@@ -83,7 +95,7 @@ def _difference_of(test, h: np.ndarray):
 
 def test_global_level_matches_scipy_exact_permutation_test(tmp_path: Path) -> None:
     spec, processed, human, best, baseline = _qags_case(tmp_path)
-    out = judge_vs_baselines("j", spec, _tables(processed), human, best, baseline, **RESAMPLING)
+    out = judge_vs_baselines(spec, _tables(processed), human, best, baseline, **RESAMPLING)
     assert list(out["coefficient"]) == ["pearson", "spearman", "kendall"]
     assert (out["n_items"] == 6).all()  # item 6 has no baseline score
     assert (out["status"] == "fixture").all() and (out["unit"] == "items").all()
@@ -136,9 +148,18 @@ def test_summary_level_matches_a_complete_enumeration_of_document_swaps(tmp_path
             "value": [0.1],
         }
     )
-    spec = {"benchmark": "summeval", "format": "scores"}
+    spec = judge_spec(
+        "j",
+        {
+            "benchmark": "summeval",
+            "format": "scores",
+            "label": "a judge",
+            "file": {"path": str(tmp_path / "scores.parquet")},
+            "columns": {"doc_id": "d", "system_id": "s", "coherence": "c"},
+        },
+    )
     processed = {"scores": tmp_path / "scores.parquet"}
-    out = judge_vs_baselines("j", spec, _tables(processed), human, best, baseline, **RESAMPLING)
+    out = judge_vs_baselines(spec, _tables(processed), human, best, baseline, **RESAMPLING)
     row = out[out["coefficient"] == "kendall"].iloc[0]
     assert row["unit"] == "inputs" and row["n_items"] == 18 and row["status"] == "recomputed"
     assert out[out["coefficient"] != "kendall"]["pvalue"].isna().all()  # no baseline given
@@ -182,7 +203,7 @@ def test_best_baseline_is_the_highest_recomputed_row_at_the_benchmark_level() ->
             },
         ]
     ).assign(status=["recomputed"] * 4 + ["paper-only", "recomputed"])
-    best = best_baselines(rows)
+    best = best_baselines(rows, BENCHMARKS)
     assert best[["metric", "value"]].values.tolist() == [["METEOR", 0.35]]
 
 
@@ -193,12 +214,11 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
     rows = best.assign(level="global", status="recomputed")
     rows.to_csv(tmp_path / "baselines.csv", index=False)
     judge_significance(
-        "j",
         spec,
         processed,
         tmp_path / "qags_xsum.parquet",
         tmp_path / "baselines.csv",
-        {"qags": tmp_path / "qags.parquet"},
+        tmp_path / "qags.parquet",
         settings(seed=1, permutation_resamples=200),
         tmp_path / "j.csv",
     )

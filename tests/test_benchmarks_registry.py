@@ -13,11 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from geval_repro.load.benchmarks import BENCHMARK_LOADERS
-from geval_repro.load.judge_runs import RUN_LOADERS
-from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, NAMES, get_benchmark
+from geval_repro.load.benchmarks import BENCHMARK_LOADERS, TABLE_LOADERS
+from geval_repro.load.judge_runs import FORMAT_LOADERS
+from geval_repro.pipeline.baseline_tables import SCORERS
+from geval_repro.registry.benchmarks import (
+    AVERAGES,
+    BASELINE_FAMILIES,
+    BENCHMARKS,
+    NAMES,
+    PAPER_TABLES,
+    get_benchmark,
+    table_title,
+)
 from geval_repro.registry.formats import NAMES as FORMAT_NAMES
 from geval_repro.registry.paper import PAPER_TABLES_PATH
+from geval_repro.registry.sources import load_registry
+from geval_repro.runner.prompts import PROMPTS_DIR
 
 PROMPT_FILES = {
     "coherence": "coh_detailed.txt",
@@ -47,8 +58,56 @@ def test_dimensions_are_the_printed_columns(name: str) -> None:
 
 
 def test_the_average_pseudo_benchmark_is_printed_for_qags() -> None:
-    assert AVERAGES == {"qags_avg": ("qags_cnndm", "qags_xsum")}
+    assert {name: a.parts for name, a in AVERAGES.items()} == {
+        "qags_avg": ("qags_cnndm", "qags_xsum")
+    }
     assert any(row["benchmark"] == "qags_avg" for row in _printed())
+
+
+@pytest.mark.parametrize("name", [*NAMES, *AVERAGES])
+def test_printed_coefficients_are_those_of_the_transcribed_tables(name: str) -> None:
+    printed = {row["coefficient"] for row in _printed() if row["benchmark"] == name}
+    parts = AVERAGES[name].parts if name in AVERAGES else (name,)
+    assert set(get_benchmark(parts[0]).printed_coefficients) == printed
+
+
+def test_paper_tables_are_titled_as_the_paper_heads_them() -> None:
+    assert [table_title(n) for n in PAPER_TABLES] == [
+        "Table 1: SummEval, summary-level",
+        "Table 2: Topical-Chat, turn-level",
+        "Table 3: QAGS, dataset-level",
+    ]
+
+
+def test_every_baseline_family_has_its_scorer_and_a_protocol_variant() -> None:
+    assert set(SCORERS) == set(BASELINE_FAMILIES)
+    assert BASELINE_FAMILIES == {
+        "summeval": ("summeval",),
+        "topical_chat": ("topical_chat",),
+        "qags": ("qags_cnndm", "qags_xsum"),
+    }
+    for name in NAMES:
+        baselines = get_benchmark(name).baselines
+        assert baselines is not None and baselines.protocol_variant
+        assert set(baselines.reads) <= set(get_benchmark(name).other_tables)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_dimension_has_a_prompt_released_or_shipped(name: str) -> None:
+    prompts = get_benchmark(name).prompts
+    sources = load_registry()
+    for dimension in get_benchmark(name).dimension_names:
+        if dimension in prompts.released:
+            assert prompts.released[dimension] in sources
+        else:
+            assert (PROMPTS_DIR / str(prompts.folder) / f"{dimension}.txt").is_file()
+
+
+def test_every_further_table_has_its_loader_and_source() -> None:
+    sources = load_registry()
+    named = {t: s for b in BENCHMARKS.values() for t, s in b.other_tables.items()}
+    assert set(named) == set(TABLE_LOADERS)
+    assert set(named.values()) <= set(sources)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -100,4 +159,4 @@ def test_every_benchmark_cites_entries_of_the_bibliography(name: str) -> None:
 
 def test_every_benchmark_and_format_has_its_loader() -> None:
     assert set(BENCHMARK_LOADERS) == set(NAMES)
-    assert set(RUN_LOADERS) == set(FORMAT_NAMES)
+    assert set(FORMAT_LOADERS) == set(FORMAT_NAMES)

@@ -14,6 +14,7 @@ from geval_repro.config import (
     ConfigError,
     check_config,
     judge_files,
+    judge_spec,
     load_config,
     remote_files,
 )
@@ -33,7 +34,7 @@ def test_default_config_runs_the_released_gpt4_replies(config: dict) -> None:
 
 
 def test_default_judge_files_are_the_registry_entries(config: dict) -> None:
-    files = judge_files(config, "gpt4-released", Path("raw"))
+    files = judge_files(judge_spec("gpt4-released", config["judges"]["gpt4-released"]), Path("raw"))
     for dimension, short in [("coherence", "coh"), ("consistency", "con"), ("fluency", "flu")]:
         source = get_source(f"geval4_replies_{short}")
         remote = files[dimension].remote
@@ -91,7 +92,7 @@ def test_a_local_path_judge_is_read_as_is(config: dict) -> None:
     }
     extra["judges_to_run"] = ["mine"]
     check_config(extra)
-    files = judge_files(extra, "mine", Path("raw"))
+    files = judge_files(judge_spec("mine", extra["judges"]["mine"]), Path("raw"))
     assert files["fluency"].path == Path("runs/flu.json")
     assert files["fluency"].remote is None
 
@@ -185,15 +186,13 @@ def test_a_jsonl_folder_gives_one_file_per_present_dimension(config: dict, tmp_p
     extra = _judge(config, benchmark="topical_chat", format="geval-jsonl", dir=str(tmp_path))
     extra["judges_to_run"] = ["mine"]
     check_config(extra)
-    files = judge_files(extra, "mine", Path("raw"))
+    files = judge_files(judge_spec("mine", extra["judges"]["mine"]), Path("raw"))
     assert files == {
         "naturalness": files["naturalness"],
         "groundedness": files["groundedness"],
     }
     assert files["groundedness"].path == tmp_path / "groundedness.jsonl"
-    from geval_repro.config import judge_manifest
-
-    assert judge_manifest(extra, "mine") == tmp_path / "manifest.json"
+    assert judge_spec("mine", extra["judges"]["mine"]).manifest_path == tmp_path / "manifest.json"
 
 
 def test_an_overlay_merges_as_snakemake_merges_a_configfile(tmp_path: Path) -> None:

@@ -14,14 +14,16 @@ from geval_repro.config import (
     DEFAULT_CONFIG_PATH,
     ConfigError,
     check_config,
+    judge_spec,
+    judge_specs,
     load_config,
-    pinned_files,
 )
 from geval_repro.files.digest import sha256_of
 from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline import tidy
-from geval_repro.runner.configured import base_urls, request_params, server_threads
-from geval_repro.tables.judge_rows import coverage_note, status_of, with_coverage
+from geval_repro.registry.judges import status_of
+from geval_repro.runner.configured import request_params, server_threads
+from geval_repro.tables.judge_rows import coverage_note, with_coverage
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCAL_CONFIG = REPO_ROOT / "workflow" / "configs" / "local_model.yaml"
@@ -40,12 +42,12 @@ def run(**keys) -> dict:
 
 def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
     config = load_config(DEFAULT_CONFIG_PATH, LOCAL_CONFIG)  # checked as merged
-    for name in config["judges_to_run"]:
-        spec = config["judges"][name]
-        assert request_params(spec["run"]).model == "smollm2-135m"  # the server's model
-        assert spec["run"]["mode"] == "both" and spec["run"]["n"] == 20
+    for spec in judge_specs(config).values():
+        assert spec.run is not None
+        assert request_params(spec.run).model == "smollm2-135m"  # the server's model
+        assert spec.run.mode == "both" and spec.run.n == 20
         assert server_threads(spec) == 1
-        assert status_of(spec) == "toolkit-run"
+        assert spec.status == "toolkit-run"
 
 
 @pytest.mark.parametrize(
@@ -70,7 +72,9 @@ def test_bad_run_blocks_are_refused(keys, message):
 def test_several_base_urls():
     config = run(model="m", base_url=["http://a:8000/v1", "http://b:8000/v1"])
     check_config(config)
-    assert base_urls(config["judges"]["mine"]["run"]) == ("http://a:8000/v1", "http://b:8000/v1")
+    run_spec = judge_spec("mine", config["judges"]["mine"]).run
+    assert run_spec is not None
+    assert run_spec.base_urls == ("http://a:8000/v1", "http://b:8000/v1")
 
 
 def test_pinned_run_files_are_verified_when_read(tmp_path, mirror_dir):
@@ -86,20 +90,22 @@ def test_pinned_run_files_are_verified_when_read(tmp_path, mirror_dir):
     }
     config = with_judge(**copy.deepcopy(spec))
     check_config(config)
-    judge = config["judges"]["mine"]
-    assert pinned_files(judge) == {str(run_file): sha256_of(run_file), str(manifest): "0" * 64}
-    assert status_of(judge) == "toolkit-run"
+    judge = judge_spec("mine", config["judges"]["mine"])
+    assert judge.pinned_files == {str(run_file): sha256_of(run_file), str(manifest): "0" * 64}
+    assert judge.status == "toolkit-run"
     with pytest.raises(FetchError, match=r"manifest.json has SHA-256 .* pins 0000"):
-        tidy.judge_run("mine", judge, {}, tmp_path / "unused.parquet", {})
+        tidy.judge_run(judge, {}, tmp_path / "unused.parquet", {})
     with pytest.raises(ConfigError, match="manifest: applies"):
         check_config(with_judge(dir=str(tmp_path), manifest={"path": str(manifest)}))
 
 
 def test_statuses():
-    assert status_of({"fixture": True, "run": {}}) == "fixture"
-    assert status_of({"run": {}}) == "toolkit-run"
-    assert status_of({"toolkit_run": True}) == "toolkit-run"
-    assert status_of({}) == "recomputed"
+    assert status_of(fixture=True, toolkit_run=True) == "fixture"
+    assert status_of(fixture=False, toolkit_run=True) == "toolkit-run"
+    assert status_of(fixture=False, toolkit_run=False) == "recomputed"
+    # a run: block makes a toolkit run without saying so
+    made = judge_spec("mine", run(model="m")["judges"]["mine"])
+    assert made.status == "toolkit-run"
 
 
 def test_coverage_goes_into_every_note_of_the_dimension():

@@ -15,6 +15,7 @@ from geval_repro.report.figures import (
     tie_rate_figure,
 )
 from geval_repro.tables.rows import COLUMNS
+from tests.conftest import spec
 
 
 def cell(benchmark, dimension, coefficient, value, low, high, printed, status="recomputed"):
@@ -211,8 +212,8 @@ def test_sweep_figures_face_the_printed_values_of_the_runs_benchmark(
         return real(frame, **kwargs)
 
     monkeypatch.setattr(figures, "sweep_figure", recording)
-    spec = {"label": "run", "paper_metric": "G-Eval-4", "benchmark": "topical_chat"}
-    figures.sweep_figures(path, spec=spec, out_dir=tmp_path)
+    run = spec(label="run", paper_metric="G-Eval-4", benchmark="topical_chat")
+    figures.sweep_figures(path, spec=run, out_dir=tmp_path)
     printed = paper_value("topical_chat", "coherence", "G-Eval-4", "spearman")
     assert printed is not None and printed != paper_value(
         "summeval", "coherence", "G-Eval-4", "spearman"

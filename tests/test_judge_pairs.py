@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.stats.clusters import significance_clusters
 from geval_repro.stats.multiplicity import holm
 from geval_repro.stats.permutation import paired_permutation_test
@@ -19,13 +20,19 @@ from geval_repro.tables.judge_pairs import (
     ALPHA,
     CLUSTER_COLUMNS,
     PAIR_COLUMNS,
-    Scored,
-    baseline_metrics,
-    column_metrics,
-    compared_variant,
-    judge_metrics,
     pairwise_significance,
 )
+from geval_repro.tables.paired_tests import (
+    Scored,
+    baseline_metrics,
+    compared_variant,
+    judge_metrics,
+    pair_status,
+    unieval_metrics,
+)
+from tests.conftest import spec
+
+XSUM = get_benchmark("qags_xsum")
 
 NAN = math.nan
 
@@ -154,10 +161,17 @@ def test_global_pair_matches_scipy_complete_enumeration() -> None:
     """QAGS-XSum, the judge against ROUGE-2 on the six items both score: the p-value of
     20,000 Monte Carlo resamples against scipy's exact test over all 2^6 swaps."""
     tidy, baseline, judge = _qags()
-    spec = {"benchmark": "qags_xsum", "format": "scores", "fixture": True}
-    metrics = baseline_metrics(baseline, "qags_xsum") + judge_metrics("j", spec, {"scores": judge})
+    run = spec(benchmark="qags_xsum", format="scores", fixture=True, file={"path": "unused"})
+    metrics = baseline_metrics(baseline, XSUM) + judge_metrics(
+        run, {"scores": judge}, compared_only=True
+    )
     pairs, ranking = pairwise_significance(
-        "qags_xsum", tidy, metrics, ["pearson", "spearman", "kendall"], n_resamples=20000, seed=5
+        XSUM,
+        tidy,
+        metrics,
+        n_resamples=20000,
+        seed=5,
+        coefficients=["pearson", "spearman", "kendall"],
     )
     assert list(pairs.columns) == PAIR_COLUMNS and list(ranking.columns) == CLUSTER_COLUMNS
     assert (pairs["n_items"] == 6).all() and (pairs["unit"] == "items").all()
@@ -188,15 +202,15 @@ def test_global_pair_matches_scipy_complete_enumeration() -> None:
 
 def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None:
     tidy, baseline, judge = _qags()
-    spec = {"benchmark": "qags_xsum", "format": "scores"}
+    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
     metrics = (
-        baseline_metrics(baseline, "qags_xsum")
-        + column_metrics(tidy, "qags_xsum", "unieval_", "UniEval", "released", "unieval")
-        + judge_metrics("j", spec, {"scores": judge})
+        baseline_metrics(baseline, XSUM)
+        + unieval_metrics(tidy, XSUM)
+        + judge_metrics(run, {"scores": judge}, compared_only=True)
         + [Scored("copy", "of j", "judge", "recomputed", {"consistency": judge})]
     )
     pairs, ranking = pairwise_significance(
-        "qags_xsum", tidy, metrics, ["spearman", "kendall"], n_resamples=300, seed=2
+        XSUM, tidy, metrics, n_resamples=300, seed=2, coefficients=["spearman", "kendall"]
     )
     assert len(pairs) == 2 * 6 and len(ranking) == 2 * 4  # C(4, 2) pairs, 4 metrics
     for _, table in pairs.groupby("coefficient"):
@@ -221,12 +235,11 @@ def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None
 
 def test_too_few_resamples_leave_a_table_unresolved() -> None:
     tidy, baseline, judge = _qags()
-    metrics = baseline_metrics(baseline, "qags_xsum") + column_metrics(
-        tidy, "qags_xsum", "unieval_", "UniEval", "released", "unieval"
-    )
-    metrics += judge_metrics("j", {"benchmark": "qags_xsum", "format": "scores"}, {"scores": judge})
+    metrics = baseline_metrics(baseline, XSUM) + unieval_metrics(tidy, XSUM)
+    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
+    metrics += judge_metrics(run, {"scores": judge}, compared_only=True)
     _, ranking = pairwise_significance(
-        "qags_xsum", tidy, metrics, ["pearson"], n_resamples=40, seed=2
+        XSUM, tidy, metrics, n_resamples=40, seed=2, coefficients=["pearson"]
     )
     assert (ranking["holm_floor"] == 3 / 41).all()  # > 0.05: no pair can be significant
     assert ranking["note"].str.contains("UNRESOLVED").all()
@@ -245,17 +258,33 @@ def test_compared_variants() -> None:
 
 def test_baselines_of_one_variant_and_subset() -> None:
     _, baseline, _ = _qags()
-    (rouge,) = baseline_metrics(baseline, "qags_xsum")
+    (rouge,) = baseline_metrics(baseline, XSUM)
     assert rouge.scores["consistency"]["score"].tolist() == [0.3, 0.1, 0.6, 0.2, 0.5, 0.4]
-    assert baseline_metrics(baseline, "qags_xsum", "another variant") == []
+    assert baseline_metrics(baseline, XSUM, "another variant") == []
+
+
+def test_a_test_takes_the_least_real_status_of_its_two_metrics() -> None:
+    def scored(status: str) -> Scored:
+        return Scored("m", "v", "judge", status, {})
+
+    assert pair_status(scored("recomputed"), scored("recomputed")) == "recomputed"
+    assert pair_status(scored("recomputed"), scored("toolkit-run")) == "toolkit-run"
+    assert pair_status(scored("toolkit-run"), scored("recomputed")) == "toolkit-run"
+    assert pair_status(scored("toolkit-run"), scored("fixture")) == "fixture"
+    assert pair_status(scored("fixture"), scored("recomputed")) == "fixture"
 
 
 def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path) -> None:
     from geval_repro.pipeline.layout import Layout
-    from geval_repro.registry.benchmarks import NAMES
-    from geval_repro.tables.significance import BASELINE_SCORES
+    from geval_repro.registry.benchmarks import BENCHMARKS
 
     layout = Layout(tmp_path / "data", tmp_path / "results")
-    for benchmark in NAMES:
-        stem, _ = BASELINE_SCORES[benchmark]
-        assert layout.benchmark_baseline_scores(benchmark) == layout.baseline_scores(stem)
+    expected = {
+        "summeval": "summeval",
+        "topical_chat": "topical_chat",
+        "qags_cnndm": "qags",
+        "qags_xsum": "qags",
+    }
+    for name, benchmark in BENCHMARKS.items():
+        family = layout.baseline_scores(expected[name])
+        assert layout.benchmark_baseline_scores(benchmark) == family

@@ -18,7 +18,7 @@ from geval_repro.load import load_item_scores
 from geval_repro.pipeline.judge_tables import write_result_tables
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.judge_rows import subset_average_rows
-from tests.conftest import settings
+from tests.conftest import settings, spec
 
 SCIPY = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
 SETTINGS = settings(seed=7, bootstrap_resamples=50, pass_threshold=0.75)
@@ -70,16 +70,18 @@ def run_scores(
     scores = load_item_scores(csv, name, columns, human, benchmark=benchmark)
     scores.to_parquet(tmp_path / f"{name}.parquet")
     human.to_parquet(tmp_path / f"{name}_human.parquet")
-    spec = {
-        "benchmark": benchmark,
-        "format": "scores",
-        "label": "hand-built",
-        "paper_metric": "G-Eval-4",
-    }
+    run = spec(
+        name,
+        benchmark=benchmark,
+        format="scores",
+        label="hand-built",
+        paper_metric="G-Eval-4",
+        file={"path": str(csv)},
+        columns=columns,
+    )
     out = tmp_path / name
     write_result_tables(
-        name,
-        spec,
+        run,
         {"scores": tmp_path / f"{name}.parquet"},
         tmp_path / f"{name}_human.parquet",
         SETTINGS,
@@ -125,7 +127,7 @@ def test_dataset_level_rows_and_the_qags_average_equal_scipy(tmp_path: Path) -> 
         assert rows.loc["pearson", "paper_value"] == pytest.approx(
             {"qags_cnndm": 0.631, "qags_xsum": 0.558}[subset], abs=5e-4
         )
-    specs = {f"hand-{subset}": {"benchmark": subset, "paper_metric": "G-Eval-4"} for subset in QAGS}
+    specs = {f"hand-{b}": spec(f"hand-{b}", benchmark=b, paper_metric="G-Eval-4") for b in QAGS}
     averages = subset_average_rows({f"hand-{s}": pd.read_csv(p) for s, p in paths.items()}, specs)
     average = averages[averages["dimension"] == "consistency"].set_index("coefficient")
     assert set(average["benchmark"]) == {"qags_avg"}
@@ -142,5 +144,5 @@ def test_no_average_from_one_subset(tmp_path: Path) -> None:
     path = run_scores(
         tmp_path, "only-xsum", "qags_xsum", {"consistency": human}, {"consistency": judge}
     )
-    specs = {"only-xsum": {"benchmark": "qags_xsum", "paper_metric": "G-Eval-4"}}
+    specs = {"only-xsum": spec("only-xsum", benchmark="qags_xsum", paper_metric="G-Eval-4")}
     assert subset_average_rows({"only-xsum": pd.read_csv(path)}, specs).empty

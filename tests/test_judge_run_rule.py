@@ -17,12 +17,11 @@ import pytest
 import yaml
 from scipy import stats
 
-from geval_repro.config import ConfigError, check_config, judge_files, load_config
+from geval_repro.config import ConfigError, check_config, judge_files, judge_spec, load_config
 from geval_repro.files.fetch import fetch_source
 from geval_repro.pipeline import tidy
 from geval_repro.pipeline.judge_tables import build_item_scores, write_result_tables
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.registry.formats import processed_tables
 from geval_repro.runner.configured import run_configured_judge
 from tests.conftest import FIXTURES, REPO_ROOT, settings, snakemake_process
 from tests.fake_openai_server import FakeOpenAIServer
@@ -116,29 +115,29 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
         human_path = tidy_table(benchmark, raw, mirror_dir, processed)
         human = pd.read_parquet(human_path)
         name = f"fixture-run-{benchmark}"
-        spec = spec_for(benchmark, tmp_path / "runs" / name, server.base_url)
-        config = {"judges": {name: spec}}
+        entry = spec_for(benchmark, tmp_path / "runs" / name, server.base_url)
+        spec = judge_spec(name, entry)
         summaries = run_configured_judge(
-            name, spec, processed=processed, raw_dir=raw, cache_dir=tmp_path / "cache" / name
+            spec, processed=processed, raw_dir=raw, cache_dir=tmp_path / "cache" / name
         )
         limit, dimensions = RUNS[benchmark]
         assert list(summaries) == dimensions
         assert all(s["items"] == limit and s["failed"] == 0 for s in summaries.values())
-        manifest = json.loads((Path(spec["dir"]) / "manifest.json").read_text())
+        manifest = json.loads((Path(entry["dir"]) / "manifest.json").read_text())
         assert set(manifest["dimensions"]) == set(dimensions)
         assert manifest["dimensions"][dimensions[0]]["limit"] == limit
 
         # The pipeline's steps: the format's tidy step, item scores, the result tables.
-        files = {d: str(f.path) for d, f in judge_files(config, name, raw).items()}
+        files = {d: str(f.path) for d, f in judge_files(spec, raw).items()}
         assert list(files) == dimensions
-        outs = {t: processed / "judges" / name / f"{t}.parquet" for t in processed_tables(spec)}
+        outs = {t: processed / "judges" / name / f"{t}.parquet" for t in spec.processed_tables}
         assert set(outs) == {"replies", "level_probs"}  # mode both: replies and level probs
-        tidy.judge_run(name, spec, files, human_path, outs)
+        tidy.judge_run(spec, files, human_path, outs)
         item_scores = processed / "judges" / name / "item_scores.parquet"
         build_item_scores(outs["replies"], item_scores)
         tables = tmp_path / "tables" / name
         write_result_tables(
-            name, spec, {**outs, "item_scores": item_scores}, human_path, SETTINGS, tables
+            spec, {**outs, "item_scores": item_scores}, human_path, SETTINGS, tables
         )
         rows = pd.read_csv(tables / "correlations.csv")
         assert (rows["status"] == "fixture").all()
@@ -149,7 +148,7 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
         for dimension in dimensions:
             records = [
                 json.loads(line)
-                for line in (Path(spec["dir"]) / f"{dimension}.jsonl").read_text().splitlines()
+                for line in (Path(entry["dir"]) / f"{dimension}.jsonl").read_text().splitlines()
             ]
             assert len(records) == limit
             expected, n_items = expected_rows(records, human, benchmark, dimension)
@@ -188,11 +187,12 @@ def run_config(tmp_path: Path, **run_changes) -> dict:
 def test_run_block_needs_no_existing_folder_and_lists_its_files(tmp_path):
     config = run_config(tmp_path, dimensions=["fluency"])
     check_config(config)
-    files = judge_files(config, "mine", tmp_path)
+    spec = judge_spec("mine", config["judges"]["mine"])
+    files = judge_files(spec, tmp_path)
     assert {d: f.path for d, f in files.items()} == {
         "fluency": tmp_path / "not-made-yet" / "fluency.jsonl"
     }
-    assert processed_tables(config["judges"]["mine"]) == ("level_probs",)
+    assert spec.processed_tables == ("level_probs",)
 
 
 @pytest.mark.parametrize(
@@ -286,6 +286,15 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     rows = pd.read_csv(results / "tables" / "judges" / "fixture-run" / "correlations.csv")
     assert set(rows["status"]) == {"fixture"} and set(rows["level"]) == {"summary", "system"}
     assert rows["note"].str.contains("partial run: 4 of 1600 items").any()
+    # Another label (an entry key outside run:) reruns the run's tables, not the run.
+    relabelled = yaml.safe_load(config.read_text())
+    relabelled["judges"]["fixture-run"]["label"] = "FIXTURE: fake-server replies, relabelled"
+    config.write_text(yaml.safe_dump(relabelled))
+    dry = snakemake_process(data, results, config, "-n", "--until", "judge_tables_fixture_run")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    reasons = dry.stdout[dry.stdout.index("Reasons:") :]
+    assert re.search(r"params have changed[^:]*:\s*tidy_judge_fixture_run", reasons), reasons
+    assert "judge_run_fixture_run" not in reasons  # and the tables follow their input
     for path in [*tmp_path.rglob("*"), *(REPO_ROOT / ".snakemake").rglob("*")]:
         if path.is_file() and path.stat().st_size < 50_000_000:
             assert KEY.encode() not in path.read_bytes(), path
@@ -299,18 +308,19 @@ def test_failed_requests_stop_the_job_naming_the_items(
     processed = tmp_path / "processed"
     processed.mkdir()
     tidy_table("qags_xsum", tmp_path / "raw", mirror_dir, processed)
-    spec = spec_for("qags_xsum", tmp_path / "run", server.base_url)
-    spec["run"].update(limit=3, concurrency=1, max_attempts=1)
+    entry = spec_for("qags_xsum", tmp_path / "run", server.base_url)
+    entry["run"].update(limit=3, concurrency=1, max_attempts=1)
+    spec = judge_spec("x", entry)
     server.faults.extend(["ok", "401"])  # the second item: an error echoing the key
     with pytest.raises(RuntimeError, match=r"consistency: 1 items.*Rerun to retry"):
         run_configured_judge(
-            "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+            spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
         )
     assert "item {'item_id': 1}: HTTP 401" in caplog.text
     assert KEY not in caplog.text
     sent = len(server.requests)
     summaries = run_configured_judge(
-        "x", spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
+        spec, processed=processed, raw_dir=tmp_path / "raw", cache_dir=tmp_path / "c"
     )
     assert summaries["consistency"]["sent"] == 1 and len(server.requests) == sent + 1
 

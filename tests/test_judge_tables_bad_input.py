@@ -16,6 +16,7 @@ from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.tables.judge_rows import replies_tables
+from tests.conftest import spec
 
 SETTINGS = {
     "seed": 3,
@@ -34,7 +35,7 @@ HUMAN = pd.DataFrame(
         "relevance": 3.0,
     }
 )
-SPEC = {"benchmark": "summeval", "format": "geval-released", "label": "test", "fixture": True}
+SPEC = spec("t", label="test", fixture=True)
 
 
 def replies(by_dimension: dict[str, list[list[str]]]) -> pd.DataFrame:
@@ -60,7 +61,7 @@ def replies(by_dimension: dict[str, list[list[str]]]) -> pd.DataFrame:
 
 def tables(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
     items = pd.concat([item_scores(table, p) for p in PARSERS], ignore_index=True)
-    return replies_tables("t", SPEC, items, table, HUMAN, **SETTINGS)
+    return replies_tables(SPEC, items, table, HUMAN, **SETTINGS)
 
 
 GOOD = [

@@ -9,6 +9,7 @@ import pandas as pd
 from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.tables.printed import combined_table
 from geval_repro.tables.rows import COLUMNS
+from tests.conftest import spec
 
 
 def row(benchmark, dimension, coefficient, value, low, high, metric="ROUGE-2", variant="v"):
@@ -75,12 +76,13 @@ def test_the_protocol_variant_comes_first_and_is_marked() -> None:
 
 
 def test_notes_say_what_the_judge_runs_are_and_where_the_released_replies_are() -> None:
-    judges = {"run-a": {"label": "G-Eval-4 re-run by others", "benchmark": "summeval"}}
+    judges = {"run-a": spec("run-a", label="G-Eval-4 re-run by others")}
     notes = table_notes(1, judges, "gpt4-released")
     assert notes[0] == "Judge runs: `run-a`: G-Eval-4 re-run by others."
     assert any("not a failed reproduction" in n for n in notes)
     assert any("`gpt4-released`" in n and "not in this run" in n for n in notes)
-    with_release = table_notes(1, {**judges, "gpt4-released": {"label": "x"}}, "gpt4-released")
+    released = spec("gpt4-released", label="x")
+    with_release = table_notes(1, {**judges, "gpt4-released": released}, "gpt4-released")
     assert not any("not in this run" in n for n in with_release)
     assert any("UniEval" in n for n in table_notes(2, {}, "gpt4-released"))
     assert table_notes(3, {}, "gpt4-released") == []

@@ -13,7 +13,7 @@ import numpy
 import pandas
 import pytest
 
-from geval_repro.config import judge_files, load_config
+from geval_repro.config import judge_files, judge_spec, load_config
 from geval_repro.registry.sources import get_source
 from geval_repro.report.provenance import (
     ProvenanceError,
@@ -118,7 +118,8 @@ def test_a_judge_file_outside_the_registry_is_recorded_by_url(tmp_path, config):
         "files": {"coherence": {"url": url, "sha256": sha256}},
     }
     raw_dir = tmp_path / "raw"
-    (fetched,) = [f.path for f in judge_files(config, "url-run", raw_dir).values()]
+    run = judge_spec("url-run", config["judges"]["url-run"])
+    (fetched,) = [f.path for f in judge_files(run, raw_dir).values()]
     fetched.parent.mkdir(parents=True)
     fetched.write_bytes(content)
     output = _output(tmp_path)

@@ -13,7 +13,6 @@ import pytest
 from geval_repro.cli import main
 from geval_repro.registry.benchmarks import BENCHMARKS, get_benchmark
 from geval_repro.runner.prompts import (
-    PROMPT_FOLDERS,
     PROMPTS_DIR,
     TOOLKIT_HEADER,
     benchmark_prompt_path,
@@ -64,7 +63,8 @@ def test_prompts_are_package_data():
     patterns = config["tool"]["setuptools"]["package-data"]["geval_repro"]
     files = [p.relative_to(PROMPTS_DIR.parent).as_posix() for p in PROMPTS_DIR.rglob("*.txt")]
     assert len(files) == 5
-    assert set(PROMPT_FOLDERS.values()) == {p.parent.name for p in PROMPTS_DIR.rglob("*.txt")}
+    folders = {b.prompts.folder for b in BENCHMARKS.values() if b.prompts.folder}
+    assert folders == {p.parent.name for p in PROMPTS_DIR.rglob("*.txt")}
     assert all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files)
 
 

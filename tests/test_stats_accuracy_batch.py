@@ -93,7 +93,7 @@ def test_global_level_counts_from_tables_equal_counts_from_pairs(missing: bool) 
     rng = np.random.default_rng(11 + missing)
     values, human, codes = _batch(rng, (2, 60), missing)
     pairs = HumanPairs.of(human, "global")
-    assert pairs.human_levels is not None and pairs.n_human_levels == 4
+    assert pairs.human_ranks is not None and pairs.n_human_ranks == 4
     differences = DifferenceCodes.of(values)
     got = {}
     for tables in (True, False):
@@ -110,9 +110,9 @@ def test_global_level_counts_from_tables_equal_counts_from_pairs(missing: bool) 
         assert got[True].acc_eq[b] == pytest.approx(plain.value, abs=1e-12)
 
 
-def test_human_levels_only_where_ties_are_levels() -> None:
+def test_human_ranks_only_where_ties_are_levels() -> None:
     levels = HumanPairs.of(np.array([[0.5, 0.1, 0.5 + 1e-12, np.nan, 0.1]]), "global")
-    assert levels.human_levels.tolist() == [1, 0, 1, -1, 0] and levels.n_human_levels == 2
+    assert levels.human_ranks.tolist() == [1, 0, 1, -1, 0] and levels.n_human_ranks == 2
     chain = np.array([[0.0, 0.6e-9, 1.2e-9, 5.0]])  # each within 1e-9 of the next, not all
-    assert HumanPairs.of(chain, "global").human_levels is None
-    assert HumanPairs.of(np.ones((2, 3)), "summary").human_levels is None
+    assert HumanPairs.of(chain, "global").human_ranks is None
+    assert HumanPairs.of(np.ones((2, 3)), "summary").human_ranks is None

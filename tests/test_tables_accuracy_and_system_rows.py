@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
 from geval_repro.tables.rows import COLUMNS, table_rows
 
@@ -53,18 +54,20 @@ def summary_table() -> pd.DataFrame:
 
 
 def _rows(table: pd.DataFrame, level: str, inputs: str) -> pd.DataFrame:
+    """Rows of a benchmark at ``level`` (SummEval: summary, by document; QAGS-XSum: global,
+    by item); ``inputs`` is that benchmark's input column."""
+    benchmark = get_benchmark("summeval" if level == "summary" else "qags_xsum")
+    assert benchmark.level == level and benchmark.input_key == inputs
     return table_rows(
         table,
-        benchmark="summeval" if level == "summary" else "qags_xsum",
+        benchmark=benchmark,
         dimension="coherence" if level == "summary" else "consistency",
         metric="m",
         variant="v",
-        level=level,
         metric_column="judge",
         human_column="human",
         n_resamples=40,
         seed=2,
-        inputs=inputs,
     )
 
 

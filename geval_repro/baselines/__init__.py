@@ -2,7 +2,8 @@
 
 Score functions take lists of hypothesis and reference strings and return numpy arrays, one
 score per hypothesis; which reference and which variant reproduces each published row is
-documented in docs/baselines.md.
+documented in docs/baselines.md (and each benchmark's variant of the paper's protocol in
+its registry entry, :class:`geval_repro.registry.benchmarks.Baselines`).
 
 Imports nothing of the package.
 """
@@ -16,15 +17,6 @@ BASELINE_METRICS: tuple[str, ...] = (
     "METEOR",
     "METEOR 1.5",
 )
-
-#: Per benchmark, the variant of its baselines whose rows the paper prints (which reference
-#: and settings reproduce them: docs/baselines.md); other variants are shown for comparison.
-PROTOCOL_VARIANTS: dict[str, str] = {
-    "summeval": "11 references, mean",
-    "topical_chat": "vs original ground truth, 300 responses (USR protocol)",
-    "qags_cnndm": "vs source document",
-    "qags_xsum": "vs source document",
-}
 
 #: Our baseline names that face another printed name: USR's METEOR is METEOR 1.5 (the Java
 #: jar); nltk's METEOR 1.0 keeps the name "METEOR" and faces the same printed row.

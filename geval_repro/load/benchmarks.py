@@ -1,10 +1,13 @@
-"""The loader and schema of each benchmark of :mod:`geval_repro.registry.benchmarks`.
+"""The loader and schema of each benchmark of :mod:`geval_repro.registry.benchmarks`, and of
+each further tidy table a benchmark names (its ``other_tables``).
 
 :data:`BENCHMARK_LOADERS` maps a benchmark's name to a :class:`BenchmarkLoader`: the function
 that builds its tidy table from the local copies of the benchmark's ``sources`` (passed in
-the registry's order) and the pandera schema that validates the table, with the columns
-that key one row. The registry itself stays free of pandas (the workflow reads it when it
-is parsed), so the callables live here, beside the loaders, resolved once at import.
+the registry's order) and the pandera schema that validates the table.
+:data:`TABLE_LOADERS` maps each further table's name to a :class:`TableLoader` (its one
+upstream file -> the table; its schema; the columns that key one row). The registry itself
+stays free of pandas (the workflow reads it when it is parsed), so the callables live here,
+beside the loaders, registered under the names the registry gives.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import pandas as pd
 import pandera.pandas as pa
 
 from geval_repro.load import schemas
-from geval_repro.load.qags import load_qags
+from geval_repro.load.metriceval import load_metriceval_experts
+from geval_repro.load.multiref import load_multiref
+from geval_repro.load.qags import load_qags, load_qags_mturk
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.registry.benchmarks import get_benchmark
@@ -34,11 +39,36 @@ class BenchmarkLoader:
     schema: pa.DataFrameSchema
 
 
+@dataclass(frozen=True)
+class TableLoader:
+    """How one further tidy table is built (``load(source_path)``), validated and keyed."""
+
+    load: Callable[[PathLike], pd.DataFrame]
+    schema: pa.DataFrameSchema
+    keys: tuple[str, ...]
+
+
 BENCHMARK_LOADERS: dict[str, BenchmarkLoader] = {
     "summeval": BenchmarkLoader(load_summeval, schemas.SUMMEVAL),
     "topical_chat": BenchmarkLoader(load_topical_chat, schemas.TOPICAL_CHAT),
     "qags_cnndm": BenchmarkLoader(partial(load_qags, subset="cnndm"), schemas.QAGS),
     "qags_xsum": BenchmarkLoader(partial(load_qags, subset="xsum"), schemas.QAGS),
+}
+
+_MTURK_KEYS = ("summary_index", "sentence_index", "worker_id")
+TABLE_LOADERS: dict[str, TableLoader] = {
+    "summeval_references": TableLoader(load_multiref, schemas.MULTIREF, ("doc_id", "ref_index")),
+    "summeval_experts": TableLoader(
+        load_metriceval_experts,
+        schemas.METRICEVAL_EXPERTS,
+        ("doc_id", "system_id", "expert", "dimension"),
+    ),
+    "qags_mturk_cnndm": TableLoader(
+        partial(load_qags_mturk, subset="cnndm"), schemas.QAGS_MTURK, _MTURK_KEYS
+    ),
+    "qags_mturk_xsum": TableLoader(
+        partial(load_qags_mturk, subset="xsum"), schemas.QAGS_MTURK, _MTURK_KEYS
+    ),
 }
 
 

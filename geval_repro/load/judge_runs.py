@@ -1,17 +1,17 @@
 """The loaders of the judge-run formats of :mod:`geval_repro.registry.formats`.
 
-Each takes ``(judge, spec, files, human)``: the judge's name and config entry, its local
-files keyed by dimension (``"*"`` for a single file) and the benchmark's tidy table, and
-returns the run's tables keyed by content (``replies``, ``item_scores``, ``level_probs``).
-:data:`RUN_LOADERS` maps each format name to its loader, and :data:`CONTENT_SCHEMAS` each
-content to the schema factory that validates its table.
+Each takes ``(spec, files, human)``: the judge run's spec
+(:class:`~geval_repro.registry.judges.JudgeSpec`), its local files keyed by dimension
+(``"*"`` for a single file) and the benchmark's tidy table, and returns the run's tables
+keyed by content (``replies``, ``item_scores``, ``level_probs``). :data:`FORMAT_LOADERS`
+maps each format name to its loader, and :data:`CONTENT_SCHEMAS` each content to the
+schema factory that validates its table.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import pandas as pd
 import pandera.pandas as pa
@@ -20,45 +20,45 @@ from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.schemas import item_scores_schema, level_probs_schema, replies_schema
 from geval_repro.load.scores import load_item_scores
-from geval_repro.registry.formats import contents_of
+from geval_repro.registry.judges import JudgeSpec
 
 PathLike = str | os.PathLike[str]
 
 
 def released_run(
-    judge: str, spec: Mapping[str, Any], files: Mapping[str, PathLike], human: pd.DataFrame
+    spec: JudgeSpec, files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
     """``geval-released``: one replies file per dimension."""
     parts = [
-        load_released_replies(path, judge, dimension, human, benchmark=spec["benchmark"])
+        load_released_replies(path, spec.name, dimension, human, benchmark=spec.benchmark.name)
         for dimension, path in files.items()
     ]
     return {"replies": pd.concat(parts, ignore_index=True)}
 
 
 def scores_run(
-    judge: str, spec: Mapping[str, Any], files: Mapping[str, PathLike], human: pd.DataFrame
+    spec: JudgeSpec, files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
     """``scores``: one CSV of per-item scores."""
     table = load_item_scores(
         files["*"],
-        judge,
-        spec["columns"],
+        spec.name,
+        spec.columns,
         human,
-        spec.get("extra_items", "error"),
-        benchmark=spec["benchmark"],
+        spec.extra_items,
+        benchmark=spec.benchmark.name,
     )
     return {"item_scores": table}
 
 
 def jsonl_run(
-    judge: str, spec: Mapping[str, Any], files: Mapping[str, PathLike], human: pd.DataFrame
+    spec: JudgeSpec, files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
-    """``geval-jsonl``: one JSON Lines file per dimension, read for ``spec["reads"]`` (default:
-    :meth:`geval_repro.registry.formats.JudgeFormat.contents`)."""
-    reads = contents_of(spec)
+    """``geval-jsonl``: one JSON Lines file per dimension, read for the run's contents
+    (its ``reads``; default both, or what its run's mode writes)."""
+    reads = spec.contents
     parts = [
-        load_geval_jsonl(path, judge, dimension, human, spec["benchmark"], reads)
+        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, reads)
         for dimension, path in files.items()
     ]
     return {
@@ -67,12 +67,10 @@ def jsonl_run(
     }
 
 
-RunLoader = Callable[
-    [str, Mapping[str, Any], Mapping[str, PathLike], pd.DataFrame], dict[str, pd.DataFrame]
-]
+FormatLoader = Callable[[JudgeSpec, Mapping[str, PathLike], pd.DataFrame], dict[str, pd.DataFrame]]
 
 #: format name -> its loader (one entry per format of geval_repro.registry.formats).
-RUN_LOADERS: dict[str, RunLoader] = {
+FORMAT_LOADERS: dict[str, FormatLoader] = {
     "geval-released": released_run,
     "scores": scores_run,
     "geval-jsonl": jsonl_run,

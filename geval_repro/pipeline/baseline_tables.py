@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from geval_repro.baselines import PRINTED_AS, PROTOCOL_VARIANTS
+from geval_repro.baselines import PRINTED_AS
 from geval_repro.baselines.bleu import sentence_bleu
 from geval_repro.baselines.meteor import debian_wordnet, meteor
 from geval_repro.baselines.meteor_java import meteor_coco
@@ -40,7 +40,7 @@ from geval_repro.baselines.references import (
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet
-from geval_repro.registry.benchmarks import dimensions_of
+from geval_repro.registry.benchmarks import BASELINE_FAMILIES, BENCHMARKS, get_benchmark
 from geval_repro.report.table_files import write_rows
 from geval_repro.tables.averages import average_rows
 from geval_repro.tables.rows import table_rows
@@ -50,9 +50,6 @@ log = logging.getLogger(__name__)
 PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
 SENTENCE_SEPARATOR = " . "
-SUMMEVAL_PROTOCOL = PROTOCOL_VARIANTS["summeval"]
-TOPICAL_CHAT_VARIANT = PROTOCOL_VARIANTS["topical_chat"]
-QAGS_VARIANT = PROTOCOL_VARIANTS["qags_cnndm"]
 METRIC_NOTES = {
     "METEOR": "METEOR 1.0 (nltk on WordNet 3.0), not the Java METEOR 1.5 of USR's toolkit",
     "METEOR 1.5": "METEOR 1.5 (Java jar of pycocoevalcap 1.2), the METEOR of USR's toolkit",
@@ -66,10 +63,11 @@ def _rouge_options(rouge_type: str) -> dict[str, Any]:
     return {"use_stemmer": True, "sentence_separator": separator}
 
 
-def summeval_scores(summeval: PathLike, references: PathLike, out: PathLike) -> None:
-    """ROUGE-1/2/L of every SummEval summary under each reference variant -> long parquet."""
-    table = pd.read_parquet(summeval)
-    multi = summeval_references(table, pd.read_parquet(references))
+def summeval_scores(tables: Mapping[str, PathLike], cache: Path, out: PathLike) -> None:
+    """ROUGE-1/2/L of every SummEval summary under each reference variant -> long parquet.
+    ``tables``: the tidy tables ``summeval`` and ``summeval_references``."""
+    table = pd.read_parquet(tables["summeval"])
+    multi = summeval_references(table, pd.read_parquet(tables["summeval_references"]))
     outputs = table["system_output"].tolist()
     log.info("scoring %d summaries against %d references each", len(outputs), len(multi[0]))
     single = table["reference"].tolist()
@@ -104,9 +102,11 @@ def _timed(score: Callable[[], np.ndarray]) -> tuple[np.ndarray, float]:
     return score(), time.perf_counter() - started
 
 
-def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: PathLike) -> None:
-    """ROUGE-L, BLEU-4 and METEOR of each non-ground-truth response -> long parquet."""
-    table = pd.read_parquet(topical_chat)
+def topical_chat_scores(tables: Mapping[str, PathLike], cache: Path, out: PathLike) -> None:
+    """ROUGE-L, BLEU-4 and METEOR of each non-ground-truth response -> long parquet.
+    ``tables``: the tidy table ``topical_chat``; ``cache``: where nltk's WordNet goes."""
+    benchmark = get_benchmark("topical_chat")
+    table = pd.read_parquet(tables[benchmark.name])
     table = table.assign(reference=topical_chat_references(table))
     table = table.loc[table["system_id"] != GROUND_TRUTH_SYSTEM]
     responses, refs = table["response"].tolist(), table["reference"].tolist()
@@ -114,7 +114,7 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
     metrics = {
         "ROUGE-L": lambda: rouge_f(responses, refs, "rougeL", tokenizer="whitespace", beta=1.2),
         "BLEU-4": lambda: sentence_bleu(responses, refs, smooth_method="coco", tokenize="none"),
-        "METEOR": lambda: meteor(responses, refs, wordnet=debian_wordnet(Path(wordnet_cache))),
+        "METEOR": lambda: meteor(responses, refs, wordnet=debian_wordnet(Path(cache) / "nltk")),
     }
     # METEOR 1.5's Java process (~12 s to load its paraphrase table) runs while this thread
     # scores the Python metrics; the helper thread mostly waits on the process's pipes. Only
@@ -131,19 +131,24 @@ def topical_chat_scores(topical_chat: PathLike, wordnet_cache: PathLike, out: Pa
         log.info("METEOR 1.5: %.1f s (alongside the metrics above)", seconds)
     parts = [
         table[["item_id", "context_id", "system_id"]].assign(
-            metric=metric, variant=TOPICAL_CHAT_VARIANT, score=values
+            metric=metric,
+            variant=benchmark.baselines.protocol_variant,  # type: ignore[union-attr]
+            score=values,
         )
         for metric, values in scores.items()
     ]
     write_parquet(pd.concat(parts, ignore_index=True), out)
 
 
-def qags_scores(qags: Mapping[str, PathLike], out: PathLike) -> None:
-    """ROUGE-2 and ROUGE-L between each QAGS summary and its source -> long parquet."""
+def qags_scores(tables: Mapping[str, PathLike], cache: Path, out: PathLike) -> None:
+    """ROUGE-2 and ROUGE-L between each QAGS summary and its source -> long parquet, one
+    ``subset`` per benchmark of the family. ``tables``: the family's tidy tables."""
     parts = []
-    for subset, path in qags.items():
-        table = pd.read_parquet(path)
-        log.info("qags_%s: scoring %d summaries against their sources", subset, len(table))
+    for name in BASELINE_FAMILIES["qags"]:
+        baselines = get_benchmark(name).baselines
+        assert baselines is not None  # a member of a baseline family
+        table = pd.read_parquet(tables[name])
+        log.info("%s: scoring %d summaries against their sources", name, len(table))
         for metric in ("ROUGE-2", "ROUGE-L"):
             rouge_type = ROUGE_TYPES[metric]
             values = rouge_f(
@@ -154,58 +159,64 @@ def qags_scores(qags: Mapping[str, PathLike], out: PathLike) -> None:
             )
             parts.append(
                 table[["item_id"]].assign(
-                    subset=subset, metric=metric, variant=QAGS_VARIANT, score=values
+                    subset=baselines.subset,
+                    metric=metric,
+                    variant=baselines.protocol_variant,
+                    score=values,
                 )
             )
     write_parquet(pd.concat(parts, ignore_index=True), out)
 
 
+#: baseline family -> the function that writes its per-item scores (``tables``: the tidy
+#: tables of :func:`geval_repro.registry.benchmarks.baseline_inputs` by name; ``cache``:
+#: the run's cache folder; ``out``: the parquet file).
+SCORERS: dict[str, Callable[[Mapping[str, PathLike], Path, PathLike], None]] = {
+    "summeval": summeval_scores,
+    "topical_chat": topical_chat_scores,
+    "qags": qags_scores,
+}
+
+
+def baseline_scores(
+    family: str, tables: Mapping[str, PathLike], cache: PathLike, out: PathLike
+) -> None:
+    """The per-item scores of one baseline family (:data:`SCORERS`) -> a parquet."""
+    SCORERS[family](tables, Path(cache), out)
+
+
 def baseline_rows(
-    summeval: PathLike,
-    summeval_scores_path: PathLike,
-    topical_chat: PathLike,
-    topical_chat_scores_path: PathLike,
-    qags_cnndm: PathLike,
-    qags_xsum: PathLike,
-    qags_scores_path: PathLike,
+    tables: Mapping[str, PathLike],
+    scores: Mapping[str, PathLike],
     settings: Settings,
     out: PathLike,
 ) -> None:
-    """Correlation rows of every baseline variant, with AVG rows, next to the paper -> a row
-    file."""
-    qags = {"cnndm": qags_cnndm, "xsum": qags_xsum}
-    # (benchmark, human table, scores file, join keys, level, inputs, dimensions)
-    plans = [
-        (
-            "summeval",
-            pd.read_parquet(summeval),
-            pd.read_parquet(summeval_scores_path),
-            ["doc_id", "system_id"],
-            "summary",
-            "doc_id",
-        ),
-        (
-            "topical_chat",
-            pd.read_parquet(topical_chat),
-            pd.read_parquet(topical_chat_scores_path),
-            ["item_id"],
-            "global",
-            "item_id",
-        ),
-    ]
-    qags_scores = pd.read_parquet(qags_scores_path)
-    for subset, path in qags.items():
-        scores = qags_scores[qags_scores["subset"] == subset]
-        plans.append(
-            (f"qags_{subset}", pd.read_parquet(path), scores, ["item_id"], "global", "item_id")
-        )
+    """Correlation rows of every baseline variant of every benchmark with baselines, with
+    AVG rows, next to the paper -> a row file. ``tables``: each such benchmark's tidy table
+    by name; ``scores``: each baseline family's per-item scores."""
     parts = []
-    for benchmark, human, scores, keys, level, inputs in tqdm(plans, desc="baseline rows"):
-        log.info("%s: %d human rows, %d baseline scores", benchmark, len(human), len(scores))
-        for (metric, variant), group in scores.groupby(["metric", "variant"], sort=True):
+    families = {family: pd.read_parquet(path) for family, path in scores.items()}
+    with_baselines = [b for b in BENCHMARKS.values() if b.baselines is not None]
+    for benchmark in tqdm(with_baselines, desc="baseline rows"):
+        baselines = benchmark.baselines
+        assert baselines is not None
+        human = pd.read_parquet(tables[benchmark.name])
+        family = families[baselines.family]
+        mine = family if baselines.subset is None else family[family["subset"] == baselines.subset]
+        keys = list(benchmark.item_keys)
+        log.info("%s: %d human rows, %d baseline scores", benchmark.name, len(human), len(mine))
+        several = mine["variant"].nunique() > 1
+        notes = {
+            **(
+                {baselines.protocol_variant: "the variant of the paper's protocol"}
+                if several
+                else {}
+            ),
+            **METRIC_NOTES,
+        }
+        for (metric, variant), group in mine.groupby(["metric", "variant"], sort=True):
             table = human.merge(group[[*keys, "score"]], on=keys)
-            notes = {SUMMEVAL_PROTOCOL: "the variant of the paper's protocol", **METRIC_NOTES}
-            for dimension in dimensions_of(benchmark):
+            for dimension in benchmark.dimension_names:
                 parts.append(
                     table_rows(
                         table,
@@ -213,12 +224,10 @@ def baseline_rows(
                         dimension=dimension,
                         metric=metric,
                         variant=variant,
-                        level=level,
                         metric_column="score",
                         human_column=dimension,
                         n_resamples=settings.bootstrap_resamples,
                         seed=settings.seed,
-                        inputs=inputs,
                         note=notes.get(variant, notes.get(metric, "")),
                         paper_metric=PAPER_METRICS.get(metric),
                     )

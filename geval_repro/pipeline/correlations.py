@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
 from geval_repro.pipeline.significance import read_significance
-from geval_repro.registry.benchmarks import PRINTED_NAMES, table_of
+from geval_repro.registry.benchmarks import table_benchmarks
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.report.readme import RELEASED_JUDGE
 from geval_repro.report.table_files import write_pair, write_rows
@@ -32,7 +32,7 @@ PathLike = str | os.PathLike[str]
 def paper_table_rows(parts: Sequence[PathLike], number: int, out: PathLike) -> None:
     """The rows of paper table ``number`` (its printed benchmarks) from the row files
     ``parts``, with the printed numbers they do not recompute -> a row file."""
-    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
+    benchmarks = list(table_benchmarks(number))
     rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
     rows = rows[rows["benchmark"].isin(benchmarks)]
     table = combined_table(rows, benchmarks)
@@ -56,12 +56,12 @@ def write_paper_layout(
     rows: PathLike,
     significance: Sequence[PathLike],
     number: int,
-    judges: Mapping[str, Mapping[str, Any]],
+    judges: Mapping[str, JudgeSpec],
     out: PathLike,
 ) -> None:
     """Paper table ``number`` laid out as printed (Markdown) from its rows, the tests of the
     judge runs on its benchmarks against the best baseline, and notes on those runs
-    (``judges``: run -> config entry)."""
+    (``judges``: their specs by name)."""
     table = pd.read_csv(rows)
     tests = read_significance(significance) if significance else None
     notes = table_notes(number, judges, RELEASED_JUDGE)
@@ -72,3 +72,11 @@ def write_pairwise_accuracy(correlations: PathLike, stem: PathLike) -> None:
     """The pairwise-accuracy table (:mod:`geval_repro.tables.pairwise_accuracy`) of the
     correlation rows -> ``<stem>.csv|.md``."""
     write_pair(pairwise_accuracy_table(pd.read_csv(correlations)), stem)
+
+
+def reproduction_figure(rows: PathLike, number: int, png: PathLike, svg: PathLike) -> None:
+    """Does it reproduce? Every recomputed cell of paper table ``number`` against its
+    printed value (:func:`geval_repro.report.figures.reproduction_figure_of_table`)."""
+    from geval_repro.report.figures import reproduction_figure_of_table
+
+    reproduction_figure_of_table(rows, number, png, svg)

@@ -32,6 +32,7 @@ from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.outputs import HUMAN_TABLES
 from geval_repro.report.figures import distribution_figure, save_figure
 from geval_repro.report.table_files import write_pair, write_rows
+from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.tables.rows import COLUMNS
 
 log = logging.getLogger(__name__)
@@ -91,12 +92,12 @@ def human_tables(
     counts, ties = [], []
     for benchmark in BENCHMARKS.values():
         table, dimensions = tables[benchmark.name], benchmark.dimension_names
-        level, inputs = benchmark.level, benchmark.group_key or benchmark.item_keys[0]
+        systems, inputs = matrix_axes(benchmark)
         counts.append(score_counts(table, dimensions).assign(benchmark=benchmark.name))
-        frame = table if inputs == "doc_id" else table.assign(system_id="all")
-        ties.append(
-            tie_rates(frame, dimensions, level, inputs=inputs).assign(benchmark=benchmark.name)
+        rates = tie_rates(
+            pooled(table, benchmark), dimensions, benchmark.level, systems=systems, inputs=inputs
         )
+        ties.append(rates.assign(level=benchmark.level.value, benchmark=benchmark.name))
     counts_table = pd.concat(counts, ignore_index=True)
     results = (
         expert_alpha(experts),

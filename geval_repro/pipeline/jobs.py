@@ -24,7 +24,10 @@ job; the error raised keeps a note naming the log.
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
+import os
+import signal
 import sys
 import threading
 import time
@@ -37,6 +40,7 @@ from snakemake.exceptions import SpawnedJobError
 
 from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline.layout import Layout
+from geval_repro.pipeline.processes import ProcessJobError, running_children
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
@@ -49,18 +53,17 @@ _saved_stderr: TextIO | None = None
 
 log = logging.getLogger(__name__)
 
-# The large libraries and the package modules the jobs' rule functions import (the Snakefile
-# and rules import none of them, so that parsing stays light): imported once by
-# preload_job_libraries before jobs start. Package modules are among them because a package
-# whose __init__ imports its own submodules (stats) forms an import cycle with each of them,
-# harmless in one thread but able to hand a second thread a partially initialized module.
+# The large libraries and the package modules the threaded jobs' rule functions import (the
+# Snakefile and rules import none of them, so that parsing stays light): imported once by
+# preload_job_libraries before jobs start, so that no job thread sees another's import half
+# done. (nbclient and nbconvert, which import IPython, run in jobs of their own process:
+# geval_repro.pipeline.processes.)
 JOB_LIBRARIES = (
     "numpy",
     "pandas",
     "pyarrow.parquet",
     "pandera.pandas",
     "matplotlib.figure",
-    "geval_repro.stats",
     "geval_repro.load",
     "geval_repro.tables.rows",
     "geval_repro.report.table_files",
@@ -166,9 +169,13 @@ def job_log(path: str | Path, name: str = "") -> Iterator[TextIO]:
 class LoggedRun:
     """A rule's ``run:`` function, executed inside :func:`job_log` of the job's first log.
 
-    Snakemake calls run functions with positional arguments (input, output, params,
-    wildcards, threads, resources, log, rule, ...). ``__code__`` is the wrapped function's,
-    so ``snakemake --lint`` still judges the rule's own body.
+    Snakemake compiles a ``run:`` block into a function whose parameters are named
+    (``input, output, params, wildcards, threads, resources, log, rule, ...``) and calls it
+    with them in that order; the arguments are bound to those names
+    (:func:`inspect.signature`), so a reordering in a later Snakemake is still read right
+    (tests/test_joblog.py runs a workflow through the installed Snakemake to pin this).
+    ``__code__`` is the wrapped function's, so ``snakemake --lint`` still judges the rule's
+    own body.
     """
 
     def __init__(
@@ -176,19 +183,21 @@ class LoggedRun:
     ) -> None:
         self.func = func
         self.after = after
+        self.signature = inspect.signature(func)
 
     @property
     def __code__(self):  # read by snakemake's linter
         return self.func.__code__
 
-    def __call__(self, *args: object) -> object:
-        log_files, rule = args[6], args[7]
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        bound = self.signature.bind(*args, **kwargs).arguments
+        log_files, rule = bound["log"], bound["rule"]
         where = f"log: {log_files[0]}" if log_files else "no log"
         try:
             if not log_files:
-                return self._run(*args)
+                return self._run(*args, **kwargs)
             with job_log(log_files[0], f"rule {rule}"):
-                return self._run(*args)
+                return self._run(*args, **kwargs)
         except EXPECTED_FAILURES as error:
             # Expected and explained (no network, a file missing from the mirror): one line
             # on the console, the traceback in the log, the fix once in the closing summary.
@@ -198,15 +207,16 @@ class LoggedRun:
             console(f"{rule} failed ({where}); its traceback follows")
             raise
 
-    def _run(self, *args: object) -> object:
-        result = self.func(*args)
+    def _run(self, *args: object, **kwargs: object) -> object:
+        result = self.func(*args, **kwargs)
         if self.after is not None:
-            self.after(*args[:3])  # input, output, params
+            bound = self.signature.bind(*args, **kwargs).arguments
+            self.after(bound["input"], bound["output"], bound["params"])
         return result
 
 
 #: Failures a job explains itself: reported in one console line, without a traceback.
-EXPECTED_FAILURES: tuple[type[Exception], ...] = (FetchError,)
+EXPECTED_FAILURES: tuple[type[Exception], ...] = (FetchError, ProcessJobError)
 
 
 def console(line: str) -> None:
@@ -266,3 +276,28 @@ def preload_job_libraries(names: tuple[str, ...] = JOB_LIBRARIES) -> None:
     """
     for name in names:
         importlib.import_module(name)
+
+
+def forward_stop_signals() -> None:
+    """Pass Ctrl-C (SIGINT) and SIGTERM on to the jobs that run in processes of their own
+    (:mod:`geval_repro.pipeline.processes`), then handle them as before (Snakemake: cancel,
+    or finish the running jobs and exit). Called in the main thread from the Snakefile's
+    ``onstart``, after Snakemake has installed its own SIGTERM handler, which this one calls;
+    a job thread waiting for its process then returns within the seconds the process takes
+    to stop, so Snakemake exits and releases its lock."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(number)
+
+        def forward(signum: int, frame: object, previous: object = previous) -> None:
+            for process in running_children():
+                try:
+                    os.kill(process.pid, signum)  # the child stops what it started itself
+                except ProcessLookupError:
+                    pass
+            if callable(previous):
+                previous(signum, frame)
+            elif previous == signal.SIG_DFL:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+
+        signal.signal(number, forward)

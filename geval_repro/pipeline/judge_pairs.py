@@ -7,24 +7,20 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
-from geval_repro.baselines import PROTOCOL_VARIANTS
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
-from geval_repro.pipeline.unieval_rows import UNIEVAL, UNIEVAL_VARIANT
-from geval_repro.registry.paper import printed_coefficients
+from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.judge_pairs import (
     CLUSTER_COLUMNS,
     PAIR_COLUMNS,
-    baseline_metrics,
-    column_metrics,
-    judge_metrics,
     pairwise_significance,
 )
+from geval_repro.tables.paired_tests import baseline_metrics, judge_metrics, unieval_metrics
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +28,10 @@ PathLike = str | os.PathLike[str]
 
 
 def benchmark_pairs(
-    benchmark: str,
+    benchmark: Benchmark,
     benchmark_table: PathLike,
     baseline_scores: PathLike,
-    judges: Mapping[str, Mapping[str, Any]],
+    judges: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
     settings: Settings,
     pairs_out: PathLike,
@@ -43,36 +39,33 @@ def benchmark_pairs(
 ) -> None:
     """Every pair of metrics on ``benchmark`` and their ranking -> two CSVs.
 
-    ``baseline_scores``: the benchmark's per-item baseline scores; ``judges``: the judge
-    runs on the benchmark (name -> config entry); ``processed``: each run's processed tables
-    by name.
+    ``baseline_scores``: the per-item scores of the benchmark's baseline family;
+    ``judges``: the judge runs on the benchmark by name; ``processed``: each run's processed
+    tables by name.
     """
     tidy = pd.read_parquet(benchmark_table)
-    metrics = baseline_metrics(
-        pd.read_parquet(baseline_scores), benchmark, PROTOCOL_VARIANTS.get(benchmark)
-    )
-    metrics += column_metrics(tidy, benchmark, "unieval_", UNIEVAL, UNIEVAL_VARIANT, "unieval")
+    protocol = benchmark.baselines.protocol_variant if benchmark.baselines else None
+    metrics = baseline_metrics(pd.read_parquet(baseline_scores), benchmark, protocol)
+    metrics += unieval_metrics(tidy, benchmark)
     for judge, spec in judges.items():
         tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
-        metrics += judge_metrics(judge, spec, tables)
-    coefficients = printed_coefficients(benchmark)
+        metrics += judge_metrics(spec, tables, compared_only=True)
     log.info(
         "%s: %d metrics (%s), coefficients %s, %d resamples",
-        benchmark,
+        benchmark.name,
         len(metrics),
         ", ".join(f"{m.metric} ({m.variant})" for m in metrics),
-        ", ".join(coefficients),
+        ", ".join(benchmark.printed_coefficients),
         settings.permutation_resamples,
     )
     pairs, clusters = pairwise_significance(
         benchmark,
         tidy,
         metrics,
-        coefficients,
         n_resamples=settings.permutation_resamples,
         seed=settings.seed,
     )
-    log.info("%s: %d tests, %d ranking rows", benchmark, len(pairs), len(clusters))
+    log.info("%s: %d tests, %d ranking rows", benchmark.name, len(pairs), len(clusters))
     write_text(pairs_out, pairs.to_csv(index=False, lineterminator="\n"))
     write_text(clusters_out, clusters.to_csv(index=False, lineterminator="\n"))
 
@@ -94,3 +87,10 @@ def combine_pairs(
     write_pair(_concatenated(pairs, PAIR_COLUMNS).astype(counts), pairs_stem)
     ranks = {"position": "Int64", "cluster": "Int64", "n_items": "Int64"}
     write_pair(_concatenated(clusters, CLUSTER_COLUMNS).astype(ranks), clusters_stem)
+
+
+def cluster_figure(clusters: PathLike, benchmark: str, png: PathLike, svg: PathLike) -> None:
+    """The figure of one benchmark's ranking with its significance clusters."""
+    from geval_repro.report.cluster_figure import cluster_figure_of
+
+    cluster_figure_of(clusters, benchmark, png, svg)

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet, write_text
 from geval_repro.load.jsonl import rating_coverage
-from geval_repro.registry.formats import contents_of, result_tables
-from geval_repro.report.table_files import write_pair, write_rows
+from geval_repro.registry.judges import JudgeSpec
+from geval_repro.report import figures
+from geval_repro.report.table_files import concat_csv, write_pair, write_rows
 from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
@@ -42,16 +42,16 @@ def build_item_scores(replies_path: PathLike, out: PathLike) -> None:
 
 
 def write_result_tables(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     processed: Mapping[str, PathLike],
     benchmark_table: PathLike,
     settings: Settings,
     out_dir: PathLike,
     run_files: Mapping[str, PathLike] | None = None,
 ) -> None:
-    """Every result table of one judge run (:func:`geval_repro.registry.formats.result_tables`)
-    in ``out_dir`` as CSV + Markdown.
+    """Every result table of one judge run
+    (:attr:`~geval_repro.registry.judges.JudgeSpec.result_tables`) in ``out_dir`` as CSV +
+    Markdown.
 
     ``processed``: the run's tables by name: ``item_scores`` and ``replies`` for a run with
     replies, ``level_probs`` for one with rating probabilities, ``scores`` for per-item
@@ -60,7 +60,7 @@ def write_result_tables(
     note of its tables then gives the dimension's coverage (items with a rating token).
     """
     human = pd.read_parquet(benchmark_table)
-    contents = contents_of(spec)
+    judge, contents = spec.name, spec.contents
     coverage = {d: rating_coverage(path) for d, path in (run_files or {}).items()}
     for dimension, (answered, rated) in coverage.items():
         log.info(
@@ -73,7 +73,6 @@ def write_result_tables(
         replies = pd.read_parquet(processed["replies"])
         parts.append(
             replies_tables(
-                judge,
                 spec,
                 items,
                 replies,
@@ -87,7 +86,6 @@ def write_result_tables(
         level_probs = pd.read_parquet(processed["level_probs"])
         parts.append(
             rating_tables(
-                judge,
                 spec,
                 level_probs,
                 human,
@@ -98,15 +96,15 @@ def write_result_tables(
         )
     if "item_scores" in contents:
         scores = pd.read_parquet(processed["scores"])
-        parts.append({"correlations": scores_rows(judge, spec, scores, human, **resampling)})
+        parts.append({"correlations": scores_rows(spec, scores, human, **resampling)})
     out = Path(out_dir)
-    for name in result_tables(spec):
+    for name in spec.result_tables:
         tables = [part[name] for part in parts if name in part]
         write_pair(with_coverage(pd.concat(tables, ignore_index=True), coverage), out / name)
 
 
 def subset_averages(
-    correlations: Mapping[str, PathLike], specs: Mapping[str, Mapping[str, Any]], out: PathLike
+    correlations: Mapping[str, PathLike], specs: Mapping[str, JudgeSpec], out: PathLike
 ) -> None:
     """The QAGS Average rows of paired judge runs (see
     :func:`geval_repro.tables.judge_rows.subset_average_rows`) -> a row file."""
@@ -135,3 +133,14 @@ def sweep_table(
         n_max=settings.sweep_max_n,
     )
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
+
+
+def sweep_figures(sweep_path: PathLike, spec: JudgeSpec, out_dir: PathLike) -> None:
+    """The figures of one run's sweep (:data:`~geval_repro.registry.formats.SWEEP_FIGURES`)
+    in ``out_dir``."""
+    figures.sweep_figures(sweep_path, spec=spec, out_dir=out_dir)
+
+
+def combine_sweeps(parts: Sequence[PathLike], out: PathLike) -> None:
+    """Every run's sweep -> one CSV."""
+    concat_csv(parts, out)

@@ -26,27 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from geval_repro.config import judge_files, judge_manifest
+from geval_repro.config import judge_files
 from geval_repro.registry import outputs
-from geval_repro.registry.formats import (
-    SWEEP_FIGURES,
-    contents_of,
-    has_replies,
-    processed_tables,
-    result_tables,
-    run_dimensions,
-)
+from geval_repro.registry.benchmarks import PAPER_TABLES, Benchmark
+from geval_repro.registry.formats import SWEEP_FIGURES
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import get_source
-from geval_repro.runner.prompts import SUMMEVAL_PROMPT_SOURCES
-
-#: The per-item baseline score files: data/processed/baselines/<stem>.parquet.
-BASELINE_SCORE_FILES: tuple[str, ...] = ("summeval", "topical_chat", "qags")
-#: The tidy tables of the human data beside the benchmarks' own.
-HUMAN_DATA_TABLES: tuple[str, ...] = (
-    "summeval_experts",
-    "qags_mturk_cnndm",
-    "qags_mturk_xsum",
-)
 
 
 def rule_name(prefix: str, name: str) -> str:
@@ -111,16 +96,16 @@ class Layout:
         """A tidy table of ``data/processed`` (a benchmark's, or the human data's)."""
         return self.processed / f"{name}.parquet"
 
-    def baseline_scores(self, stem: str) -> Path:
-        return self.processed / "baselines" / f"{stem}.parquet"
+    def baseline_scores(self, family: str) -> Path:
+        """The per-item baseline scores of a baseline family
+        (:data:`~geval_repro.registry.benchmarks.BASELINE_FAMILIES`)."""
+        return self.processed / "baselines" / f"{family}.parquet"
 
-    def benchmark_baseline_scores(self, benchmark: str) -> Path:
-        """The per-item baseline scores of ``benchmark``: the file named after it, or after
-        the family of subsets it belongs to (``qags`` for ``qags_cnndm``)."""
-        (stem,) = [
-            s for s in BASELINE_SCORE_FILES if benchmark == s or benchmark.startswith(f"{s}_")
-        ]
-        return self.baseline_scores(stem)
+    def benchmark_baseline_scores(self, benchmark: Benchmark) -> Path:
+        """The per-item baseline scores of ``benchmark`` (the file of its family)."""
+        if benchmark.baselines is None:
+            raise ValueError(f"{benchmark.title} has no baselines")
+        return self.baseline_scores(benchmark.baselines.family)
 
     def pair(self, stem: Path) -> list[Path]:
         """A result table's CSV and Markdown twin."""
@@ -132,45 +117,47 @@ class Layout:
 
     # --- judge runs ----------------------------------------------------------------------
 
-    def judge_files(self, config: Mapping[str, Any], judge: str) -> dict[str, Path]:
+    def judge_files(self, spec: JudgeSpec) -> dict[str, Path]:
         """A judge run's input files, keyed by dimension (``"*"`` for a scores file)."""
-        return {dim: f.path for dim, f in judge_files(config, judge, self.raw).items()}
+        return {dim: f.path for dim, f in judge_files(spec, self.raw).items()}
 
-    def judge_rating_files(self, config: Mapping[str, Any], judge: str) -> dict[str, Path]:
+    def judge_rating_files(self, spec: JudgeSpec) -> dict[str, Path]:
         """A geval-jsonl run's ``<dimension>.jsonl`` files when it has rating probabilities
         (their coverage goes into its tables' notes), else none."""
-        spec = config["judges"][judge]
-        if spec["format"] != "geval-jsonl" or "level_probs" not in contents_of(spec):
+        if spec.format.name != "geval-jsonl" or "level_probs" not in spec.contents:
             return {}
-        return self.judge_files(config, judge)
+        return self.judge_files(spec)
 
-    def judge_manifest(self, config: Mapping[str, Any], judge: str) -> list[Path]:
+    def judge_manifest(self, spec: JudgeSpec) -> list[Path]:
         """A geval-jsonl folder's manifest.json (recorded in the provenance, not read)."""
-        manifest = judge_manifest(config, judge)
+        manifest = spec.manifest_path
         return [manifest] if manifest else []
 
-    def judge_tables_of_files(self, judge: str, spec: Mapping[str, Any]) -> dict[str, Path]:
+    def judge_tables_of_files(self, spec: JudgeSpec) -> dict[str, Path]:
         """The processed tables read from a judge run's files, by name (replies, scores,
         level_probs: what its format yields)."""
-        folder = self.processed / "judges" / judge
-        return {name: folder / f"{name}.parquet" for name in processed_tables(spec)}
+        folder = self.processed / "judges" / spec.name
+        return {name: folder / f"{name}.parquet" for name in spec.processed_tables}
 
-    def judge_processed(self, judge: str, spec: Mapping[str, Any]) -> dict[str, Path]:
+    def judge_processed(self, spec: JudgeSpec) -> dict[str, Path]:
         """Every processed table of a judge run by name: those of its files, plus
         ``item_scores`` for a run with replies."""
-        tables = self.judge_tables_of_files(judge, spec)
-        if has_replies(spec):
-            tables["item_scores"] = self.processed / "judges" / judge / "item_scores.parquet"
+        tables = self.judge_tables_of_files(spec)
+        if spec.has_replies:
+            tables["item_scores"] = self.processed / "judges" / spec.name / "item_scores.parquet"
         return tables
 
-    def judge_run_prompts(self, spec: Mapping[str, Any]) -> list[Path]:
-        """The prompt files a ``run:`` block reads: its own templates, and for SummEval the
-        released prompts (fetched sources) of the other dimensions it judges."""
-        own = spec["run"].get("prompts") or {}
+    def judge_run_prompts(self, spec: JudgeSpec) -> list[Path]:
+        """The prompt files a ``run:`` block reads: its own templates, and the released
+        prompts (fetched sources) of the other dimensions it judges where its benchmark has
+        released ones (this toolkit's own prompts are package data)."""
+        if spec.run is None:
+            return []
+        own, released = spec.run.prompts, spec.benchmark.prompts.released
         return [
-            Path(own[d]) if d in own else self.raw_file(SUMMEVAL_PROMPT_SOURCES[d])
-            for d in run_dimensions(spec)
-            if d in own or spec["benchmark"] == "summeval"
+            Path(own[d]) if d in own else self.raw_file(released[d])
+            for d in spec.run.dimensions
+            if d in own or d in released
         ]
 
     def judge_tables(self, judge: str) -> Path:
@@ -179,18 +166,19 @@ class Layout:
     def judge_figures(self, judge: str) -> Path:
         return self.figures / "judges" / judge
 
-    def judge_result_files(self, judge: str, spec: Mapping[str, Any]) -> list[Path]:
+    def judge_result_files(self, spec: JudgeSpec) -> list[Path]:
         """The result tables of one judge run (CSV and Markdown)."""
-        folder = self.judge_tables(judge)
-        return [path for name in result_tables(spec) for path in self.pair(folder / name)]
+        folder = self.judge_tables(spec.name)
+        return [path for name in spec.result_tables for path in self.pair(folder / name)]
 
     def sweep_figures(self, judge: str) -> list[Path]:
         return [p for name in SWEEP_FIGURES for p in self.figure(self.judge_figures(judge) / name)]
 
-    def judge_outputs(self, judge: str, spec: Mapping[str, Any]) -> list[Path]:
+    def judge_outputs(self, spec: JudgeSpec) -> list[Path]:
         """Every result file of one judge run (its tables; with replies, its sweep)."""
-        files = self.judge_result_files(judge, spec)
-        if has_replies(spec):
+        files = self.judge_result_files(spec)
+        if spec.has_replies:
+            judge = spec.name
             files += [self.judge_tables(judge) / "sweep.csv", *self.sweep_figures(judge)]
         return files
 
@@ -205,7 +193,7 @@ class Layout:
         return self.rows / f"table{number}.csv"
 
     def paper_layout(self, number: int) -> Path:
-        return self.tables / f"{outputs.PAPER_LAYOUTS[number]}.md"
+        return self.tables / f"{PAPER_TABLES[number].stem}.md"
 
     def reproduction_figure(self, number: int) -> list[Path]:
         return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])

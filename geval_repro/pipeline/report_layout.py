@@ -18,8 +18,10 @@ from typing import Any
 
 from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
+from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.benchmarks import NAMES as BENCHMARK_NAMES
-from geval_repro.registry.formats import SWEEP_FIGURES, has_replies, result_tables
+from geval_repro.registry.formats import SWEEP_FIGURES
+from geval_repro.registry.judges import JudgeSpec
 
 #: The notebooks of notebooks/, in reading order.
 NOTEBOOKS: tuple[str, ...] = (
@@ -28,16 +30,11 @@ NOTEBOOKS: tuple[str, ...] = (
     "03_sweep",
     "04_topical_chat_qags",
 )
-#: The tidy tables the data tour reads.
+#: The tidy tables the data tour reads: every benchmark's, then the further tables each
+#: names.
 DATA_TOUR_TABLES: tuple[str, ...] = (
-    "summeval",
-    "summeval_references",
-    "summeval_experts",
-    "topical_chat",
-    "qags_cnndm",
-    "qags_xsum",
-    "qags_mturk_cnndm",
-    "qags_mturk_xsum",
+    *BENCHMARKS,
+    *(name for benchmark in BENCHMARKS.values() for name in benchmark.other_tables),
 )
 MAIN = "Tables: ours vs the paper"
 HUMAN = "Human judgements"
@@ -72,15 +69,15 @@ class Page:
         }
 
 
-def notebook_inputs(layout: Layout, judges: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:
-    """What each notebook reads (its job waits for these). ``judges``: run -> config entry."""
-    with_replies = [j for j, spec in judges.items() if has_replies(spec)]
+def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str, list]:
+    """What each notebook reads (its job waits for these). ``judges``: the runs by name."""
+    with_replies = [j for j, spec in judges.items() if spec.has_replies]
     return {
         "01_data_tour": [layout.table(name) for name in DATA_TOUR_TABLES],
         "02_summeval_recount": [
             layout.tables / f"{outputs.CORRELATIONS}.csv",
             layout.paper_layout(1),
-            *(p for j, spec in judges.items() for p in layout.judge_result_files(j, spec)),
+            *(p for spec in judges.values() for p in layout.judge_result_files(spec)),
         ],
         "03_sweep": [
             *(layout.judge_tables(j) / "sweep.csv" for j in with_replies),
@@ -166,8 +163,9 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
     return pages
 
 
-def _judge_pages(layout: Layout, judge: str, spec: Mapping[str, Any]) -> dict[Path, Page]:
+def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
     """One judge run's tables and (with replies) its sweep figures."""
+    judge = spec.name
     category = f"Judge run {judge}"
     pages = {
         layout.report / "tables" / "judges" / judge / f"{table}.html": Page(
@@ -179,9 +177,9 @@ def _judge_pages(layout: Layout, judge: str, spec: Mapping[str, Any]) -> dict[Pa
             csv=layout.judge_tables(judge) / f"{table}.csv",
             wildcards={"judge": judge},
         )
-        for table in result_tables(spec)
+        for table in spec.result_tables
     }
-    for figure in SWEEP_FIGURES if has_replies(spec) else ():
+    for figure in SWEEP_FIGURES if spec.has_replies else ():
         pages[layout.report / "figures" / "judges" / judge / f"{figure}.png"] = Page(
             "figure",
             layout.judge_figures(judge) / f"{figure}.png",
@@ -194,12 +192,12 @@ def _judge_pages(layout: Layout, judge: str, spec: Mapping[str, Any]) -> dict[Pa
 
 
 def page_groups(
-    layout: Layout, judges: Mapping[str, Mapping[str, Any]], rerun_pairs: bool
+    layout: Layout, judges: Mapping[str, JudgeSpec], rerun_pairs: bool
 ) -> dict[str, dict[Path, Page]]:
     """Every page of the report by group (its job is ``report_pages_<group>``)."""
     groups = {"main": _main_pages(layout, rerun_pairs)}
     for judge, spec in judges.items():
-        groups[rule_name("judge", judge)] = _judge_pages(layout, judge, spec)
+        groups[rule_name("judge", judge)] = _judge_pages(layout, spec)
     for notebook in NOTEBOOKS:
         groups[rule_name("notebook", notebook)] = {
             layout.report / "notebooks" / f"{notebook}.html": Page(

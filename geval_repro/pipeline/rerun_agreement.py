@@ -1,13 +1,14 @@
 """Run-to-run agreement of two runs of the same judge (e.g. MetricEval's two G-Eval re-runs).
 
-Per dimension and coefficient:
+Per dimension and coefficient, on the items both runs score:
 
 - ``agreement``: the correlation between the two runs' per-item scores, at the global level
-  (all items pooled) and at SummEval's summary level (per document over its systems,
-  constant vectors skipped, averaged), i.e. how reproducibly a rerun ranks the same items;
-- ``value_a``/``value_b``: each run's summary-level correlation with the expert-mean human
-  scores, ``difference`` = a - b, and ``pvalue`` of a paired permutation test of that
-  difference (swapping the runs' scores per document).
+  (all items pooled) and at the benchmark's level when it is another (SummEval's summary
+  level: per document over its systems, constant vectors skipped, averaged), i.e. how
+  reproducibly a rerun ranks the same items;
+- ``value_a``/``value_b``: each run's correlation with the human scores at the benchmark's
+  level, ``difference`` = a - b, and ``pvalue`` of a paired permutation test of that
+  difference (swapping the runs' scores per unit of the level: per document on SummEval).
 """
 
 from __future__ import annotations
@@ -20,54 +21,63 @@ import pandas as pd
 from tqdm import tqdm
 
 from geval_repro.config import Settings
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.scoring.pairing import paired_matrices
+from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
 
 log = logging.getLogger(__name__)
 
-COEFFICIENTS = ("pearson", "spearman", "kendall")
+PathLike = str | os.PathLike[str]
 
 
 def rerun_agreement(
     pairs: Sequence[tuple[str, str]],
-    scores_paths: Mapping[str, str | os.PathLike[str]],
-    summeval_path: str | os.PathLike[str],
+    specs: Mapping[str, JudgeSpec],
+    scores_paths: Mapping[str, PathLike],
+    benchmark_tables: Mapping[str, PathLike],
     settings: Settings,
-    stem: str | os.PathLike[str],
+    stem: PathLike,
 ) -> None:
-    """The agreement table of every pair of runs -> ``<stem>.csv`` and ``<stem>.md``."""
-    human = pd.read_parquet(summeval_path)
+    """The agreement table of every pair of runs -> ``<stem>.csv`` and ``<stem>.md``.
+
+    ``specs``, ``scores_paths``, ``benchmark_tables``: each run's spec, per-item scores and
+    its benchmark's tidy table, by name; the two runs of a pair are on one benchmark.
+    """
     records = []
     for judge_a, judge_b in pairs:
+        benchmark = specs[judge_a].benchmark
+        if specs[judge_b].benchmark != benchmark:
+            raise ValueError(f"rerun pair {judge_a}, {judge_b}: the runs are on two benchmarks")
+        human = pd.read_parquet(benchmark_tables[judge_a])
+        keys = ["dimension", *benchmark.item_keys]
         runs = {j: pd.read_parquet(scores_paths[j]) for j in (judge_a, judge_b)}
         merged = runs[judge_a].merge(
-            runs[judge_b][["dimension", "doc_id", "system_id", "score"]],
-            on=["dimension", "doc_id", "system_id"],
-            suffixes=("_a", "_b"),
+            runs[judge_b][[*keys, "score"]], on=keys, suffixes=("_a", "_b")
         )
         log.info("%s vs %s: %d items scored by both", judge_a, judge_b, len(merged))
-        dimensions = get_benchmark("summeval").dimension_names
-        for dimension in tqdm(dimensions, desc=f"{judge_a} vs {judge_b}"):
+        levels = tuple(dict.fromkeys((Level.GLOBAL, benchmark.level)))
+        for dimension in tqdm(benchmark.dimension_names, desc=f"{judge_a} vs {judge_b}"):
             a, gold = paired_matrices(merged, human, dimension, "score_a")
             b, _ = paired_matrices(merged, human, dimension, "score_b")
             for coefficient in COEFFICIENTS:
                 with_human = {
-                    name: correlate(m, gold, "summary", coefficient).value
+                    name: correlate(m, gold, benchmark.level, coefficient).value
                     for name, m in (("a", a), ("b", b))
                 }
                 test = paired_permutation_test(
                     a,
                     b,
                     gold,
-                    "summary",
+                    benchmark.level,
                     coefficient,
                     n_resamples=settings.permutation_resamples,
                     seed=settings.seed,
                 )
-                for level in ("global", "summary"):
+                for level in levels:
                     between = correlate(a, b, level, coefficient)
                     records.append(
                         {
@@ -75,7 +85,7 @@ def rerun_agreement(
                             "judge_b": judge_b,
                             "dimension": dimension,
                             "coefficient": coefficient,
-                            "agreement_level": level,
+                            "agreement_level": level.value,
                             "agreement": between.value,
                             "n_items": between.n_items,
                             "value_a": with_human["a"],

@@ -6,19 +6,15 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
+from geval_repro.registry.benchmarks import BENCHMARKS
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
-from geval_repro.tables.significance import (
-    BASELINE_SCORES,
-    COLUMNS,
-    best_baselines,
-    judge_vs_baselines,
-)
+from geval_repro.tables.significance import COLUMNS, best_baselines, judge_vs_baselines
 
 log = logging.getLogger(__name__)
 
@@ -26,31 +22,27 @@ PathLike = str | os.PathLike[str]
 
 
 def judge_significance(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     processed: Mapping[str, PathLike],
     benchmark_table: PathLike,
     baseline_rows: PathLike,
-    baseline_scores: Mapping[str, PathLike],
+    baseline_scores: PathLike,
     settings: Settings,
     out: PathLike,
 ) -> None:
     """One judge run's tests against the best baselines of its benchmark -> a CSV.
 
-    ``processed``: the run's processed tables by name; ``baseline_scores``: file stem
-    (``summeval``, ``topical_chat``, ``qags``) -> per-item baseline scores.
+    ``processed``: the run's processed tables by name; ``baseline_scores``: the per-item
+    scores of its benchmark's baseline family.
     """
-    benchmark = spec["benchmark"]
-    stem, _ = BASELINE_SCORES[benchmark]
-    log.info("%s: tests against the best %s baselines", judge, benchmark)
+    log.info("%s: tests against the best %s baselines", spec.name, spec.benchmark.name)
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
     table = judge_vs_baselines(
-        judge,
         spec,
         tables,
         pd.read_parquet(benchmark_table),
-        best_baselines(pd.read_csv(baseline_rows)),
-        pd.read_parquet(baseline_scores[stem]),
+        best_baselines(pd.read_csv(baseline_rows), BENCHMARKS),
+        pd.read_parquet(baseline_scores),
         n_resamples=settings.permutation_resamples,
         seed=settings.seed,
     )

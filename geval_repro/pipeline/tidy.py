@@ -9,20 +9,18 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 import pandera.pandas as pa
 
-from geval_repro import load
-from geval_repro.config import pinned_files
 from geval_repro.files.atomic import write_parquet
 from geval_repro.files.fetch import check_pinned
 from geval_repro.load import schemas
-from geval_repro.load.benchmarks import BENCHMARK_LOADERS, load_benchmark
-from geval_repro.load.judge_runs import CONTENT_SCHEMAS, RUN_LOADERS
+from geval_repro.load.benchmarks import BENCHMARK_LOADERS, TABLE_LOADERS, load_benchmark
+from geval_repro.load.judge_runs import CONTENT_SCHEMAS, FORMAT_LOADERS
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.registry.formats import CONTENT_TABLES
+from geval_repro.registry.judges import JudgeSpec
 
 PathLike = str | os.PathLike[str]
 log = logging.getLogger(__name__)
@@ -44,26 +42,16 @@ def benchmark(name: str, sources: Sequence[PathLike], out: PathLike) -> None:
     save(table, out, BENCHMARK_LOADERS[name].schema, list(benchmark.item_keys))
 
 
-def summeval_references(raw: PathLike, out: PathLike) -> None:
-    """BARTScore's data.pkl -> summeval_references.parquet (11 references per document)."""
-    save(load.load_multiref(raw), out, schemas.MULTIREF, ["doc_id", "ref_index"])
-
-
-def summeval_experts(raw: PathLike, out: PathLike) -> None:
-    """MetricEval's table -> summeval_experts.parquet (3 experts x 4 dimensions per item)."""
-    keys = ["doc_id", "system_id", "expert", "dimension"]
-    save(load.load_metriceval_experts(raw), out, schemas.METRICEVAL_EXPERTS, keys)
-
-
-def qags_mturk(raw: PathLike, subset: str, out: PathLike) -> None:
-    """QAGS MTurk answers -> qags_mturk_<subset>.parquet (one row per sentence x worker)."""
-    keys = ["summary_index", "sentence_index", "worker_id"]
-    save(load.load_qags_mturk(raw, subset), out, schemas.QAGS_MTURK, keys)
+def other_table(name: str, raw: PathLike, out: PathLike) -> None:
+    """One further tidy table of a benchmark (its ``other_tables``: SummEval's references
+    and expert ratings, QAGS's MTurk answers) from its upstream file -> ``<name>.parquet``
+    (loader, schema and keys registered in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`)."""
+    loader = TABLE_LOADERS[name]
+    save(loader.load(raw), out, loader.schema, loader.keys)
 
 
 def judge_run(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     files: Mapping[str, PathLike],
     benchmark_table: PathLike,
     outs: Mapping[str, PathLike],
@@ -71,15 +59,15 @@ def judge_run(
     """One judge run's files -> its processed tables (``outs``: table name -> parquet path).
 
     The run's format gives what it yields (:mod:`geval_repro.registry.formats`) and its
-    loader (:data:`geval_repro.load.judge_runs.RUN_LOADERS`); each table is validated by
+    loader (:data:`geval_repro.load.judge_runs.FORMAT_LOADERS`); each table is validated by
     its content's schema for the run's benchmark before and after writing. Local files
     pinned by SHA-256 (``{path, sha256}``) are verified first.
     """
-    for path, sha256 in pinned_files(spec).items():
-        check_pinned(path, sha256, f"judge {judge}")
-    benchmark = get_benchmark(spec["benchmark"])
-    loader = RUN_LOADERS[spec["format"]]
-    tables = loader(judge, spec, files, pd.read_parquet(benchmark_table))
+    for path, sha256 in spec.pinned_files.items():
+        check_pinned(path, sha256, f"judge {spec.name}")
+    benchmark = spec.benchmark
+    loader = FORMAT_LOADERS[spec.format.name]
+    tables = loader(spec, files, pd.read_parquet(benchmark_table))
     for content, table in tables.items():
         keys = ["dimension", *benchmark.item_keys] + [
             c for c in ("reply_index", "rating") if c in table.columns

@@ -16,7 +16,9 @@ from collections.abc import Mapping
 import pandas as pd
 
 from geval_repro.config import Settings
-from geval_repro.registry.benchmarks import dimensions_of
+from geval_repro.pipeline.targets import unieval_benchmarks
+from geval_repro.registry.benchmarks import BENCHMARKS, UNIEVAL, UNIEVAL_VARIANT
+from geval_repro.registry.paper import PRINTED_ROW_NOTES
 from geval_repro.report.table_files import write_rows
 from geval_repro.tables.averages import average_rows
 from geval_repro.tables.rows import table_rows
@@ -24,62 +26,38 @@ from geval_repro.tables.rows import table_rows
 log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
-UNIEVAL = "UniEval"
-UNIEVAL_VARIANT = "released predictions"
+NOTE = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
+SAME = (
+    "Pearson, Spearman and Kendall equal UniEval's own reproduce/README.md table for "
+    "these predictions to 6 decimals"
+)
 
 
-def unieval_rows(
-    topical_chat: PathLike,
-    qags: Mapping[str, PathLike],
-    settings: Settings,
-    out: PathLike,
-) -> None:
-    """UniEval's released predictions against the human scores (Tables 2 and 3 protocol)
-    -> a row file, with the AVG rows."""
-    note = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
-    same = (
-        "Pearson, Spearman and Kendall equal UniEval's own reproduce/README.md table for "
-        "these predictions to 6 decimals"
-    )
-    chat_note = (
-        f"{note}; {same}; the paper's printed UniEval r and ρ match neither (the printed "
-        "row does not come from these predictions with scipy's coefficients)"
-    )
-    chat = pd.read_parquet(topical_chat)
-    log.info("topical_chat: %d responses", len(chat))
-    parts = [
-        table_rows(
-            chat,
-            benchmark="topical_chat",
-            level="global",
-            inputs="item_id",
-            dimension=dimension,
-            metric=UNIEVAL,
-            variant=UNIEVAL_VARIANT,
-            metric_column=f"unieval_{dimension}",
-            human_column=dimension,
-            n_resamples=settings.bootstrap_resamples,
-            seed=settings.seed,
-            note=chat_note,
-        )
-        for dimension in dimensions_of("topical_chat")
-    ]
-    for subset, path in qags.items():
-        parts.append(
+def unieval_rows(tables: Mapping[str, PathLike], settings: Settings, out: PathLike) -> None:
+    """UniEval's released predictions against the human scores, at each benchmark's level
+    -> a row file, with the AVG rows. ``tables``: the tidy table of each benchmark of
+    :func:`unieval_benchmarks` by name."""
+    parts = []
+    for name in unieval_benchmarks():
+        benchmark = BENCHMARKS[name]
+        table = pd.read_parquet(tables[name])
+        log.info("%s: %d items", name, len(table))
+        printed = PRINTED_ROW_NOTES.get((name, UNIEVAL), "")
+        note = "; ".join(p for p in (NOTE, SAME, printed) if p)
+        parts += [
             table_rows(
-                pd.read_parquet(path),
-                benchmark=f"qags_{subset}",
-                level="global",
-                inputs="item_id",
-                dimension="consistency",
+                table,
+                benchmark=benchmark,
+                dimension=dimension,
                 metric=UNIEVAL,
                 variant=UNIEVAL_VARIANT,
-                metric_column="unieval_consistency",
-                human_column="consistency",
+                metric_column=f"unieval_{dimension}",
+                human_column=dimension,
                 n_resamples=settings.bootstrap_resamples,
                 seed=settings.seed,
-                note=f"{note}; {same}",
+                note=note,
             )
-        )
+            for dimension in benchmark.dimension_names
+        ]
     rows = pd.concat(parts, ignore_index=True)
     write_rows(pd.concat([rows, average_rows(rows)], ignore_index=True), out)

@@ -1,44 +1,62 @@
 """The registry of benchmarks: one entry per benchmark the paper meta-evaluates on.
 
-A benchmark is SummEval, Topical-Chat or one QAGS subset (and nothing else). Each entry
-states what every other part of the toolkit needs to know about it, so rules, tables, judge
-runs and the judge runner derive their lists from here:
+A benchmark is SummEval, Topical-Chat or one QAGS subset. Each entry states every fact about
+it that another part of the toolkit needs, so rules, tables, judge runs, the judge runner and
+the report derive their lists from here and spell no benchmark's name:
 
-- ``name`` and the ``paper_table`` that prints it;
+- ``name``, ``title`` (as a reader sees it), ``short`` (its label in a column header or a
+  figure's cell label) and the ``paper_table`` that prints it (:data:`PAPER_TABLES`:
+  number, title, file stem);
 - ``item_keys``: the columns of its tidy table (``data/processed/<name>.parquet``) that
-  identify one judged text: ``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise;
+  identify one judged text (``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise),
+  and ``item_key_type``, the type of their values (``str`` or ``int``);
 - ``dimensions``: the paper's dimensions, each with the human ``human_scale`` of the tidy
-  table and the ``judge_scale`` (integer levels) a G-Eval prompt asks for;
-- ``level``: the correlation level of the paper's protocol. ``summary``: correlate within
-  each document (``group_key``) over its systems, then average (SummEval, after UniEval);
+  table and the ``judge_scale`` (integer ratings) a G-Eval prompt asks for;
+  ``other_human_scores``: the tidy table's further human columns (not judged) and scales;
+- ``level``: the correlation level of the paper's protocol
+  (:class:`~geval_repro.stats.level.Level`). ``summary``: correlate within each document
+  (``group_key``) over its systems (``unit_key``), then average (SummEval, after UniEval);
   ``global``: one correlation over all items, called turn level for Topical-Chat and
-  dataset level for QAGS;
+  dataset level for QAGS (``level_name``). :attr:`Benchmark.system_key` and
+  :attr:`Benchmark.input_key` are the score matrix's axes at that level;
+- ``printed_coefficients``: the coefficients the paper prints for it (the comparisons a
+  reader of its table makes: SummEval Spearman and Kendall, Topical-Chat Pearson and
+  Spearman, QAGS all three);
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
-- ``shared_text``: the placeholder whose text several items share (SummEval's and QAGS's
-  document, Topical-Chat's conversation history): the judge runner sends the items that
-  share it one after another, so a server's prefix cache serves it once;
+  ``shared_text``: the placeholder whose text several items share (the judge runner sends
+  the items that share it one after another, so a server's prefix cache serves it once);
+- ``prompts``: where its G-Eval prompts come from (:class:`Prompts`): the G-Eval authors'
+  released files (fetched and verified, SummEval) or this toolkit's own, shipped as
+  package data (``geval_repro/prompts/<folder>/<dimension>.txt``);
 - ``released_replies``: whether the G-Eval authors released their judge replies for it
   (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
-- ``citations``: the BibTeX keys (in ``geval_repro/data/CITATIONS.bib``) of the papers that
-  published its texts and human judgements (the sources registry cites the files'
-  publishers: G-Eval, UniEval);
+- ``baselines``: its model-free baselines (:class:`Baselines`): the family of per-item score
+  files they are in (``data/processed/baselines/<family>.parquet``, one scorer per family
+  in :data:`geval_repro.pipeline.baseline_tables.SCORERS`), the subset of that file that is
+  this benchmark's, and the variant of the paper's protocol;
+- ``unieval_predictions``: whether its tidy table holds UniEval's released predictions
+  (columns ``unieval_<dimension>``);
 - ``sources``: the ids (in :mod:`geval_repro.registry.sources`) of the upstream files its
-  tidy table is built from, in the order its loader takes them.
+  tidy table is built from, in the order its loader takes them; ``other_tables``: the
+  further tidy tables made from its upstream files (name -> source id: SummEval's eleven
+  references and expert ratings, QAGS's MTurk answers), each loader registered under the
+  table's name in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`;
+- ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
+  published its texts and human judgements.
 
-The loader and schema of each benchmark are registered beside the loaders, in
-:data:`geval_repro.load.benchmarks.BENCHMARK_LOADERS`, so importing this module stays cheap
-(no pandas). To add a benchmark: one :class:`Benchmark` entry in :data:`BENCHMARKS`, its
-loader in :mod:`geval_repro.load` and its schema in :mod:`geval_repro.load.schemas` (see
+The loader and schema of each benchmark are registered under its name beside the loaders,
+in :data:`geval_repro.load.benchmarks.BENCHMARK_LOADERS`, so importing this module stays
+cheap (no pandas). To add a benchmark: one :class:`Benchmark` entry in :data:`BENCHMARKS`,
+its loader and schema registered in :mod:`geval_repro.load.benchmarks`, its prompts (see
 docs/extending.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
-Level = Literal["summary", "global"]
+from geval_repro.stats.level import Level
 
 
 @dataclass(frozen=True)
@@ -57,21 +75,55 @@ class Dimension:
 
 
 @dataclass(frozen=True)
+class Prompts:
+    """Where a benchmark's G-Eval prompt templates come from: ``released``, dimension ->
+    the sources id of the G-Eval authors' released prompt (fetched and verified, never
+    retyped); else ``folder``, this toolkit's own prompts
+    ``geval_repro/prompts/<folder>/<dimension>.txt`` (labelled as ours)."""
+
+    released: Mapping[str, str] = field(default_factory=dict)
+    folder: str | None = None
+
+
+@dataclass(frozen=True)
+class Baselines:
+    """A benchmark's model-free baselines: the ``family`` of per-item score files
+    (``data/processed/baselines/<family>.parquet``) that holds them, the value of that file's
+    ``subset`` column that is this benchmark (None when the file is its alone), the
+    reference variant of the paper's protocol (the rows the paper prints; the others are a
+    sensitivity analysis, docs/baselines.md), and the further tidy tables (``other_tables``
+    of the benchmark) its family's scorer reads."""
+
+    family: str
+    protocol_variant: str
+    subset: str | None = None
+    reads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark of the paper's meta-evaluation (see the module docstring)."""
 
     name: str
     title: str
+    short: str
     paper_table: int
     item_keys: tuple[str, ...]
     dimensions: tuple[Dimension, ...]
     level: Level
     level_name: str
+    printed_coefficients: tuple[str, ...]
     texts: Mapping[str, str]
     shared_text: str
+    prompts: Prompts
+    item_key_type: type = int
     group_key: str | None = None
     unit_key: str = "system_id"
+    other_human_scores: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    baselines: Baselines | None = None
+    unieval_predictions: bool = False
     sources: tuple[str, ...] = ()
+    other_tables: Mapping[str, str] = field(default_factory=dict)
     released_replies: bool = False
     citations: tuple[str, ...] = ()
 
@@ -79,6 +131,26 @@ class Benchmark:
     def dimension_names(self) -> tuple[str, ...]:
         """The paper's dimensions of this benchmark, in the printed column order."""
         return tuple(d.name for d in self.dimensions)
+
+    @property
+    def human_scales(self) -> dict[str, tuple[float, float]]:
+        """Every human score column of the tidy table and its scale, dimensions first."""
+        return {**{d.name: d.human_scale for d in self.dimensions}, **self.other_human_scores}
+
+    @property
+    def system_key(self) -> str | None:
+        """The column of the score matrix's rows at this benchmark's level: the systems at
+        the summary level, None (one pseudo-system, every item pooled) at the global level."""
+        return None if self.level.pooled else self.unit_key
+
+    @property
+    def input_key(self) -> str:
+        """The column of the score matrix's columns at this benchmark's level: the document
+        (``group_key``) at the summary level, the item at the global level."""
+        if self.level.pooled:
+            (item_key,) = self.item_keys
+            return item_key
+        return str(self.group_key)
 
     def dimension(self, name: str) -> Dimension:
         """The dimension called ``name``; raise naming the valid ones otherwise."""
@@ -90,6 +162,37 @@ class Benchmark:
         )
 
 
+@dataclass(frozen=True)
+class Average:
+    """A pseudo-benchmark the paper prints as the mean of benchmarks' values (its QAGS
+    "Average" of the two subsets): its ``parts``, which share their dimensions, level and
+    printed coefficients."""
+
+    name: str
+    title: str
+    short: str
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """One of the paper's correlation tables: its ``number``, the ``title`` of what it
+    covers, and the ``stem`` of its laid-out file (``results/tables/<stem>.md``)."""
+
+    number: int
+    title: str
+    stem: str
+
+
+#: The released G-Eval prompts of SummEval: dimension -> sources id.
+SUMMEVAL_PROMPTS = Prompts(
+    released={
+        "coherence": "summeval_prompt_coh",
+        "consistency": "summeval_prompt_con",
+        "fluency": "summeval_prompt_flu",
+        "relevance": "summeval_prompt_rel",
+    }
+)
 _QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
 _QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
 
@@ -99,14 +202,20 @@ def _qags(subset: str, title: str) -> Benchmark:
     return Benchmark(
         name=f"qags_{subset}",
         title=title,
+        short=subset,
         paper_table=3,
         item_keys=("item_id",),
         dimensions=_QAGS_CONSISTENCY,
-        level="global",
+        level=Level.GLOBAL,
         level_name="dataset",
+        printed_coefficients=("pearson", "spearman", "kendall"),
         texts=_QAGS_TEXTS,
         shared_text="Document",
+        prompts=Prompts(folder="qags"),
+        baselines=Baselines(family="qags", protocol_variant="vs source document", subset=subset),
+        unieval_predictions=True,
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
+        other_tables={f"qags_mturk_{subset}": f"qags_mturk_{subset}"},
         citations=("wang2020qags",),
     )
 
@@ -117,26 +226,41 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(
             name="summeval",
             title="SummEval",
+            short="summeval",
             paper_table=1,
             item_keys=("doc_id", "system_id"),
+            item_key_type=str,
             dimensions=(
                 Dimension("coherence", (1.0, 5.0), (1, 5)),
                 Dimension("consistency", (1.0, 5.0), (1, 5)),
                 Dimension("fluency", (1.0, 5.0), (1, 3)),
                 Dimension("relevance", (1.0, 5.0), (1, 5)),
             ),
-            level="summary",
+            other_human_scores={"overall": (1.0, 5.0)},
+            level=Level.SUMMARY,
             level_name="summary",
+            printed_coefficients=("spearman", "kendall"),
             group_key="doc_id",
             texts={"Document": "source", "Summary": "system_output"},
             shared_text="Document",
+            prompts=SUMMEVAL_PROMPTS,
+            baselines=Baselines(
+                family="summeval",
+                protocol_variant="11 references, mean",
+                reads=("summeval_references",),
+            ),
             sources=("summeval",),
+            other_tables={
+                "summeval_references": "summeval_multiref",
+                "summeval_experts": "metriceval_scores",
+            },
             released_replies=True,
             citations=("fabbri2021summeval",),
         ),
         Benchmark(
             name="topical_chat",
             title="Topical-Chat",
+            short="topical_chat",
             paper_table=2,
             item_keys=("item_id",),
             dimensions=(
@@ -145,10 +269,18 @@ BENCHMARKS: dict[str, Benchmark] = {
                 Dimension("engagingness", (1.0, 3.0), (1, 3)),
                 Dimension("groundedness", (0.0, 1.0), (0, 1)),
             ),
-            level="global",
+            other_human_scores={"understandability": (0.0, 1.0), "overall": (1.0, 5.0)},
+            level=Level.GLOBAL,
             level_name="turn",
+            printed_coefficients=("pearson", "spearman"),
             texts={"Conversation History": "history", "Fact": "fact", "Response": "response"},
             shared_text="Conversation History",
+            prompts=Prompts(folder="topical_chat"),
+            baselines=Baselines(
+                family="topical_chat",
+                protocol_variant="vs original ground truth, 300 responses (USR protocol)",
+            ),
+            unieval_predictions=True,
             sources=("topical_chat", "unieval_pred_topical_chat"),
             citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
         ),
@@ -157,9 +289,20 @@ BENCHMARKS: dict[str, Benchmark] = {
     )
 }
 
-# The paper's averaged pseudo-benchmarks: name -> the benchmarks whose rows it averages
-# (its printed QAGS "Average" of the two subsets).
-AVERAGES: dict[str, tuple[str, ...]] = {"qags_avg": ("qags_cnndm", "qags_xsum")}
+#: The paper's averaged pseudo-benchmarks (its printed QAGS "Average" of the two subsets).
+AVERAGES: dict[str, Average] = {
+    a.name: a for a in (Average("qags_avg", "QAGS average", "avg", ("qags_cnndm", "qags_xsum")),)
+}
+
+#: The paper's correlation tables, by number.
+PAPER_TABLES: dict[int, PaperTable] = {
+    t.number: t
+    for t in (
+        PaperTable(1, "SummEval", "table1_summeval"),
+        PaperTable(2, "Topical-Chat", "table2_topical_chat"),
+        PaperTable(3, "QAGS", "table3_qags"),
+    )
+}
 
 #: Benchmarks in the paper's order (Tables 1, 2, 3).
 NAMES: tuple[str, ...] = tuple(BENCHMARKS)
@@ -171,6 +314,26 @@ PRINTED_NAMES: tuple[str, ...] = (*NAMES, *AVERAGES)
 ALL_DIMENSIONS: tuple[str, ...] = tuple(
     dict.fromkeys(d for b in BENCHMARKS.values() for d in b.dimension_names)
 )
+
+#: The baseline families (``data/processed/baselines/<family>.parquet``) -> the benchmarks
+#: whose scores each holds, in the registry's order.
+BASELINE_FAMILIES: dict[str, tuple[str, ...]] = {}
+for _benchmark in BENCHMARKS.values():
+    if _benchmark.baselines is not None:
+        BASELINE_FAMILIES.setdefault(_benchmark.baselines.family, ())
+        BASELINE_FAMILIES[_benchmark.baselines.family] += (_benchmark.name,)
+
+#: The name of UniEval's released predictions in the rows, and their variant.
+UNIEVAL = "UniEval"
+UNIEVAL_VARIANT = "released predictions"
+
+
+def baseline_inputs(family: str) -> tuple[str, ...]:
+    """The tidy tables the scorer of a baseline family reads: its benchmarks' tables, then
+    the further tables they name (``Baselines.reads``)."""
+    names = BASELINE_FAMILIES[family]
+    reads = [t for n in names for t in BENCHMARKS[n].baselines.reads]  # type: ignore[union-attr]
+    return (*names, *dict.fromkeys(reads))
 
 
 def get_benchmark(name: str) -> Benchmark:
@@ -184,10 +347,21 @@ def get_benchmark(name: str) -> Benchmark:
 def _printed(name: str) -> Benchmark:
     """The benchmark ``name``, or the first part of the average ``name``."""
     if name in AVERAGES:
-        return BENCHMARKS[AVERAGES[name][0]]
+        return BENCHMARKS[AVERAGES[name].parts[0]]
     if name not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}: use one of {list(PRINTED_NAMES)}")
     return BENCHMARKS[name]
+
+
+def title_of(name: str) -> str:
+    """The title a reader sees for ``name`` (a benchmark or an average)."""
+    return AVERAGES[name].title if name in AVERAGES else get_benchmark(name).title
+
+
+def short_of(name: str) -> str:
+    """The short label of ``name`` (a benchmark or an average) in a table's column headers
+    and a figure's cell labels."""
+    return AVERAGES[name].short if name in AVERAGES else get_benchmark(name).short
 
 
 def dimensions_of(name: str) -> tuple[str, ...]:
@@ -203,6 +377,30 @@ def level_of(name: str) -> Level:
 def table_of(name: str) -> int:
     """The paper table printing ``name`` (an average is printed beside its parts)."""
     return _printed(name).paper_table
+
+
+def printed_coefficients(name: str) -> tuple[str, ...]:
+    """The coefficients the paper prints for ``name`` (an average: its parts')."""
+    return _printed(name).printed_coefficients
+
+
+def average_of(name: str) -> Average | None:
+    """The average that ``name`` is a part of, if any."""
+    return next((a for a in AVERAGES.values() if name in a.parts), None)
+
+
+def table_benchmarks(number: int) -> tuple[str, ...]:
+    """The printed names of paper table ``number``: its benchmarks, then their averages."""
+    names = tuple(b.name for b in BENCHMARKS.values() if b.paper_table == number)
+    return (*names, *(a.name for a in AVERAGES.values() if a.parts[0] in names))
+
+
+def table_title(number: int) -> str:
+    """ "Table N: <title>, <level>-level", as the README and the report head it."""
+    table = PAPER_TABLES[number]
+    return (
+        f"Table {number}: {table.title}, {_printed(table_benchmarks(number)[0]).level_name}-level"
+    )
 
 
 def judge_scale(benchmark: str, dimension: str) -> tuple[int, int]:

@@ -25,11 +25,9 @@ To add a format: one :class:`JudgeFormat` entry here and its loader in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from geval_repro.registry.benchmarks import get_benchmark
+from typing import Literal
 
 Content = Literal["replies", "item_scores", "level_probs"]
 
@@ -78,14 +76,16 @@ class JudgeFormat:
     required: tuple[str, ...] = ()
     fixed_contents: tuple[Content, ...] = ()
 
-    def contents(self, spec: Mapping[str, Any]) -> tuple[Content, ...]:
-        """What a run with config entry ``spec`` yields (``geval-jsonl``: its ``reads``;
-        default both, or what the mode of its ``run:`` block writes)."""
+    def contents(self, reads: Sequence[str] | None, mode: str | None) -> tuple[Content, ...]:
+        """What a run of this format yields: its fixed contents; else (``geval-jsonl``) the
+        entry's ``reads``, or what the ``mode`` of its ``run:`` block writes, or both."""
         if self.fixed_contents:
             return self.fixed_contents
-        if "reads" not in spec and "run" in spec:
-            return MODE_CONTENTS[spec["run"]["mode"]]
-        return tuple(spec.get("reads", ("replies", "level_probs")))
+        if reads is not None:
+            return tuple(reads)  # type: ignore[arg-type]  # the schema allows contents only
+        if mode is not None:
+            return MODE_CONTENTS[mode]
+        return ("replies", "level_probs")
 
 
 FORMATS: dict[str, JudgeFormat] = {
@@ -126,29 +126,3 @@ def get_format(name: str) -> JudgeFormat:
         return FORMATS[name]
     except KeyError:
         raise ValueError(f"unknown judge format {name!r}: use one of {list(NAMES)}") from None
-
-
-def contents_of(spec: Mapping[str, Any]) -> tuple[Content, ...]:
-    """What the judge run of config entry ``spec`` yields."""
-    return get_format(spec["format"]).contents(spec)
-
-
-def processed_tables(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    """The run's processed table names (``replies``, ``scores``, ``level_probs``)."""
-    return tuple(CONTENT_TABLES[content] for content in contents_of(spec))
-
-
-def result_tables(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    """The run's result table names, in a fixed order, each once."""
-    names = [name for content in contents_of(spec) for name in CONTENT_RESULTS[content]]
-    return tuple(dict.fromkeys(names))
-
-
-def run_dimensions(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    """The dimensions a judge's ``run:`` block judges (default: all of its benchmark's)."""
-    return tuple(spec["run"].get("dimensions") or get_benchmark(spec["benchmark"]).dimension_names)
-
-
-def has_replies(spec: Mapping[str, Any]) -> bool:
-    """Whether the run has reply texts (and so a sweep and its figures)."""
-    return "replies" in contents_of(spec)

@@ -9,6 +9,8 @@ and figures are named by :mod:`geval_repro.registry.formats` (``CONTENT_RESULTS`
 
 from __future__ import annotations
 
+from geval_repro.registry.benchmarks import PAPER_TABLES
+
 #: Every row of every benchmark: ``tables/<CORRELATIONS>.csv|.md``.
 CORRELATIONS = "correlations"
 #: Every judge row against the best recomputed baseline: ``tables/<name>.csv|.md``.
@@ -30,7 +32,7 @@ RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge run with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.
-PAPER_LAYOUTS: dict[int, str] = {1: "table1_summeval", 2: "table2_topical_chat", 3: "table3_qags"}
+PAPER_LAYOUTS: dict[int, str] = {n: table.stem for n, table in PAPER_TABLES.items()}
 #: Every recomputed cell of paper table N against its printed value:
 #: ``figures/<name>.png|.svg``.
 REPRODUCTION_FIGURES: dict[int, str] = {n: f"reproduction_{s}" for n, s in PAPER_LAYOUTS.items()}

@@ -22,9 +22,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from geval_repro.registry.benchmarks import AVERAGES, PRINTED_NAMES, dimensions_of, table_of
+from geval_repro.registry.benchmarks import (
+    AVERAGES,
+    PRINTED_NAMES,
+    average_of,
+    dimensions_of,
+    printed_coefficients,
+    table_of,
+)
 from geval_repro.registry.sources import PACKAGE_DATA
-from geval_repro.stats.coefficients import COEFFICIENTS
 
 PAPER_TABLES_PATH = PACKAGE_DATA / "paper_tables.csv"
 COLUMNS = ["table", "benchmark", "dimension", "metric", "coefficient", "value"]
@@ -36,7 +42,7 @@ PRINTED_AVERAGE_TOLERANCE = 0.001
 
 def _averaged_across(name: str) -> bool:
     """True for a benchmark whose printed average is across benchmarks (QAGS), not dimensions."""
-    return name in AVERAGES or any(name in parts for parts in AVERAGES.values())
+    return name in AVERAGES or average_of(name) is not None
 
 
 def _validate(table: pd.DataFrame, path: Path) -> None:
@@ -52,8 +58,12 @@ def _validate(table: pd.DataFrame, path: Path) -> None:
         )
         if row.dimension not in allowed:
             raise ValueError(f"{where}: dimension must be one of {allowed}")
-        if row.coefficient not in COEFFICIENTS:
-            raise ValueError(f"{where}: coefficient must be one of {COEFFICIENTS}")
+        printed = printed_coefficients(row.benchmark)
+        if row.coefficient not in printed:
+            raise ValueError(
+                f"{where}: coefficient must be one of those the registry says the paper prints "
+                f"for {row.benchmark}, {printed}"
+            )
         if row.table != table_of(row.benchmark):
             raise ValueError(
                 f"{where}: {row.benchmark} is printed in Table {table_of(row.benchmark)}"
@@ -96,14 +106,6 @@ def paper_value(
     return _lookup(path).get((benchmark, dimension, metric, coefficient))
 
 
-def printed_coefficients(benchmark: str, path: Path = PAPER_TABLES_PATH) -> tuple[str, ...]:
-    """The coefficients the paper prints for ``benchmark`` (in :data:`COEFFICIENTS` order):
-    Spearman and Kendall for SummEval, Pearson and Spearman for Topical-Chat, all three for
-    the QAGS subsets."""
-    printed = set(_load(path).loc[lambda t: t.benchmark == benchmark, "coefficient"])
-    return tuple(c for c in COEFFICIENTS if c in printed)
-
-
 def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
     """Every printed average next to the mean of the printed columns it summarizes.
 
@@ -119,13 +121,13 @@ def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
         for name in PRINTED_NAMES
         if not _averaged_across(name)
     ] + [
-        (average, table[table.benchmark.isin((*parts, average))])
-        for average, parts in AVERAGES.items()
+        (name, table[table.benchmark.isin((*average.parts, name))])
+        for name, average in AVERAGES.items()
     ]
     for benchmark, parts in groups:
         if benchmark in AVERAGES:
             is_average = parts.benchmark == benchmark
-            n_columns = len(AVERAGES[benchmark])
+            n_columns = len(AVERAGES[benchmark].parts)
         else:
             is_average = parts.dimension == AVERAGE
             n_columns = len(dimensions_of(benchmark))
@@ -146,3 +148,19 @@ def printed_average_check(path: Path = PAPER_TABLES_PATH) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame.from_records(records)
+
+
+#: What a row of recomputed numbers is beside the paper's printed row of the same metric,
+#: where the printed row does not come from the released data: (benchmark, metric) -> note.
+PRINTED_ROW_NOTES: dict[tuple[str, str], str] = {
+    ("topical_chat", "UniEval"): "the paper's printed UniEval r and ρ match neither (the "
+    "printed row does not come from these predictions with scipy's coefficients)",
+}
+#: Lines under a paper table about one of its benchmarks' printed rows: benchmark -> line.
+TABLE_NOTES: dict[str, str] = {
+    "topical_chat": "UniEval: our Pearson, Spearman and Kendall on UniEval's released "
+    "Topical-Chat predictions equal, to 6 decimals, the turn-level table of UniEval's own "
+    "reproduce/README.md (maszhongming/UniEval); the paper's printed UniEval r and ρ match "
+    "neither, so the printed row does not come from those predictions with scipy's "
+    "coefficients.",
+}

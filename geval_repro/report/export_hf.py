@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import BENCHMARKS, NAMES
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import PACKAGE_DATA, get_source
 
 PathLike = str | os.PathLike[str]
@@ -241,18 +242,17 @@ def bibtex_entries(keys: Sequence[str], path: PathLike = CITATIONS_PATH) -> str:
     return "\n\n".join(entries[key] for key in dict.fromkeys(keys))
 
 
-def _file_rows(spec: Mapping[str, Any]) -> list[str]:
-    """Card rows "| dimension | file | SHA-256 |" for the files of one judge run's config."""
-    files = dict(spec.get("files") or ({"*": spec["file"]} if "file" in spec else {}))
+def _file_rows(spec: JudgeSpec) -> list[str]:
+    """Card rows "| dimension | file | SHA-256 |" for the files of one judge run."""
     rows = []
-    for dimension, file in files.items():
-        if "source" in file:
-            source = get_source(file["source"])
+    for dimension, file in spec.files.items():
+        if file.source is not None:
+            source = get_source(file.source)
             where, digest = f"{source.url} (source `{source.id}`)", source.sha256
-        elif "url" in file:
-            where, digest = file["url"], file["sha256"]
+        elif file.url is not None:
+            where, digest = file.url, file.sha256
         else:
-            path = Path(file["path"])
+            path = Path(str(file.path))
             where = f"local file `{path}`"
             digest = sha256(path) if path.is_file() else "(file not found at export time)"
         rows.append(f"| {dimension} | {where} | `{digest}` |")
@@ -262,19 +262,19 @@ def _file_rows(spec: Mapping[str, Any]) -> list[str]:
 def dataset_card(
     splits: Mapping[str, Any],
     scored: Mapping[str, Mapping[str, int]],
-    judges: Mapping[str, Mapping[str, Any]],
+    judges: Mapping[str, JudgeSpec | None],
     inputs: Mapping[str, str],
     levels: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
 ) -> str:
     """The dataset card (README.md): layout, splits, judge runs, sources, licences, citations.
 
     ``splits``: benchmark -> Dataset; ``scored``: benchmark -> judge -> items scored;
-    ``judges``: run name -> its config (label, fixture, files; may be empty); ``inputs``:
+    ``judges``: run name -> its spec (None: not in the configuration); ``inputs``:
     processed table (relative name) -> SHA-256; ``levels``: run -> dimension -> the levels of
     its ``level_probs`` sequences, lowest first (runs with level probabilities only).
     """
     levels = levels or {}
-    fixtures = [name for name, spec in judges.items() if spec.get("fixture")]
+    fixtures = [name for name, spec in judges.items() if spec and spec.status == "fixture"]
     lines = [
         "---",
         "pretty_name: G-Eval meta-evaluation benchmarks with judge runs (geval-repro export)",
@@ -349,18 +349,19 @@ def dataset_card(
         lines += ["", "## Judge runs", ""]
         for judge in used:
             spec = judges[judge]
-            label = spec.get("label", "(no label: the run is not in the configuration)")
-            status = "FIXTURE (synthetic test data, not a result)" if spec.get("fixture") else ""
+            label = spec.label if spec else "(no label: the run is not in the configuration)"
+            fixture = spec is not None and spec.status == "fixture"
+            status = "FIXTURE (synthetic test data, not a result)" if fixture else ""
             lines += [f"### `{judge}`", "", f"{label}" + (f". **{status}**" if status else ""), ""]
-            if spec.get("paper_metric"):
-                lines += [f"Faces the paper's `{spec['paper_metric']}` rows.", ""]
+            if spec and spec.paper_metric:
+                lines += [f"Faces the paper's `{spec.paper_metric}` rows.", ""]
             if levels.get(judge):
                 listed = "; ".join(
                     f"{dimension}: {', '.join(map(str, values))}"
                     for dimension, values in levels[judge].items()
                 )
                 lines += [f"Levels of `level_probs`, lowest first: {listed}.", ""]
-            rows = _file_rows(spec)
+            rows = _file_rows(spec) if spec else []
             if rows:
                 lines += ["| dimension | file | SHA-256 |", "|---|---|---|", *rows, ""]
     source_ids = list(dict.fromkeys(s for name in splits for s in BENCHMARKS[name].sources))
@@ -403,13 +404,14 @@ def dataset_card(
 def export_hf(
     processed: PathLike,
     out: PathLike,
-    judges: Mapping[str, Mapping[str, Any]] | None = None,
+    judges: Mapping[str, JudgeSpec | None] | None = None,
     benchmarks: Sequence[str] = NAMES,
 ) -> dict[str, dict[str, int]]:
     """Write the Hugging Face export of ``benchmarks`` to ``out`` (see the module docstring).
 
     ``processed``: the folder of the tidy tables (``data/processed``); ``judges``: the runs
-    to join (name -> config entry, or ``{}``), each read from ``<processed>/judges/<name>/``.
+    to join (name -> its spec, or None when the configuration lacks it), each read from
+    ``<processed>/judges/<name>/``.
     The export is built in a temporary folder beside ``out`` and renamed into place, so a
     failure leaves no partial export. Returns benchmark -> judge -> items scored.
     """

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from geval_repro.baselines import BASELINE_METRICS
 from geval_repro.files.atomic import atomic_path
 from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, table_of
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
 
@@ -187,15 +188,14 @@ def sweep_accuracy_figure(
 def sweep_figures(
     sweep_csv: str | os.PathLike[str],
     *,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     out_dir: str | os.PathLike[str],
     parser: str = "original",
 ) -> None:
     """The sweep's figures for one judge run (config ``spec``): ρ, τ, the tie rate and the
     pairwise accuracies vs n, at the level of the run's benchmark (its printed values for
     ρ and τ, if the paper prints the run's ``paper_metric``)."""
-    label, paper_metric = spec["label"], spec.get("paper_metric")
-    benchmark = BENCHMARKS[spec["benchmark"]]
+    label, paper_metric, benchmark = spec.label, spec.paper_metric, spec.benchmark
     where = f"{benchmark.title} {benchmark.level_name}-level"
     sweep = pd.read_csv(sweep_csv)
     out = Path(out_dir)

@@ -9,29 +9,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
-from geval_repro.baselines import (
-    BASELINE_METRICS,
-    PRINTED_AS,
-    PROTOCOL_METRICS,
-    PROTOCOL_VARIANTS,
+from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
+from geval_repro.registry.benchmarks import (
+    BENCHMARKS,
+    dimensions_of,
+    printed_coefficients,
+    short_of,
+    table_benchmarks,
 )
-from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, dimensions_of, table_of
+from geval_repro.registry.judges import JudgeSpec
+from geval_repro.registry.paper import TABLE_NOTES
 from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
+from geval_repro.stats.level import Level
 from geval_repro.tables.judge_rows import beyond_the_paper
 from geval_repro.tables.rows import CONFIDENCE
-
-# The coefficients each table prints (Table 2's caption says Spearman/Kendall, its columns
-# are Pearson/Spearman); the benchmarks of a table come from the registry.
-PRINTED_COEFFICIENTS = {
-    1: ["spearman", "kendall"],
-    2: ["pearson", "spearman"],
-    3: ["pearson", "spearman", "kendall"],
-}
-
 
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 
@@ -112,23 +106,26 @@ def paper_layout(
     released parser's mean of the replies and first reply, and its rating-probability scores;
     the tolerant parser and the modal reply are in its own tables. Of a baseline with
     several variants, the one whose row the paper prints
-    (:data:`geval_repro.baselines.PROTOCOL_VARIANTS`) comes first and is marked.
+    (its benchmark's ``baselines.protocol_variant`` in the registry) comes first and is
+    marked.
     ``significance`` (:mod:`geval_repro.tables.significance`): a judge cell whose test
     against the best baseline has p < 0.05 gets a ``*``, and a second table under the first
     gives every tested cell's difference and p-value. ``notes``: lines under the table
     (:func:`table_notes`).
     """
-    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
-    coefficients = PRINTED_COEFFICIENTS[number]
+    benchmarks = list(table_benchmarks(number))
+    # The coefficients the table prints (Table 2's caption says Spearman/Kendall, its
+    # columns are Pearson/Spearman: the registry follows the columns).
+    coefficients = printed_coefficients(benchmarks[0])
     if len(benchmarks) > 1:  # one column per benchmark (QAGS: the two subsets and Average)
         columns = [(b, d, c) for b in benchmarks for d in dimensions_of(b) for c in coefficients]
-        headers = [f"{b.removeprefix('qags_')} {SYMBOL[c]}" for b, _, c in columns]
+        headers = [f"{short_of(b)} {SYMBOL[c]}" for b, _, c in columns]
     else:
         dims = [*dimensions_of(benchmarks[0]), "AVG"]
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
     part = table[table["benchmark"].isin(benchmarks)]
-    part = _protocol_first(part[~part["level"].isin(["system"])], benchmarks)
+    part = _protocol_first(part[part["level"] != Level.SYSTEM], benchmarks)
     part = part[~part["variant"].map(beyond_the_paper)]
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
@@ -190,7 +187,11 @@ def _protocol_first(part: pd.DataFrame, benchmarks: Sequence[str]) -> pd.DataFra
     """Baseline rows that face one printed row in several variants (SummEval's references)
     or metrics (Topical-Chat's METEOR 1.5 and nltk's METEOR): the one that reproduces the
     printed row first, its variant marked; other rows keep their order."""
-    protocols = {PROTOCOL_VARIANTS[b] for b in benchmarks if b in PROTOCOL_VARIANTS}
+    protocols = {
+        entry.baselines.protocol_variant
+        for entry in (BENCHMARKS.get(b) for b in benchmarks)
+        if entry is not None and entry.baselines is not None
+    }
     printed = part["metric"].map(lambda m: PRINTED_AS.get(m, m))
     baselines = part["metric"].isin(BASELINE_METRICS)
     variants = (part["metric"] + "\t" + part["variant"])[baselines].groupby(printed).nunique()
@@ -218,17 +219,17 @@ RERUN_NOTE = (
 )
 
 
-def table_notes(number: int, judges: Mapping[str, Mapping[str, Any]], released: str) -> list[str]:
-    """The lines under paper table ``number``: what each judge run is (``judges``: run ->
-    config entry, the runs on the table's benchmarks), whether the paper's own released
-    replies (judge run ``released``) are in this run, and the baselines' variants."""
+def table_notes(number: int, judges: Mapping[str, JudgeSpec], released: str) -> list[str]:
+    """The lines under paper table ``number``: what each judge run is (``judges``: the runs
+    on the table's benchmarks by name), whether the paper's own released replies (judge run
+    ``released``) are in this run, and notes on its benchmarks' printed rows."""
     lines = []
     if judges:
         lines.append(
-            "Judge runs: " + "; ".join(f"`{j}`: {s['label']}" for j, s in judges.items()) + "."
+            "Judge runs: " + "; ".join(f"`{j}`: {s.label}" for j, s in judges.items()) + "."
         )
         lines.append(RERUN_NOTE)
-    benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
+    benchmarks = table_benchmarks(number)
     if any(BENCHMARKS[b].released_replies for b in benchmarks if b in BENCHMARKS) and (
         released not in judges
     ):
@@ -237,15 +238,5 @@ def table_notes(number: int, judges: Mapping[str, Mapping[str, Any]], released: 
             "nlpyang/geval) are not in this run: the default `snakemake --cores 4` recounts "
             "them on a machine that reaches GitHub. No number here comes from them."
         )
-    if number == 2:
-        lines.append(UNIEVAL_TOPICAL_CHAT)
+    lines += [TABLE_NOTES[b] for b in benchmarks if b in TABLE_NOTES]
     return lines
-
-
-UNIEVAL_TOPICAL_CHAT = (
-    "UniEval: our Pearson, Spearman and Kendall on UniEval's released Topical-Chat "
-    "predictions equal, to 6 decimals, the turn-level table of UniEval's own "
-    "reproduce/README.md (maszhongming/UniEval); the paper's printed UniEval r and ρ match "
-    "neither, so the printed row does not come from those predictions with scipy's "
-    "coefficients."
-)

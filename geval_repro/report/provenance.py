@@ -45,7 +45,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from geval_repro.config import judge_files, judge_manifest
+from geval_repro.config import judge_files, judge_spec
 from geval_repro.files.atomic import write_text
 from geval_repro.files.digest import sha256_of
 from geval_repro.registry.sources import REPO_ROOT, load_registry
@@ -164,11 +164,12 @@ def _judge_files(config: Mapping[str, Any], raw_dir: Path) -> dict[Path, Record]
     """Every judge file of the config that is not a registry source, by resolved path
     (a geval-jsonl folder's ``manifest.json`` included: it documents the run)."""
     found: dict[Path, Record] = {}
-    for name in config.get("judges", {}):
-        manifest = judge_manifest(config, name)
+    for name, entry in config.get("judges", {}).items():
+        spec = judge_spec(name, entry)
+        manifest = spec.manifest_path
         if manifest is not None:
             found[manifest.resolve()] = {"kind": "local", "path": str(manifest)}
-        for judge_file in judge_files(config, name, raw_dir).values():
+        for judge_file in judge_files(spec, raw_dir).values():
             if judge_file.remote is None:
                 found[judge_file.path.resolve()] = {"kind": "local", "path": str(judge_file.path)}
             else:

@@ -31,67 +31,35 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from geval_repro.registry.formats import run_dimensions
+from geval_repro.registry.judges import JudgeSpec, RunSpec
 from geval_repro.runner.requests import RequestParams
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: The command line's defaults of the ``run:`` keys (``n`` depends on the mode).
-RUN_DEFAULTS: dict[str, Any] = {
-    "base_url": "https://api.openai.com/v1",
-    "temperature": 1.0,
-    "top_p": 1.0,
-    "max_tokens": 5,
-    "top_logprobs": 20,
-    "concurrency": 8,
-    "limit": None,
-    "timeout": 60.0,
-    "max_attempts": 6,
-    "api_key_env": "OPENAI_API_KEY",
-    "seed": None,
-    "topup_logprobs": False,
-    "first_position": None,
-}
 #: Where a managed server's runs are planned before it has a port (the cache key holds the
 #: server's identity, not its URL).
 MANAGED_URL = "http://127.0.0.1/v1"
 
 
-def run_model(run: Mapping[str, Any]) -> str:
-    """The model a ``run:`` block asks: ``model``, or the local server's model."""
-    if "model" in run:
-        return str(run["model"])
-    return str(run["server"]["llama_cpp"]["model"])
-
-
-def server_threads(spec: Mapping[str, Any]) -> int:
+def server_threads(spec: JudgeSpec) -> int:
     """The CPU threads a judge's run job takes: its local server's (``threads``, default
     every CPU), or 1 for a remote server."""
-    local = ((spec.get("run") or {}).get("server") or {}).get("llama_cpp")
-    if local is None:
+    if spec.run is None or spec.run.server is None:
         return 1
-    return int(local.get("threads") or os.cpu_count() or 1)
+    return int(spec.run.server.threads or os.cpu_count() or 1)
 
 
-def base_urls(run: Mapping[str, Any]) -> tuple[str, ...]:
-    """The ``base_url`` of a ``run:`` block as a tuple (one or several servers)."""
-    value = run.get("base_url", RUN_DEFAULTS["base_url"])
-    return (value,) if isinstance(value, str) else tuple(value)
-
-
-def request_params(run: Mapping[str, Any]) -> RequestParams:
+def request_params(run: RunSpec) -> RequestParams:
     """The request parameters of a ``run:`` block (raises ``ValueError`` naming a bad one)."""
-    values = {**RUN_DEFAULTS, **run}
-    n = run.get("n", 1 if run["mode"] == "logprobs" else 20)
     return RequestParams(
-        model=run_model(run),
-        mode=run["mode"],
-        n=n,
-        temperature=float(values["temperature"]),
-        top_p=float(values["top_p"]),
-        max_tokens=values["max_tokens"],
-        top_logprobs=values["top_logprobs"],
+        model=run.model,
+        mode=run.mode,  # type: ignore[arg-type]  # RequestParams checks it
+        n=run.n,
+        temperature=run.temperature,
+        top_p=run.top_p,
+        max_tokens=run.max_tokens,
+        top_logprobs=run.top_logprobs,
     )
 
 
@@ -122,18 +90,18 @@ def _outside_event_loop(function: Callable[..., T], *args: Any) -> T:
         return pool.submit(function, *args).result()
 
 
-def managed_server(run: Mapping[str, Any], log_path: str | os.PathLike[str] | None):
+def managed_server(run: RunSpec, log_path: str | os.PathLike[str] | None):
     """The local server of a ``run:`` block's ``server`` entry (not started), or None."""
-    local = (run.get("server") or {}).get("llama_cpp")
+    local = run.server
     if local is None:
         return None
     from geval_repro.runner.server import llama_cpp_server
 
     return llama_cpp_server(
-        local["model"],
-        n_ctx=local.get("n_ctx", 8192),
-        threads=local.get("threads"),
-        startup_timeout=float(local.get("startup_timeout", 180.0)),
+        local.model,
+        n_ctx=local.n_ctx,
+        threads=local.threads,
+        startup_timeout=float(local.startup_timeout),
         log_path=log_path,
     )
 
@@ -161,8 +129,7 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
 
 
 def run_configured_judge(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     *,
     processed: Path,
     raw_dir: Path,
@@ -170,7 +137,7 @@ def run_configured_judge(
     mirror: Path | None = None,
     server_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run every dimension of ``spec["run"]`` into ``spec["dir"]``; the summaries by dimension.
+    """Run every dimension of ``spec.run`` into ``spec.dir``; the summaries by dimension.
 
     ``processed`` holds the benchmark's tidy table, ``raw_dir`` the fetched sources (the
     released SummEval prompts; from ``mirror`` when given), ``cache_dir`` the judge's response
@@ -181,47 +148,48 @@ def run_configured_judge(
     """
     from geval_repro.runner.run import RunOptions, Session, build_plan, pending_items, run_judge
 
-    run = spec["run"]
-    values = {**RUN_DEFAULTS, **run}
+    judge, run = spec.name, spec.run
+    if run is None or spec.dir is None:
+        raise ValueError(f"judge {judge} has no run: block (or no dir:): nothing to run")
     params = request_params(run)
-    out = Path(spec["dir"])
+    out = Path(spec.dir)
     server = managed_server(run, server_log)
-    urls = (MANAGED_URL,) if server is not None else base_urls(run)
+    urls = (MANAGED_URL,) if server is not None else run.base_urls
     options_by_dimension = {}
-    for dimension in run_dimensions(spec):
-        prompt = (run.get("prompts") or {}).get(dimension)
+    for dimension in run.dimensions:
+        prompt = run.prompts.get(dimension)
         options_by_dimension[dimension] = RunOptions(
-            benchmark=spec["benchmark"],
+            benchmark=spec.benchmark.name,
             dimension=dimension,
             params=params,
             base_urls=urls,
             out=out,
             cache_dir=cache_dir,
-            limit=values["limit"],
-            concurrency=values["concurrency"],
-            timeout=float(values["timeout"]),
-            max_attempts=values["max_attempts"],
-            api_key_env=values["api_key_env"],
+            limit=run.limit,
+            concurrency=run.concurrency,
+            timeout=run.timeout,
+            max_attempts=run.max_attempts,
+            api_key_env=run.api_key_env,
             raw_dir=raw_dir,
             processed=processed,
             prompt_path=Path(prompt) if prompt else None,
             mirror=mirror,
-            seed=values["seed"],
-            topup_logprobs=values["topup_logprobs"],
-            first_position=values["first_position"],
+            seed=run.seed,
+            topup_logprobs=run.topup_logprobs,
+            first_position=run.first_position,
             server_id=None if server is None else server.identity,
             managed_server=None if server is None else server.describe(),
         )
-    if server is None and not os.environ.get(values["api_key_env"]):
+    if server is None and not os.environ.get(run.api_key_env):
         log.warning(
             "$%s is not set: sending a placeholder key (fine for a local server without "
             "authentication)",
-            values["api_key_env"],
+            run.api_key_env,
         )
     summaries: dict[str, dict[str, Any]] = {}
     session = Session()
     with contextlib.ExitStack() as stack:
-        if server is not None and values["first_position"] is not None:
+        if server is not None and run.first_position is not None:
             urls = (stack.enter_context(server).base_url,)  # the tokenizer is asked first
         plans = {}
         for dimension, options in options_by_dimension.items():
@@ -239,7 +207,7 @@ def run_configured_judge(
             log.info(
                 "judge %s: %s %s, model %s, mode %s, n %d%s",
                 judge,
-                spec["benchmark"],
+                spec.benchmark.name,
                 dimension,
                 params.model,
                 params.mode,

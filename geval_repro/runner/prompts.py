@@ -3,14 +3,16 @@
 Templates use the released G-Eval placeholders ``{{Name}}``; a benchmark's ``texts`` map each
 placeholder to a column of its tidy table (e.g. SummEval ``{{Document}}`` -> ``source``).
 
-- SummEval: the four released prompt files (sources ``summeval_prompt_coh|con|flu|rel``),
-  fetched and verified against their pinned SHA-256, never retyped. They are read in text
-  mode (CRLF -> LF), exactly as the released ``gpt4_eval.py`` reads them with ``open().read()``.
+- SummEval: the four released prompt files (its registry entry's ``prompts.released``:
+  sources ``summeval_prompt_coh|con|flu|rel``), fetched and verified against their pinned
+  SHA-256, never retyped. They are read in text mode (CRLF -> LF), exactly as the released
+  ``gpt4_eval.py`` reads them with ``open().read()``.
 - Topical-Chat and QAGS: the paper released no prompts. This toolkit's prompts, in the
   released template (task, criteria, steps, form ending on the dimension name), are package
-  data under ``geval_repro/prompts/<benchmark>/<dimension>.txt`` (both QAGS subsets share
-  ``qags/consistency.txt``). Their first line, starting with :data:`TOOLKIT_HEADER`, labels
-  them as ours; that line is removed before sending, so the model sees only the template.
+  data under ``geval_repro/prompts/<folder>/<dimension>.txt`` (the folder of the registry
+  entry's ``prompts``; both QAGS subsets share ``qags/consistency.txt``). Their first line,
+  starting with :data:`TOOLKIT_HEADER`, labels them as ours; that line is removed before
+  sending, so the model sees only the template.
 
 The ``sha256`` of a template is that of its file bytes (header included).
 
@@ -30,20 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from geval_repro.registry.benchmarks import get_benchmark
+
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 TOOLKIT_HEADER = "# geval-repro toolkit prompt"
 STEPS_PLACEHOLDER = "Evaluation Steps"
 STEPS_SUFFIX = ".steps.json"
 
-#: SummEval dimension -> sources registry id of its released prompt.
-SUMMEVAL_PROMPT_SOURCES = {
-    "coherence": "summeval_prompt_coh",
-    "consistency": "summeval_prompt_con",
-    "fluency": "summeval_prompt_flu",
-    "relevance": "summeval_prompt_rel",
-}
-#: Benchmark -> folder of its prompts under :data:`PROMPTS_DIR`.
-PROMPT_FOLDERS = {"topical_chat": "topical_chat", "qags_cnndm": "qags", "qags_xsum": "qags"}
 
 _PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
 
@@ -157,15 +152,17 @@ def read_template(path: Path) -> Prompt:
 def benchmark_prompt_path(
     benchmark: str, dimension: str, raw_dir: Path, mirror: Path | None = None
 ) -> Path:
-    """The default template of a benchmark and dimension (SummEval's fetched and verified,
-    from ``mirror`` or ``$GEVAL_REPRO_MIRROR`` when set)."""
-    if benchmark == "summeval":
+    """The default template of a benchmark and dimension, where its registry entry's
+    ``prompts`` say: a released prompt fetched and verified (from ``mirror`` or
+    ``$GEVAL_REPRO_MIRROR`` when set), else this toolkit's own under :data:`PROMPTS_DIR`."""
+    prompts = get_benchmark(benchmark).prompts
+    if dimension in prompts.released:
         from geval_repro.files.fetch import fetch_source, resolve_mirror
 
-        source = SUMMEVAL_PROMPT_SOURCES[dimension]
+        source = prompts.released[dimension]
         return fetch_source(source, raw_dir, mirror=resolve_mirror(mirror), progressbar=False)
-    path = PROMPTS_DIR / PROMPT_FOLDERS[benchmark] / f"{dimension}.txt"
-    if not path.is_file():
+    path = PROMPTS_DIR / str(prompts.folder) / f"{dimension}.txt"
+    if prompts.folder is None or not path.is_file():
         raise ValueError(f"no prompt for {benchmark}/{dimension}: expected {path}")
     return path
 

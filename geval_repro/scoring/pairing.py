@@ -39,19 +39,14 @@ def paired_items(
 
 
 def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
-    """(systems, inputs) columns of the score matrix at the benchmark's level.
-
-    ``summary``: (``unit_key``, ``group_key``); ``global``: (:data:`POOLED`, the item key).
-    """
-    if benchmark.level == "summary":
-        return benchmark.unit_key, str(benchmark.group_key)
-    (item_key,) = benchmark.item_keys
-    return POOLED, item_key
+    """(systems, inputs) columns of the score matrix at the benchmark's level: its
+    ``system_key`` (:data:`POOLED` when every item is pooled) and its ``input_key``."""
+    return benchmark.system_key or POOLED, benchmark.input_key
 
 
 def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
     """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
-    return with_pooled_system(table) if benchmark.level == "global" else table
+    return with_pooled_system(table) if benchmark.system_key is None else table
 
 
 def paired_matrices(

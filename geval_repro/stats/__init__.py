@@ -2,54 +2,52 @@
 with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch of coded
 matrices against one human matrix), uncertainty.
 
-Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing.
+Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing. A
+correlation level is a :class:`~geval_repro.stats.level.Level` (:mod:`.level`, light: no
+numpy), resolved once from its name.
 
-Imports nothing of the package: statistics know nothing of benchmarks or files.
+Imports nothing of the package: statistics know nothing of benchmarks or files. The verbs
+below are this package's face, imported on first use (PEP 562), so that importing a light
+module such as :mod:`.level` does not import numpy and scipy.
 """
 
-from geval_repro.stats.accuracy import (
-    ACCURACIES,
-    bootstrap_accuracy,
-    pairwise_accuracy,
-    tie_calibrated_accuracy,
-)
-from geval_repro.stats.bootstrap import bootstrap_ci
-from geval_repro.stats.coefficients import (
-    COEFFICIENTS,
-    kendall_rows,
-    pearson_rows,
-    spearman_rows,
-)
-from geval_repro.stats.levels import LEVELS, correlate
-from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.permutation import paired_permutation_test
-from geval_repro.stats.results import (
-    BootstrapResult,
-    LevelCorrelation,
-    PairwiseAccuracy,
-    PermutationResult,
-    TieRate,
-)
-from geval_repro.stats.ties import tie_rate
+from __future__ import annotations
 
-__all__ = [
-    "ACCURACIES",
-    "COEFFICIENTS",
-    "LEVELS",
-    "BootstrapResult",
-    "LevelCorrelation",
-    "PairwiseAccuracy",
-    "PermutationResult",
-    "TieRate",
-    "bootstrap_accuracy",
-    "bootstrap_ci",
-    "correlate",
-    "kendall_rows",
-    "paired_permutation_test",
-    "pairwise_accuracy",
-    "pearson_rows",
-    "spearman_rows",
-    "tie_calibrated_accuracy",
-    "tie_rate",
-    "to_matrix",
-]
+import importlib
+from typing import Any
+
+#: name -> the submodule that defines it
+_FACE = {
+    "ACCURACIES": "accuracy",
+    "bootstrap_accuracy": "accuracy",
+    "pairwise_accuracy": "accuracy",
+    "tie_calibrated_accuracy": "accuracy",
+    "bootstrap_ci": "bootstrap",
+    "COEFFICIENTS": "coefficients",
+    "kendall_rows": "coefficients",
+    "pearson_rows": "coefficients",
+    "spearman_rows": "coefficients",
+    "LEVELS": "level",
+    "Level": "level",
+    "correlate": "levels",
+    "to_matrix": "matrix",
+    "paired_permutation_test": "permutation",
+    "BootstrapResult": "results",
+    "LevelCorrelation": "results",
+    "PairwiseAccuracy": "results",
+    "PermutationResult": "results",
+    "TieRate": "results",
+    "tie_rate": "ties",
+}
+
+__all__ = sorted(_FACE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FACE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_FACE[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FACE})

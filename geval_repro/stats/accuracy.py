@@ -134,7 +134,7 @@ from geval_repro.stats.bootstrap import (
     check_unit,
     percentile_interval,
 )
-from geval_repro.stats.levels import check_level
+from geval_repro.stats.level import Level
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import TIE_ATOL
@@ -144,7 +144,6 @@ from geval_repro.stats.ties import TIE_ATOL
 ACCURACIES: tuple[str, ...] = ("acc_eq", "acc_eq_calibrated")
 TIE_SCALE = float(round(1 / TIE_ATOL))  # 1e9, exact: metric differences in grid units
 SELECTION_ATOL = 1e-12
-RESAMPLING_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
 #: Draws per resample below which the global bootstrap counts in int16 and sums in int32.
 NARROW_DRAWS = 2**15
 GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cache-sized)
@@ -217,7 +216,7 @@ def _pooled(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def _grouped(
-    metric: np.ndarray, human: np.ndarray, level: str
+    metric: np.ndarray, human: np.ndarray, level: Level
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The level's members on axis 0, and the complete members per group ``(n_groups,)``.
 
@@ -227,10 +226,10 @@ def _grouped(
     of a group's members does not change its pairs, and in this order its human-tied pairs
     form runs, which are faster to extract).
     """
-    if level == "system":
+    if level is Level.SYSTEM:
         metric, human = _system_means(metric, human)
         return metric, human, np.array([np.count_nonzero(~np.isnan(human))])
-    if level == "global":
+    if level.pooled:
         metric, human = _pooled(metric, human)
         order = np.argsort(human)
         return metric[order], human[order], np.array([human.size])
@@ -266,11 +265,12 @@ def _per_group(mask: np.ndarray) -> np.ndarray:
     return mask.sum(axis=0) if mask.ndim > 1 else np.array([np.count_nonzero(mask)])
 
 
-def _level_terms(metric: np.ndarray, human: np.ndarray, level: str) -> tuple[PairTerms, np.ndarray]:
+def _level_terms(
+    metric: np.ndarray, human: np.ndarray, level: Level | str
+) -> tuple[PairTerms, np.ndarray]:
     """Pair terms of a level and its complete pairs per group ``(n_groups,)``."""
     metric, human = as_score_pair(metric, human)
-    check_level(level)
-    metric, human, members = _grouped(metric, human, level)
+    metric, human, members = _grouped(metric, human, Level(level))
     return _pair_terms(metric, human), members * (members - 1) // 2
 
 
@@ -295,7 +295,7 @@ def _result(
 
 
 def pairwise_accuracy(
-    metric: np.ndarray, human: np.ndarray, level: str, epsilon: float = 0.0
+    metric: np.ndarray, human: np.ndarray, level: Level | str, epsilon: float = 0.0
 ) -> PairwiseAccuracy:
     """Pairwise accuracy of ``metric`` against ``human`` at ``level`` with the metric tie
     threshold ``epsilon`` (0: ``acc_eq``); see the module docstring for the definition."""
@@ -523,7 +523,7 @@ def _summary_accuracies(
     n_pairs(g)`` (floats), and the chosen accuracy is the first within ``SELECTION_ATOL`` of
     the largest. NaN for a resample without a drawn input with pairs.
     """
-    grouped_metric, grouped_human, members = _grouped(metric, human, "summary")
+    grouped_metric, grouped_human, members = _grouped(metric, human, Level.SUMMARY)
     n_pairs = members * (members - 1) // 2
     n_inputs = n_pairs.size
     n_resamples, n_draws = indices.shape
@@ -627,7 +627,9 @@ def _system_sweep(
     return _sweep(codes, ends, gains, base, members * (members - 1) / 2.0, calibrate)
 
 
-def tie_calibrated_accuracy(metric: np.ndarray, human: np.ndarray, level: str) -> PairwiseAccuracy:
+def tie_calibrated_accuracy(
+    metric: np.ndarray, human: np.ndarray, level: Level | str
+) -> PairwiseAccuracy:
     """``acc*_eq``: the pairwise accuracy at the fitted metric tie threshold ``epsilon*``
     (the smallest candidate with the largest accuracy; see the module docstring)."""
     terms, n_pairs = _level_terms(metric, human, level)
@@ -648,7 +650,7 @@ def tie_calibrated_accuracy(metric: np.ndarray, human: np.ndarray, level: str) -
 def resampled_accuracies(
     metric: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     indices: np.ndarray,
     *,
     calibrate: bool,
@@ -660,17 +662,17 @@ def resampled_accuracies(
     value per resample, NaN where the resample has no complete pair.
     """
     metric, human = as_score_pair(metric, human)
-    check_level(level)
+    level = Level(level)
     indices = np.asarray(indices)
     n_resamples = indices.shape[0]
-    if level == "system":
+    if level is Level.SYSTEM:
         per_block = max(1, CELLS_PER_BLOCK // metric.size)
         blocks = [
             _system_sweep(metric, human, indices[start : start + per_block], calibrate)[0]
             for start in range(0, n_resamples, per_block)
         ]
         return np.concatenate(blocks)
-    if level == "global":  # the items in row-major order, as the indices number them
+    if level.pooled:  # the items in row-major order, as the indices number them
         return _global_accuracies(*_pooled(metric, human), indices, calibrate)
     return _summary_accuracies(metric, human, indices, calibrate)
 
@@ -678,7 +680,7 @@ def resampled_accuracies(
 def bootstrap_accuracy(
     metric: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     *,
     calibrate: bool,
     n_resamples: int = 1000,
@@ -696,10 +698,11 @@ def bootstrap_accuracy(
     Resamples without a complete pair are dropped and counted in ``n_invalid``.
     """
     metric, human = as_score_pair(metric, human)
+    level = Level(level)
     unit = check_unit(unit, level)
-    if unit != RESAMPLING_UNIT[level]:
+    if unit != level.bootstrap_unit:
         raise ValueError(
-            f"bootstrap_accuracy resamples {RESAMPLING_UNIT[level]!r} at the {level} level "
+            f"bootstrap_accuracy resamples {level.bootstrap_unit!r} at the {level} level "
             f"(summary and system: 'inputs'; global: 'items'), got unit {unit!r}"
         )
     check_resampling(n_resamples, confidence)

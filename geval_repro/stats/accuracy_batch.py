@@ -28,11 +28,11 @@ whole batch (:class:`HumanPairs`, built once). Per block of matrices:
    members at a time (strided views of the codes, pairs first and matrices last), and one
    ``bincount`` counts every matrix's bins, weighted by ``1 / (n_pairs(g) * n_groups)``
    when a matrix's inputs have unequal pair counts (summary level with missing scores),
-   else unweighted. At the global level, when the human scores tie in levels (Topical-Chat's
-   and QAGS's few distinct means of annotators) and the block uses few codes, the pairs per
-   bin come instead from counts per pair of codes: two matrix products per matrix over the
-   items per (human level, code), work ~ levels x codes^2 instead of ~ pairs (for 360
-   Topical-Chat items, 64,620 pairs per matrix);
+   else unweighted. At the global level, when the human scores tie in groups of equal rank
+   (Topical-Chat's and QAGS's few distinct means of annotators) and the block uses few
+   codes, the pairs per bin come instead from counts per pair of codes: two matrix
+   products per matrix over the items per (human rank, code), work ~ ranks x codes^2
+   instead of ~ pairs (for 360 Topical-Chat items, 64,620 pairs per matrix);
 4. cumulative sums over the bins give, at every candidate, the human-tied pairs the metric
    ties (correct) and the concordant pairs it ties (lost): the accuracy at a candidate is
    ``(concordant - lost + tied) / pairs``; ``acc_eq`` is the one at candidate 0 and
@@ -51,9 +51,10 @@ from typing import NamedTuple
 import numpy as np
 
 from geval_repro.stats.accuracy import SELECTION_ATOL, TIE_SCALE, _codes
+from geval_repro.stats.level import Level
 from geval_repro.stats.ties import TIE_ATOL
 
-BATCH_LEVELS = ("summary", "global")
+BATCH_LEVELS = (Level.SUMMARY, Level.GLOBAL)
 PAIRS_PER_BLOCK = 2**22  # pair entries evaluated per numpy batch (bounds memory)
 MAX_TABLE_VALUES = 2048  # distinct values a DifferenceCodes table may hold
 TIED, UP, DOWN = 0, 1, 2  # the human side of the pair (member i, member i + k)
@@ -103,19 +104,22 @@ class HumanPairs:
     the members of each human-tied pair; ``present``: where the human score is present.
     """
 
-    level: str
+    level: Level
     sides: tuple[np.ndarray, ...]
     tied_first: np.ndarray
     tied_second: np.ndarray
     present: np.ndarray
-    human_levels: np.ndarray | None = None
-    n_human_levels: int = 0
+    human_ranks: np.ndarray | None = None
+    n_human_ranks: int = 0
 
     @classmethod
-    def of(cls, human: np.ndarray, level: str) -> HumanPairs:
+    def of(cls, human: np.ndarray, level: Level | str) -> HumanPairs:
         """The pairs of ``human`` ``(n_systems, n_inputs)`` at ``level``."""
+        level = Level(level)
         if level not in BATCH_LEVELS:
-            raise ValueError(f"unknown level {level!r}: use one of {BATCH_LEVELS}")
+            raise ValueError(
+                f"unknown level {level.value!r}: use one of {[str(b) for b in BATCH_LEVELS]}"
+            )
         members = _members(np.asarray(human, dtype=float)[None], level)[0]
         flat = np.arange(members.size).reshape(members.shape)
         sides, firsts, seconds = [], [], []
@@ -126,22 +130,22 @@ class HumanPairs:
             firsts.append(flat[:-k][tied])
             seconds.append(flat[k:][tied])
         empty = np.empty(0, dtype=np.intp)
-        human_levels, n_levels = _human_levels(members[:, 0]) if level == "global" else (None, 0)
+        human_ranks, n_ranks = _human_ranks(members[:, 0]) if level.pooled else (None, 0)
         return cls(
             level,
             tuple(sides),
             np.concatenate(firsts) if firsts else empty,
             np.concatenate(seconds) if seconds else empty,
             ~np.isnan(members),
-            human_levels,
-            n_levels,
+            human_ranks,
+            n_ranks,
         )
 
 
-def _human_levels(human: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """Each item's human level (dense rank; -1 missing) such that two items tie exactly when
-    they share a level, and the number of levels; ``(None, 0)`` when ties do not form such
-    levels (a run of values each within the tolerance of the next but spanning more)."""
+def _human_ranks(human: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """Each item's human rank (dense rank; -1 missing) such that two items tie exactly when
+    they share a rank, and the number of ranks; ``(None, 0)`` when ties do not form such
+    ranks (a run of values each within the tolerance of the next but spanning more)."""
     present = ~np.isnan(human)
     values = np.sort(human[present])
     starts = np.ones(values.size, dtype=bool)
@@ -150,14 +154,14 @@ def _human_levels(human: np.ndarray) -> tuple[np.ndarray | None, int]:
     if values.size and (values - values[first] >= TIE_ATOL).any():
         return None, 0
     rank = np.cumsum(starts) - 1
-    levels = np.full(human.shape, -1)
-    levels[present] = rank[np.searchsorted(values, human[present])]
-    return levels, int(starts.sum())
+    ranks = np.full(human.shape, -1)
+    ranks[present] = rank[np.searchsorted(values, human[present])]
+    return ranks, int(starts.sum())
 
 
-def _members(matrices: np.ndarray, level: str) -> np.ndarray:
+def _members(matrices: np.ndarray, level: Level) -> np.ndarray:
     """``(B, n_systems, n_inputs)`` -> ``(B, n_members, n_groups)`` of the level."""
-    return matrices if level == "summary" else matrices.reshape(matrices.shape[0], -1, 1)
+    return matrices if level.grouped else matrices.reshape(matrices.shape[0], -1, 1)
 
 
 def coded_accuracies(
@@ -219,7 +223,7 @@ def _block(members: np.ndarray, grid: np.ndarray, pairs: HumanPairs) -> BatchAcc
 
     # 2.-3. Candidates and each matrix's count of tied and concordant pairs per bin.
     n_pairs = sum(side.size for side in pairs.sides)
-    if pairs.human_levels is not None and _tables_cheaper(pairs.n_human_levels, width, n_pairs):
+    if pairs.human_ranks is not None and _tables_cheaper(pairs.n_human_ranks, width, n_pairs):
         counts, candidates = _counts_from_tables(local[:, :, 0], local_grid, pairs)
         weights = None
     else:
@@ -304,10 +308,10 @@ def _counts_from_pairs(
     return counts.reshape(batch, sink + 1), candidates, weights
 
 
-def _tables_cheaper(n_levels: int, width: int, n_pairs: int) -> bool:
-    """Whether the global level's per-code tables (work ~ levels x codes^2 per matrix) beat
+def _tables_cheaper(n_ranks: int, width: int, n_pairs: int) -> bool:
+    """Whether the global level's per-code tables (work ~ ranks x codes^2 per matrix) beat
     visiting every pair (work ~ pairs per matrix)."""
-    return (n_levels + 2) * width * width < n_pairs
+    return (n_ranks + 2) * width * width < n_pairs
 
 
 def _counts_from_tables(
@@ -317,26 +321,26 @@ def _counts_from_tables(
     per pair of codes instead of the pairs themselves.
 
     ``codes`` ``(B, n_items)`` renumbered (0: missing). With ``N[y, a]`` the items of human
-    level ``y`` and code ``a``: the human-tied pairs of codes ``a < c`` number
+    rank ``y`` and code ``a``: the human-tied pairs of codes ``a < c`` number
     ``sum_y N[y, a] N[y, c]`` (``a = c``: ``sum_y N[y, a] (N[y, a] - 1) / 2``), and the pairs
     whose lower-human item has code ``a`` and higher-human item code ``c`` number
-    ``sum_y N[y, a] * #{items of code c above level y}``: two matrix products per matrix;
+    ``sum_y N[y, a] * #{items of code c above rank y}``: two matrix products per matrix;
     exact integer counts (in floats).
     """
     batch, width = codes.shape[0], local_grid.shape[0]
-    n_levels, levels = pairs.n_human_levels, pairs.human_levels
-    present = levels >= 0
-    cell = (np.arange(batch)[:, None] * n_levels + levels[present]) * width + codes[:, present]
-    per_level = np.bincount(cell.ravel(), minlength=batch * n_levels * width)
-    per_level = per_level.reshape(batch, n_levels, width).astype(float)
-    per_level[:, :, 0] = 0.0  # missing scores pair with nothing
-    above = np.cumsum(per_level[:, ::-1], axis=1)[:, ::-1] - per_level  # higher human levels
-    by_code = per_level.transpose(0, 2, 1)
-    same = by_code @ per_level  # (B, a, c): ordered pairs of items on one human level
+    n_ranks, ranks = pairs.n_human_ranks, pairs.human_ranks
+    present = ranks >= 0
+    cell = (np.arange(batch)[:, None] * n_ranks + ranks[present]) * width + codes[:, present]
+    per_rank = np.bincount(cell.ravel(), minlength=batch * n_ranks * width)
+    per_rank = per_rank.reshape(batch, n_ranks, width).astype(float)
+    per_rank[:, :, 0] = 0.0  # missing scores pair with nothing
+    above = np.cumsum(per_rank[:, ::-1], axis=1)[:, ::-1] - per_rank  # higher human ranks
+    by_code = per_rank.transpose(0, 2, 1)
+    same = by_code @ per_rank  # (B, a, c): ordered pairs of items of one human rank
     ordered = by_code @ above  # (B, a, c): lower-human item a, higher-human item c
     tied = np.triu(same, 1)
     diagonal = np.arange(width)
-    tied[:, diagonal, diagonal] = (same[:, diagonal, diagonal] - per_level.sum(axis=1)) / 2
+    tied[:, diagonal, diagonal] = (same[:, diagonal, diagonal] - per_rank.sum(axis=1)) / 2
     reached = tied.any(axis=0) & (local_grid >= 0)
     candidates = np.union1d(local_grid[reached], [0.0])
     table = _cell_bins(local_grid, candidates)

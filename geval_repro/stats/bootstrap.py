@@ -38,35 +38,34 @@ from geval_repro.stats.coefficients import (
     kendall_terms_from_ranks,
     row_function,
 )
+from geval_repro.stats.level import UNITS, Level
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
     NEAR_TIE_RTOL,
     RANK_COEFFICIENTS,
     _span,
     _with_near_ties_collapsed,
-    check_level,
     correlate_batch,
     summary_terms,
 )
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.results import BootstrapResult
 
-UNITS = ("inputs", "systems", "both", "items")
-DEFAULT_UNIT = {"summary": "inputs", "system": "inputs", "global": "items"}
 CELLS_PER_BLOCK = 2**21  # resampled cells evaluated per numpy batch (bounds memory)
 
 
-def check_unit(unit: str | None, level: str) -> str:
-    """The resampling unit to use: ``unit``, or the level's default when ``unit`` is None."""
-    check_level(level)
+def check_unit(unit: str | None, level: Level | str) -> str:
+    """The resampling unit to use: ``unit``, or the level's default
+    (:attr:`~geval_repro.stats.level.Level.bootstrap_unit`) when ``unit`` is None."""
+    level = Level(level)
     if unit is None:
-        return DEFAULT_UNIT[level]
+        return level.bootstrap_unit
     if unit not in UNITS:
         raise ValueError(f"unknown resampling unit {unit!r}: use one of {UNITS}")
-    if unit == "items" and level != "global":
+    if unit == "items" and not level.pooled:
         raise ValueError(
             f"unit 'items' pools cells across inputs and applies only to the global level, "
-            f"not {level!r}: use 'inputs', 'systems' or 'both'"
+            f"not {level.value!r}: use 'inputs', 'systems' or 'both'"
         )
     return unit
 
@@ -74,7 +73,7 @@ def check_unit(unit: str | None, level: str) -> str:
 def resampled_correlations(
     metric: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     coefficient: str,
     *,
     system_indices: np.ndarray | None = None,
@@ -89,6 +88,7 @@ def resampled_correlations(
     (global level only). Returns one value per resample (NaN where undefined).
     """
     metric, human = as_score_pair(metric, human)
+    level = Level(level)
     n_systems, n_inputs = metric.shape
     if item_indices is not None:
         if system_indices is not None or input_indices is not None:
@@ -113,9 +113,9 @@ def resampled_correlations(
         if input_indices is None
         else np.asarray(input_indices)
     )
-    if level == "summary" and system_indices is None and item_indices is None:
+    if level.grouped and system_indices is None and item_indices is None:
         return _reweighted_documents(metric, human, coefficient, columns)
-    if level == "system":
+    if level is Level.SYSTEM:
         return _resampled_system_means(metric, human, coefficient, rows, columns)
     if item_indices is not None and coefficient in RANK_COEFFICIENTS:
         values = _ranked_items(metric[0], human[0], coefficient, columns)
@@ -304,7 +304,7 @@ def _recomputed(
 def bootstrap_ci(
     metric: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     coefficient: str,
     *,
     unit: str | None = None,
@@ -314,7 +314,7 @@ def bootstrap_ci(
 ) -> BootstrapResult:
     """Percentile bootstrap CI of ``correlate(metric, human, level, coefficient)``.
 
-    ``unit`` None means the level's default (:data:`DEFAULT_UNIT`: inputs for summary and
+    ``unit`` None means the level's default (its ``bootstrap_unit``: inputs for summary and
     system, items for global). Resample indices come from ``numpy.random.default_rng(seed)``:
     systems ``(n_resamples, n_systems)`` first, then inputs ``(n_resamples, n_inputs)``, or
     items ``(n_resamples, n_items)``.

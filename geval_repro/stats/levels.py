@@ -48,11 +48,11 @@ from geval_repro.stats.coefficients import (
     kendall_terms_from_ranks,
     row_function,
 )
+from geval_repro.stats.level import Level
 from geval_repro.stats.matrix import as_score_pair
 from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH, rank_terms, spearman_from_ranks
 from geval_repro.stats.results import LevelCorrelation
 
-LEVELS = ("summary", "system", "global")
 CONSTANT_ATOL = 1e-9
 NEAR_TIE_RTOL = 1e-9
 RANK_COEFFICIENTS = ("spearman", "kendall")
@@ -88,12 +88,6 @@ def _with_near_ties_collapsed(correlate_rows: RowFunction) -> RowFunction:
         )
 
     return collapsed
-
-
-def check_level(level: str) -> None:
-    """Raise ValueError unless ``level`` is one of :data:`LEVELS`."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
 
 
 class SummaryTerms(NamedTuple):
@@ -314,7 +308,7 @@ def global_rank_batch(
 
 
 def correlate_batch(
-    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+    metric: np.ndarray, human: np.ndarray, level: Level | str, coefficient: str
 ) -> BatchedCorrelation:
     """Level correlations for every matrix of a batch (no input validation; see correlate).
 
@@ -322,11 +316,11 @@ def correlate_batch(
     same shape or a smaller batch shape that broadcasts against it (one human matrix for a
     batch of metric matrices).
     """
-    check_level(level)
-    if level == "summary":
+    level = Level(level)
+    if level.grouped:
         return _summary_level(summary_terms(metric, human, coefficient))
 
-    if coefficient == "spearman" and level == "global" and _one_shared_human(metric, human):
+    if coefficient == "spearman" and level.pooled and _one_shared_human(metric, human):
         return _spearman_against_one_human(metric, human)
     correlate_rows = row_function(coefficient)
     if coefficient in RANK_COEFFICIENTS:
@@ -334,7 +328,7 @@ def correlate_batch(
     metric, human = np.broadcast_arrays(metric, human)
     batch = metric.shape[:-2]
     present = ~(np.isnan(metric) | np.isnan(human))
-    if level == "system":
+    if level is Level.SYSTEM:
         counts = present.sum(axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             x = np.where(present, metric, 0.0).sum(axis=-1) / counts
@@ -383,7 +377,7 @@ def _spearman_against_one_human(metric: np.ndarray, human: np.ndarray) -> Batche
 
 
 def correlate(
-    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+    metric: np.ndarray, human: np.ndarray, level: Level | str, coefficient: str
 ) -> LevelCorrelation:
     """Correlation of a metric matrix with a human matrix at ``level`` (see module docstring).
 

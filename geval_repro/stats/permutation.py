@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.bootstrap import UNITS
-from geval_repro.stats.levels import check_level, correlate_batch, summary_terms
+from geval_repro.stats.level import UNITS, Level
+from geval_repro.stats.levels import correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
 from geval_repro.stats.results import PermutationResult
 
-DEFAULT_UNIT = {"summary": "inputs", "system": "systems", "global": "items"}
 ALTERNATIVES = ("two-sided", "greater", "less")
 TIE_TOLERANCE = 1e-12
 CELLS_PER_BLOCK = 2**21  # permuted cells evaluated per numpy batch (bounds memory)
@@ -69,7 +68,7 @@ def permuted_differences(
     A' takes B's score and B' takes A's. Returns ``(n_resamples,)`` (NaN where undefined).
     """
     swap = np.asarray(swap, dtype=bool)
-    if level == "summary" and swap.ndim == 3 and swap.shape[1] == 1:
+    if Level(level).grouped and swap.ndim == 3 and swap.shape[1] == 1:
         return _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])
     return _recomputed_differences(metric_a, metric_b, human, level, coefficient, swap)
 
@@ -154,8 +153,8 @@ def paired_permutation_test(
         raise ValueError(
             "metric_a and metric_b must score the same items: their missing cells differ"
         )
-    check_level(level)
-    unit = DEFAULT_UNIT[level] if unit is None else unit
+    level = Level(level)
+    unit = level.permutation_unit if unit is None else unit
     if unit not in UNITS:
         raise ValueError(f"unknown permutation unit {unit!r}: use one of {UNITS}")
     if alternative not in ALTERNATIVES:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.levels import LEVELS
+from geval_repro.stats.level import Level
 from geval_repro.stats.matrix import as_score_matrix
 from geval_repro.stats.results import TieRate
 
@@ -39,20 +39,19 @@ def _tied_pairs(groups: np.ndarray, atol: float) -> tuple[int, int]:
     return n_tied, n_pairs
 
 
-def tie_rate(scores: np.ndarray, level: str, atol: float = TIE_ATOL) -> TieRate:
+def tie_rate(scores: np.ndarray, level: Level | str, atol: float = TIE_ATOL) -> TieRate:
     """Tie rate of one score matrix at ``level`` (see the module docstring for the pairs)."""
     matrix = as_score_matrix(scores, "scores")
-    if level == "summary":
+    level = Level(level)
+    if level.grouped:
         groups = matrix.T
-    elif level == "system":
+    elif level is Level.SYSTEM:
         present = ~np.isnan(matrix)
         counts = present.sum(axis=1)
         means = np.where(present, matrix, 0.0).sum(axis=1)[counts > 0] / counts[counts > 0]
         groups = means[None, :]
-    elif level == "global":
-        groups = matrix[~np.isnan(matrix)][None, :]
     else:
-        raise ValueError(f"unknown level {level!r}: use one of {LEVELS}")
+        groups = matrix[~np.isnan(matrix)][None, :]
     n_tied, n_pairs = _tied_pairs(groups, atol)
     rate = n_tied / n_pairs if n_pairs else float("nan")
     return TieRate(rate=rate, n_tied_pairs=n_tied, n_pairs=n_pairs)

@@ -53,7 +53,8 @@ def printed_averages() -> Iterator[Averaged]:
             columns = tuple((benchmark, d) for d in dimensions)
             what = f"mean of our {len(dimensions)} dimension values"
             yield Averaged(benchmark, AVERAGE, columns, what, "dimension")
-    for average, subsets in AVERAGES.items():
+    for average, entry in AVERAGES.items():
+        subsets = entry.parts
         (dimension,) = dimensions_of(average)
         columns = tuple((subset, dimension) for subset in subsets)
         yield Averaged(

@@ -33,13 +33,12 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import AVERAGES, Benchmark, get_benchmark
-from geval_repro.registry.formats import contents_of
+from geval_repro.registry.benchmarks import AVERAGES, average_of, get_benchmark
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.scoring.diagnostics import reply_diagnostics
 from geval_repro.scoring.pairing import paired_items, paired_matrices
 from geval_repro.scoring.parse import PARSERS
@@ -60,17 +59,6 @@ RATING_VARIANTS = {
 PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
 UNSCORABLE = "not scorable"
 SCORES_VARIANT = "per-item scores"
-
-
-def status_of(spec: Mapping[str, Any]) -> str:
-    """``fixture`` for a synthetic test run; ``toolkit-run`` for a run this toolkit's judge
-    runner made (a ``run:`` block, or ``toolkit_run: true`` for its committed files); else
-    ``recomputed`` (replies or scores published upstream)."""
-    if spec.get("fixture", False):
-        return "fixture"
-    if "run" in spec or spec.get("toolkit_run", False):
-        return "toolkit-run"
-    return "recomputed"
 
 
 def coverage_note(answered: int, rated: int) -> str:
@@ -142,8 +130,7 @@ def _rows_for(
     items: pd.DataFrame,
     human: pd.DataFrame,
     *,
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     score: str,
     variant: str,
     paper_metric: str | None,
@@ -159,7 +146,7 @@ def _rows_for(
     dimension, when ``items`` holds only those with a score (rating probabilities); the
     "partial run" note counts the run's items.
     """
-    benchmark = get_benchmark(spec["benchmark"])
+    benchmark, judge = spec.benchmark, spec.name
     parts = []
     for dimension in benchmark.dimension_names:
         if not (items["dimension"] == dimension).any():
@@ -187,19 +174,17 @@ def _rows_for(
             )
         rows = table_rows(
             pairs,
-            benchmark=benchmark.name,
+            benchmark=benchmark,
             dimension=dimension,
             metric=judge,
             variant=variant,
-            level=benchmark.level,
             metric_column="judge",
             human_column="human",
             n_resamples=n_resamples,
             seed=seed,
-            inputs=_inputs(benchmark),
-            note="; ".join(p for p in (spec["label"], partial, note) if p),
+            note="; ".join(p for p in (spec.label, partial, note) if p),
             paper_metric=paper_metric,
-            status=status_of(spec),
+            status=spec.status,
         )
         if reason:
             # A constant judge's pairwise accuracy is defined (the human tie share), but it
@@ -216,11 +201,6 @@ def _partial_note(n_run: int, n_benchmark: int) -> str:
     if n_run >= n_benchmark:
         return ""
     return f"partial run: {n_run} of {n_benchmark} items"
-
-
-def _inputs(benchmark: Benchmark) -> str:
-    """The column of one input of the benchmark's level (document; item when global)."""
-    return str(benchmark.group_key) if benchmark.level == "summary" else benchmark.item_keys[0]
 
 
 def _with_averages(rows: pd.DataFrame, judge: str, paper_metric: str | None) -> pd.DataFrame:
@@ -240,8 +220,7 @@ def faces_probs(variant: str) -> bool:
 
 
 def replies_tables(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     items: pd.DataFrame,
     replies: pd.DataFrame,
     human: pd.DataFrame,
@@ -256,8 +235,8 @@ def replies_tables(
     (both parsers side by side), ``diagnostics``, ``rollups`` and ``significance`` (paired
     permutation test, mean vs one reply)."""
     mean_name, mean_note = mean_label(items)
+    judge, paper_metric = spec.name, spec.paper_metric
     log.info("%s: %d item scores", judge, len(items))
-    paper_metric = spec.get("paper_metric")
 
     def block(scores: tuple[str, ...], printed_as: str | None) -> pd.DataFrame:
         """Rows of ``scores`` under both parsers, with AVG rows against ``printed_as``."""
@@ -265,7 +244,6 @@ def replies_tables(
             _rows_for(
                 items[items["parser"] == parser],
                 human,
-                judge=judge,
                 spec=spec,
                 score=score,
                 variant=_variant(score, parser, mean_name),
@@ -302,8 +280,7 @@ def replies_tables(
 
 
 def rating_tables(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     level_probs: pd.DataFrame,
     human: pd.DataFrame,
     *,
@@ -318,13 +295,12 @@ def rating_tables(
     the items the run answered per dimension (``level_probs`` holds only the items with a
     rating token)."""
     scores = rating_scores(level_probs)
-    paper_metric = spec.get("paper_metric")
+    judge, paper_metric = spec.name, spec.paper_metric
     rows = [
         _with_averages(
             _rows_for(
                 scores,
                 human,
-                judge=judge,
                 spec=spec,
                 score=score,
                 variant=variant,
@@ -415,7 +391,7 @@ def significance(
                             "benchmark": benchmark.name,
                             "dimension": dimension,
                             "parser": parser,
-                            "level": benchmark.level,
+                            "level": benchmark.level.value,
                             "metric_a": mean_name,
                             "metric_b": f"{score}-reply",
                             "coefficient": coefficient,
@@ -429,8 +405,7 @@ def significance(
 
 
 def scores_rows(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     scores: pd.DataFrame,
     human: pd.DataFrame,
     *,
@@ -438,28 +413,27 @@ def scores_rows(
     seed: int,
 ) -> pd.DataFrame:
     """The correlation rows of a ``scores`` run (per-item scores), with AVG rows."""
-    log.info("%s: %d item scores", judge, len(scores))
+    log.info("%s: %d item scores", spec.name, len(scores))
     rows = _rows_for(
         scores,
         human,
-        judge=judge,
         spec=spec,
         score="score",
         variant=SCORES_VARIANT,
-        paper_metric=spec.get("paper_metric"),
+        paper_metric=spec.paper_metric,
         n_resamples=n_resamples,
         seed=seed,
     )
-    return _with_averages(rows, judge, spec.get("paper_metric"))
+    return _with_averages(rows, spec.name, spec.paper_metric)
 
 
 def score_variants(
-    spec: Mapping[str, Any], processed: Mapping[str, pd.DataFrame]
+    spec: JudgeSpec, processed: Mapping[str, pd.DataFrame]
 ) -> Iterator[tuple[str, pd.DataFrame, str]]:
     """(variant, per-item table, score column) of each score variant of a run, named as in
     its correlation rows. ``processed``: the run's processed tables by name
     (``item_scores`` for a run with replies, ``level_probs``, ``scores``)."""
-    contents = contents_of(spec)
+    contents = spec.contents
     if "replies" in contents:
         items = processed["item_scores"]
         mean_name, _ = mean_label(items)
@@ -476,7 +450,7 @@ def score_variants(
 
 
 def subset_average_rows(
-    correlations: Mapping[str, pd.DataFrame], specs: Mapping[str, Mapping[str, Any]]
+    correlations: Mapping[str, pd.DataFrame], specs: Mapping[str, JudgeSpec]
 ) -> pd.DataFrame:
     """Rows of the paper's averaged pseudo-benchmarks (the QAGS Average) from judge runs.
 
@@ -489,26 +463,27 @@ def subset_average_rows(
     """
     groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for judge, spec in specs.items():
-        average = next((a for a, parts in AVERAGES.items() if spec["benchmark"] in parts), None)
-        if average is None or judge not in correlations or not spec.get("paper_metric"):
+        average = average_of(spec.benchmark.name)
+        if average is None or judge not in correlations or not spec.paper_metric:
             continue
-        key = (average, spec["paper_metric"])
-        groups.setdefault(key, {}).setdefault(spec["benchmark"], []).append(judge)
+        key = (average.name, spec.paper_metric)
+        groups.setdefault(key, {}).setdefault(spec.benchmark.name, []).append(judge)
     parts = []
     for (average, paper_metric), runs in groups.items():
-        if set(runs) != set(AVERAGES[average]) or any(len(j) != 1 for j in runs.values()):
+        parts_of = AVERAGES[average].parts
+        if set(runs) != set(parts_of) or any(len(j) != 1 for j in runs.values()):
             log.warning(
                 "no %s rows for %s: need exactly one run per subset %s, got %s",
                 average,
                 paper_metric,
-                AVERAGES[average],
+                parts_of,
                 runs,
             )
             continue
-        judges = [runs[subset][0] for subset in AVERAGES[average]]
+        judges = [runs[subset][0] for subset in parts_of]
         name = " + ".join(judges)
         rows = pd.concat([correlations[j] for j in judges], ignore_index=True)
-        rows = rows[rows["benchmark"].isin(AVERAGES[average])].assign(metric=name)
+        rows = rows[rows["benchmark"].isin(parts_of)].assign(metric=name)
         one_token = rows["variant"].map(faces_probs)
         for part, printed in (
             (rows[~one_token], paper_metric),

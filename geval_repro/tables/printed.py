@@ -61,7 +61,7 @@ def paper_only_rows(
     across_dimensions = benchmark in NAMES and len(dimensions_of(benchmark)) > 1
     if benchmark in AVERAGES:
         (average_dimension,) = dimensions_of(benchmark)
-        columns = [(subset, average_dimension) for subset in AVERAGES[benchmark]]
+        columns = [(subset, average_dimension) for subset in AVERAGES[benchmark].parts]
     else:
         columns = [(benchmark, dimension) for dimension in dimensions_of(benchmark)]
         average_dimension = AVERAGE
@@ -148,7 +148,8 @@ def _reason(benchmark: str, metric: str) -> tuple[str, str]:
         return "not-recomputable", NOT_RECOMPUTABLE[metric]
     if metric in NOT_RELEASED:
         return "not-released", NOT_RELEASED[metric]
-    released = BENCHMARKS[AVERAGES.get(benchmark, (benchmark,))[0]].released_replies
+    parts = AVERAGES[benchmark].parts if benchmark in AVERAGES else (benchmark,)
+    released = BENCHMARKS[parts[0]].released_replies
     if not released and metric.startswith("G-Eval"):
         return "not-released", UNRELEASED_BENCHMARK
     if metric.startswith("G-Eval-4"):
@@ -163,7 +164,7 @@ def missing_rows(covered: set, benchmarks: Iterable[str] = PRINTED_NAMES) -> pd.
     printed = printed[printed["benchmark"].isin(list(benchmarks))]
     parts = []
     for benchmark, metric in printed.itertuples(index=False):
-        key_benchmark = AVERAGES[benchmark][0] if benchmark in AVERAGES else benchmark
+        key_benchmark = AVERAGES[benchmark].parts[0] if benchmark in AVERAGES else benchmark
         if (key_benchmark, metric) in covered:
             continue
         status, note = _reason(benchmark, metric)

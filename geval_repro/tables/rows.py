@@ -31,8 +31,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import PRINTED_NAMES, level_of
+from geval_repro.registry.benchmarks import PRINTED_NAMES, Benchmark, level_of
 from geval_repro.registry.paper import paper_value
+from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.stats.accuracy import (
     ACCURACIES,
     bootstrap_accuracy,
@@ -41,8 +42,9 @@ from geval_repro.stats.accuracy import (
 )
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
 from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.matrix import POOLED, as_score_pair, to_matrix, with_pooled_system
+from geval_repro.stats.matrix import as_score_pair, to_matrix
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import tie_rate
 
@@ -77,7 +79,7 @@ CONFIDENCE = 0.95
 
 
 def printed_value(
-    benchmark: str, dimension: str, metric: str, coefficient: str, level: str
+    benchmark: str, dimension: str, metric: str, coefficient: str, level: Level
 ) -> float:
     """The printed value when the paper prints it at this level, else NaN."""
     if benchmark not in PRINTED_NAMES or level_of(benchmark) != level:
@@ -111,10 +113,11 @@ def typed_counts(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_key(
-    benchmark: str, dimension: str, metric: str, variant: str, level: str, coefficient: str
+    benchmark: str, dimension: str, metric: str, variant: str, level: Level, coefficient: str
 ) -> dict[str, str]:
     """The columns that identify one row of the table (:data:`KEY`)."""
-    return dict(zip(KEY, (benchmark, dimension, metric, variant, level, coefficient), strict=True))
+    key = (benchmark, dimension, metric, variant, Level(level).value, coefficient)
+    return dict(zip(KEY, key, strict=True))
 
 
 def join_notes(*parts: str) -> str:
@@ -127,7 +130,7 @@ def correlation_rows(
     dimension: str,
     metric: str,
     variant: str,
-    level: str,
+    level: Level,
     metric_scores: np.ndarray,
     human_scores: np.ndarray,
     coefficients: Iterable[str] = COEFFICIENTS,
@@ -155,6 +158,7 @@ def correlation_rows(
     if status not in VALUE_STATUSES:
         raise ValueError(f"correlation rows carry values: status must be one of {VALUE_STATUSES}")
     metric_matrix, human_matrix = as_score_pair(metric_scores, human_scores)
+    level = Level(level)
     unit = check_unit(unit, level)
     complete = ~(np.isnan(metric_matrix) | np.isnan(human_matrix))
     metric_ties = tie_rate(np.where(complete, metric_matrix, np.nan), level)
@@ -170,7 +174,7 @@ def correlation_rows(
         if coefficient in ACCURACIES:
             estimate = _accuracy(metric_matrix, human_matrix, level, coefficient)
             value, epsilon, coefficient_note = estimate.value, estimate.epsilon, ACCURACY_NOTE
-            n_items, n_groups = _paired_cells(complete, level), estimate.n_groups
+            n_items, n_groups = level.paired_cells(complete), estimate.n_groups
         else:
             result = correlate(metric_matrix, human_matrix, level, coefficient)
             value, epsilon, coefficient_note = result.value, math.nan, ""
@@ -214,11 +218,11 @@ SINGLE_INPUT_NOTE = (
 )
 
 
-def _single_unit(level: str, unit: str, n_groups: int) -> bool:
+def _single_unit(level: Level, unit: str, n_groups: int) -> bool:
     """True when a summary-level value rests on fewer than two inputs and the bootstrap
     resamples inputs only: every resample would repeat that one input (a zero-width
     interval; resampling systems too, unit ``both``, still varies it)."""
-    return level == "summary" and unit == "inputs" and n_groups < 2
+    return level.grouped and unit == "inputs" and n_groups < 2
 
 
 ACCURACY_NOTE = (
@@ -228,7 +232,7 @@ ACCURACY_NOTE = (
 
 
 def _accuracy(
-    metric: np.ndarray, human: np.ndarray, level: str, coefficient: str
+    metric: np.ndarray, human: np.ndarray, level: Level, coefficient: str
 ) -> PairwiseAccuracy:
     """``acc_eq`` (epsilon 0) or ``acc_eq_calibrated`` (the fitted epsilon)."""
     if coefficient == "acc_eq_calibrated":
@@ -239,7 +243,7 @@ def _accuracy(
 def _interval(
     metric: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level,
     coefficient: str,
     unit: str,
     n_resamples: int,
@@ -267,19 +271,6 @@ def _interval(
         confidence=CONFIDENCE,
         seed=seed,
     )
-
-
-def _paired_cells(complete: np.ndarray, level: str) -> int:
-    """Complete cells that enter a pair: at the summary level those of inputs with at least
-    two; at the system level the systems with a mean; at the global level all (if two)."""
-    if level == "summary":
-        per_input = complete.sum(axis=0)
-        return int(per_input[per_input >= 2].sum())
-    if level == "system":
-        present = int(complete.any(axis=1).sum())
-        return present if present >= 2 else 0
-    present = int(complete.sum())
-    return present if present >= 2 else 0
 
 
 def printed_number(value: float) -> str:
@@ -312,37 +303,41 @@ def check_rows(df: pd.DataFrame) -> None:
 def table_rows(
     table: pd.DataFrame,
     *,
-    benchmark: str,
+    benchmark: Benchmark,
     dimension: str,
     metric: str,
     variant: str,
-    level: str,
     metric_column: str,
     human_column: str,
     n_resamples: int,
     seed: int,
-    inputs: str,
     note: str = "",
     paper_metric: str | None = None,
     status: str = "recomputed",
+    coefficients: tuple[str, ...] = (*COEFFICIENTS, *ACCURACIES),
 ) -> pd.DataFrame:
-    """Rows of ``metric_column`` against ``human_column`` at ``level`` (bootstrap:
-    ``n_resamples`` resamples seeded with ``seed``, see :func:`correlation_rows`).
+    """Rows of ``metric_column`` against ``human_column`` at the benchmark's level
+    (bootstrap: ``n_resamples`` resamples seeded with ``seed``, see
+    :func:`correlation_rows`), on the score matrix of the benchmark's axes
+    (:attr:`~geval_repro.registry.benchmarks.Benchmark.system_key`,
+    :attr:`~geval_repro.registry.benchmarks.Benchmark.input_key`).
 
-    ``summary``: (system_id x ``inputs``) matrices, per input over its systems, every
+    ``summary``: (systems x documents) matrices, per document over its systems, every
     coefficient and accuracy; then the ``system`` level on the same matrices (each system's
-    mean over the inputs where both scores are present, one correlation over the systems;
-    SummEval's system level as Fabbri et al. 2021 report it): the correlation coefficients,
-    bootstrap over the inputs. ``global``: every row of ``table`` pooled (one pseudo-system,
-    one input per row), every coefficient and accuracy.
+    mean over the documents where both scores are present, one correlation over the
+    systems; SummEval's system level as Fabbri et al. 2021 report it): the correlation
+    coefficients, bootstrap over the documents. ``global``: every row of ``table`` pooled
+    (one pseudo-system, one input per row), every coefficient and accuracy. ``coefficients``:
+    the coefficients and accuracies to give (default all; the system level gives the
+    correlation coefficients among them).
     """
-    systems = "system_id"
-    if level == "global":
-        table, systems = with_pooled_system(table), POOLED
+    level = benchmark.level
+    systems, inputs = matrix_axes(benchmark)
+    table = pooled(table, benchmark)
     metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
     human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
     common = {
-        "benchmark": benchmark,
+        "benchmark": benchmark.name,
         "dimension": dimension,
         "metric": metric,
         "variant": variant,
@@ -354,8 +349,9 @@ def table_rows(
         "paper_metric": paper_metric,
         "status": status,
     }
-    rows = correlation_rows(level=level, coefficients=(*COEFFICIENTS, *ACCURACIES), **common)
-    if level != "summary":
+    rows = correlation_rows(level=level, coefficients=coefficients, **common)
+    if not level.grouped:
         return rows
-    system = correlation_rows(level="system", coefficients=COEFFICIENTS, **common)
+    at_system = tuple(c for c in coefficients if c in COEFFICIENTS)
+    system = correlation_rows(level=Level.SYSTEM, coefficients=at_system, **common)
     return pd.concat([rows, system], ignore_index=True)

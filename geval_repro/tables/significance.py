@@ -26,30 +26,25 @@ pipeline runs the tests of each judge run in a job of its own
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import AVERAGE
-from geval_repro.scoring.pairing import matrix_axes, paired_items, pooled
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.permutation import DEFAULT_UNIT, paired_permutation_test
-from geval_repro.tables.judge_rows import UNSCORABLE, score_variants, status_of
+from geval_repro.tables.judge_rows import UNSCORABLE
+from geval_repro.tables.paired_tests import (
+    Comparison,
+    Scored,
+    baseline_item_scores,
+    judge_metrics,
+    paired_tests,
+)
 
 log = logging.getLogger(__name__)
 
-#: benchmark -> (baseline scores file stem under data/processed/baselines, its subset value)
-BASELINE_SCORES: dict[str, tuple[str, str | None]] = {
-    "summeval": ("summeval", None),
-    "topical_chat": ("topical_chat", None),
-    "qags_cnndm": ("qags", "cnndm"),
-    "qags_xsum": ("qags", "xsum"),
-}
 COLUMNS = [
     "judge",
     "variant",
@@ -71,10 +66,11 @@ COLUMNS = [
 ]
 
 
-def best_baselines(rows: pd.DataFrame) -> pd.DataFrame:
+def best_baselines(rows: pd.DataFrame, benchmarks: Mapping[str, Benchmark]) -> pd.DataFrame:
     """Per (benchmark, dimension, coefficient): the recomputed baseline row with the highest
-    value at the benchmark's level (AVG rows and rows without a value left out)."""
-    levels = rows["benchmark"].map(lambda b: get_benchmark(b).level if b in BASELINE_SCORES else "")
+    value at the benchmark's level (AVG rows and rows without a value left out).
+    ``benchmarks``: the benchmarks whose rows count, by name."""
+    levels = rows["benchmark"].map(lambda b: benchmarks[b].level.value if b in benchmarks else "")
     usable = rows[
         (rows["status"] == "recomputed")
         & (rows["dimension"] != AVERAGE)
@@ -86,38 +82,8 @@ def best_baselines(rows: pd.DataFrame) -> pd.DataFrame:
     return best[["benchmark", "dimension", "coefficient", "metric", "variant", "value"]]
 
 
-def baseline_item_scores(
-    scores: pd.DataFrame, benchmark: str, metric: str, variant: str
-) -> pd.DataFrame:
-    """One baseline's per-item scores on ``benchmark``: its item keys and ``baseline``."""
-    keys = list(get_benchmark(benchmark).item_keys)
-    _, subset = BASELINE_SCORES[benchmark]
-    chosen = (scores["metric"] == metric) & (scores["variant"] == variant)
-    if subset is not None:
-        chosen &= scores["subset"] == subset
-    return scores.loc[chosen, [*keys, "score"]].rename(columns={"score": "baseline"})
-
-
-def _matrices(
-    pairs: pd.DataFrame, baseline: pd.DataFrame, benchmark: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(judge, baseline, human) matrices over the items all three score, and their count."""
-    info = get_benchmark(benchmark)
-    joined = pairs.merge(baseline, on=list(info.item_keys)).dropna(
-        subset=["judge", "baseline", "human"]
-    )
-    joined = pooled(joined, info)
-    systems, inputs = matrix_axes(info)
-    matrices = [
-        to_matrix(joined, column, systems=systems, inputs=inputs)[0]
-        for column in ("judge", "baseline", "human")
-    ]
-    return matrices[0], matrices[1], matrices[2], len(joined)
-
-
 def judge_vs_baselines(
-    judge: str,
-    spec: Mapping[str, Any],
+    spec: JudgeSpec,
     processed: Mapping[str, pd.DataFrame],
     human: pd.DataFrame,
     best: pd.DataFrame,
@@ -127,88 +93,73 @@ def judge_vs_baselines(
     seed: int,
 ) -> pd.DataFrame:
     """The tests of one judge run against the best baselines of its benchmark (rows of
-    :data:`COLUMNS`, counts typed as nullable integers). ``processed``: the run's processed
+    :data:`COLUMNS`, counts typed as nullable integers): a view of
+    :func:`geval_repro.tables.paired_tests.paired_tests`. ``processed``: the run's processed
     tables by name; ``best``: :func:`best_baselines` of the baseline rows;
-    ``baseline_scores``: the per-item baseline scores of the run's benchmark."""
-    benchmark = get_benchmark(spec["benchmark"])
-    unit = DEFAULT_UNIT[benchmark.level]
+    ``baseline_scores``: the per-item scores of the run's benchmark's baseline family."""
+    benchmark = spec.benchmark
+    unit = benchmark.level.permutation_unit
     protocol = (
         f"two-sided paired permutation test, judge minus baseline, swapping per "
         f"{'document' if unit == 'inputs' else 'item'}, {n_resamples} resamples, seed {seed}"
     )
-    records = []
-    # The coefficients of a dimension often share their best baseline: pair items once.
-    matrices: dict[tuple[str, str, str, str], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
-    for variant, items, score in score_variants(spec, processed):
+    baselines: dict[tuple[str, str], Scored] = {}
+    slots: list[tuple[Scored, str, str, pd.Series | None]] = []
+    comparisons = []
+    for judge in judge_metrics(spec, processed, compared_only=False):
         for dimension in benchmark.dimension_names:
-            if not (items["dimension"] == dimension).any():
+            if dimension not in judge.scores:
                 continue
-            pairs = paired_items(items, human, dimension, score)
             for coefficient in COEFFICIENTS:
-                record = {
-                    "judge": judge,
-                    "variant": variant,
-                    "benchmark": benchmark.name,
-                    "dimension": dimension,
-                    "level": benchmark.level,
-                    "coefficient": coefficient,
-                    "baseline": "",
-                    "baseline_variant": "",
-                    "baseline_value": math.nan,
-                    "n_items": 0,
-                    "difference": math.nan,
-                    "pvalue": math.nan,
-                    "unit": unit,
-                    "n_resamples": n_resamples,
-                    "seed": seed,
-                    "status": status_of(spec),
-                    "note": protocol,
-                }
                 top = best[
                     (best["benchmark"] == benchmark.name)
                     & (best["dimension"] == dimension)
                     & (best["coefficient"] == coefficient)
                 ]
-                if top.empty:
-                    record["note"] = f"{UNSCORABLE}: no recomputed baseline row"
-                    records.append(record)
+                row = None if top.empty else top.iloc[0]
+                slots.append((judge, dimension, coefficient, row))
+                if row is None:
                     continue
-                row = top.iloc[0]
-                record.update(
-                    baseline=row["metric"],
-                    baseline_variant=row["variant"],
-                    baseline_value=row["value"],
-                )
-                key = (variant, dimension, row["metric"], row["variant"])
-                if key not in matrices:
-                    base = baseline_item_scores(
-                        baseline_scores, benchmark.name, row["metric"], row["variant"]
-                    )
-                    matrices[key] = _matrices(pairs, base, benchmark.name)
-                judge_m, base_m, human_m, record["n_items"] = matrices[key]
-                try:
-                    result = paired_permutation_test(
-                        judge_m,
-                        base_m,
-                        human_m,
-                        benchmark.level,
-                        coefficient,
-                        n_resamples=n_resamples,
-                        seed=seed,
-                    )
-                    record.update(difference=result.statistic, pvalue=result.pvalue)
-                except ValueError as error:
-                    record["note"] = f"{UNSCORABLE}: {error}"
-                    log.warning(
-                        "judge %s (%s), %s %s %s: no test against %s (%s)",
-                        judge,
-                        variant,
-                        benchmark.name,
-                        dimension,
-                        coefficient,
-                        row["metric"],
-                        error,
-                    )
-                records.append(record)
+                key = (row["metric"], row["variant"])
+                if key not in baselines:
+                    items = baseline_item_scores(baseline_scores, benchmark, *key)
+                    scores = dict.fromkeys(benchmark.dimension_names, items)
+                    baselines[key] = Scored(*key, "baseline", "recomputed", scores)
+                comparisons.append(Comparison(judge, baselines[key], dimension, coefficient))
+    tests = paired_tests(benchmark, human, comparisons, n_resamples=n_resamples, seed=seed)
+    records, done = [], iter(tests.to_dict("records"))
+    for judge, dimension, coefficient, row in slots:
+        record = {
+            "judge": spec.name,
+            "variant": judge.variant,
+            "benchmark": benchmark.name,
+            "dimension": dimension,
+            "level": benchmark.level.value,
+            "coefficient": coefficient,
+            "baseline": "",
+            "baseline_variant": "",
+            "baseline_value": float("nan"),
+            "n_items": 0,
+            "difference": float("nan"),
+            "pvalue": float("nan"),
+            "unit": unit,
+            "n_resamples": n_resamples,
+            "seed": seed,
+            "status": spec.status,
+            "note": f"{UNSCORABLE}: no recomputed baseline row",
+        }
+        if row is not None:
+            test = next(done)
+            record.update(
+                baseline=row["metric"],
+                baseline_variant=row["variant"],
+                baseline_value=row["value"],
+                n_items=test["n_items"],
+                difference=test["difference"],
+                pvalue=test["pvalue"],
+                status=test["status"],
+                note=test["note"] or protocol,
+            )
+        records.append(record)
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
     return table.astype({"n_items": "Int64", "n_resamples": "Int64", "seed": "Int64"})

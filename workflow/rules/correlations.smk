@@ -7,12 +7,13 @@ still makes Tables 2 and 3. Each job imports its rule function in its run: block
 rule judge_averages:
     """Rows of the paper's averages over subsets (QAGS Average) from paired judge runs."""
     input:
-        [LAYOUT.judge_tables(j) / "correlations.csv" for j in AVERAGED_JUDGES],
+        [LAYOUT.judge_tables(j) / "correlations.csv" for j in TARGETS.averaged],
     output:
         LAYOUT.rows / "judge_averages.csv",
     params:
-        correlations={j: LAYOUT.judge_tables(j) / "correlations.csv" for j in AVERAGED_JUDGES},
-        specs={j: JUDGES[j] for j in AVERAGED_JUDGES},
+        correlations={j: LAYOUT.judge_tables(j) / "correlations.csv" for j in TARGETS.averaged},
+        specs=TARGETS.specs(TARGETS.averaged),
+        entries=TARGETS.entries_of(TARGETS.averaged),
     log:
         LAYOUT.logs / "judge_averages.log",
     localrule: True
@@ -25,7 +26,7 @@ rule judge_averages:
 rule paper_table_rows:
     """The rows of one paper table, with the printed numbers this run does not recompute."""
     input:
-        ROW_FILES,
+        TARGETS.row_files,
         lambda wildcards: [
             LAYOUT.judge_tables(j) / "correlations.csv" for j in TABLE_JUDGES[int(wildcards.n)]
         ],
@@ -84,7 +85,8 @@ rule paper_layout:
         n=one_of(outputs.PAPER_LAYOUTS),
         stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
     params:
-        judges=lambda wildcards: {j: JUDGES[j] for j in TABLE_JUDGES[int(wildcards.n)]},
+        judges=lambda wildcards: TARGETS.specs(TABLE_JUDGES[int(wildcards.n)]),
+        entries=lambda wildcards: TARGETS.entries_of(TABLE_JUDGES[int(wildcards.n)]),
     log:
         LAYOUT.logs / "paper_layout_table{n}_{stem}.log",
     localrule: True
@@ -110,9 +112,9 @@ rule reproduction_figure:
         LAYOUT.logs / "reproduction_figure_table{n}_{stem}.log",
     localrule: True
     run:
-        from geval_repro.report.figures import reproduction_figure_of_table
+        from geval_repro.pipeline.correlations import reproduction_figure
 
-        reproduction_figure_of_table(input[0], int(wildcards.n), output.png, output.svg)
+        reproduction_figure(input[0], int(wildcards.n), output.png, output.svg)
 
 
 rule pairwise_accuracy:

@@ -6,15 +6,16 @@ geval_repro.report.export_hf). Not part of `rule all`: it needs `datasets` (extr
 rule export_hf:
     input:
         [LAYOUT.table(name) for name in BENCHMARK_NAMES],
-        [path for judge, spec in JUDGES.items() for path in LAYOUT.judge_processed(judge, spec).values()],
+        [path for tables in TARGETS.processed_of(list(JUDGES)).values() for path in tables.values()],
     output:
         directory(LAYOUT.results / "hf"),
     params:
         judges=JUDGES,
+        entries=TARGETS.entries,
     log:
         LAYOUT.logs / "export_hf.log",
     localrule: True
     run:
-        from geval_repro.report.export_hf import export_hf
+        from geval_repro.pipeline.exports import export_hf
 
         export_hf(LAYOUT.processed, output[0], params.judges)

@@ -16,12 +16,6 @@ rule fetch:
     localrule: True
     retries: 0
     run:
-        from geval_repro.files.fetch import fetch
+        from geval_repro.pipeline.downloads import fetch_file
 
-        fetch(
-            params.remote,
-            LAYOUT.raw,
-            mirror=MIRROR,
-            timeout=SETTINGS.download_timeout,
-            retries=SETTINGS.download_retries,
-        )
+        fetch_file(params.remote, LAYOUT.raw, MIRROR, SETTINGS)

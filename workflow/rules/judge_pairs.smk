@@ -6,6 +6,9 @@ SummEval's judge files still makes the other benchmarks' clusters. Each job impo
 step in its run: block."""
 
 
+from geval_repro.registry.benchmarks import BENCHMARKS
+
+
 for _benchmark, _judges in BENCHMARK_JUDGES.items():
 
     rule:
@@ -14,17 +17,18 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             f"judge_pairs_{_benchmark}"
         input:
             benchmark_table=LAYOUT.table(_benchmark),
-            baseline_scores=LAYOUT.benchmark_baseline_scores(_benchmark),
+            baseline_scores=LAYOUT.benchmark_baseline_scores(BENCHMARKS[_benchmark]),
             processed=[
-                path for j in _judges for path in LAYOUT.judge_processed(j, JUDGES[j]).values()
+                path for tables in TARGETS.processed_of(_judges).values() for path in tables.values()
             ],
         output:
             pairs=LAYOUT.judge_pairs(_benchmark),
             clusters=LAYOUT.significance_clusters(_benchmark),
         params:
-            benchmark=_benchmark,
-            specs={j: JUDGES[j] for j in _judges},
-            processed={j: LAYOUT.judge_processed(j, JUDGES[j]) for j in _judges},
+            benchmark=BENCHMARKS[_benchmark],
+            specs=TARGETS.specs(_judges),
+            entries=TARGETS.entries_of(_judges),
+            processed=TARGETS.processed_of(_judges),
             judges=_judges,
         log:
             LAYOUT.logs / "judge_pairs" / f"{_benchmark}.log",
@@ -58,9 +62,9 @@ rule significance_clusters_figure:
         LAYOUT.logs / "judge_pairs" / "{benchmark}_figure.log",
     localrule: True
     run:
-        from geval_repro.report.cluster_figure import cluster_figure_of
+        from geval_repro.pipeline.judge_pairs import cluster_figure
 
-        cluster_figure_of(input[0], wildcards.benchmark, output.png, output.svg)
+        cluster_figure(input[0], wildcards.benchmark, output.png, output.svg)
 
 
 rule pairwise_significance:

@@ -1,25 +1,27 @@
 """Judge runs the pipeline makes: a geval-jsonl judge with a run: block is run with the judge
-runner (geval_repro.runner.configured) into its dir; its cache is data/cache/judge/<judge>.
-The run block is a param, so changing any of its keys reruns the job (the cache keeps every
-answer already received); the API key is read from the environment only. A run: block with
-server: starts that local server for the job (only when an answer is missing) and stops it;
-the job then takes the server's threads."""
+runner into its dir, in a process of its own (geval_repro.pipeline.judge_runs), so Ctrl-C or
+SIGTERM stops it within seconds; its cache is data/cache/judge/<judge>. The run block is its
+only param (with the judge's name and cache), so changing any of its keys reruns the job
+(the cache keeps every answer already received), and nothing else of the judge's entry
+does; the API key is read from the environment only. A run: block with server: starts that
+local server for the job (only when an answer is missing) and stops it; the job then takes
+the server's threads."""
 
 
-for _judge in RUN_JUDGES:
+for _judge in TARGETS.made_here:
 
     rule:
         name:
             rule_name("judge_run", _judge)
         input:
-            benchmark_table=LAYOUT.table(JUDGES[_judge]["benchmark"]),
+            benchmark_table=LAYOUT.table(JUDGES[_judge].benchmark.name),
             prompts=LAYOUT.judge_run_prompts(JUDGES[_judge]),
         output:
-            list(LAYOUT.judge_files(config, _judge).values()),
-            LAYOUT.judge_manifest(config, _judge),
+            list(LAYOUT.judge_files(JUDGES[_judge]).values()),
+            LAYOUT.judge_manifest(JUDGES[_judge]),
         params:
             judge=_judge,
-            spec=JUDGES[_judge],
+            run=TARGETS.entries[_judge]["run"],
             cache=LAYOUT.cache / "judge" / _judge,
         log:
             run=LAYOUT.logs / "judges" / f"{_judge}_run.log",
@@ -27,11 +29,11 @@ for _judge in RUN_JUDGES:
         threads: server_threads(JUDGES[_judge])
         localrule: True  # it calls a server (API or local), as downloads do: the submit node
         run:
-            from geval_repro.runner.configured import run_configured_judge
+            from geval_repro.pipeline.judge_runs import judge_run
 
-            run_configured_judge(
+            judge_run(
                 params.judge,
-                params.spec,
+                TARGETS.entries[params.judge],
                 processed=LAYOUT.processed,
                 raw_dir=LAYOUT.raw,
                 cache_dir=params.cache,

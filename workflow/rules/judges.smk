@@ -27,16 +27,16 @@ for _judge, _spec in JUDGES.items():
         name:
             rule_name("judge_tables", _judge)
         input:
-            **LAYOUT.judge_processed(_judge, _spec),
-            benchmark_table=LAYOUT.table(_spec["benchmark"]),
-            run_files=list(LAYOUT.judge_rating_files(config, _judge).values()),
+            **LAYOUT.judge_processed(_spec),
+            benchmark_table=LAYOUT.table(_spec.benchmark.name),
+            run_files=list(LAYOUT.judge_rating_files(_spec).values()),
         output:
-            LAYOUT.judge_result_files(_judge, _spec),
+            LAYOUT.judge_result_files(_spec),
         params:
-            judge=_judge,
             spec=_spec,
-            processed=LAYOUT.judge_processed(_judge, _spec),
-            run_files=LAYOUT.judge_rating_files(config, _judge),
+            entries=TARGETS.entries_of([_judge]),
+            processed=LAYOUT.judge_processed(_spec),
+            run_files=LAYOUT.judge_rating_files(_spec),
             judges=[_judge],
         log:
             LAYOUT.logs / "judges" / f"{_judge}_tables.log",
@@ -44,12 +44,11 @@ for _judge, _spec in JUDGES.items():
             from geval_repro.pipeline import judge_tables
 
             judge_tables.write_result_tables(
-                params.judge,
                 params.spec,
                 params.processed,
                 input.benchmark_table,
                 SETTINGS,
-                LAYOUT.judge_tables(params.judge),
+                LAYOUT.judge_tables(params.spec.name),
                 params.run_files,
             )
 
@@ -58,17 +57,16 @@ for _judge, _spec in JUDGES.items():
         name:
             rule_name("judge_significance", _judge)
         input:
-            **LAYOUT.judge_processed(_judge, _spec),
-            benchmark_table=LAYOUT.table(_spec["benchmark"]),
+            **LAYOUT.judge_processed(_spec),
+            benchmark_table=LAYOUT.table(_spec.benchmark.name),
             baseline_rows=LAYOUT.rows / "baselines.csv",
-            baseline_scores=[LAYOUT.baseline_scores(s) for s in BASELINE_SCORE_FILES],
+            baseline_scores=LAYOUT.benchmark_baseline_scores(_spec.benchmark),
         output:
             LAYOUT.judge_significance(_judge),
         params:
-            judge=_judge,
             spec=_spec,
-            processed=LAYOUT.judge_processed(_judge, _spec),
-            scores={stem: LAYOUT.baseline_scores(stem) for stem in BASELINE_SCORE_FILES},
+            entries=TARGETS.entries_of([_judge]),
+            processed=LAYOUT.judge_processed(_spec),
             judges=[_judge],
         log:
             LAYOUT.logs / "judges" / f"{_judge}_significance.log",
@@ -76,12 +74,11 @@ for _judge, _spec in JUDGES.items():
             from geval_repro.pipeline.significance import judge_significance
 
             judge_significance(
-                params.judge,
                 params.spec,
                 params.processed,
                 input.benchmark_table,
                 input.baseline_rows,
-                params.scores,
+                input.baseline_scores,
                 SETTINGS,
                 output[0],
             )
@@ -90,7 +87,7 @@ for _judge, _spec in JUDGES.items():
 rule judge_sweep:
     input:
         replies=LAYOUT.processed / "judges" / "{judge}" / "replies.parquet",
-        benchmark_table=lambda wildcards: LAYOUT.table(JUDGES[wildcards.judge]["benchmark"]),
+        benchmark_table=lambda wildcards: LAYOUT.table(JUDGES[wildcards.judge].benchmark.name),
     output:
         LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
     wildcard_constraints:
@@ -119,34 +116,40 @@ rule judge_sweep_figures:
         judge=one_of(WITH_REPLIES),
     params:
         spec=lambda wildcards: JUDGES[wildcards.judge],
+        entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
         out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
         judges=lambda wildcards: [wildcards.judge],
     log:
         LAYOUT.logs / "judges" / "{judge}_sweep_figures.log",
     localrule: True
     run:
-        from geval_repro.report.figures import sweep_figures
+        from geval_repro.pipeline.judge_tables import sweep_figures
 
-        sweep_figures(input[0], spec=params.spec, out_dir=params.out)
+        sweep_figures(input[0], params.spec, params.out)
 
 
 rule rerun_agreement:
     input:
         scores=[LAYOUT.processed / "judges" / j / "scores.parquet" for pair in RERUN_PAIRS for j in pair],
-        summeval=LAYOUT.table("summeval"),
+        benchmarks=sorted({LAYOUT.table(JUDGES[j].benchmark.name) for pair in RERUN_PAIRS for j in pair}),
     output:
         LAYOUT.pair(LAYOUT.tables / outputs.RERUN_AGREEMENT),
     params:
+        pairs=RERUN_PAIRS,
+        specs=TARGETS.specs(SCORED),
+        entries=TARGETS.entries_of(SCORED),
         scores={j: LAYOUT.processed / "judges" / j / "scores.parquet" for j in SCORED},
+        tables={j: LAYOUT.table(JUDGES[j].benchmark.name) for j in SCORED},
     log:
         LAYOUT.logs / "rerun_agreement.log",
     run:
         from geval_repro.pipeline.rerun_agreement import rerun_agreement
 
         rerun_agreement(
-            RERUN_PAIRS,
+            params.pairs,
+            params.specs,
             params.scores,
-            input.summeval,
+            params.tables,
             SETTINGS,
             LAYOUT.tables / outputs.RERUN_AGREEMENT,
         )
@@ -161,13 +164,13 @@ rule sweep_all:
         LAYOUT.logs / "sweep_all.log",
     localrule: True
     run:
-        from geval_repro.report.table_files import concat_csv
+        from geval_repro.pipeline.judge_tables import combine_sweeps
 
-        concat_csv(input, output[0])
+        combine_sweeps(input, output[0])
 
 
 rule judges:
     input:
-        [LAYOUT.judge_outputs(judge, spec) for judge, spec in JUDGES.items()],
+        [LAYOUT.judge_outputs(spec) for spec in JUDGES.values()],
         [rules.rerun_agreement.output] if RERUN_PAIRS else [],
         [rules.sweep_all.output] if WITH_REPLIES else [],

@@ -49,11 +49,9 @@ rule notebook:
         notebook=one_of(NOTEBOOK_INPUTS),
     localrule: True
     run:
-        from geval_repro.report.pages import execute_notebook_file
+        from geval_repro.pipeline.report_jobs import notebook
 
-        execute_notebook_file(
-            input.notebook, output[0], results_dir=LAYOUT.results, processed_dir=LAYOUT.processed
-        )
+        notebook(input.notebook, output[0], results=LAYOUT.results, processed=LAYOUT.processed)
 
 
 rule readme_results:
@@ -72,10 +70,10 @@ rule readme_results:
     log:
         LAYOUT.logs / "readme_results.log",
     params:
-        labels={name: spec["label"] for name, spec in JUDGES.items()},
+        labels={name: spec.label for name, spec in JUDGES.items()},
     localrule: True
     run:
-        from geval_repro.report.readme import write_section
+        from geval_repro.pipeline.readme import write_section
 
         write_section(LAYOUT.results, output[0], labels=params.labels)
 
@@ -89,7 +87,7 @@ rule readme:
         LAYOUT.logs / "readme.log",
     localrule: True
     run:
-        from geval_repro.report.readme import copy_section_into_readme
+        from geval_repro.pipeline.readme import copy_section_into_readme
 
         copy_section_into_readme(input[0], LAYOUT.results, "README.md")
 
@@ -124,9 +122,9 @@ for _group, _pages in REPORT_PAGE_GROUPS.items():
             LAYOUT.logs / "report" / f"pages_{_group}.log",
         localrule: True
         run:
-            from geval_repro.report.pages import write_report_pages
+            from geval_repro.pipeline.report_jobs import report_pages
 
-            write_report_pages(params.pages, config)
+            report_pages(params.pages, config)
 
 
 rule report_assets:

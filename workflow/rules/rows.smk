@@ -1,16 +1,19 @@
 """Rows that need no judge run: UniEval's predictions, the baselines, the human data.
 
-Each job imports its rule function in its run: block (not when the workflow is parsed). The baseline
-chain (its tidy inputs, the three baseline_scores_* jobs, baseline_rows) has priority 10: it
-is the run's critical path (METEOR 1.5's JVM alone takes ~20 s), so the scheduler starts it
-before the readers' jobs (notebooks, figures, report pages)."""
+Each job imports its rule function in its run: block (not when the workflow is parsed). The
+baseline chain (its tidy inputs, one baseline_scores job per family, baseline_rows) has
+priority 10: it is the run's critical path (METEOR 1.5's JVM alone takes ~20 s), so the
+scheduler starts it before the readers' jobs (notebooks, figures, report pages)."""
+
+from geval_repro.pipeline.targets import HUMAN_INPUTS, unieval_benchmarks
+
+
+UNIEVAL_BENCHMARKS = unieval_benchmarks()
 
 
 rule unieval_rows:
     input:
-        topical_chat=LAYOUT.table("topical_chat"),
-        cnndm=LAYOUT.table("qags_cnndm"),
-        xsum=LAYOUT.table("qags_xsum"),
+        **{name: LAYOUT.table(name) for name in UNIEVAL_BENCHMARKS},
     output:
         LAYOUT.rows / "unieval.csv",
     log:
@@ -18,73 +21,46 @@ rule unieval_rows:
     run:
         from geval_repro.pipeline.unieval_rows import unieval_rows
 
-        unieval_rows(
-            input.topical_chat, {"cnndm": input.cnndm, "xsum": input.xsum}, SETTINGS, output[0]
-        )
+        unieval_rows(dict(input.items()), SETTINGS, output[0])
 
 
-rule baseline_scores_summeval:
+rule baseline_scores:
+    """The per-item scores of one baseline family (registry.benchmarks.BASELINE_FAMILIES)."""
     priority: 10
     input:
-        summeval=LAYOUT.table("summeval"),
-        references=LAYOUT.table("summeval_references"),
+        unpack(
+            lambda wildcards: {name: LAYOUT.table(name) for name in baseline_inputs(wildcards.family)}
+        ),
     output:
-        LAYOUT.baseline_scores("summeval"),
+        LAYOUT.baseline_scores("{family}"),
+    wildcard_constraints:
+        family=one_of(BASELINE_FAMILIES),
     log:
-        LAYOUT.logs / "baselines" / "summeval.log",
+        LAYOUT.logs / "baselines" / "{family}.log",
     run:
-        from geval_repro.pipeline import baseline_tables
+        from geval_repro.pipeline.baseline_tables import baseline_scores
 
-        baseline_tables.summeval_scores(input.summeval, input.references, output[0])
-
-
-rule baseline_scores_topical_chat:
-    priority: 10
-    input:
-        LAYOUT.table("topical_chat"),
-    output:
-        LAYOUT.baseline_scores("topical_chat"),
-    log:
-        LAYOUT.logs / "baselines" / "topical_chat.log",
-    run:
-        from geval_repro.pipeline import baseline_tables
-
-        baseline_tables.topical_chat_scores(input[0], LAYOUT.cache / "nltk", output[0])
-
-
-rule baseline_scores_qags:
-    priority: 10
-    input:
-        cnndm=LAYOUT.table("qags_cnndm"),
-        xsum=LAYOUT.table("qags_xsum"),
-    output:
-        LAYOUT.baseline_scores("qags"),
-    log:
-        LAYOUT.logs / "baselines" / "qags.log",
-    run:
-        from geval_repro.pipeline import baseline_tables
-
-        baseline_tables.qags_scores({"cnndm": input.cnndm, "xsum": input.xsum}, output[0])
+        baseline_scores(wildcards.family, dict(input.items()), LAYOUT.cache, output[0])
 
 
 rule baseline_rows:
     priority: 10
     input:
-        summeval=LAYOUT.table("summeval"),
-        summeval_scores=LAYOUT.baseline_scores("summeval"),
-        topical_chat=LAYOUT.table("topical_chat"),
-        topical_chat_scores=LAYOUT.baseline_scores("topical_chat"),
-        cnndm=LAYOUT.table("qags_cnndm"),
-        xsum=LAYOUT.table("qags_xsum"),
-        qags_scores=LAYOUT.baseline_scores("qags"),
+        tables=[LAYOUT.table(name) for family in BASELINE_FAMILIES.values() for name in family],
+        scores=[LAYOUT.baseline_scores(family) for family in BASELINE_FAMILIES],
     output:
         LAYOUT.rows / "baselines.csv",
+    params:
+        tables={
+            name: LAYOUT.table(name) for family in BASELINE_FAMILIES.values() for name in family
+        },
+        scores={family: LAYOUT.baseline_scores(family) for family in BASELINE_FAMILIES},
     log:
         LAYOUT.logs / "rows" / "baselines.log",
     run:
         from geval_repro.pipeline import baseline_tables
 
-        baseline_tables.baseline_rows(*input, SETTINGS, output[0])
+        baseline_tables.baseline_rows(params.tables, params.scores, SETTINGS, output[0])
 
 
 rule human_tables:

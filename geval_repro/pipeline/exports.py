@@ -1,0 +1,18 @@
+"""Rule function of the exports for other tools: the Hugging Face dataset
+(:mod:`geval_repro.report.export_hf`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from geval_repro.registry.judges import JudgeSpec
+
+PathLike = str | os.PathLike[str]
+
+
+def export_hf(processed: PathLike, out: PathLike, judges: Mapping[str, JudgeSpec]) -> None:
+    """The tidy benchmarks with every judge run of ``judges`` joined by item -> ``out``."""
+    from geval_repro.report import export_hf as export
+
+    export.export_hf(processed, out, judges)

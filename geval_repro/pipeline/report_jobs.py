@@ -1,0 +1,49 @@
+"""Rule functions of the notebooks and the report pages, each job in a process of its own
+(:mod:`geval_repro.pipeline.processes`: nbclient and nbconvert import IPython, whose
+half-finished import a job thread beside them could see)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from geval_repro.pipeline.processes import run_in_process
+
+PathLike = str | os.PathLike[str]
+
+
+def notebook(source: PathLike, target: PathLike, *, results: PathLike, processed: PathLike) -> None:
+    """Execute the notebook ``source`` against this run's folders into ``target``."""
+    run_in_process(
+        f"{__name__}:execute_notebook",
+        {
+            "source": os.fspath(source),
+            "target": os.fspath(target),
+            "results": os.fspath(results),
+            "processed": os.fspath(processed),
+        },
+    )
+
+
+def execute_notebook(source: str, target: str, results: str, processed: str) -> None:
+    """The notebook job's process (:func:`geval_repro.report.pages.execute_notebook_file`)."""
+    from geval_repro.report.pages import execute_notebook_file
+
+    execute_notebook_file(source, target, results_dir=results, processed_dir=processed)
+
+
+def report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, Any]) -> None:
+    """Write one group of report pages and their captions (``config``: the run's config,
+    which the captions read as Snakemake's own report does)."""
+    run_in_process(
+        f"{__name__}:write_pages",
+        {"pages": {str(path): dict(page) for path, page in pages.items()}, "config": config},
+    )
+
+
+def write_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, Any]) -> None:
+    """The report job's process (:func:`geval_repro.report.pages.write_report_pages`)."""
+    from geval_repro.report.pages import write_report_pages
+
+    write_report_pages(pages, config)

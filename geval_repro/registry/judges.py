@@ -1,0 +1,191 @@
+"""A judge run as one typed, frozen object: :class:`JudgeSpec`, with its ``run:`` block as a
+:class:`RunSpec`.
+
+The config's ``judges:`` entries are checked and turned into specs once, by
+:func:`geval_repro.config.judge_specs`; everything below the config (loaders, tables, the
+judge runner, the layout of its files) reads the spec, never the raw entry. A spec holds
+what its entry says and what follows from it:
+
+- ``benchmark`` (:class:`~geval_repro.registry.benchmarks.Benchmark`) and ``format``
+  (:class:`~geval_repro.registry.formats.JudgeFormat`);
+- ``status`` of its rows (:func:`status_of`: the one rule);
+- ``contents``: what the run yields (``replies``, ``item_scores``, ``level_probs``):
+  a format's fixed contents, else the entry's ``reads``, else what its run's mode writes;
+- ``files``: its input files by dimension (``"*"`` for the one file of a ``scores`` run),
+  ``manifest`` (the run's manifest.json, provenance only), ``dir`` (a geval-jsonl folder);
+- ``run``: a :class:`RunSpec`, the ``run:`` block with the command line's defaults
+  (:data:`RUN_DEFAULTS`) filled in, or None.
+
+Light on purpose: the workflow builds every spec when it is parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.formats import (
+    CONTENT_RESULTS,
+    CONTENT_TABLES,
+    Content,
+    JudgeFormat,
+)
+
+Status = Literal["recomputed", "toolkit-run", "fixture"]
+
+#: The command line's defaults of the ``run:`` keys (``n`` depends on the mode:
+#: :func:`default_n`); ``geval-repro judge`` and the ``run:`` block share them.
+RUN_DEFAULTS: dict[str, Any] = {
+    "base_url": "https://api.openai.com/v1",
+    "temperature": 1.0,
+    "top_p": 1.0,
+    "max_tokens": 5,
+    "top_logprobs": 20,
+    "concurrency": 8,
+    "limit": None,
+    "timeout": 60.0,
+    "max_attempts": 6,
+    "api_key_env": "OPENAI_API_KEY",
+    "seed": None,
+    "topup_logprobs": False,
+    "first_position": None,
+}
+
+
+def default_n(mode: str) -> int:
+    """Replies per item when ``n`` is not given: 20 (the paper's), 1 in ``logprobs`` mode
+    (its single reply is not a sample)."""
+    return 1 if mode == "logprobs" else 20
+
+
+def status_of(*, fixture: bool, toolkit_run: bool) -> Status:
+    """The status of a judge run's rows: ``fixture`` for synthetic test data;
+    ``toolkit-run`` for a run this toolkit's judge runner made (a ``run:`` block, or
+    ``toolkit_run: true`` for its committed files); else ``recomputed`` (replies or scores
+    published upstream, recounted here)."""
+    if fixture:
+        return "fixture"
+    if toolkit_run:
+        return "toolkit-run"
+    return "recomputed"
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One judge input file, as the config gives it: a local ``path`` (pinned when it has a
+    ``sha256``), a ``source`` of the sources registry, or a ``url`` with its ``sha256``."""
+
+    path: str | None = None
+    sha256: str | None = None
+    source: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A local llama.cpp server a judge job starts and stops (``server: llama_cpp:``)."""
+
+    model: str
+    n_ctx: int = 8192
+    threads: int | None = None
+    startup_timeout: float = 180.0
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A ``run:`` block with every default filled in (the flags of ``geval-repro judge``;
+    docs/judge-runner.md). ``model`` is the local server's when the block has a
+    ``server``; ``dimensions`` are every dimension of the benchmark unless the block names
+    some; ``prompts``: dimension -> a template file used instead of the default prompt."""
+
+    mode: str
+    model: str
+    n: int
+    dimensions: tuple[str, ...]
+    base_urls: tuple[str, ...] = (RUN_DEFAULTS["base_url"],)
+    temperature: float = RUN_DEFAULTS["temperature"]
+    top_p: float = RUN_DEFAULTS["top_p"]
+    max_tokens: int = RUN_DEFAULTS["max_tokens"]
+    top_logprobs: int = RUN_DEFAULTS["top_logprobs"]
+    concurrency: int = RUN_DEFAULTS["concurrency"]
+    limit: int | None = RUN_DEFAULTS["limit"]
+    timeout: float = RUN_DEFAULTS["timeout"]
+    max_attempts: int = RUN_DEFAULTS["max_attempts"]
+    api_key_env: str = RUN_DEFAULTS["api_key_env"]
+    seed: int | None = RUN_DEFAULTS["seed"]
+    topup_logprobs: bool = RUN_DEFAULTS["topup_logprobs"]
+    first_position: str | None = RUN_DEFAULTS["first_position"]
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    server: LocalServer | None = None
+
+    @property
+    def threads(self) -> int | None:
+        """The CPU threads its local server takes (None: no local server)."""
+        return None if self.server is None else self.server.threads
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One judge run of the config (see the module docstring)."""
+
+    name: str
+    benchmark: Benchmark
+    format: JudgeFormat
+    label: str
+    status: Status
+    contents: tuple[Content, ...]
+    files: Mapping[str, FileSpec]
+    paper_metric: str | None = None
+    manifest: FileSpec | None = None
+    dir: str | None = None
+    columns: Mapping[str, str] = field(default_factory=dict)
+    extra_items: str = "error"
+    run: RunSpec | None = None
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        """The dimensions the run scores, in the benchmark's order."""
+        if self.columns:
+            return tuple(d for d in self.benchmark.dimension_names if d in self.columns)
+        return tuple(d for d in self.benchmark.dimension_names if d in self.files)
+
+    @property
+    def has_replies(self) -> bool:
+        """Whether the run has reply texts (and so item scores, a sweep and its figures)."""
+        return "replies" in self.contents
+
+    @property
+    def processed_tables(self) -> tuple[str, ...]:
+        """The processed tables its files are read into (``replies``, ``scores``,
+        ``level_probs``: ``data/processed/judges/<judge>/<name>.parquet``)."""
+        return tuple(CONTENT_TABLES[content] for content in self.contents)
+
+    @property
+    def result_tables(self) -> tuple[str, ...]:
+        """Its result tables (``results/tables/judges/<judge>/<name>.csv|.md``), in a fixed
+        order, each once."""
+        names = [name for content in self.contents for name in CONTENT_RESULTS[content]]
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def pinned_files(self) -> dict[str, str]:
+        """Its local files pinned by SHA-256 (``{path, sha256}``, its ``manifest``
+        included): path -> SHA-256, verified whenever the pipeline reads them."""
+        specs = [*self.files.values(), *([self.manifest] if self.manifest else [])]
+        return {s.path: s.sha256 for s in specs if s.path is not None and s.sha256 is not None}
+
+    @property
+    def manifest_path(self) -> Path | None:
+        """The run's ``manifest.json`` (provenance only), if it has one: its ``manifest``,
+        or the one in its ``dir`` (a run with a ``run:`` block always has one: the pipeline
+        writes it)."""
+        if self.manifest is not None and self.manifest.path is not None:
+            return Path(self.manifest.path)
+        if self.dir is not None and (
+            self.run is not None or (Path(self.dir) / "manifest.json").is_file()
+        ):
+            return Path(self.dir) / "manifest.json"
+        return None

@@ -1,0 +1,283 @@
+"""One builder of paired permutation tests between metrics: judge vs baseline and judge vs
+judge are views of its rows (:mod:`geval_repro.tables.significance`,
+:mod:`geval_repro.tables.judge_pairs`).
+
+Metrics (:class:`Scored`): every (metric, variant) with per-item scores on a benchmark:
+
+- the model-free baselines recomputed here (ROUGE, BLEU, METEOR of
+  ``data/processed/baselines/<family>.parquet``), by :func:`baseline_metrics`;
+- UniEval's released predictions (columns ``unieval_<dimension>`` of a tidy table whose
+  benchmark has them), by :func:`unieval_metrics`;
+- a judge run's score variants (the variants of its correlation rows), by
+  :func:`judge_metrics`: every variant, or only those a reader of the paper compares
+  (:func:`compared_variant`: the released parser's mean of the replies and first reply; the
+  Eq. 1 weighted score and the most likely rating; per-item scores).
+
+A comparison (:class:`Comparison`) is two metrics, a dimension and a coefficient. Its test
+(:func:`paired_tests`): :func:`geval_repro.stats.permutation.paired_permutation_test` of
+``corr(a, human) - corr(b, human)``, two-sided, at the benchmark's level with the level's
+swap unit (:attr:`~geval_repro.stats.level.Level.permutation_unit`: SummEval swaps the two
+metrics' scores of whole documents, Topical-Chat and QAGS single items), on the items both
+metrics and the humans score (the score matrices span the benchmark's grid, NaN elsewhere:
+:func:`common_matrices`), with ``n_resamples`` and ``seed`` from the config.
+``value_a``/``value_b``: each metric's correlation on those items; ``difference``: the
+test's statistic (``value_a - value_b`` up to rounding, on the standardized scores). A
+test that cannot be made (a constant or unscored metric) has an empty p-value and a note
+saying why.
+
+``status`` of a test: the least real of its two metrics' statuses (:func:`pair_status`):
+``fixture`` if either is a fixture, else ``toolkit-run`` if either is a toolkit run, else
+``recomputed``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import UNIEVAL, UNIEVAL_VARIANT, Benchmark
+from geval_repro.registry.judges import JudgeSpec
+from geval_repro.scoring.pairing import matrix_axes, pooled
+from geval_repro.scoring.parse import PARSERS
+from geval_repro.stats.levels import correlate
+from geval_repro.stats.matrix import to_matrix
+from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.tables.judge_rows import ONE_REPLY_SCORES, UNSCORABLE, score_variants
+
+log = logging.getLogger(__name__)
+
+#: Statuses from most to least real: a test takes the later one of its two metrics'.
+STATUS_ORDER = ("recomputed", "toolkit-run", "fixture")
+#: The columns of a test row.
+TEST_COLUMNS = [
+    "benchmark",
+    "dimension",
+    "level",
+    "coefficient",
+    "metric_a",
+    "variant_a",
+    "metric_b",
+    "variant_b",
+    "value_a",
+    "value_b",
+    "difference",
+    "pvalue",
+    "n_items",
+    "unit",
+    "n_resamples",
+    "seed",
+    "status",
+    "note",
+]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One metric's per-item scores on a benchmark: its name and variant as in the
+    correlation rows, ``kind`` (``baseline``, ``unieval``, ``judge``), ``status``
+    (``recomputed``, ``toolkit-run`` or ``fixture``) and, per dimension it scores, a table
+    of the benchmark's item keys and ``score``."""
+
+    metric: str
+    variant: str
+    kind: str
+    status: str
+    scores: Mapping[str, pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One test to make: metric ``a`` against metric ``b`` on ``dimension`` with
+    ``coefficient``."""
+
+    a: Scored
+    b: Scored
+    dimension: str
+    coefficient: str
+
+
+def pair_status(a: Scored, b: Scored) -> str:
+    """The status of a test of ``a`` against ``b`` (the module docstring's rule)."""
+    return max(a.status, b.status, key=STATUS_ORDER.index)
+
+
+def baseline_item_scores(
+    scores: pd.DataFrame, benchmark: Benchmark, metric: str, variant: str
+) -> pd.DataFrame:
+    """One baseline's per-item scores on ``benchmark`` (from its family's scores table):
+    its item keys and ``score``."""
+    if benchmark.baselines is None:
+        raise ValueError(f"{benchmark.title} has no baselines")
+    chosen = (scores["metric"] == metric) & (scores["variant"] == variant)
+    if benchmark.baselines.subset is not None:
+        chosen &= scores["subset"] == benchmark.baselines.subset
+    return scores.loc[chosen, [*benchmark.item_keys, "score"]]
+
+
+def baseline_metrics(
+    scores: pd.DataFrame, benchmark: Benchmark, variant: str | None = None
+) -> list[Scored]:
+    """Every (metric, variant) of a per-item baseline scores table on ``benchmark``, or only
+    those of ``variant`` (the same scores face every dimension)."""
+    subset = benchmark.baselines.subset if benchmark.baselines else None
+    rows = scores if subset is None else scores[scores["subset"] == subset]
+    if variant is not None:
+        rows = rows[rows["variant"] == variant]
+    out = []
+    for metric, name in rows[["metric", "variant"]].drop_duplicates().itertuples(index=False):
+        items = baseline_item_scores(scores, benchmark, metric, name)
+        scored = dict.fromkeys(benchmark.dimension_names, items)
+        out.append(Scored(metric, name, "baseline", "recomputed", scored))
+    return out
+
+
+def unieval_metrics(tidy: pd.DataFrame, benchmark: Benchmark) -> list[Scored]:
+    """UniEval's released predictions on ``benchmark`` (the columns ``unieval_<dimension>``
+    of its tidy table); none when the benchmark has none."""
+    if not benchmark.unieval_predictions:
+        return []
+    keys = list(benchmark.item_keys)
+    scores = {
+        dimension: tidy[[*keys, f"unieval_{dimension}"]]
+        .rename(columns={f"unieval_{dimension}": "score"})
+        .dropna(subset=["score"])
+        for dimension in benchmark.dimension_names
+        if f"unieval_{dimension}" in tidy.columns
+    }
+    return [Scored(UNIEVAL, UNIEVAL_VARIANT, "unieval", "recomputed", scores)] if scores else []
+
+
+def compared_variant(variant: str) -> bool:
+    """Whether a judge run's score variant enters the comparisons between metrics: the
+    released parser's mean of the replies and first reply (the paper's G-Eval score and its
+    one-reply "-Probs" face); every variant of a run without replies (their names have no
+    ``/parser``). The modal reply and the tolerant parser are robustness checks of one run,
+    tested against the mean in the run's own ``significance`` table."""
+    score, slash, parser = variant.rpartition("/")
+    return not slash or (parser == PARSERS[0] and score != f"{ONE_REPLY_SCORES[1]}-reply")
+
+
+def judge_metrics(
+    spec: JudgeSpec, processed: Mapping[str, pd.DataFrame], *, compared_only: bool
+) -> list[Scored]:
+    """The score variants of one judge run (``processed``: its processed tables by name):
+    every one, or those :func:`compared_variant` keeps."""
+    keys = list(spec.benchmark.item_keys)
+    out = []
+    for variant, items, score in score_variants(spec, processed):
+        if compared_only and not compared_variant(variant):
+            continue
+        scores = {
+            dimension: items.loc[items["dimension"] == dimension, [*keys, score]]
+            .rename(columns={score: "score"})
+            .dropna(subset=["score"])
+            for dimension in spec.benchmark.dimension_names
+            if (items["dimension"] == dimension).any()
+        }
+        out.append(Scored(spec.name, variant, "judge", spec.status, scores))
+    return out
+
+
+def common_matrices(
+    benchmark: Benchmark, human: pd.DataFrame, dimension: str, metrics: Sequence[Scored]
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each metric's score matrix and the human matrix of ``dimension`` on the benchmark's
+    grid (every item of its tidy table ``human``, at its level), present only at the items
+    that every one of ``metrics`` and the humans score (NaN elsewhere). The grid is the
+    same for every comparison of a benchmark, so a test's swaps of a document or an item
+    are the same whichever metrics it compares."""
+    keys = list(benchmark.item_keys)
+    systems, inputs = matrix_axes(benchmark)
+    joined = pooled(human, benchmark)[list(dict.fromkeys([*keys, systems, inputs, dimension]))]
+    for index, metric in enumerate(metrics):
+        scores = metric.scores[dimension].rename(columns={"score": f"_m{index}"})
+        joined = joined.merge(scores, on=keys, how="left", validate="one_to_one")
+    columns = [*(f"_m{index}" for index in range(len(metrics))), dimension]
+    matrices = [to_matrix(joined, c, systems=systems, inputs=inputs)[0] for c in columns]
+    present = np.logical_and.reduce([~np.isnan(m) for m in matrices])
+    *scored, gold = (np.where(present, m, np.nan) for m in matrices)
+    return scored, gold
+
+
+def paired_tests(
+    benchmark: Benchmark,
+    human: pd.DataFrame,
+    comparisons: Sequence[Comparison],
+    *,
+    n_resamples: int,
+    seed: int,
+) -> pd.DataFrame:
+    """One row (:data:`TEST_COLUMNS`) per comparison, in order (module docstring).
+    ``human``: the benchmark's tidy table (item keys and human scores)."""
+    unit = benchmark.level.permutation_unit
+    records = []
+    # The coefficients of a pair share its items: build its matrices once.
+    matrices: dict[tuple[int, int, str], tuple[list[np.ndarray], np.ndarray]] = {}
+    for comparison in comparisons:
+        a, b, dimension, coefficient = (
+            comparison.a,
+            comparison.b,
+            comparison.dimension,
+            comparison.coefficient,
+        )
+        key = (id(a), id(b), dimension)
+        if key not in matrices:
+            matrices[key] = common_matrices(benchmark, human, dimension, (a, b))
+        (matrix_a, matrix_b), gold = matrices[key]
+        record = {
+            "benchmark": benchmark.name,
+            "dimension": dimension,
+            "level": benchmark.level.value,
+            "coefficient": coefficient,
+            "metric_a": a.metric,
+            "variant_a": a.variant,
+            "metric_b": b.metric,
+            "variant_b": b.variant,
+            "value_a": _value(matrix_a, gold, benchmark, coefficient),
+            "value_b": _value(matrix_b, gold, benchmark, coefficient),
+            "difference": math.nan,
+            "pvalue": math.nan,
+            "n_items": int((~np.isnan(gold)).sum()),
+            "unit": unit,
+            "n_resamples": n_resamples,
+            "seed": seed,
+            "status": pair_status(a, b),
+            "note": "",
+        }
+        try:
+            result = paired_permutation_test(
+                matrix_a,
+                matrix_b,
+                gold,
+                benchmark.level,
+                coefficient,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+            record.update(difference=result.statistic, pvalue=result.pvalue)
+        except ValueError as error:
+            record["note"] = f"{UNSCORABLE}: {error}"
+            log.warning(
+                "%s %s %s: no test of %s (%s) against %s (%s): %s",
+                benchmark.name,
+                dimension,
+                coefficient,
+                a.metric,
+                a.variant,
+                b.metric,
+                b.variant,
+                error,
+            )
+        records.append(record)
+    table = pd.DataFrame.from_records(records, columns=TEST_COLUMNS)
+    return table.astype({"n_items": "Int64", "n_resamples": "Int64", "seed": "Int64"})
+
+
+def _value(matrix: np.ndarray, gold: np.ndarray, benchmark: Benchmark, coefficient: str) -> float:
+    """The correlation of ``matrix`` with ``gold`` at the benchmark's level."""
+    return correlate(matrix, gold, benchmark.level, coefficient).value
