@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -51,14 +52,26 @@ def scores_run(
     return {"item_scores": table}
 
 
+def run_manifest(spec: Mapping[str, Any]) -> Path | None:
+    """The ``manifest.json`` a geval-jsonl run's files are checked against: its pinned
+    ``manifest`` (``files:``), else the one in its ``dir`` when present, else none."""
+    if "manifest" in spec:
+        return Path(spec["manifest"]["path"])
+    if "dir" in spec and (Path(spec["dir"]) / "manifest.json").is_file():
+        return Path(spec["dir"]) / "manifest.json"
+    return None
+
+
 def jsonl_run(
     judge: str, spec: Mapping[str, Any], files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
     """``geval-jsonl``: one JSON Lines file per dimension, read for ``spec["reads"]`` (default:
-    :meth:`geval_repro.registry.formats.JudgeFormat.contents`)."""
+    :meth:`geval_repro.registry.formats.JudgeFormat.contents`), each checked first against
+    the run's manifest (:func:`run_manifest`)."""
     reads = contents_of(spec)
+    manifest = run_manifest(spec)
     parts = [
-        load_geval_jsonl(path, judge, dimension, human, spec["benchmark"], reads)
+        load_geval_jsonl(path, judge, dimension, human, spec["benchmark"], reads, manifest)
         for dimension, path in files.items()
     ]
     return {
