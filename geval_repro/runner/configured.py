@@ -13,9 +13,17 @@ judge's ``dir`` (``<dimension>.jsonl``) with one cache for the judge; the runner
 ``manifest.json`` with each dimension's manifest in it. A local server is started only when
 some answer is missing from the cache: a rerun with every answer cached starts none.
 
-The API key is read from the environment variable ``api_key_env`` by the runner; neither the
-key nor anything derived from it is written (the manifests record the variable's name and
-whether a key was sent).
+The API key is read from the environment variable ``api_key_env`` by the runner, and a
+local server (``server:``, or a ``base_url`` on this machine) gets one only when the block
+names ``api_key_env`` (:mod:`geval_repro.runner.keys`); neither the key nor anything derived
+from it is written (the manifests record the variable's name and whether a key was sent).
+Without ``concurrency`` the probe decides (1 for llama-cpp-python's server).
+
+Called in the main thread of a process, SIGINT and SIGTERM stop the run within about two
+seconds (:mod:`geval_repro.runner.stopping`): the answers received are in the cache, no
+partial file is written, a local server is stopped, the folder's lock released, one line is
+logged, and :class:`geval_repro.runner.stopping.Interrupted` (a ``SystemExit`` with status
+130 or 143) is raised.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -44,11 +53,11 @@ RUN_DEFAULTS: dict[str, Any] = {
     "top_p": 1.0,
     "max_tokens": 5,
     "top_logprobs": 20,
-    "concurrency": 8,
+    "concurrency": None,  # automatic: the probe decides (geval_repro.runner.probe)
     "limit": None,
     "timeout": 60.0,
     "max_attempts": 6,
-    "api_key_env": "OPENAI_API_KEY",
+    "api_key_env": None,  # not named: $OPENAI_API_KEY for api.openai.com only
     "seed": None,
     "topup_logprobs": False,
     "first_position": None,
@@ -160,6 +169,31 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
     return lines
 
 
+def _stops_cleanly(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` (:func:`run_configured_judge`) stopped by SIGINT or SIGTERM as the module
+    docstring says, with one log line naming the cache."""
+
+    @functools.wraps(function)
+    def stopping(judge: str, *args: Any, **kwargs: Any) -> T:
+        from geval_repro.runner.stopping import Interrupted, stop_on_signals
+
+        try:
+            with stop_on_signals():
+                return function(judge, *args, **kwargs)
+        except Interrupted as stop:
+            log.error(
+                "judge %s: stopped by %s; the answers received are cached in %s: rerun to "
+                "send only what is missing",
+                judge,
+                stop.signal_name,
+                kwargs.get("cache_dir"),
+            )
+            raise
+
+    return stopping
+
+
+@_stops_cleanly
 def run_configured_judge(
     judge: str,
     spec: Mapping[str, Any],
@@ -212,11 +246,9 @@ def run_configured_judge(
             server_id=None if server is None else server.identity,
             managed_server=None if server is None else server.describe(),
         )
-    if server is None and not os.environ.get(values["api_key_env"]):
+    if values["api_key_env"] is not None and not os.environ.get(values["api_key_env"]):
         log.warning(
-            "$%s is not set: sending a placeholder key (fine for a local server without "
-            "authentication)",
-            values["api_key_env"],
+            "$%s is not set: no key is sent (fine for a local server)", values["api_key_env"]
         )
     summaries: dict[str, dict[str, Any]] = {}
     session = Session()
