@@ -456,7 +456,7 @@ def _run_judge(args: argparse.Namespace) -> int:
     import dataclasses
 
     from geval_repro.files.fetch import FetchError
-    from geval_repro.runner.cache import NO_SPACE
+    from geval_repro.runner.cache import NO_SPACE, DiskFull
     from geval_repro.runner.configured import summary_lines
     from geval_repro.runner.requests import RequestParams
     from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
@@ -517,8 +517,17 @@ def _run_judge(args: argparse.Namespace) -> int:
         hint = "" if mirror is not None else " For this command: --mirror DIR."
         print(f"geval-repro: {error}{hint}", file=sys.stderr)
         return JUDGE_EXIT["stopped"]
+    except DiskFull as error:
+        print(f"geval-repro: {error.strerror}", file=sys.stderr)
+        return JUDGE_EXIT["no_space"]
     except OSError as error:
-        print(f"geval-repro: {error.strerror or error}", file=sys.stderr)
+        where = f"{error.filename}: " if error.filename else ""
+        fix = (
+            "free space and rerun"
+            if error.errno in NO_SPACE
+            else "check the path and its permissions"
+        )
+        print(f"geval-repro: {where}{error.strerror or error}. Fix: {fix}", file=sys.stderr)
         return JUDGE_EXIT["no_space" if error.errno in NO_SPACE else "stopped"]
     except ValueError as error:
         print(f"geval-repro: {error}", file=sys.stderr)

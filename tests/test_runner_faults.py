@@ -107,6 +107,44 @@ def test_redact_removes_the_key_and_every_long_stretch_of_it():
     assert redact("rating 1", "1") == "rating 1"  # a placeholder key corrupts nothing
 
 
+def _brute_force_redact(text: str, secret: str) -> str:
+    """Every character covered by an occurrence of some MIN_FRAGMENT-stretch of ``secret``,
+    found by trying every position of the text against every stretch; runs of covered
+    characters become ***."""
+    covered = [False] * len(text)
+    for start in range(len(text)):
+        if any(text.startswith(part, start) for part in fragments(secret)):
+            for i in range(start, start + MIN_FRAGMENT):
+                covered[i] = True
+    out, i = [], 0
+    while i < len(text):
+        if covered[i]:
+            while i < len(text) and covered[i]:
+                i += 1
+            out.append("***")
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def test_redact_agrees_with_a_brute_force_reference():
+    import random
+
+    generator = random.Random(5)
+    alphabet = 'ab-sk_T1 {}":'
+    for _ in range(300):
+        pieces = []
+        for _ in range(generator.randrange(1, 6)):
+            if generator.random() < 0.5:
+                start = generator.randrange(len(KEY))
+                pieces.append(KEY[start : start + generator.randrange(1, len(KEY) + 1)])
+            else:
+                pieces.append("".join(generator.choices(alphabet, k=generator.randrange(0, 12))))
+        text = "".join(pieces)
+        assert redact(text, KEY) == _brute_force_redact(text, KEY), text
+
+
 @pytest.mark.parametrize(
     ("url", "named", "environ", "expected"),
     [

@@ -26,7 +26,9 @@ replies (a key ``1`` would erase ratings), so it is left as is.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlparse
@@ -88,25 +90,46 @@ def secrets_of(keys: Sequence[ServerKey]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k.value for k in keys if k.value and len(k.value) >= MIN_FRAGMENT))
 
 
+@functools.lru_cache(maxsize=8)
+def _fragments(secret: str) -> tuple[frozenset[str], re.Pattern[str]]:
+    """The key's stretches of :data:`MIN_FRAGMENT` characters, and a pattern of the runs of
+    at least that many characters all drawn from the key's: every stretch of the key in a
+    text lies inside such a run."""
+    stretches = frozenset(
+        secret[i : i + MIN_FRAGMENT] for i in range(len(secret) - MIN_FRAGMENT + 1)
+    )
+    alphabet = "".join(re.escape(c) for c in sorted(set(secret)))
+    return stretches, re.compile(f"[{alphabet}]{{{MIN_FRAGMENT},}}")
+
+
 def redact(text: str, secret: str | None) -> str:
     """``text`` with ``secret`` and every stretch of :data:`MIN_FRAGMENT` or more of its
     characters replaced by ``***`` (see the module docstring; a shorter ``secret`` is not
-    redacted)."""
+    redacted).
+
+    Fast when the text holds no stretch of the key (the usual case, a whole response with
+    its log-probabilities): the distinct runs of the key's characters are checked once each
+    for a stretch of it; only a text that holds one is searched stretch by stretch."""
     if not secret or len(secret) < MIN_FRAGMENT or not text:
         return text
-    marked: list[tuple[int, int]] = []
-    for start in range(len(secret) - MIN_FRAGMENT + 1):
-        window = secret[start : start + MIN_FRAGMENT]
-        found = text.find(window)
-        while found >= 0:
-            marked.append((found, found + MIN_FRAGMENT))
-            found = text.find(window, found + 1)
-    if not marked:
+    stretches, runs = _fragments(secret)
+    found = {
+        word[i : i + MIN_FRAGMENT]
+        for word in set(runs.findall(text))
+        for i in range(len(word) - MIN_FRAGMENT + 1)
+    } & stretches
+    if not found:
         return text
+    marked: list[tuple[int, int]] = []
+    for stretch in found:
+        position = text.find(stretch)
+        while position >= 0:
+            marked.append((position, position + MIN_FRAGMENT))
+            position = text.find(stretch, position + 1)
     marked.sort()
     pieces, position, end = [], 0, -1
     for low, high in marked:
-        if low > end:  # a new stretch: flush the text before it
+        if low > end:  # a new stretch: the text before it, after the previous mask
             if end >= 0:
                 pieces.append(MASK)
             pieces.append(text[position:low])
