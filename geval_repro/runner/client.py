@@ -299,10 +299,6 @@ class CompletionClient:
         except ValueError:
             return None, Answer(response.text, "not JSON", "unreadable", response.status)
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
-        """``POST <base><path>`` (or an absolute URL) once, parsed as JSON; None on failure."""
-        return (await self.request_json("POST", path, body))[0]
-
     async def get_json(self, path: str) -> Any:
         """``GET <base><path>`` (or an absolute URL) once, parsed as JSON; None when it fails
         or is not JSON."""

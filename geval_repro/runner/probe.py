@@ -324,7 +324,10 @@ def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: in
 async def rating_token_ids(client: Any, base_url: str, model: str, ratings: tuple[int, ...]):
     """The token id of each rating, from the server's tokenizer (llama-cpp-python's
     ``/extras/tokenize`` or llama.cpp's and vLLM's ``/tokenize``); raises
-    :class:`ServerUnsuitable` when the server tells none or a rating is not one token."""
+    :class:`ServerUnsuitable` when the server tells none or a rating is not one token
+    (:class:`ServerUnreachable` when it cannot be reached)."""
+    from geval_repro.runner.client import UNREACHABLE
+
     parsed = urlparse(base_url)
     root = f"{parsed.scheme}://{parsed.netloc}"
     found: dict[int, list[int]] = {}
@@ -334,7 +337,9 @@ async def rating_token_ids(client: Any, base_url: str, model: str, ratings: tupl
             (f"{root}/extras/tokenize", {"input": str(rating), "model": model}),
             (f"{root}/tokenize", {"content": str(rating), "model": model, "prompt": str(rating)}),
         ):
-            answer = await client.post_json(url, body)
+            answer, outcome = await client.request_json("POST", url, body)
+            if outcome.kind in UNREACHABLE or outcome.kind == "timeout":
+                raise ServerUnreachable(_unreachable(base_url, outcome.error))
             if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
                 tokens = [t for t in answer["tokens"] if isinstance(t, int)]
                 break
