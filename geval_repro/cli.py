@@ -1,7 +1,10 @@
-"""Command-line entry point: ``geval-repro recount | judge | probe | steps | export | mirror``.
+"""Command-line entry point: ``geval-repro recount | judge | probe | steps | serve | export |
+mirror``.
 
 ``judge``, ``probe`` and ``steps`` run G-Eval with an OpenAI-compatible model (see
-:mod:`geval_repro.runner`); their modules are imported only when those commands run.
+:mod:`geval_repro.runner`); ``serve`` starts this toolkit's local model on llama.cpp
+(:mod:`geval_repro.runner.server`) until Ctrl-C, for ``judge --base-url``; their modules are
+imported only when those commands run.
 ``geval-repro --help`` shows :data:`DESCRIPTION` and an example per command
 (:data:`EXAMPLES`); ``--version`` the installed version.
 
@@ -27,12 +30,18 @@ from the config. Exit status 0, or 2 when an input is missing or invalid.
 its MANIFEST.tsv (:mod:`geval_repro.files.mirror`, imported only then). Exit status 0, or 1 when a
 source could not be mirrored (each named on stderr).
 
-``judge``'s exit status: 0 when every item has an answer, 1 when some requests failed
-(listed per item in the output, retried by the next run; the console names each distinct
-error with its count), 2 for invalid input or a server that cannot serve the run (nothing
-is sent then: no key for a hosted API, a host that does not resolve, no log-probabilities).
-``--dimension all`` (or several names) runs every dimension named, one output file each.
-``probe``'s exit status: 0, or 2 when the server cannot be asked.
+``judge``'s exit status (:data:`JUDGE_EXIT`): 0 when every item has an answer, 1 when some
+requests failed (listed per item in the output, retried by the next run; the console names
+each distinct error with its count), 2 when the run could not go on (nothing more is sent:
+invalid input, no key for a hosted API, a host that does not resolve, a server that cannot
+be reached or cannot serve the run, an output folder another run holds, a damaged cache or
+manifest), 3 when a file could not be written for lack of space (free space and rerun: the
+answers stored are kept), 130 / 143 when stopped by SIGINT / SIGTERM (the answers received
+are cached; a rerun sends only what is missing). Each is one line on stderr, never a
+traceback. ``--dimension all`` (or several names) runs every dimension named, one output
+file each. ``probe``'s exit status: 0, or 2 when the server cannot be asked. ``serve``'s: 0
+when stopped by Ctrl-C or SIGTERM, 1 when the server ended by itself, 2 when it could not
+start.
 
 ``judge --dry-run`` and ``recount`` read the benchmark's files from the offline mirror given
 by ``--mirror``, else the config's ``mirror`` (``--config``, default ``workflow/config.yaml``
@@ -50,6 +59,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+from geval_repro.registry.judges import RUN_DEFAULTS
 
 # Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
 # modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
@@ -58,7 +70,10 @@ from pathlib import Path
 DEFAULT_RAW = Path("data") / "raw"  # relative to the working directory, as in the pipeline
 DEFAULT_PROCESSED = Path("data") / "processed"
 DEFAULT_CONFIG = Path("workflow") / "config.yaml"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = RUN_DEFAULTS["base_url"]
+#: ``judge``'s exit status by outcome (see the module docstring; 130/143 for the signals).
+JUDGE_EXIT = {"answered": 0, "failed": 1, "stopped": 2, "no_space": 3}
+SERVE_PORT = 8011
 
 DESCRIPTION = """\
 geval-repro reproduces G-Eval (Liu et al., EMNLP 2023), in which an LLM judge rates a text
@@ -66,7 +81,8 @@ geval-repro reproduces G-Eval (Liu et al., EMNLP 2023), in which an LLM judge ra
 The Snakemake pipeline (`snakemake --cores 4`) recomputes the paper's tables from pinned,
 verified upstream files; these commands do single steps: recount one released reply file,
 run a judge on a benchmark with any OpenAI-compatible model, ask a server what it supports,
-freeze auto-CoT evaluation steps, export a Hugging Face dataset, make an offline mirror."""
+serve this toolkit's local model, freeze auto-CoT evaluation steps, export a Hugging Face
+dataset, make an offline mirror."""
 
 EXAMPLES = """\
 examples:
@@ -74,6 +90,7 @@ examples:
   geval-repro judge --benchmark summeval --dimension all --model gpt-4o --mode sample \\
       --n 20 --out runs/gpt4o --limit 32 --dry-run --price-input 2.5 --price-output 10
   geval-repro probe --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-7B-Instruct
+  geval-repro serve --model smollm2-135m --port 8011
   geval-repro steps --criteria my_prompt.txt --model gpt-4o
   geval-repro export --format hf results/hf
   geval-repro mirror /path/to/mirror
@@ -233,14 +250,26 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         "from its log-probabilities; both: n replies with log-probabilities",
     )
     add("--n", type=int, help="replies per item (default 20; 1 for --mode logprobs)")
-    add("--temperature", type=float, default=1.0, help="sampling temperature (default 1.0)")
-    add("--top-p", type=float, default=1.0, help="nucleus sampling top_p (default 1.0)")
-    add("--max-tokens", type=int, default=5, help="tokens per reply (default 5, as released)")
+    temperature, top_p = RUN_DEFAULTS["temperature"], RUN_DEFAULTS["top_p"]
+    add(
+        "--temperature",
+        type=float,
+        default=temperature,
+        help=f"sampling temperature (default {temperature})",
+    )
+    add("--top-p", type=float, default=top_p, help=f"nucleus sampling top_p (default {top_p})")
+    add(
+        "--max-tokens",
+        type=int,
+        default=RUN_DEFAULTS["max_tokens"],
+        help=f"tokens per reply (default {RUN_DEFAULTS['max_tokens']}, as released)",
+    )
     add(
         "--top-logprobs",
         type=int,
-        default=20,
-        help="candidates per position with log-probabilities, 1-20 (default 20)",
+        default=RUN_DEFAULTS["top_logprobs"],
+        help=f"candidates per position with log-probabilities, 1-20 (default "
+        f"{RUN_DEFAULTS['top_logprobs']})",
     )
     add(
         "--seed",
@@ -263,25 +292,60 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     add(
         "--concurrency",
         type=int,
-        default=8,
-        help="requests in flight per server (default 8; 1 for a llama.cpp server)",
+        help="requests in flight per server (default: automatic, from the probe: 1 for "
+        "llama-cpp-python's server, which answers one at a time; the slots of llama.cpp's "
+        "llama-server; else 8)",
     )
     add("--limit", type=int, help="only the first N items in benchmark order (default: all)")
     add(
         "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (default OPENAI_API_KEY); the key is "
-        "written nowhere, and without it a hosted API is refused",
+        metavar="VAR",
+        help="environment variable holding the servers' API key, sent to every --base-url. "
+        "Without it, $OPENAI_API_KEY is sent to api.openai.com only, a local server gets no "
+        "key and another hosted API is refused. The key is written nowhere",
     )
     add("--cache", type=Path, help="answer cache folder (default: OUT/cache)")
     add(
         "--dry-run",
         action="store_true",
-        help="print the requests to send and their estimated tokens and cost in USD; send nothing",
+        help="print the requests to send and their estimated tokens (and cost in USD, given "
+        "--price-input and --price-output); send nothing",
     )
     add("--out", type=Path, required=True, help="folder for <dimension>.jsonl and manifest.json")
-    add("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
-    add("--max-attempts", type=int, default=6, help="attempts per request (default 6)")
+    add(
+        "--timeout",
+        type=float,
+        default=RUN_DEFAULTS["timeout"],
+        help="seconds per request attempt in all, from connecting to the last byte (default "
+        f"{RUN_DEFAULTS['timeout']:g}); a server that times out 3 times in a row is dropped "
+        "as unreachable",
+    )
+    add(
+        "--max-attempts",
+        type=int,
+        default=RUN_DEFAULTS["max_attempts"],
+        help=f"attempts per request (default {RUN_DEFAULTS['max_attempts']})",
+    )
+    add(
+        "--max-wait",
+        type=float,
+        default=60.0,
+        help="longest wait a server may ask for before a retry (Retry-After; default 60 s): "
+        "a longer demand fails the item at once",
+    )
+    add(
+        "--max-response-mb",
+        type=float,
+        default=32.0,
+        help="largest response read, in MiB (default 32, far above a rating reply); a larger "
+        "one fails the item",
+    )
+    add(
+        "--progress-seconds",
+        type=float,
+        default=10.0,
+        help="seconds between progress lines when stderr is not a terminal (default 10)",
+    )
     add("--prompt", type=Path, help="own template instead of the default one")
     add(
         "--raw-dir",
@@ -314,8 +378,9 @@ def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
     )
     probe.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (default OPENAI_API_KEY)",
+        metavar="VAR",
+        help="environment variable holding the server's API key (default: $OPENAI_API_KEY "
+        "for api.openai.com only; no key for a local server)",
     )
     probe.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     probe.add_argument("--json", action="store_true", help="print one JSON object")
@@ -331,7 +396,9 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
         "--base-url", default=DEFAULT_BASE_URL, help=f"server base URL (default {DEFAULT_BASE_URL})"
     )
     steps.add_argument(
-        "--api-key-env", default="OPENAI_API_KEY", help="variable of the key (OPENAI_API_KEY)"
+        "--api-key-env",
+        metavar="VAR",
+        help="variable of the server's key (default: $OPENAI_API_KEY for api.openai.com only)",
     )
     steps.add_argument("--temperature", type=float, default=0.0, help="default 0")
     steps.add_argument("--max-tokens", type=int, default=512, help="default 512")
@@ -405,9 +472,26 @@ def judge_dimensions(benchmark: str, names: Sequence[str]) -> list[str]:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    """The ``judge`` command: each dimension in turn, one probe per server."""
-    with quiet_fetch_logs():
-        return _run_judge(args)
+    """The ``judge`` command: each dimension in turn, one probe per server; SIGINT and
+    SIGTERM stop it cleanly (:mod:`geval_repro.runner.stopping`)."""
+    from geval_repro.runner.stopping import Interrupted, stop_on_signals
+
+    created = _new_folders(args.raw_dir)
+    try:
+        with quiet_fetch_logs(), stop_on_signals():
+            status = _run_judge(args)
+    except Interrupted as stop:
+        cache = args.cache if args.cache is not None else args.out / "cache"
+        print(
+            f"geval-repro: stopped by {stop.signal_name}; the answers received are cached in "
+            f"{cache} and no file was left half-written: rerun the same command to send only "
+            "what is missing",
+            file=sys.stderr,
+        )
+        status = stop.code
+    if status != JUDGE_EXIT["answered"]:
+        _remove_if_empty(created)
+    return status
 
 
 def _run_judge(args: argparse.Namespace) -> int:
@@ -415,11 +499,13 @@ def _run_judge(args: argparse.Namespace) -> int:
     import dataclasses
 
     from geval_repro.files.fetch import FetchError
+    from geval_repro.runner.cache import NO_SPACE, DiskFull
     from geval_repro.runner.configured import summary_lines
     from geval_repro.runner.requests import RequestParams
     from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
 
     failed = False
+    mirror = None
     try:
         dimensions = judge_dimensions(args.benchmark, args.dimension)
         params = RequestParams(
@@ -431,6 +517,7 @@ def _run_judge(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             top_logprobs=args.top_logprobs,
         )
+        mirror = command_mirror(args.mirror, args.config)
         base = RunOptions(
             benchmark=args.benchmark,
             dimension=dimensions[0],
@@ -448,10 +535,13 @@ def _run_judge(args: argparse.Namespace) -> int:
             prompt_path=args.prompt,
             price_input=args.price_input,
             price_output=args.price_output,
-            mirror=command_mirror(args.mirror, args.config),
+            mirror=mirror,
             seed=args.seed,
             topup_logprobs=args.topup_logprobs,
             first_position=args.first_position,
+            max_wait=args.max_wait,
+            max_response_mb=args.max_response_mb,
+            progress_seconds=args.progress_seconds,
         )
         session = Session()
         estimates = {}
@@ -466,19 +556,60 @@ def _run_judge(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
             print(f"  wrote {args.out / (dimension + '.jsonl')}", file=sys.stderr)
             failed = failed or bool(summary["failed"])
-    except (FetchError, ValueError, OSError) as error:
+    except FetchError as error:
+        hint = "" if mirror is not None else " For this command: --mirror DIR."
+        print(f"geval-repro: {error}{hint}", file=sys.stderr)
+        return JUDGE_EXIT["stopped"]
+    except DiskFull as error:
+        print(f"geval-repro: {error.strerror}", file=sys.stderr)
+        return JUDGE_EXIT["no_space"]
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        fix = (
+            "free space and rerun"
+            if error.errno in NO_SPACE
+            else "check the path and its permissions"
+        )
+        print(f"geval-repro: {where}{error.strerror or error}. Fix: {fix}", file=sys.stderr)
+        return JUDGE_EXIT["no_space" if error.errno in NO_SPACE else "stopped"]
+    except ValueError as error:
         print(f"geval-repro: {error}", file=sys.stderr)
-        return 2
+        return JUDGE_EXIT["stopped"]
     if args.dry_run:
-        print(json.dumps(estimates if len(estimates) > 1 else estimates[dimensions[0]], indent=2))
+        print(json.dumps(_dry_run_report(args, estimates), indent=2))
+        priced = args.price_input is not None and args.price_output is not None
         print(
             "dry run: prompt tokens estimated as characters / 4, completion tokens as "
-            "n * max_tokens per request (an upper bound), cost_estimate_usd in US dollars "
-            "from --price-input/--price-output; nothing was sent",
+            "n * max_tokens per request (an upper bound), "
+            + (
+                "cost_estimate_usd in US dollars from --price-input/--price-output"
+                if priced
+                else "no cost (cost_estimate_usd null): pass --price-input and --price-output, "
+                "USD per million tokens"
+            )
+            + "; nothing was sent",
             file=sys.stderr,
         )
-        return 0
-    return 1 if failed else 0
+        return JUDGE_EXIT["answered"]
+    return JUDGE_EXIT["failed" if failed else "answered"]
+
+
+def _dry_run_report(args: argparse.Namespace, estimates: dict[str, dict]) -> dict[str, Any]:
+    """The dry run's JSON, one shape for one dimension or several: the benchmark, each
+    dimension's estimate and their total."""
+    total = {
+        name: sum(e[name] for e in estimates.values())
+        for name in ("requests", "cached", "to_send", "prompt_tokens_estimate")
+    }
+    total["completion_tokens_max"] = sum(e["completion_tokens_max"] for e in estimates.values())
+    total["cost_estimate_usd"] = None
+    if args.price_input is not None and args.price_output is not None:
+        total["cost_estimate_usd"] = round(
+            total["prompt_tokens_estimate"] / 1e6 * args.price_input
+            + total["completion_tokens_max"] / 1e6 * args.price_output,
+            2,
+        )
+    return {"benchmark": args.benchmark, "dimensions": estimates, "total": total}
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -488,16 +619,9 @@ def _probe(args: argparse.Namespace) -> int:
     from geval_repro.runner.client import CompletionClient
     from geval_repro.runner.probe import preflight, probe
 
-    key = os.environ.get(args.api_key_env, "")
-    try:
-        preflight([args.base_url], args.api_key_env, key)
-    except ValueError as error:
-        print(f"geval-repro: {error}", file=sys.stderr)
-        return 2
-
-    async def ask():
+    async def ask(key: str | None):
         client = CompletionClient(
-            args.base_url, key or "EMPTY", concurrency=1, timeout=args.timeout, max_attempts=2
+            args.base_url, key, concurrency=1, timeout=args.timeout, max_attempts=2
         )
         try:
             return await probe(
@@ -506,12 +630,94 @@ def _probe(args: argparse.Namespace) -> int:
         finally:
             await client.close()
 
-    result = asyncio.run(ask())
+    try:
+        key = preflight([args.base_url], args.api_key_env)[args.base_url]
+        result = asyncio.run(ask(key.value))
+    except ValueError as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(result.as_dict(), indent=2, sort_keys=True))
     else:
         print("\n".join(result.lines()))
     return 2 if result.choices_for_n is None else 0
+
+
+def _add_serve_parser(commands: argparse._SubParsersAction) -> None:
+    from geval_repro.registry.local_models import NAMES
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve this toolkit's local model on 127.0.0.1 (llama.cpp) until Ctrl-C",
+        description="Start llama-cpp-python's OpenAI-compatible server with a local model of\n"
+        "the registry (its file's SHA-256 checked first) on 127.0.0.1, print the\n"
+        "`geval-repro judge` command for it, and stop it on Ctrl-C or SIGTERM. Needs the\n"
+        "local extra (docs/local-model.md).",
+        epilog="example:\n  geval-repro serve --port 8011 &\n  geval-repro judge --base-url "
+        "http://127.0.0.1:8011/v1 --model smollm2-135m \\\n"
+        "      --benchmark summeval --dimension coherence --mode both --limit 16 --out runs/s",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument(
+        "--model", default=NAMES[0], choices=NAMES, help=f"the local model (default {NAMES[0]})"
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=SERVE_PORT,
+        help=f"port on 127.0.0.1 (default {SERVE_PORT}: keep it, and a rerun's requests find "
+        "their cached answers, whose key holds the server's address)",
+    )
+    serve.add_argument("--n-ctx", type=int, default=4096, help="context in tokens (default 4096)")
+    serve.add_argument("--threads", type=int, help="CPU threads (default: every CPU)")
+    serve.add_argument(
+        "--startup-timeout", type=float, default=180.0, help="seconds to wait for it (default 180)"
+    )
+    serve.add_argument("--log", type=Path, help="the server's log (default: a temporary file)")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The ``serve`` command: start the local server, wait for a signal, stop it."""
+    import time
+
+    from geval_repro.runner.server import ServerStartError, llama_cpp_server
+    from geval_repro.runner.stopping import Interrupted, stop_on_signals
+
+    try:
+        with stop_on_signals():
+            server = llama_cpp_server(
+                args.model,
+                n_ctx=args.n_ctx,
+                threads=args.threads,
+                startup_timeout=args.startup_timeout,
+                log_path=args.log,
+                port=args.port,
+            )
+            with server:
+                print(
+                    f"serving {args.model} at {server.base_url} ({server.command.description}; "
+                    f"log: {server.log_path}). Judge with it:\n  geval-repro judge --base-url "
+                    f"{server.base_url} --model {server.model} --benchmark summeval "
+                    "--dimension coherence --mode both --n 20 --seed 1 --limit 16 --out runs/"
+                    f"{server.model}\nCtrl-C stops it.",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                while server.process is not None and server.process.poll() is None:
+                    time.sleep(0.2)
+                status = server.process.poll() if server.process is not None else None
+                print(
+                    f"geval-repro: the server ended by itself (status {status}); its log: "
+                    f"{server.log_path}",
+                    file=sys.stderr,
+                )
+                return 1
+    except Interrupted as stop:
+        print(f"geval-repro: stopped the server ({stop.signal_name})", file=sys.stderr)
+        return 0
+    except ServerStartError as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        return 2
 
 
 def _steps(args: argparse.Namespace) -> int:
@@ -595,11 +801,13 @@ def _new_folders(path: Path) -> list[Path]:
 
 
 def _remove_if_empty(folders: list[Path]) -> None:
-    """Remove the folders (deepest first) that are empty; stop at the first that is not."""
+    """Remove the folders (deepest first) that hold no file, with the empty folders a failed
+    fetch made inside them; stop at the first that holds a file."""
     for folder in folders:
-        try:
-            folder.rmdir()
-        except OSError:
+        for inside, _, _ in os.walk(folder, topdown=False):
+            with contextlib.suppress(OSError):
+                os.rmdir(inside)
+        if folder.exists():
             return
 
 
@@ -759,6 +967,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_judge_parser(commands)
     _add_probe_parser(commands)
+    _add_serve_parser(commands)
     _add_steps_parser(commands)
     _add_export_parser(commands)
     _add_mirror_parser(commands)
@@ -772,6 +981,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "mirror": _mirror,
         "judge": _judge,
         "probe": _probe,
+        "serve": _serve,
         "steps": _steps,
         "export": _export,
         "recount": _recount,

@@ -11,9 +11,9 @@ do).
 
 The reference is the same requests sent with bare aiohttp (no SDK, no retry protocol, no
 cache): its CPU per request is what any client must pay for HTTP here, and the ratio ours /
-reference is the cost of the official ``openai`` SDK's request building, our retry
-protocol and the cache. The fake server's CPU per request is printed too (read from
-``/proc``), to show whether the server or the client limits the rate.
+reference is the cost of the ``openai`` SDK's HTTP client (httpx over aiohttp), our retry
+protocol, deadline and size cap, and the cache. The fake server's CPU per request is printed
+too (read from ``/proc``), to show whether the server or the client limits the rate.
 
 Usage: ``python perf/time_runner.py [--latency 0.05] [--requests 128] [--concurrency 1 8 32]``
 

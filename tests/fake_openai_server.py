@@ -16,11 +16,23 @@
   (ignore ``logprobs``), ``context_chars`` (refuse a longer prompt with llama-cpp-python's
   HTTP 400 ``context_length_exceeded``), ``max_top_logprobs`` (refuse a larger
   ``top_logprobs`` with HTTP 400, as vLLM does above its ``max_logprobs``);
-  ``GET <base>/models`` lists ``fake-model``;
-- ``faults``: a queue of injected behaviours consumed by the next requests, one each:
-  ``"429"`` (with ``Retry-After: 0.1``), ``"500"``, ``"malformed"`` (HTTP 200, not JSON),
+  ``GET <base>/models`` lists ``fake-model`` (``owned_by``: as given, e.g. ``"me"`` as
+  llama-cpp-python's server says); a path outside ``/v1`` answers HTTP 404 as
+  llama-cpp-python's server does (``{"detail": "Not Found"}``);
+- ``faults``: a queue of injected behaviours consumed by the next requests, one each
+  (``always``: one applied to every request once the queue is empty):
+  ``"429"`` (with ``Retry-After: 0.1``), ``"429-forever"`` (``Retry-After: 100000``),
+  ``"500"``, ``"500-key"`` (HTTP 500 whose body holds the API key received at character
+  :data:`KEY_AT`, so that a cut at 300 characters keeps all but one of a 19-character key,
+  as a server that echoes its request might), ``"malformed"`` (HTTP 200, not JSON),
   ``"401"`` (an error message echoing the API key received, as some servers do),
-  ``"slow"`` (sleeps ``slow_seconds`` before answering);
+  ``"echo"`` (HTTP 200, a completion whose reply text quotes the API key received),
+  ``"slow"`` (sleeps ``slow_seconds`` before answering), ``"hang"`` (never answers, until
+  the server stops), ``"trickle"`` (a 200 answer sent one byte every ``trickle_seconds``),
+  ``"huge"`` (a 200 body of ``huge_bytes`` with its Content-Length), ``"huge-chunked"``
+  (the same without a length, chunked, until the client stops reading);
+- ``hang_all``: every request, the probe's and ``GET /models`` included, hangs (a server
+  that accepts connections and never answers);
 - ``latency``: seconds added to every answer;
 - ``requests``: the prompts received, in arrival order (thread-safe), ``bodies`` the full
   request bodies, and ``auth``: the Authorization headers seen; the runner's probe requests
@@ -42,6 +54,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from geval_repro.runner.probe import PROBE_PROMPT
 
 TOKENS = ("1", "2", "3", "4", "5", " ", "The")
+KEY_AT = 282  # where "500-key" puts the key in its body
 
 
 def distribution(prompt: str) -> dict[str, float]:
@@ -119,7 +132,18 @@ class FakeOpenAIServer:
         context_chars: int | None = None,
         max_top_logprobs: int | None = None,
         port: int = 0,
+        always: str | None = None,
+        hang_all: bool = False,
+        owned_by: str | None = None,
+        trickle_seconds: float = 0.2,
+        huge_bytes: int = 40 * 2**20,
     ):
+        self.always = always
+        self.hang_all = hang_all
+        self.owned_by = owned_by
+        self.trickle_seconds = trickle_seconds
+        self.huge_bytes = huge_bytes
+        self._ended = threading.Event()
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.max_choices = max_choices
@@ -149,18 +173,29 @@ class FakeOpenAIServer:
                     pass  # a client killed mid-request (the resume test does that)
 
             def do_GET(self) -> None:
-                if self.path.endswith("/models"):
-                    models = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
-                    self._send(200, json.dumps(models).encode())
+                if server.hang_all:
+                    server._ended.wait()
+                    return
+                if self.path == "/v1/models":
+                    model = {"id": "fake-model", "object": "model"}
+                    if server.owned_by is not None:
+                        model.update(owned_by=server.owned_by, permissions=[])
+                    self._send(200, json.dumps({"object": "list", "data": [model]}).encode())
                 else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
+                    self._send(404, b'{"detail": "Not Found"}')
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length))
+                if server.hang_all:
+                    server._ended.wait()
+                    return
                 if self.path == "/extras/tokenize":
                     tokens = [100 + int(c) if c.isdigit() else 1 for c in body["input"]]
                     self._send(200, json.dumps({"tokens": tokens}).encode())
+                    return
+                if self.path != "/v1/chat/completions":
+                    self._send(404, b'{"detail": "Not Found"}')
                     return
                 prompt = body["messages"][-1]["content"]
                 if server.context_chars is not None and len(prompt) > server.context_chars:
@@ -184,7 +219,7 @@ class FakeOpenAIServer:
                     else:
                         server.bodies.append(body)
                         server.requests.append(prompt)
-                        fault = server.faults.popleft() if server.faults else None
+                        fault = server.faults.popleft() if server.faults else server.always
                 if server.latency:
                     time.sleep(server.latency)
                 if fault == "429":
@@ -199,11 +234,61 @@ class FakeOpenAIServer:
                     self._send(401, message.encode())
                 elif fault == "malformed":
                     self._send(200, b'{"choices": [ this is not json')
+                elif fault == "429-forever":
+                    self._send(
+                        429, b'{"error": {"message": "rate limited"}}', {"Retry-After": "100000"}
+                    )
+                elif fault == "500-key":
+                    key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                    message = "x" * (KEY_AT - len('{"error": {"message": "')) + key + " y" * 40
+                    self._send(500, json.dumps({"error": {"message": message}}).encode())
+                elif fault == "echo":
+                    key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    for choice in answer["choices"]:
+                        choice["message"]["content"] = f"Your key is {key}. 3"
+                    self._send(200, json.dumps(answer).encode())
+                elif fault == "hang":
+                    server._ended.wait()
+                elif fault == "trickle":
+                    answer = json.dumps(completion(body, server.max_choices)).encode()
+                    self._stream(answer, len(answer), server.trickle_seconds, 1)
+                elif fault == "huge":
+                    self._stream(None, server.huge_bytes, 0.0, 2**20)
+                elif fault == "huge-chunked":
+                    self._stream(None, None, 0.0, 2**20)
                 else:
                     if fault == "slow":
                         time.sleep(server.slow_seconds)
                     answer = completion(body, server.max_choices, server.logprobs_supported)
                     self._send(200, json.dumps(answer).encode())
+
+            def _stream(
+                self, payload: bytes | None, length: int | None, pause: float, chunk: int
+            ) -> None:
+                """A 200 answer: ``payload`` (or filler bytes up to ``length``, or without end
+                when None) in pieces of ``chunk`` bytes, ``pause`` seconds apart."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if length is None:
+                        self.send_header("Transfer-Encoding", "chunked")
+                    else:
+                        self.send_header("Content-Length", str(length))
+                    self.end_headers()
+                    sent = 0
+                    while (length is None or sent < length) and not server._ended.is_set():
+                        size = chunk if length is None else min(chunk, length - sent)
+                        piece = payload[sent : sent + size] if payload else b" " * size
+                        if length is None:
+                            piece = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+                        self.wfile.write(piece)
+                        self.wfile.flush()
+                        sent += size
+                        if pause:
+                            time.sleep(pause)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up, as it should
 
             def _send(self, status: int, payload: bytes, headers: dict | None = None) -> None:
                 try:
@@ -232,6 +317,7 @@ class FakeOpenAIServer:
             if self._stopped:
                 return
             self._stopped = True
+        self._ended.set()
         self._timer.cancel()
         self._httpd.shutdown()
         self._httpd.server_close()

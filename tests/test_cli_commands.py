@@ -17,7 +17,7 @@ from geval_repro.cli import build_parser, main
 from geval_repro.registry.benchmarks import BENCHMARKS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("recount", "judge", "probe", "steps", "export", "mirror")
+COMMANDS = ("recount", "judge", "probe", "serve", "steps", "export", "mirror")
 
 
 def _subparser(name: str) -> argparse.ArgumentParser:
@@ -46,8 +46,9 @@ def test_version():
     assert done.stdout.startswith("geval-repro ") and done.stdout.split()[1][0].isdigit()
 
 
-def test_every_judge_option_has_help_and_says_its_default():
-    parser = _subparser("judge")
+@pytest.mark.parametrize("command", ["judge", "serve"])
+def test_every_judge_and_serve_option_has_help_and_says_its_default(command):
+    parser = _subparser(command)
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction):
             continue
@@ -56,10 +57,12 @@ def test_every_judge_option_has_help_and_says_its_default():
         if takes_value and action.default is not None and not action.required:
             shown = str(action.default).removesuffix(".0")
             assert "default" in action.help and shown in action.help, action.option_strings
-    text = parser.format_help()
-    for benchmark in BENCHMARKS.values():
-        assert ", ".join(benchmark.dimension_names) in " ".join(text.split())
-    assert "USD" in text
+    text = " ".join(parser.format_help().split())
+    if command == "judge":
+        for benchmark in BENCHMARKS.values():
+            assert ", ".join(benchmark.dimension_names) in text
+        assert "USD" in text
+        assert "default: automatic, from the probe: 1 for llama-cpp-python's server" in text
 
 
 @pytest.fixture
@@ -77,15 +80,15 @@ def _dry_run(tmp_path: Path, *extra: str) -> list[str]:
 
 def test_dry_run_reads_the_mirror_flag(tmp_path, mirror_dir, no_env_mirror, capsys):
     assert main(_dry_run(tmp_path, "--mirror", str(mirror_dir))) == 0
-    estimate = json.loads(capsys.readouterr().out)
-    assert estimate["requests"] == 3 and "cost_estimate_usd" in estimate
+    estimate = json.loads(capsys.readouterr().out)["dimensions"]["coherence"]
+    assert estimate["requests"] == 3 and estimate["cost_estimate_usd"] is not None
 
 
 def test_dry_run_reads_the_configs_mirror(tmp_path, mirror_dir, no_env_mirror, capsys):
     config = tmp_path / "config.yaml"
     config.write_text(f"mirror: {mirror_dir}\n")
     assert main(_dry_run(tmp_path, "--config", str(config))) == 0
-    assert json.loads(capsys.readouterr().out)["to_send"] == 3
+    assert json.loads(capsys.readouterr().out)["total"]["to_send"] == 3
 
 
 def test_a_misspelt_dimension_gets_the_closest_name(tmp_path, capsys):
@@ -124,3 +127,5 @@ def test_an_offline_dry_run_without_a_mirror_says_what_failed_once(
     assert main(_dry_run(tmp_path)) == 2
     err = capfd.readouterr().err
     assert err.count("could not download") == 1 and "GEVAL_REPRO_MIRROR" in err
+    assert "For this command: --mirror DIR." in err
+    assert not (tmp_path / "raw").exists()  # no empty folder left behind

@@ -258,12 +258,29 @@ def test_dry_run_sends_nothing(server, tmp_path, processed, capsys):
         "--price-input", "2", "--price-output", "8", "--raw-dir", str(tmp_path / "raw"),
     ]  # fmt: skip
     assert main(argv) == 0
-    estimate = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)
     assert server.requests == [] and not (tmp_path / "run").exists()
+    assert set(report) == {"benchmark", "dimensions", "total"}  # one shape for any dimensions
+    estimate = report["dimensions"]["relevance"]
     assert estimate["requests"] == 10 and estimate["to_send"] == 10
     assert estimate["completion_tokens_max"] == 10 * 20 * 5  # items x n x max_tokens
     expected_cost = estimate["prompt_tokens_estimate"] * 2 / 1e6 + 1000 * 8 / 1e6
     assert estimate["cost_estimate_usd"] == pytest.approx(expected_cost, abs=0.006)
+    assert report["total"] == {
+        **estimate,
+        "cost_estimate_usd": report["total"]["cost_estimate_usd"],
+    }
+    assert report["total"]["cost_estimate_usd"] == pytest.approx(expected_cost, abs=0.006)
+    # Several dimensions and no prices: the same shape, the cost null and the note says why.
+    unpriced = [a for a in argv if a not in ("--price-input", "2", "--price-output", "8")]
+    unpriced[unpriced.index("relevance")] = "all"
+    assert main(unpriced) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert set(report) == {"benchmark", "dimensions", "total"} and len(report["dimensions"]) == 4
+    assert report["total"]["requests"] == 40 and report["total"]["cost_estimate_usd"] is None
+    assert all(e["cost_estimate_usd"] is None for e in report["dimensions"].values())
+    assert "pass --price-input and --price-output" in captured.err
 
 
 def _stored_prompts(db: Path) -> Counter[str]:

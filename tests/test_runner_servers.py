@@ -265,6 +265,7 @@ def test_a_host_that_does_not_resolve_fails_at_once(tmp_path, processed, monkeyp
         "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", "m",
         "--base-url", "https://llm.example.org/v1", "--mode", "sample", "--limit", "2",
         "--out", str(tmp_path / "run"), "--processed", str(processed),
+        "--api-key-env", "OPENAI_API_KEY",
     ]  # fmt: skip
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -349,3 +350,53 @@ def test_steps_without_a_key_for_a_hosted_api_is_refused(tmp_path, monkeypatch, 
     criteria.write_text("Rate it.\n\nEvaluation Steps:\n\n{{Evaluation Steps}}\n")
     assert main(["steps", "--criteria", str(criteria), "--model", "gpt-4o"]) == 2
     assert "is a hosted API" in capsys.readouterr().err
+
+
+def test_first_position_with_dimension_all_on_topical_chat_and_a_later_run(tmp_path, processed):
+    """Groundedness (0-1) needs the token id of rating 0, which the 1-3 dimensions before it
+    never asked for; a folder whose cache holds only those ids (as an earlier version left
+    it) must not stay broken."""
+    argv = [
+        "judge", "--benchmark", "topical_chat", "--dimension", "all", "--model", "fake-model",
+        "--mode", "logprobs", "--first-position", "logit_bias", "--limit", "3",
+        "--processed", str(processed), "--concurrency", "1",
+    ]  # fmt: skip
+    with FakeOpenAIServer() as server:
+        out = tmp_path / "run"
+        assert main([*argv, "--base-url", server.base_url, "--out", str(out)]) == 0
+        groundedness = [b for b in server.bodies if "- Groundedness" in b["messages"][0]["content"]]
+        assert groundedness and all(
+            b["logit_bias"] == {"100": 100, "101": 100} for b in groundedness
+        )
+        sent = len(server.requests)
+        assert main([*argv, "--base-url", server.base_url, "--out", str(out)]) == 0
+        assert len(server.requests) == sent  # a later run into the same folder: all cached
+        # A cache whose meta lacks rating 0 (written before the fix) is completed, not refused.
+        from geval_repro.runner.cache import ResponseCache, server_name
+
+        broken = tmp_path / "broken"
+        cache = ResponseCache(broken / "cache")
+        meta = f"rating_tokens:{server_name(server.base_url)}:fake-model"
+        cache.set_meta(meta, {"1": 101, "2": 102, "3": 103})
+        cache.close()
+        only = [a if a != "all" else "groundedness" for a in argv]
+        assert main([*only, "--base-url", server.base_url, "--out", str(broken)]) == 0
+        cache = ResponseCache(broken / "cache")
+        assert cache.meta(meta) == {"0": 100, "1": 101, "2": 102, "3": 103}
+        cache.close()
+
+
+@pytest.mark.parametrize(("owned_by", "expected"), [("me", 1), (None, 8)])
+def test_concurrency_is_automatic_from_what_the_server_is(tmp_path, processed, capsys, owned_by,
+                                                           expected):  # fmt: skip
+    argv = [
+        "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", "fake-model",
+        "--mode", "sample", "--n", "1", "--limit", "2", "--processed", str(processed),
+        "--out", str(tmp_path / "run"),
+    ]  # fmt: skip
+    with FakeOpenAIServer(owned_by=owned_by) as server:
+        assert main([*argv, "--base-url", server.base_url]) == 0
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["dimensions"]["coherence"]["client"]["concurrency"] == expected
+    said = "--concurrency 1 (automatic: llama-cpp-python's server answers one request at a time)"
+    assert (said in capsys.readouterr().err) == (owned_by == "me")

@@ -15,15 +15,24 @@ Each line is one JSON object for one item of the benchmark:
   here by more than 1e-6 is logged as a warning, the computed one is used), ``error`` (a
   non-empty string: the item could not be judged; it is left out with a warning and its
   other fields are not read) and ``scores`` (human scores, checked like the released
-  format's). Other fields are ignored, as is a ``manifest.json`` beside the files (the
-  pipeline records it in the provenance only).
+  format's). Other fields are ignored.
 
 The run's config lists which of ``replies`` / ``level_probs`` it reads (default: both);
 every item without an ``error`` must carry each of them.
+
+**The run's manifest** (:func:`check_against_manifest`). A folder written by ``geval-repro
+judge`` holds a ``manifest.json`` that records, per dimension, the SHA-256 of the file it
+wrote (``output_sha256``) and its items (``counts.items``). When the reader is given that
+manifest (the pipeline gives a ``dir:`` folder's, or a ``files:`` run's ``manifest:``), a
+file that differs from it (cut short, edited, or left by another run) is an error naming
+the file, what differs and the fix, before anything is read: its tables would otherwise
+show a partial run as if it were the whole one. A ``manifest.json`` that another tool wrote
+(an object without ``dimensions``) is not checked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -108,6 +117,53 @@ def rating_coverage(path: str | Path) -> tuple[int, int]:
     return answered, rated
 
 
+def check_against_manifest(path: str | Path, dimension: str, manifest: str | Path) -> None:
+    """Raise ``ValueError`` when ``path`` is not the ``<dimension>.jsonl`` that the run's
+    ``manifest`` records (see the module docstring); nothing for another tool's manifest."""
+    path, manifest = Path(path), Path(manifest)
+    fix = (
+        f"Fix: rerun the judge into {path.parent} (`geval-repro judge ... --out {path.parent}`, "
+        "or the pipeline's judge job: the cache keeps every answer, nothing is requested "
+        "again), or restore the file"
+    )
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(
+            f"{manifest}: not a readable run manifest ({error}). Fix: restore it, or rerun "
+            f"the judge into {manifest.parent} to write it again"
+        ) from None
+    if not isinstance(record, dict):
+        raise ValueError(
+            f"{manifest}: a JSON {type(record).__name__}, not a run manifest (an object). "
+            f"Fix: restore it, or rerun the judge into {manifest.parent} to write it again"
+        )
+    if "dimensions" not in record:
+        return  # another tool's manifest: nothing to check against
+    entry = (record["dimensions"] or {}).get(dimension)
+    expected = entry.get("output_sha256") if isinstance(entry, dict) else None
+    if not isinstance(expected, str):
+        raise ValueError(
+            f"{path}: its folder's manifest {manifest} records no run of dimension "
+            f"{dimension!r}, so the file was not written by the run it documents. {fix}"
+        )
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual == expected:
+        return
+    items = (entry.get("counts") or {}).get("items")
+    lines = sum(1 for line in data.splitlines() if line.strip())
+    what = (
+        f"it has {lines} items where the run wrote {items} (cut short or added to)"
+        if isinstance(items, int) and items != lines
+        else f"its {lines} items were changed after the run"
+    )
+    raise ValueError(
+        f"{path} does not match its manifest {manifest}: {what}; SHA-256 {actual[:12]}..., "
+        f"the manifest records {expected[:12]}.... {fix}"
+    )
+
+
 def load_geval_jsonl(
     path: str | Path,
     judge: str,
@@ -115,14 +171,18 @@ def load_geval_jsonl(
     human: pd.DataFrame,
     benchmark: str,
     reads: Sequence[str] = FIELDS,
+    manifest: str | Path | None = None,
 ) -> dict[str, pd.DataFrame]:
     """One dimension's JSON Lines file -> ``{"replies": ..., "level_probs": ...}`` (as read).
 
     ``replies``: the long replies table of :func:`geval_repro.load.load_released_replies`;
     ``level_probs``: judge, benchmark, dimension, item keys, rating, prob, off_scale_mass
     (one row per item and rating of the judge scale). ``human`` is the benchmark's tidy table.
+    ``manifest``: the run's ``manifest.json``, checked first (:func:`check_against_manifest`).
     Errors name the file, the line, the item and the fix.
     """
+    if manifest is not None:
+        check_against_manifest(path, dimension, manifest)
     entry = get_benchmark(benchmark)
     unknown = sorted(set(reads) - set(FIELDS))
     if unknown or not reads:

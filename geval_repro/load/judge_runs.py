@@ -55,10 +55,12 @@ def jsonl_run(
     spec: JudgeSpec, files: Mapping[str, PathLike], human: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
     """``geval-jsonl``: one JSON Lines file per dimension, read for the run's contents
-    (its ``reads``; default both, or what its run's mode writes)."""
+    (its ``reads``; default both, or what its run's mode writes), each checked first against
+    the run's manifest (:attr:`~geval_repro.registry.judges.JudgeSpec.manifest_path`)."""
     reads = spec.contents
+    manifest = spec.manifest_path
     parts = [
-        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, reads)
+        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, reads, manifest)
         for dimension, path in files.items()
     ]
     return {

@@ -44,11 +44,11 @@ RUN_DEFAULTS: dict[str, Any] = {
     "top_p": 1.0,
     "max_tokens": 5,
     "top_logprobs": 20,
-    "concurrency": 8,
+    "concurrency": None,  # automatic: the probe decides (geval_repro.runner.probe)
     "limit": None,
     "timeout": 60.0,
     "max_attempts": 6,
-    "api_key_env": "OPENAI_API_KEY",
+    "api_key_env": None,  # not named: $OPENAI_API_KEY for api.openai.com only
     "seed": None,
     "topup_logprobs": False,
     "first_position": None,
@@ -110,11 +110,11 @@ class RunSpec:
     top_p: float = RUN_DEFAULTS["top_p"]
     max_tokens: int = RUN_DEFAULTS["max_tokens"]
     top_logprobs: int = RUN_DEFAULTS["top_logprobs"]
-    concurrency: int = RUN_DEFAULTS["concurrency"]
+    concurrency: int | None = RUN_DEFAULTS["concurrency"]
     limit: int | None = RUN_DEFAULTS["limit"]
     timeout: float = RUN_DEFAULTS["timeout"]
     max_attempts: int = RUN_DEFAULTS["max_attempts"]
-    api_key_env: str = RUN_DEFAULTS["api_key_env"]
+    api_key_env: str | None = RUN_DEFAULTS["api_key_env"]
     seed: int | None = RUN_DEFAULTS["seed"]
     topup_logprobs: bool = RUN_DEFAULTS["topup_logprobs"]
     first_position: str | None = RUN_DEFAULTS["first_position"]

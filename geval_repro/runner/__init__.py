@@ -6,12 +6,16 @@
   first-position logit bias;
 - :mod:`.logprobs`: the rating distribution read from top log-probabilities;
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
-- :mod:`.client`: one server's requests with retries (the ``openai`` package);
+- :mod:`.keys`: which API key a server gets, and redacting it from everything returned;
+- :mod:`.client`: one server's requests with retries, bounded in time and size (the
+  ``openai`` package's HTTP client);
 - :mod:`.probe`: what a server supports, and the checks before anything is sent;
+- :mod:`.lock`: one run at a time per output (and cache) folder;
+- :mod:`.stopping`: SIGINT and SIGTERM stop a run cleanly;
 - :mod:`.dispatch`: a run's requests grouped by shared text, spread over servers, topped up
   to ``n`` replies per item;
 - :mod:`.server`: a local server (llama-cpp-python's ``llama_cpp.server``) started and
-  stopped around a run;
+  stopped around a run (or by ``geval-repro serve``);
 - :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``;
 - :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
   rule ``judge_run_<judge>``).

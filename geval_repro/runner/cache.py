@@ -18,16 +18,27 @@ per item; it is retried by the next run, and its failure row is deleted once an 
 arrives. ``meta`` keeps what a rerun needs to rebuild its request bodies without asking the
 server again (the rating tokens' ids of a first-position reading), and which servers the
 stored answers came from (a rerun that sends nothing still names them in its manifest).
+
+**Faults.** A cache SQLite cannot read (a truncated or overwritten file) raises
+:class:`CacheDamaged`, naming the file and the command that sets it aside; a write that
+fails for lack of space raises :class:`DiskFull`; both are one line on the console, never
+a traceback. A stored answer that is not a readable completion (a row damaged in place) is
+skipped by :class:`geval_repro.runner.dispatch.ReplyChain` and requested again; its key is
+counted in :attr:`ResponseCache.unreadable`. A ``meta`` value that is not JSON reads as
+absent (it is rebuilt).
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 CACHE_FILE = "responses.sqlite"
@@ -42,6 +53,58 @@ CREATE TABLE IF NOT EXISTS failures (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+T = TypeVar("T")
+#: OS errors that mean "no space to write" (a full disk, a quota, a file size limit).
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class CacheDamaged(ValueError):
+    """The cache file cannot be read as SQLite (the message names it and the fix)."""
+
+
+class DiskFull(OSError):
+    """A file could not be written for lack of space (the message names it and the fix)."""
+
+
+def no_space(path: Path | str, error: BaseException) -> DiskFull:
+    """The :class:`DiskFull` error of a failed write of ``path``."""
+    return DiskFull(
+        errno.ENOSPC,
+        f"cannot write {path}: no space left ({error}). Fix: free space, or give --out and "
+        "--cache on another disk, then rerun: every answer stored so far is kept",
+    )
+
+
+def _database_error(path: Path, error: sqlite3.Error) -> Exception:
+    """The one-line error of a failed SQLite operation on the cache ``path``."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith("SQLITE_FULL") or "disk is full" in str(error):
+        return no_space(path, error)
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(error):
+        folder = path.parent
+        return CacheDamaged(
+            f"{path}: the response cache is damaged ({error}). Fix: set it aside with "
+            f"`mv {folder} {folder}.damaged`, then rerun: the answers are requested again"
+        )
+    return CacheDamaged(
+        f"{path}: the response cache cannot be used ({error}). Fix: check the file and its "
+        f"folder's permissions, or set it aside with `mv {path.parent} {path.parent}.damaged`"
+    )
+
+
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """``method`` of :class:`ResponseCache` with SQLite errors as :func:`_database_error`."""
+
+    @functools.wraps(method)
+    def guarded(self: ResponseCache, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+
+    return guarded
 
 
 def server_name(base_url: str) -> str:
@@ -75,17 +138,36 @@ class ResponseCache:
     """Stored responses and failures of one cache folder (see the module docstring)."""
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / CACHE_FILE
-        self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
+        self.unreadable: set[str] = set()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            if error.errno in NO_SPACE:
+                raise no_space(folder, error) from None
+            raise
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+        try:
+            self._open()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @_guarded
+    def _open(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable when the process dies
         self._db.executescript(_SCHEMA)
+        self._db.execute("SELECT count(*) FROM responses").fetchone()  # readable at all?
 
     def close(self) -> None:
         """Close the database."""
         self._db.close()
 
+    @_guarded
     def answered(self, keys: list[str]) -> set[str]:
         """The keys among ``keys`` that have a stored answer."""
         found: set[str] = set()
@@ -96,6 +178,7 @@ class ResponseCache:
             found.update(row[0] for row in rows)
         return found
 
+    @_guarded
     def store(self, key: str, body: dict[str, Any], response: str) -> None:
         """Store an answer (committed at once) and forget an earlier failure of the key."""
         with self._db:
@@ -105,6 +188,7 @@ class ResponseCache:
             )
             self._db.execute("DELETE FROM failures WHERE key = ?", (key,))
 
+    @_guarded
     def store_failure(
         self, key: str, body: dict[str, Any], error: str, raw: str | None = None
     ) -> None:
@@ -114,11 +198,13 @@ class ResponseCache:
             (key, canonical_json(body), error, raw, _now()),
         )
 
+    @_guarded
     def response(self, key: str) -> str | None:
         """The stored answer of ``key``, or None."""
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    @_guarded
     def received_range(self, keys: list[str]) -> tuple[str, str] | None:
         """When the answers of ``keys`` arrived: (first, last) UTC timestamps, or None."""
         first = last = None
@@ -133,15 +219,22 @@ class ResponseCache:
                 last = high if last is None else max(last, high)
         return None if first is None else (first, last)
 
+    @_guarded
     def meta(self, key: str) -> Any:
-        """The JSON value stored under ``key`` in ``meta``, or None."""
+        """The JSON value stored under ``key`` in ``meta``, or None (also for a value that
+        is not JSON: it is rebuilt)."""
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            return None if row is None else json.loads(row[0])
+        except (TypeError, ValueError):
+            return None
 
+    @_guarded
     def set_meta(self, key: str, value: Any) -> None:
         """Store a JSON value under ``key`` in ``meta`` (committed at once)."""
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, canonical_json(value)))
 
+    @_guarded
     def failure(self, key: str) -> str | None:
         """The recorded failure reason of ``key``, or None."""
         row = self._db.execute("SELECT error FROM failures WHERE key = ?", (key,)).fetchone()

@@ -1,34 +1,46 @@
-"""Concurrent Chat Completions requests with retries, through the official ``openai`` package.
+"""Concurrent Chat Completions requests with retries, bounded in time and size.
 
-Protocol per request (the client's own retries are off, ``max_retries=0``, so this one is
-explicit and testable):
+Protocol per request (every retry is explicit here, so it is testable):
 
 - at most ``concurrency`` requests are in flight (an ``asyncio.Semaphore``);
+- each attempt has a **total deadline** of ``timeout`` seconds, from connecting to the last
+  byte of the body (not per read: a server that trickles a byte at a time is cut off);
+- the body is read up to ``max_response_bytes`` (:data:`MAX_RESPONSE_BYTES`, far above a
+  rating reply: 20 replies with 20 log-probabilities per token take about 130 kB); a
+  larger body is not read further and the request fails at once (kind ``too_large``);
 - a host name that does not resolve fails at once (no retry: it will not resolve a second
   later either);
 - HTTP 429, HTTP 5xx, timeouts and connection errors are retried up to ``max_attempts``
   attempts in all; the wait before attempt ``k + 1`` is the server's ``retry-after-ms`` or
   ``Retry-After`` (seconds) when given, else ``min(backoff_max, backoff_base * 2**k)``
-  times a jitter factor drawn uniformly from [0.5, 1.5) (seeded);
+  times a jitter factor drawn uniformly from [0.5, 1.5) (seeded). A server that asks for
+  a wait longer than ``max_wait`` (:data:`MAX_WAIT`) is not waited for: the request fails
+  at once, naming the server's demand;
+- a server whose requests time out ``drop_after_timeouts`` times in a row
+  (:data:`DROP_AFTER_TIMEOUTS`, no answer in between, over all its requests) counts as
+  unreachable (kind ``unresponsive``): the runner drops it like a server that refuses
+  connections, instead of waiting ``timeout`` again for every item;
 - any other HTTP error (e.g. 400 for a parameter the server does not know) fails at once;
 - a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
   and its raw text is kept for inspection.
 
-Each failure has a ``kind`` (:data:`FAILURE_KINDS`): ``connection`` and ``dns`` say that the
-server itself could not be reached (the runner then moves the work to another server, or
-stops), the others concern one request.
+Each failure has a ``kind`` (:data:`FAILURE_KINDS`): ``connection``, ``dns`` and
+``unresponsive`` say that the server itself could not be reached (the runner then moves the
+work to another server, or stops), the others concern one request.
 
-The body is posted as given with the client's ``post`` (``cast_to=httpx.Response``): the raw
-text is kept, and the typed ``chat.completions.create`` is skipped, whose per-request
-parameter transformation and response models cost milliseconds of CPU per request and
-would reject parameters that only a local server knows. The HTTP transport is the SDK's
-``DefaultAioHttpClient`` (aiohttp, the ``openai[aiohttp]`` extra), which the SDK documents
-for concurrent use: against the fake server it gives about 3x the throughput of the default
-transport at 32 requests in flight, with half the client CPU per request
-(``perf/time_runner.py``).
+Transport: the HTTP client the ``openai`` package documents for concurrent use,
+``openai.DefaultAioHttpClient`` (aiohttp, the ``openai[aiohttp]`` extra); the request is
+posted with it directly, streamed, so that the deadline and the size cap hold for every
+response, an error's included (the SDK's own request path reads an error body whole), and
+the SDK's typed ``chat.completions.create`` is skipped, whose per-request parameter
+transformation and response models cost milliseconds of CPU per request and would reject
+parameters that only a local server knows. Against the fake server it gives about 3x the
+throughput of the default transport at 32 requests in flight (``perf/time_runner.py``).
 
-The API key goes only into the ``Authorization`` header; every error text is passed
-through :func:`redact` before it is stored or shown.
+The API key (:mod:`geval_repro.runner.keys`: none for a server the user named no key for)
+goes only into the ``Authorization`` header; every text that comes back, error or answer,
+passes through :func:`geval_repro.runner.keys.redact` before it is shortened, stored or
+shown.
 """
 
 from __future__ import annotations
@@ -43,31 +55,39 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from geval_repro.runner.keys import redact
+
 RETRY_STATUS = frozenset({408, 409, 429})
+#: The longest wait a server may ask for (``Retry-After``) before a retry, in seconds.
+MAX_WAIT = 60.0
+#: The largest response body read, in bytes (``--max-response-mb``).
+MAX_RESPONSE_BYTES = 32 * 2**20
+#: Timeouts in a row after which a server counts as unreachable.
+DROP_AFTER_TIMEOUTS = 3
 #: What went wrong with a failed request: the server unreachable (``connection``: refused or
-#: reset; ``dns``: its host does not resolve), or this request (``timeout``, ``http``: an
-#: error status, ``unreadable``: a 200 response that is not a completion).
-FAILURE_KINDS: tuple[str, ...] = ("connection", "dns", "timeout", "http", "unreadable")
-UNREACHABLE: frozenset[str] = frozenset({"connection", "dns"})
+#: reset; ``dns``: its host does not resolve; ``unresponsive``: its requests keep timing
+#: out), or this request (``timeout``, ``http``: an error status, ``too_large``: a body over
+#: the cap, ``unreadable``: a 200 response that is not a completion).
+FAILURE_KINDS: tuple[str, ...] = (
+    "connection", "dns", "unresponsive", "timeout", "http", "too_large", "unreadable",
+)  # fmt: skip
+UNREACHABLE: frozenset[str] = frozenset({"connection", "dns", "unresponsive"})
 
 
 @dataclass(frozen=True)
 class Answer:
-    """The outcome of one request: the raw response text, or the failure reason and kind."""
+    """The outcome of one request: the raw response text, or the failure reason and kind;
+    ``status`` is the HTTP status when the server answered."""
 
     text: str | None
     error: str | None = None
     kind: str | None = None
+    status: int | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the request returned a readable completion."""
         return self.error is None
-
-
-def redact(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    return text.replace(secret, "***") if secret else text
 
 
 def read_completion(text: str) -> dict[str, Any]:
@@ -78,6 +98,8 @@ def read_completion(text: str) -> dict[str, Any]:
     if not data["choices"]:
         raise ValueError("the response's 'choices' list is empty")
     for choice in data["choices"]:
+        if not isinstance(choice, dict):
+            raise ValueError("a choice is not an object")
         if not isinstance((choice.get("message") or {}).get("content", ""), str | None):
             raise ValueError("a choice's message content is not text")
     return data
@@ -97,24 +119,40 @@ def _retry_after(headers: Any) -> float | None:
 
 def openai_http_library(openai: ModuleType) -> ModuleType:
     """The HTTP library the installed ``openai`` client is built on (``httpx``, or ``httpx2``
-    from openai 3 on): its ``Limits`` and ``Response`` must be the ones the client uses."""
+    from openai 3 on): its ``Limits`` and errors must be the ones the client uses."""
     base = openai.DefaultAsyncHttpxClient.__mro__[1]
     return importlib.import_module(base.__module__.partition(".")[0])
 
 
+class _TooLarge(Exception):
+    """A response body beyond the cap."""
+
+
+@dataclass(frozen=True)
+class _Response:
+    status: int
+    headers: Any
+    text: str
+
+
 class CompletionClient:
-    """Sends request bodies to one OpenAI-compatible server (see the module docstring)."""
+    """Sends request bodies to one OpenAI-compatible server (see the module docstring).
+
+    ``api_key`` None sends no ``Authorization`` header."""
 
     def __init__(
         self,
         base_url: str,
-        api_key: str,
+        api_key: str | None,
         *,
         concurrency: int = 8,
         timeout: float = 60.0,
         max_attempts: int = 6,
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
+        max_wait: float = MAX_WAIT,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        drop_after_timeouts: int = DROP_AFTER_TIMEOUTS,
         seed: int = 0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
@@ -122,30 +160,35 @@ class CompletionClient:
 
         if concurrency < 1 or max_attempts < 1:
             raise ValueError("concurrency and max_attempts must be >= 1")
-        self._openai = openai
         self._httpx = openai_http_library(openai)
+        self._base = base_url.rstrip("/")
         self._key = api_key
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
         limits = self._httpx.Limits(
             max_connections=concurrency, max_keepalive_connections=concurrency
         )
-        self._client = openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key,
-            max_retries=0,
-            timeout=timeout,
-            http_client=openai.DefaultAioHttpClient(limits=limits, timeout=timeout),
-        )
+        self._http = openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
+        self._timeout = timeout
         self._semaphore = asyncio.Semaphore(concurrency)
         self._max_attempts = max_attempts
         self._backoff_base = backoff_base
         self._backoff_max = backoff_max
+        self._max_wait = max_wait
+        self._max_bytes = max_response_bytes
+        self._drop_after = drop_after_timeouts
         self._random = random.Random(seed)
         self._sleep = sleep
+        self._timeouts_in_row = 0
         self.retries = 0
 
     async def close(self) -> None:
         """Close the HTTP connections."""
-        await self._client.close()
+        await self._http.aclose()
+
+    def _url(self, path: str) -> str:
+        return path if path.startswith(("http://", "https://")) else self._base + path
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -154,38 +197,74 @@ class CompletionClient:
             0.5 + self._random.random()
         )
 
+    async def _attempt(self, method: str, path: str, body: Any = None) -> _Response:
+        """One request within the deadline, its body read up to the cap (raises
+        ``TimeoutError``, :class:`_TooLarge` or the HTTP library's errors)."""
+        content = None if body is None else json.dumps(body, ensure_ascii=False).encode()
+        async with asyncio.timeout(self._timeout):
+            async with self._http.stream(
+                method, self._url(path), content=content, headers=self._headers
+            ) as response:
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > self._max_bytes:
+                    raise _TooLarge
+                chunks, size = [], 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > self._max_bytes:
+                        raise _TooLarge
+                    chunks.append(chunk)
+        self._timeouts_in_row = 0
+        text = b"".join(chunks).decode("utf-8", errors="replace")
+        return _Response(response.status_code, response.headers, redact(text, self._key))
+
+    def _too_large(self) -> str:
+        return (
+            f"response larger than {self._max_bytes / 2**20:g} MiB (the cap, "
+            "--max-response-mb): not read further"
+        )
+
     async def send(self, body: dict[str, Any]) -> Answer:
         """Send one request body with the retry protocol; never raises for API errors."""
-        openai = self._openai
         async with self._semaphore:
-            reason = "no attempt made"
+            reason, kind = "no attempt made", None
             for attempt in range(self._max_attempts):
                 retry_after = None
                 try:
-                    response = await self._client.post(
-                        "/chat/completions", body=body, cast_to=self._httpx.Response
-                    )
-                    text = response.text
-                except openai.APIStatusError as error:
-                    status = error.status_code
-                    reason = f"HTTP {status}: {_short(error.response.text)}"
-                    kind = "http"
-                    if status not in RETRY_STATUS and status < 500:
-                        return Answer(None, redact(reason, self._key), kind)
-                    retry_after = _retry_after(error.response.headers)
-                except openai.APIConnectionError as error:  # APITimeoutError included
-                    kind, reason = _connection_reason(
-                        error, isinstance(error, openai.APITimeoutError)
-                    )
+                    response = await self._attempt("POST", "/chat/completions", body)
+                except _TooLarge:
+                    return Answer(None, self._too_large(), "too_large")
+                except (TimeoutError, self._httpx.TransportError) as error:
+                    kind, reason = _connection_reason(error)
                     if kind == "dns":
                         return Answer(None, redact(reason, self._key), kind)
+                    if kind == "timeout":
+                        self._timeouts_in_row += 1
+                        reason = f"timed out (--timeout {self._timeout:g} s for the whole request)"
+                        if self._timeouts_in_row >= self._drop_after:
+                            return Answer(None, self._unresponsive(), "unresponsive")
                 else:
-                    try:
-                        read_completion(text)
-                    except (ValueError, AttributeError) as error:
-                        reason = redact(f"unreadable response: {error}", self._key)
-                        return Answer(redact(text, self._key), reason, "unreadable")
-                    return Answer(text)
+                    status = response.status
+                    if status >= 400:
+                        reason, kind = f"HTTP {status}: {_short(response.text)}", "http"
+                        if status not in RETRY_STATUS and status < 500:
+                            return Answer(None, reason, kind, status)
+                        retry_after = _retry_after(response.headers)
+                        if retry_after is not None and retry_after > self._max_wait:
+                            return Answer(
+                                None,
+                                f"{reason} (the server asks to wait {retry_after:g} s before "
+                                f"retrying, more than the {self._max_wait:g} s cap, --max-wait)",
+                                kind,
+                                status,
+                            )
+                    else:
+                        try:
+                            read_completion(response.text)
+                        except (ValueError, AttributeError) as error:
+                            reason = redact(f"unreadable response: {error}", self._key)
+                            return Answer(response.text, reason, "unreadable", status)
+                        return Answer(response.text, status=status)
                 if attempt + 1 < self._max_attempts:
                     self.retries += 1
                     await self._sleep(self._wait(attempt, retry_after))
@@ -193,40 +272,57 @@ class CompletionClient:
                 None, redact(f"{reason} (after {self._max_attempts} attempts)", self._key), kind
             )
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
-        """``POST <base><path>`` (or an absolute URL) once, parsed as JSON; None on failure."""
+    def _unresponsive(self) -> str:
+        return (
+            f"timed out {self._timeouts_in_row} times in a row (--timeout {self._timeout:g} s "
+            "each): the server does not answer"
+        )
+
+    async def request_json(self, method: str, path: str, body: Any = None) -> tuple[Any, Answer]:
+        """``method <base><path>`` (or an absolute URL) once: the parsed JSON (None when the
+        request failed or the body is not JSON) and the :class:`Answer` (its kind and
+        status tell why)."""
         try:
-            response = await self._client.post(path, body=body, cast_to=self._httpx.Response)
-            return json.loads(response.text)
-        except (self._openai.APIError, ValueError):
-            return None
+            response = await self._attempt(method, path, body)
+        except _TooLarge:
+            return None, Answer(None, self._too_large(), "too_large")
+        except (TimeoutError, self._httpx.TransportError) as error:
+            kind, reason = _connection_reason(error)
+            if kind == "timeout":
+                reason = f"timed out (--timeout {self._timeout:g} s)"
+            return None, Answer(None, redact(reason, self._key), kind)
+        if response.status >= 400:
+            reason = f"HTTP {response.status}: {_short(response.text)}"
+            return None, Answer(None, reason, "http", response.status)
+        try:
+            return json.loads(response.text), Answer(response.text, status=response.status)
+        except ValueError:
+            return None, Answer(response.text, "not JSON", "unreadable", response.status)
 
     async def get_json(self, path: str) -> Any:
         """``GET <base><path>`` (or an absolute URL) once, parsed as JSON; None when it fails
         or is not JSON."""
-        try:
-            response = await self._client.get(path, cast_to=self._httpx.Response)
-            return json.loads(response.text)
-        except (self._openai.APIError, ValueError):
-            return None
+        return (await self.request_json("GET", path))[0]
 
 
-def _connection_reason(error: BaseException, timeout: bool) -> tuple[str, str]:
+def _connection_reason(error: BaseException) -> tuple[str, str]:
     """The kind and text of a failed connection: ``("timeout", "timed out")``, ``("dns",
     "host does not resolve: <cause>")`` or ``("connection", "connection error: <cause>")``.
-    The aiohttp transport raises all of them as timeouts (``timeout`` is then true), so the
-    innermost cause decides when there is one."""
+    The aiohttp transport raises all of them as timeouts, so the innermost cause decides."""
+    if type(error) is TimeoutError:  # the deadline of asyncio.timeout (from a CancelledError)
+        return "timeout", "timed out"
     chain = [error]
     while chain[-1].__cause__ is not None:
         chain.append(chain[-1].__cause__)
     root = chain[-1]
     if any(isinstance(e, socket.gaierror) or "DNSError" in type(e).__name__ for e in chain):
         return "dns", f"host does not resolve: {_short(str(root) or type(root).__name__)}"
-    if isinstance(root, TimeoutError) or (root is error and timeout):
+    if isinstance(root, TimeoutError) or "Timeout" in type(root).__name__:
         return "timeout", "timed out"
     return "connection", f"connection error: {_short(str(root) or type(root).__name__)}"
 
 
 def _short(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut to ``limit`` characters (redact before calling this)."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "..."

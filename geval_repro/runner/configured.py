@@ -7,15 +7,24 @@ The block holds the flags of ``geval-repro judge`` (``model``, ``base_url``, ``m
 ``prompts`` (per dimension a template instead of the default one) and ``server`` (a local
 server the job starts and stops, :mod:`geval_repro.runner.server`; the model is then the
 server's). ``base_url`` may list several servers of one model. Defaults are the command
-line's (:data:`RUN_DEFAULTS`; ``n`` 20, 1 in ``logprobs`` mode). The rule
-``judge_run_<judge>`` calls :func:`run_configured_judge`, which runs each dimension into the
-judge's ``dir`` (``<dimension>.jsonl``) with one cache for the judge; the runner keeps one
-``manifest.json`` with each dimension's manifest in it. A local server is started only when
+line's (:data:`geval_repro.registry.judges.RUN_DEFAULTS`; ``n`` 20, 1 in ``logprobs``
+mode). The rule ``judge_run_<judge>`` calls :func:`run_configured_judge` (in a process of
+its own), which runs each dimension into the judge's ``dir`` (``<dimension>.jsonl``) with
+one cache for the judge; the runner keeps one ``manifest.json`` with each dimension's
+manifest in it. A local server is started only when
 some answer is missing from the cache: a rerun with every answer cached starts none.
 
-The API key is read from the environment variable ``api_key_env`` by the runner; neither the
-key nor anything derived from it is written (the manifests record the variable's name and
-whether a key was sent).
+The API key is read from the environment variable ``api_key_env`` by the runner, and a
+local server (``server:``, or a ``base_url`` on this machine) gets one only when the block
+names ``api_key_env`` (:mod:`geval_repro.runner.keys`); neither the key nor anything derived
+from it is written (the manifests record the variable's name and whether a key was sent).
+Without ``concurrency`` the probe decides (1 for llama-cpp-python's server).
+
+Called in the main thread of a process, SIGINT and SIGTERM stop the run within about two
+seconds (:mod:`geval_repro.runner.stopping`): the answers received are in the cache, no
+partial file is written, a local server is stopped, the folder's lock released, one line is
+logged, and :class:`geval_repro.runner.stopping.Interrupted` (a ``SystemExit`` with status
+130 or 143) is raised.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -128,6 +138,31 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
     return lines
 
 
+def _stops_cleanly(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` (:func:`run_configured_judge`) stopped by SIGINT or SIGTERM as the module
+    docstring says, with one log line naming the cache."""
+
+    @functools.wraps(function)
+    def stopping(spec: JudgeSpec, *args: Any, **kwargs: Any) -> T:
+        from geval_repro.runner.stopping import Interrupted, stop_on_signals
+
+        try:
+            with stop_on_signals():
+                return function(spec, *args, **kwargs)
+        except Interrupted as stop:
+            log.error(
+                "judge %s: stopped by %s; the answers received are cached in %s: rerun to "
+                "send only what is missing",
+                spec.name,
+                stop.signal_name,
+                kwargs.get("cache_dir"),
+            )
+            raise
+
+    return stopping
+
+
+@_stops_cleanly
 def run_configured_judge(
     spec: JudgeSpec,
     *,
@@ -180,12 +215,8 @@ def run_configured_judge(
             server_id=None if server is None else server.identity,
             managed_server=None if server is None else server.describe(),
         )
-    if server is None and not os.environ.get(run.api_key_env):
-        log.warning(
-            "$%s is not set: sending a placeholder key (fine for a local server without "
-            "authentication)",
-            run.api_key_env,
-        )
+    if run.api_key_env is not None and not os.environ.get(run.api_key_env):
+        log.warning("$%s is not set: no key is sent (fine for a local server)", run.api_key_env)
     summaries: dict[str, dict[str, Any]] = {}
     session = Session()
     with contextlib.ExitStack() as stack:

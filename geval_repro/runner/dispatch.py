@@ -5,17 +5,22 @@ the answer has fewer, further requests (:func:`geval_repro.runner.requests.topup
 for the rest, one after another, until the item has ``n``. Each is cached under its own key
 (the item and the index of its first reply, ``sample``), so the chain of an item is
 rebuilt from the cache alone: a rerun sends nothing, a resumed run only what is missing.
+A stored answer that is not a readable completion (a damaged row) ends the chain there: it
+is requested again, and counted in the cache's ``unreadable``.
 
 **Order** (:func:`dispatch`): items arrive in *groups* that share a text (a SummEval
 document, a Topical-Chat conversation, a QAGS article), in benchmark order. A server takes
 a whole group and sends its items, each item's chain back to back, before taking the next
 group, so a prefix cache (llama.cpp's slot, vLLM's automatic prefix caching) serves the
-shared text once. At most ``concurrency`` requests are in flight per server.
+shared text once. At most ``concurrency`` requests are in flight per server (a lane's own
+``workers`` when set: the probe tells what a server takes).
 
 **Several servers**: each takes the next group when it is free. A server that cannot be
 reached (a connection refused or reset after the client's retries; a host that does not
-resolve) is dropped: its unfinished items go back to the queue for the others. When no
-server is left, the items not done are recorded as failed with the servers' errors.
+resolve; requests that keep timing out) is dropped: its unfinished items go back to the
+queue for the others. When no server is left, the items not done are recorded as failed
+with the servers' errors. ``sent`` counts the requests that reached a server (a refused
+connection sent nothing).
 
 **Stops**: a response without log-probabilities to a request that asked for them stops
 the whole run (:class:`NoLogprobs`): every further answer would lack them too.
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geval_repro.runner.cache import ResponseCache, request_key
-from geval_repro.runner.client import UNREACHABLE
+from geval_repro.runner.client import UNREACHABLE, read_completion
 from geval_repro.runner.requests import derived_seed, topup_body
 
 
@@ -117,7 +122,12 @@ class ReplyChain:
             text = cache.response(step.key)
             if text is None:
                 break
-            chain.add(step.key, json.loads(text))
+            try:
+                response = read_completion(text)
+            except (ValueError, AttributeError, TypeError):
+                cache.unreadable.add(step.key)  # requested again; its row is replaced
+                break
+            chain.add(step.key, response)
         return chain
 
     def failure(self, cache: ResponseCache) -> str | None:
@@ -145,6 +155,7 @@ class Lane:
     sent: int = 0
     items: int = 0
     current: deque[Item] = field(default_factory=deque)
+    workers: int | None = None
 
 
 @dataclass
@@ -174,7 +185,7 @@ async def dispatch(
         chain = ReplyChain.from_cache(item, rule, cache)
         while (step := chain.next_step()) is not None:
             answer = await lane.client.send(step.body)
-            lane.sent += 1
+            lane.sent += answer.kind not in ("connection", "dns")
             if not answer.ok:
                 if answer.kind in UNREACHABLE:
                     return answer.error
@@ -240,7 +251,9 @@ async def dispatch(
                 on_item()
 
     tasks = [
-        asyncio.ensure_future(worker(lane)) for lane in lanes for _ in range(max(1, concurrency))
+        asyncio.ensure_future(worker(lane))
+        for lane in lanes
+        for _ in range(max(1, lane.workers or concurrency))
     ]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

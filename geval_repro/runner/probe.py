@@ -1,14 +1,20 @@
 """What a server supports, asked before a run sends anything (``geval-repro probe``).
 
-:func:`preflight` runs first and sends nothing: every base URL's host must resolve (else the
-run stops at once, as fetches do), and without an API key a hosted API is refused, since
-the request would carry no credential (:func:`is_local`: loopback and private addresses,
-``localhost``, single-label and ``.local``/``.internal``/``.lan`` names count as local).
+:func:`preflight` runs first and sends nothing: it decides which key each server gets
+(:mod:`geval_repro.runner.keys`: a hosted API without a key named for it is refused, since
+the request would carry no credential or someone else's; :func:`is_local`: loopback and
+private addresses, ``localhost``, single-label and ``.local``/``.internal``/``.lan`` names
+count as local), then every base URL's host must resolve (else the run stops at once, as
+fetches do).
 
 :func:`probe` then sends a few small requests (one short prompt, ``max_tokens`` 2):
 
-1. ``GET <base>/models``: the model ids served and, when the server tells it, the context
-   length (vLLM's ``max_model_len``; llama.cpp's ``GET /props``);
+1. ``GET <base>/models``: the model ids served, the server's software when it tells it
+   (llama-cpp-python's ``owned_by: me``, llama.cpp's ``owned_by: llamacpp`` with its slots
+   from ``GET /props``: what an automatic ``--concurrency`` follows) and, when the server
+   tells it, the context length (vLLM's ``max_model_len``; llama.cpp's ``GET /props``). A
+   server that cannot be reached here (refused, host unknown, no answer within ``timeout``)
+   stops the run at once (:class:`ServerUnreachable`), naming the address;
 2. one request with ``n`` = 3 at temperature 1 and a fixed ``seed`` (with ``logprobs`` and
    ``top_logprobs`` = K when asked): how many choices come back, whether each carries
    log-probabilities and how many candidates the first position lists (llama-cpp-python
@@ -18,7 +24,8 @@ the request would carry no credential (:func:`is_local`: loopback and private ad
 
 The runner acts on the answer (:mod:`geval_repro.runner.run`): no log-probabilities when a
 mode needs them stops the run naming the server and suggesting ``--mode sample``; a
-refused ``top_logprobs`` stops it with the server's message; fewer candidates than K or
+refused ``top_logprobs`` stops it with the server's message; HTTP 404 for the completion
+request stops it with a hint (a base URL without ``/v1``); fewer candidates than K or
 fewer choices than ``n`` are warnings (the replies are topped up, see
 :mod:`geval_repro.runner.requests`), all recorded in the manifest.
 """
@@ -31,6 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from geval_repro.runner.cache import server_name
+from geval_repro.runner.keys import ServerKey, server_key
 
 PROBE_PROMPT = (
     "Rate the fluency of this sentence on a scale of 1 (worst) to 5 (best): "
@@ -39,10 +47,18 @@ PROBE_PROMPT = (
 PROBE_SEED = 20231206
 PROBE_CHOICES = 3
 LOCAL_SUFFIXES = (".local", ".internal", ".lan", ".localdomain", ".home.arpa")
+#: ``owned_by`` in ``GET /models`` -> the server software it names.
+SOFTWARE_OF_OWNER = {"me": "llama-cpp-python", "llamacpp": "llama.cpp"}
+#: Requests in flight per server when ``--concurrency`` is not given (see :func:`concurrency_for`).
+DEFAULT_CONCURRENCY = 8
 
 
 class ServerUnsuitable(ValueError):
     """The server cannot do what the run asks (the message names the server and the fix)."""
+
+
+class ServerUnreachable(ServerUnsuitable):
+    """The server could not be reached at the probe (refused, unknown host, no answer)."""
 
 
 def is_local(base_url: str) -> bool:
@@ -55,25 +71,24 @@ def is_local(base_url: str) -> bool:
     return address.is_loopback or address.is_private or address.is_link_local
 
 
-def preflight(base_urls: list[str] | tuple[str, ...], api_key_env: str, key: str) -> None:
-    """Refuse, before anything is sent, a host that does not resolve or a hosted API without
-    a key (see the module docstring). Raises ``ValueError`` naming the URL and the fix."""
+def preflight(
+    base_urls: list[str] | tuple[str, ...], api_key_env: str | None
+) -> dict[str, ServerKey]:
+    """The key of each base URL (:func:`geval_repro.runner.keys.server_key`; ``api_key_env``
+    None: the user named none); refuses, before anything is sent, a hosted API without a key
+    and a host that does not resolve (see the module docstring). Raises ``ValueError``
+    naming the URL and the fix."""
     from geval_repro.files.fetch import UnresolvableHost, check_host_resolves
 
+    keys = {url: server_key(url, api_key_env, is_local(url)) for url in base_urls}
     for url in base_urls:
-        if not key and not is_local(url):
-            raise ValueError(
-                f"${api_key_env} is not set and {url} is a hosted API: nothing was sent. "
-                f"Fix: export {api_key_env}=<your key>, or give --base-url of a local server "
-                f"(a server on a private network that needs no key: set {api_key_env} to any "
-                "value)"
-            )
         try:
             check_host_resolves(url)
         except UnresolvableHost as error:
             raise ValueError(
                 f"{url}: {error} Nothing was sent. Fix: check the --base-url and the network"
             ) from None
+    return keys
 
 
 @dataclass
@@ -90,6 +105,8 @@ class ProbeResult:
     top_logprobs_asked: int | None = None
     top_logprobs_returned: int | None = None
     seed_repeatable: bool | None = None
+    software: str | None = None
+    slots: int | None = None
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -141,6 +158,9 @@ class ProbeResult:
             "  context length: "
             + (f"{self.context_length} tokens" if self.context_length else "not told")
         )
+        concurrency, why = concurrency_for(self)
+        software = self.software or "not told"
+        lines.append(f"  software: {software} (--concurrency {concurrency}: {why})")
         lines += [f"  error: {error}" for error in self.errors]
         return lines
 
@@ -164,21 +184,36 @@ async def probe(
     *,
     logprobs: bool,
     top_logprobs: int = 20,
+    name: str | None = None,
 ) -> ProbeResult:
     """Ask the server behind ``client`` (a :class:`~geval_repro.runner.client.CompletionClient`
-    for ``base_url``) what it supports; never raises for an answer it does not like."""
+    for ``base_url``; ``name``: its name in the result, default its host, port and path) what
+    it supports. Raises :class:`ServerUnreachable` when it cannot be reached and
+    :class:`ServerUnsuitable` when it has no completions endpoint (HTTP 404); never raises
+    for an answer it does not like."""
     import json
 
-    result = ProbeResult(server_name(base_url), model, logprobs_asked=logprobs)
-    models = await client.get_json("/models")
+    from geval_repro.runner.client import UNREACHABLE
+
+    result = ProbeResult(name or server_name(base_url), model, logprobs_asked=logprobs)
+    models, listed = await client.request_json("GET", "/models")
+    if listed.kind in UNREACHABLE or listed.kind == "timeout":
+        raise ServerUnreachable(_unreachable(base_url, listed.error))
     if isinstance(models, dict) and isinstance(models.get("data"), list):
-        result.models = [str(m.get("id")) for m in models["data"] if isinstance(m, dict)]
+        entries = [m for m in models["data"] if isinstance(m, dict)]
+        result.models = [str(m.get("id")) for m in entries]
+        owners = [SOFTWARE_OF_OWNER.get(str(m.get("owned_by"))) for m in entries]
+        result.software = next((o for o in owners if o), None)
     result.context_length = _context_length(models, model)
-    if result.context_length is None:
+    if result.context_length is None or result.software == "llama.cpp":
         parsed = urlparse(base_url)
         props = await client.get_json(f"{parsed.scheme}://{parsed.netloc}/props")
-        n_ctx = ((props or {}).get("default_generation_settings") or {}).get("n_ctx")
-        result.context_length = int(n_ctx) if isinstance(n_ctx, int) else None
+        props = props if isinstance(props, dict) else {}
+        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
+        if result.context_length is None:
+            result.context_length = int(n_ctx) if isinstance(n_ctx, int) else None
+        slots = props.get("total_slots")
+        result.slots = slots if isinstance(slots, int) and slots > 0 else None
     body: dict[str, Any] = {
         "model": model,
         "messages": [{"role": "user", "content": PROBE_PROMPT}],
@@ -191,6 +226,10 @@ async def probe(
         body.update(logprobs=True, top_logprobs=top_logprobs)
         result.top_logprobs_asked = top_logprobs
     first = await client.send(body)
+    if first.kind in UNREACHABLE:
+        raise ServerUnreachable(_unreachable(base_url, first.error))
+    if first.status == 404:
+        raise ServerUnsuitable(_not_found(base_url, first.error))
     if not first.ok:
         result.errors.append(f"request with n {PROBE_CHOICES}: {first.error}")
         return result
@@ -214,6 +253,35 @@ async def probe(
         same_text = same_text and (position or {}).get("logprob") == (earlier or {}).get("logprob")
     result.seed_repeatable = same_text
     return result
+
+
+def _unreachable(base_url: str, error: str | None) -> str:
+    return (
+        f"{base_url} cannot be reached ({error}): nothing was sent. Fix: start the server "
+        "(this toolkit's local model: `geval-repro serve`, docs/local-model.md), or correct "
+        "--base-url"
+    )
+
+
+def _not_found(base_url: str, error: str | None) -> str:
+    url = base_url.rstrip("/")
+    if urlparse(url).path.endswith("/v1"):
+        hint = "check --base-url: the server has no chat completions endpoint under it"
+    else:
+        hint = f"an OpenAI-compatible base URL usually ends in /v1: try --base-url {url}/v1"
+    return f"{url}/chat/completions answered {error}: nothing was sent. Fix: {hint}"
+
+
+def concurrency_for(result: ProbeResult | None) -> tuple[int, str]:
+    """The requests in flight a server takes when ``--concurrency`` is not given, and why:
+    1 for llama-cpp-python's server (it answers one request at a time, and in order its
+    prefix cache serves the shared text), the slots of llama.cpp's ``llama-server``, else
+    :data:`DEFAULT_CONCURRENCY`."""
+    if result is not None and result.software == "llama-cpp-python":
+        return 1, "automatic: llama-cpp-python's server answers one request at a time"
+    if result is not None and result.software == "llama.cpp" and result.slots:
+        return result.slots, f"automatic: llama.cpp's server has {result.slots} slot(s)"
+    return DEFAULT_CONCURRENCY, "the default"
 
 
 def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: int = 1) -> list[str]:
@@ -256,7 +324,10 @@ def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: in
 async def rating_token_ids(client: Any, base_url: str, model: str, ratings: tuple[int, ...]):
     """The token id of each rating, from the server's tokenizer (llama-cpp-python's
     ``/extras/tokenize`` or llama.cpp's and vLLM's ``/tokenize``); raises
-    :class:`ServerUnsuitable` when the server tells none or a rating is not one token."""
+    :class:`ServerUnsuitable` when the server tells none or a rating is not one token
+    (:class:`ServerUnreachable` when it cannot be reached)."""
+    from geval_repro.runner.client import UNREACHABLE
+
     parsed = urlparse(base_url)
     root = f"{parsed.scheme}://{parsed.netloc}"
     found: dict[int, list[int]] = {}
@@ -266,7 +337,9 @@ async def rating_token_ids(client: Any, base_url: str, model: str, ratings: tupl
             (f"{root}/extras/tokenize", {"input": str(rating), "model": model}),
             (f"{root}/tokenize", {"content": str(rating), "model": model, "prompt": str(rating)}),
         ):
-            answer = await client.post_json(url, body)
+            answer, outcome = await client.request_json("POST", url, body)
+            if outcome.kind in UNREACHABLE or outcome.kind == "timeout":
+                raise ServerUnreachable(_unreachable(base_url, outcome.error))
             if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
                 tokens = [t for t in answer["tokens"] if isinstance(t, int)]
                 break

@@ -14,7 +14,10 @@ placeholder to a column of its tidy table (e.g. SummEval ``{{Document}}`` -> ``s
   starting with :data:`TOOLKIT_HEADER`, labels them as ours; that line is removed before
   sending, so the model sees only the template.
 
-The ``sha256`` of a template is that of its file bytes (header included).
+The ``sha256`` of a template is that of its file bytes (header included). A template
+without a placeholder of the item's texts (an empty file, or one without any ``{{...}}``)
+is refused before anything is sent (:func:`check_template`): every item would get the same
+prompt.
 
 Frozen steps (G-Eval's auto chain-of-thought): a template may contain the placeholder
 ``{{Evaluation Steps}}``. ``geval-repro steps`` asks a model once for the steps of such a
@@ -91,6 +94,24 @@ class Prompt:
                 "geval_repro/registry/benchmarks.py"
             )
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
+
+
+def check_template(prompt: Prompt, texts: Mapping[str, str]) -> None:
+    """Raise ``ValueError`` (naming the file and the fix) when ``prompt`` holds none of the
+    placeholders of ``texts`` (a benchmark's ``texts``: placeholder -> column), e.g. an empty
+    template: every item would be sent the same prompt."""
+    names = ", ".join("{{" + name + "}}" for name in texts)
+    if not prompt.template.strip():
+        raise ValueError(
+            f"prompt {prompt.path} is empty. Fix: give a template with the item's texts as "
+            f"placeholders ({names})"
+        )
+    if not prompt.placeholders & set(texts):
+        raise ValueError(
+            f"prompt {prompt.path} has no placeholder of the item's texts, so every item would "
+            f"be sent the same prompt; nothing was sent. Fix: put {names} where the texts go "
+            "(the released G-Eval prompts show how)"
+        )
 
 
 def steps_path(prompt_path: Path) -> Path:

@@ -1,12 +1,16 @@
 """One judge run end to end: items, prompts, requests, cache, ``<dimension>.jsonl``, manifest.
 
 Order of work: load the benchmark's tidy table (row order = item order; ``limit`` keeps the
-first rows), fill the prompt for each item, build the request bodies; if some item lacks
-its replies in the cache, check the servers (:func:`geval_repro.runner.probe.preflight`,
-then :func:`geval_repro.runner.probe.probe`, once per server and command) and send what is
-missing (:mod:`geval_repro.runner.dispatch`: grouped by shared text, spread over the
-servers, topped up to ``n`` replies); then rebuild the output from the cache, so a rerun or
-a resumed run writes the same file. A rerun whose answers are all cached contacts no server.
+first rows), fill the prompt for each item (a template without a placeholder of the item's
+texts is refused: every item would get the same prompt), build the request bodies; if some
+item lacks its replies in the cache, check the servers (:func:`geval_repro.runner.probe.preflight`:
+the key of each, :mod:`geval_repro.runner.keys`; then :func:`geval_repro.runner.probe.probe`,
+once per server and command), take the output and cache folders' locks
+(:mod:`geval_repro.runner.lock`) and send what is missing (:mod:`geval_repro.runner.dispatch`:
+grouped by shared text, spread over the servers, topped up to ``n`` replies); then rebuild
+the output from the cache, so a rerun or a resumed run writes the same file. A rerun whose
+answers are all cached contacts no server. While sending, a progress line goes to stderr
+every ``progress_seconds`` when it is not a terminal (a terminal gets a progress bar).
 
 ``<dimension>.jsonl`` (format ``geval-jsonl``), one object per item in item order:
 the item keys (SummEval ``doc_id``, ``system_id``; others ``item_id``), ``replies`` (the
@@ -25,11 +29,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
 import sys
+import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -40,11 +44,14 @@ from geval_repro.files.atomic import write_text
 from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 from geval_repro.runner.cache import (
     CACHE_FILE,
+    NO_SPACE,
     ResponseCache,
     canonical_json,
+    no_space,
     request_key,
     server_name,
 )
+from geval_repro.runner.client import MAX_RESPONSE_BYTES, MAX_WAIT
 from geval_repro.runner.dispatch import (
     ChainRule,
     DispatchReport,
@@ -53,8 +60,17 @@ from geval_repro.runner.dispatch import (
     ReplyChain,
     dispatch,
 )
-from geval_repro.runner.probe import ProbeResult, check_probe, preflight, probe, rating_token_ids
-from geval_repro.runner.prompts import Prompt, benchmark_prompt_path, read_template
+from geval_repro.runner.keys import ServerKey
+from geval_repro.runner.lock import run_locks
+from geval_repro.runner.probe import (
+    ProbeResult,
+    check_probe,
+    concurrency_for,
+    preflight,
+    probe,
+    rating_token_ids,
+)
+from geval_repro.runner.prompts import Prompt, benchmark_prompt_path, check_template, read_template
 from geval_repro.runner.requests import (
     RequestParams,
     derived_seed,
@@ -62,7 +78,6 @@ from geval_repro.runner.requests import (
     request_body,
 )
 
-PLACEHOLDER_KEY = "EMPTY"
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
 FIRST_POSITION_READINGS: tuple[str, ...] = ("logit_bias",)
 ANSWERED_BY = "answered_by"  # cache meta: the servers whose answers the cache holds
@@ -81,7 +96,14 @@ class RunOptions:
     ``topup_logprobs``: top-up requests of mode ``both`` ask for log-probabilities too;
     ``first_position``: ``logit_bias`` for the first-position reading (mode ``logprobs``);
     ``mirror``: the offline mirror for the benchmark's files and prompts;
-    ``managed_server``: what the manifest records about a local server the run started.
+    ``managed_server``: what the manifest records about a local server the run started (its
+    servers are then named by ``server_id`` everywhere, never by their port);
+    ``concurrency``: requests in flight per server, None for automatic
+    (:func:`geval_repro.runner.probe.concurrency_for`); ``api_key_env``: the variable of the
+    key, None when the user named none (:mod:`geval_repro.runner.keys`); ``timeout``: seconds
+    per request attempt in all; ``max_wait``: the longest ``Retry-After`` honoured;
+    ``max_response_mb``: the largest response read; ``progress_seconds``: between progress
+    lines on a stderr that is not a terminal.
     """
 
     benchmark: str
@@ -91,10 +113,10 @@ class RunOptions:
     out: Path
     cache_dir: Path | None = None
     limit: int | None = None
-    concurrency: int = 8
+    concurrency: int | None = None
     timeout: float = 60.0
     max_attempts: int = 6
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str | None = None
     raw_dir: Path = Path("data/raw")
     processed: Path | None = None
     prompt_path: Path | None = None
@@ -106,14 +128,26 @@ class RunOptions:
     first_position: str | None = None
     server_id: str | None = None
     managed_server: Mapping[str, Any] | None = None
+    max_wait: float = MAX_WAIT
+    max_response_mb: float = MAX_RESPONSE_BYTES / 2**20
+    progress_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
-        if self.concurrency < 1 or self.max_attempts < 1 or self.timeout <= 0:
+        if (
+            (self.concurrency is not None and self.concurrency < 1)
+            or self.max_attempts < 1
+            or self.timeout <= 0
+            or self.max_wait < 0
+            or self.max_response_mb <= 0
+            or self.progress_seconds <= 0
+        ):
             raise ValueError(
-                f"--concurrency {self.concurrency}, --max-attempts {self.max_attempts} and "
-                f"--timeout {self.timeout} must be positive"
+                f"--concurrency {self.concurrency}, --max-attempts {self.max_attempts}, "
+                f"--timeout {self.timeout}, --max-wait {self.max_wait}, --max-response-mb "
+                f"{self.max_response_mb} and --progress-seconds {self.progress_seconds} must be "
+                "positive"
             )
         if not self.base_urls:
             raise ValueError("give at least one --base-url")
@@ -142,6 +176,13 @@ class RunOptions:
         if self.server_id is not None:
             return self.server_id
         return "+".join(sorted({server_name(url) for url in self.base_urls}))
+
+    def label(self, url: str) -> str:
+        """One server's name in the manifest and on the console: its host, port and path,
+        or a managed server's identity (its port changes every start and is never recorded)."""
+        if self.managed_server and self.server_id is not None:
+            return self.server_id
+        return server_name(url)
 
     @property
     def chain_rule(self) -> ChainRule:
@@ -204,33 +245,34 @@ def _plain(value: Any) -> Any:
 
 def _rating_bias(options: RunOptions, ratings: tuple[int, ...]) -> dict[str, int] | None:
     """The first-position logit bias: rating token ids from the cache's meta, else asked
-    from the first server (and stored, so a rerun rebuilds the same bodies offline)."""
+    from the first server (and stored, so a rerun rebuilds the same bodies offline). The
+    meta holds the ids of every rating asked so far for the server and model: a dimension
+    whose scale adds a rating (Topical-Chat's groundedness, 0-1, after the 1-3 dimensions)
+    asks for the missing ones and adds them."""
     if options.first_position is None:
         return None
     meta_key = f"rating_tokens:{options.server}:{options.params.model}"
     cache = ResponseCache(options.cache_folder)
     try:
         stored = cache.meta(meta_key)
-        if stored is None:
+        stored = dict(stored) if isinstance(stored, dict) else {}
+        if any(str(r) not in stored for r in ratings):
             from geval_repro.runner.client import CompletionClient
 
+            url = options.base_urls[0]
+            key = preflight([url], options.api_key_env)[url]
+
             async def ask() -> dict[int, int]:
-                key = os.environ.get(options.api_key_env, "") or PLACEHOLDER_KEY
-                client = CompletionClient(options.base_urls[0], key, timeout=options.timeout)
+                client = CompletionClient(url, key.value, timeout=options.timeout)
                 try:
-                    return await rating_token_ids(
-                        client, options.base_urls[0], options.params.model, ratings
-                    )
+                    return await rating_token_ids(client, url, options.params.model, ratings)
                 finally:
                     await client.close()
 
-            stored = {str(r): t for r, t in asyncio.run(ask()).items()}
+            stored.update({str(r): t for r, t in asyncio.run(ask()).items()})
             cache.set_meta(meta_key, stored)
     finally:
         cache.close()
-    missing = [r for r in ratings if str(r) not in stored]
-    if missing:
-        raise ValueError(f"{meta_key}: no token id stored for ratings {missing}")
     return first_position_bias({r: int(stored[str(r)]) for r in ratings})
 
 
@@ -242,6 +284,7 @@ def build_plan(options: RunOptions) -> Plan:
         benchmark.name, dimension.name, options.raw_dir, options.mirror
     )
     prompt = read_template(Path(path))
+    check_template(prompt, benchmark.texts)
     table = load_items_table(benchmark, options.raw_dir, options.processed, options.mirror)
     if options.limit is not None:
         table = table.iloc[: options.limit]
@@ -266,7 +309,8 @@ def build_plan(options: RunOptions) -> Plan:
 
 
 def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
-    """Requests to send and an estimate of their tokens and cost in USD (nothing is sent).
+    """Requests to send and an estimate of their tokens and, given both prices, their cost
+    in USD (``cost_estimate_usd``, else None); nothing is sent.
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound). A server
@@ -294,6 +338,7 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
     }
+    estimate["cost_estimate_usd"] = None  # without both prices
     if options.price_input is not None and options.price_output is not None:
         estimate["cost_estimate_usd"] = round(
             prompt_tokens / 1e6 * options.price_input
@@ -305,19 +350,28 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
 
 def pending_items(options: RunOptions, plan: Plan) -> list[Item]:
     """The items whose ``n`` replies are not all in the cache (nothing is sent)."""
+    return _pending(options, plan)[0]
+
+
+def _pending(options: RunOptions, plan: Plan) -> tuple[list[Item], int]:
+    """:func:`pending_items`, and how many stored answers were unreadable (they are among
+    the requests to send again)."""
     if not (options.cache_folder / CACHE_FILE).is_file():
-        return list(plan.items)
+        return list(plan.items), 0
     cache = ResponseCache(options.cache_folder)
     try:
         rule = options.chain_rule
-        return [i for i in plan.items if ReplyChain.from_cache(i, rule, cache).next_step()]
+        pending = [i for i in plan.items if ReplyChain.from_cache(i, rule, cache).next_step()]
+        return pending, len(cache.unreadable)
     finally:
         cache.close()
 
 
-async def _probe_servers(options: RunOptions, key: str, session: Session) -> list[str]:
+async def _probe_servers(
+    options: RunOptions, keys: Mapping[str, ServerKey], session: Session
+) -> list[str]:
     """Probe each server not probed in this session; raise when one cannot serve the run;
-    the new warnings."""
+    the new warnings (and notes of an automatic concurrency other than the default)."""
     from geval_repro.runner.client import CompletionClient
 
     params = options.params
@@ -325,11 +379,14 @@ async def _probe_servers(options: RunOptions, key: str, session: Session) -> lis
     for url in options.base_urls:
         if url in session.probes:
             continue
-        client = CompletionClient(url, key, concurrency=1, timeout=options.timeout, max_attempts=2)
+        client = CompletionClient(
+            url, keys[url].value, concurrency=1, timeout=options.timeout, max_attempts=2,
+            max_wait=options.max_wait, max_response_bytes=_max_bytes(options),
+        )  # fmt: skip
         try:
             result = await probe(
                 client, url, params.model, logprobs=params.wants_logprobs,
-                top_logprobs=params.top_logprobs,
+                top_logprobs=params.top_logprobs, name=options.label(url),
             )  # fmt: skip
         finally:
             await client.close()
@@ -337,44 +394,97 @@ async def _probe_servers(options: RunOptions, key: str, session: Session) -> lis
         warnings += check_probe(
             result, logprobs=params.wants_logprobs, top_logprobs=params.top_logprobs, n=params.n
         )
+        chosen, why = concurrency_for(result)
+        if options.concurrency is None and why != "the default":
+            print(f"geval-repro: {result.server}: --concurrency {chosen} ({why})", file=sys.stderr)
     session.warnings += warnings
     return warnings
 
 
+def _max_bytes(options: RunOptions) -> int:
+    return int(options.max_response_mb * 2**20)
+
+
+def _concurrency(options: RunOptions, url: str, session: Session) -> int:
+    """Requests in flight to ``url``: ``--concurrency``, else what its probe suggests."""
+    if options.concurrency is not None:
+        return options.concurrency
+    return concurrency_for(session.probes.get(url))[0]
+
+
 async def _send(
-    pending: list[Item], plan: Plan, options: RunOptions, key: str, cache: ResponseCache
+    pending: list[Item],
+    plan: Plan,
+    options: RunOptions,
+    keys: Mapping[str, ServerKey],
+    cache: ResponseCache,
+    session: Session,
 ) -> tuple[DispatchReport, int]:
     """Send what ``pending`` lacks; the dispatch report and the client's retries."""
     from tqdm import tqdm
 
     from geval_repro.runner.client import CompletionClient
 
-    lanes = [
-        Lane(
-            server_name(url),
-            CompletionClient(
-                url,
-                key,
-                concurrency=options.concurrency,
-                timeout=options.timeout,
-                max_attempts=options.max_attempts,
-            ),
+    lanes = []
+    for url in options.base_urls:
+        workers = _concurrency(options, url, session)
+        client = CompletionClient(
+            url,
+            keys[url].value,
+            concurrency=workers,
+            timeout=options.timeout,
+            max_attempts=options.max_attempts,
+            max_wait=options.max_wait,
+            max_response_bytes=_max_bytes(options),
         )
-        for url in options.base_urls
-    ]
-    # rate and ETA on a terminal; off when stderr is not one (logs), see the final summary
+        lanes.append(Lane(options.label(url), client, workers=workers))
+    # rate and ETA on a terminal; off when stderr is not one (logs): progress lines instead
     bar = tqdm(total=len(pending), unit="item", file=sys.stderr, disable=None, desc="judge")
     wanted = {item.key for item in pending}
     groups = [[i for i in group if i.key in wanted] for group in plan.groups]
+    done = 0
+
+    def on_item() -> None:
+        nonlocal done
+        done += 1
+        bar.update(1)
+
+    progress = None
+    if bar.disable:
+        what = f"judge {plan.benchmark.name} {options.dimension}"
+        progress = asyncio.ensure_future(
+            _progress(what, len(pending), lambda: done, lanes, options.progress_seconds)
+        )
     try:
         report = await dispatch(
-            groups, lanes, options.chain_rule, cache, options.concurrency, lambda: bar.update(1)
+            groups, lanes, options.chain_rule, cache, lanes[0].workers or 1, on_item
         )
     finally:
+        if progress is not None:
+            progress.cancel()
         bar.close()
         for lane in lanes:
             await lane.client.close()
     return report, sum(lane.client.retries for lane in lanes)
+
+
+async def _progress(
+    what: str, total: int, done: Callable[[], int], lanes: list[Lane], seconds: float
+) -> None:
+    """Every ``seconds``, one line on stderr: items done, requests sent, retries, time."""
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(seconds)
+        sent = sum(lane.sent for lane in lanes)
+        retries = sum(lane.client.retries for lane in lanes)
+        dropped = [lane.name for lane in lanes if lane.error is not None]
+        print(
+            f"geval-repro: {what}: {done()} of {total} items done, {sent} requests sent, "
+            f"{retries} retries, {time.monotonic() - started:.0f} s"
+            + (f"; dropped {', '.join(dropped)}" if dropped else ""),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def item_record(
@@ -441,6 +551,13 @@ def folder_manifest(path: Path, benchmark: str) -> dict[str, Any]:
                 f"{path}: not valid JSON ({error}); delete it and rerun (the cache keeps "
                 "every answer, so nothing is requested again)"
             ) from None
+        if not isinstance(previous, dict):
+            raise ValueError(
+                f"{path}: a JSON {type(previous).__name__}, not a run's manifest (an object "
+                f"with 'benchmark' and 'dimensions'). Fix: set it aside (mv {path} "
+                f"{path}.bad) and rerun: the cache keeps every answer, so nothing is requested "
+                "again"
+            )
         if previous.get("benchmark") != benchmark or not isinstance(
             previous.get("dimensions"), dict
         ):
@@ -458,6 +575,17 @@ def _server_record(options: RunOptions) -> dict[str, Any]:
     if options.managed_server:
         return dict(options.managed_server)
     return {"servers": sorted(server_name(url) for url in options.base_urls)}
+
+
+def _write(path: Path, text: str) -> None:
+    """:func:`geval_repro.files.atomic.write_text`, a full disk raised as
+    :class:`geval_repro.runner.cache.DiskFull` (nothing partial is left)."""
+    try:
+        write_text(path, text)
+    except OSError as error:
+        if error.errno in NO_SPACE:
+            raise no_space(path, error) from None
+        raise
 
 
 def error_counts(records: list[dict[str, Any]]) -> dict[str, int]:
@@ -545,126 +673,142 @@ def run_judge(
     """Send what is missing, write ``<dimension>.jsonl`` and ``manifest.json``; a summary.
 
     Raises ``ValueError`` before anything is sent when a server cannot serve the run (see
-    :func:`geval_repro.runner.probe.check_probe`), and
+    :func:`geval_repro.runner.probe.check_probe`;
+    :class:`geval_repro.runner.probe.ServerUnreachable` when it cannot be reached), when no
+    key may be sent (:class:`geval_repro.runner.keys.KeyRefused`), when another run holds the folder
+    (:class:`geval_repro.runner.lock.FolderInUse`) or the cache is damaged
+    (:class:`geval_repro.runner.cache.CacheDamaged`);
     :class:`geval_repro.runner.dispatch.NoLogprobs` when a response lacks log-probabilities
-    (nothing is written then: the cache keeps what arrived).
+    (nothing is written then: the cache keeps what arrived); and
+    :class:`geval_repro.runner.cache.DiskFull` when a file cannot be written for lack of space.
     """
     started = datetime.now(UTC).isoformat(timespec="seconds")
     plan = plan or build_plan(options)
     session = session if session is not None else Session()
     out_path = options.out / f"{options.dimension}.jsonl"
-    combined = folder_manifest(options.out / "manifest.json", plan.benchmark.name)
-    key = os.environ.get(options.api_key_env, "")
-    pending = pending_items(options, plan)
-    report, retries, warnings = DispatchReport(), 0, []
-    if pending:
-        preflight(options.base_urls, options.api_key_env, key)
-        warnings = asyncio.run(_probe_servers(options, key or PLACEHOLDER_KEY, session))
-        for warning in warnings:
-            print(f"geval-repro: warning: {warning}", file=sys.stderr)
-    cache = ResponseCache(options.cache_folder)
-    try:
+    folder_manifest(options.out / "manifest.json", plan.benchmark.name)  # checked first
+    keys = preflight(options.base_urls, options.api_key_env) if pending_items(options, plan) else {}
+    with run_locks(options.out, options.cache_folder):
+        combined = folder_manifest(options.out / "manifest.json", plan.benchmark.name)
+        pending, unreadable = _pending(options, plan)  # again: another run may have finished
+        report, retries, warnings = DispatchReport(), 0, []
         if pending:
-            report, retries = asyncio.run(
-                _send(pending, plan, options, key or PLACEHOLDER_KEY, cache)
+            keys = keys or preflight(options.base_urls, options.api_key_env)
+            warnings = asyncio.run(_probe_servers(options, keys, session))
+            for warning in warnings:
+                print(f"geval-repro: warning: {warning}", file=sys.stderr)
+        if unreadable:
+            print(
+                f"geval-repro: warning: {options.cache_folder / CACHE_FILE}: {unreadable} stored "
+                "answer(s) are not readable completions (damaged rows): skipped and requested "
+                "again",
+                file=sys.stderr,
             )
-        answered_by = cache.meta(ANSWERED_BY) or []
-        if report.stored and _server_record(options) not in answered_by:
-            answered_by.append(_server_record(options))
-            cache.set_meta(ANSWERED_BY, answered_by)
-        rule = options.chain_rule
-        chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
-        records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
-        received = cache.received_range([k for chain in chains for k in chain.keys])
-        usage, usage_sent, fingerprints = _zero_usage(), _zero_usage(), set()
-        for chain in chains:
-            for response_key, response in zip(chain.keys, chain.responses, strict=True):
-                _add_usage(usage, response)
-                if response_key in report.stored:
-                    _add_usage(usage_sent, response)
-                if response.get("system_fingerprint"):
-                    fingerprints.add(response["system_fingerprint"])
-    finally:
-        cache.close()
-    errors = error_counts(records)
-    cover = coverage(records)
-    counts = {
-        "items": len(records),
-        "sent": report.sent,
-        "cached": sum(len(c.responses) for c in chains) - len(report.stored),
-        "failed": sum(errors.values()),
-        "retries": retries,
-        "no_rating_token": None
-        if cover is None
-        else cover["items_answered"] - cover["items_with_rating_token"],
-    }
-    text = "".join(canonical_json(r) + "\n" for r in records)
-    output_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    write_text(out_path, text)
-    probes = {
-        server_name(u): session.probes[u].as_dict()
-        for u in options.base_urls
-        if u in session.probes
-    }
-    context = next((p["context_length"] for p in probes.values() if p["context_length"]), None)
-    closing = advice(errors, context)
-    manifest = {
-        "tool": "geval-repro judge",
-        "toolkit_version": _toolkit_version(),
-        "git_commit": _git_commit(),
-        "benchmark": plan.benchmark.name,
-        "dimension": options.dimension,
-        "judge_scale": [min(plan.ratings), max(plan.ratings)],
-        "limit": options.limit,
-        "model": options.params.model,
-        "base_url_host": plan.server,
-        "servers": sorted(server_name(u) for u in options.base_urls),
-        # the local server this run started; none when every answer came from the cache
-        "managed_server": dict(options.managed_server)
-        if options.managed_server and report.sent
-        else None,
-        "cache_answered_by": answered_by,
-        "answers_received": None
-        if received is None
-        else {"first": received[0], "last": received[1]},
-        "api_key_env": options.api_key_env,
-        "api_key_sent": bool(key),
-        "request_parameters": options.params.as_dict(),
-        "seed": options.seed,
-        "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
-        "first_position_reading": None
-        if plan.logit_bias is None
-        else {"method": options.first_position, "logit_bias": plan.logit_bias},
-        "client": {
-            "concurrency": options.concurrency,
-            "timeout": options.timeout,
-            "max_attempts": options.max_attempts,
-        },
-        "prompt": {
-            "file": plan.prompt.path.name,
-            "origin": plan.prompt.origin,
-            "sha256": plan.prompt.sha256,
-        },
-        "steps_sha256": plan.prompt.steps.sha256 if plan.prompt.steps else None,
-        "started": started,
-        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "usage": usage,
-        "usage_sent_this_run": usage_sent,
-        "system_fingerprints": sorted(fingerprints),
-        "counts": counts,
-        "coverage": cover,
-        "errors": errors,
-        "probe": probes or None,
-        "warnings": warnings,
-        "dispatch": {"per_server": report.per_server, "dropped": report.dropped},
-        "output_sha256": output_sha256,
-        "cache": str(options.cache_folder / CACHE_FILE),
-    }
-    manifest = _entry_of_the_answering_run(options, manifest, combined, report.sent)
-    combined["dimensions"][options.dimension] = manifest
-    write_text(options.out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
+        cache = ResponseCache(options.cache_folder)
+        try:
+            if pending:
+                report, retries = asyncio.run(_send(pending, plan, options, keys, cache, session))
+            answered_by = cache.meta(ANSWERED_BY) or []
+            if report.stored and _server_record(options) not in answered_by:
+                answered_by.append(_server_record(options))
+                cache.set_meta(ANSWERED_BY, answered_by)
+            rule = options.chain_rule
+            chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
+            records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
+            received = cache.received_range([k for chain in chains for k in chain.keys])
+            usage, usage_sent, fingerprints = _zero_usage(), _zero_usage(), set()
+            for chain in chains:
+                for response_key, response in zip(chain.keys, chain.responses, strict=True):
+                    _add_usage(usage, response)
+                    if response_key in report.stored:
+                        _add_usage(usage_sent, response)
+                    if response.get("system_fingerprint"):
+                        fingerprints.add(response["system_fingerprint"])
+        finally:
+            cache.close()
+        errors = error_counts(records)
+        cover = coverage(records)
+        counts = {
+            "items": len(records),
+            "sent": report.sent,
+            "cached": sum(len(c.responses) for c in chains) - len(report.stored),
+            "failed": sum(errors.values()),
+            "retries": retries,
+            "no_rating_token": None
+            if cover is None
+            else cover["items_answered"] - cover["items_with_rating_token"],
+        }
+        text = "".join(canonical_json(r) + "\n" for r in records)
+        output_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        _write(out_path, text)
+        probes = {
+            options.label(u): session.probes[u].as_dict()
+            for u in options.base_urls
+            if u in session.probes
+        }
+        context = next((p["context_length"] for p in probes.values() if p["context_length"]), None)
+        closing = advice(errors, context)
+        concurrency = sorted({_concurrency(options, u, session) for u in options.base_urls})
+        manifest = {
+            "tool": "geval-repro judge",
+            "toolkit_version": _toolkit_version(),
+            "git_commit": _git_commit(),
+            "benchmark": plan.benchmark.name,
+            "dimension": options.dimension,
+            "judge_scale": [min(plan.ratings), max(plan.ratings)],
+            "limit": options.limit,
+            "model": options.params.model,
+            "base_url_host": plan.server,
+            "servers": sorted({options.label(u) for u in options.base_urls}),
+            # the local server this run started; none when every answer came from the cache
+            "managed_server": dict(options.managed_server)
+            if options.managed_server and report.sent
+            else None,
+            "cache_answered_by": answered_by,
+            "answers_received": None
+            if received is None
+            else {"first": received[0], "last": received[1]},
+            "api_key_env": next((k.variable for k in keys.values() if k.variable), None)
+            if keys
+            else options.api_key_env,
+            "api_key_sent": any(k.value for k in keys.values()),
+            "request_parameters": options.params.as_dict(),
+            "seed": options.seed,
+            "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
+            "first_position_reading": None
+            if plan.logit_bias is None
+            else {"method": options.first_position, "logit_bias": plan.logit_bias},
+            "client": {
+                "concurrency": concurrency[0] if len(concurrency) == 1 else concurrency,
+                "timeout": options.timeout,
+                "max_attempts": options.max_attempts,
+            },
+            "prompt": {
+                "file": plan.prompt.path.name,
+                "origin": plan.prompt.origin,
+                "sha256": plan.prompt.sha256,
+            },
+            "steps_sha256": plan.prompt.steps.sha256 if plan.prompt.steps else None,
+            "started": started,
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "usage": usage,
+            "usage_sent_this_run": usage_sent,
+            "system_fingerprints": sorted(fingerprints),
+            "counts": counts,
+            "coverage": cover,
+            "errors": errors,
+            "probe": probes or None,
+            "warnings": warnings,
+            "dispatch": {"per_server": report.per_server, "dropped": report.dropped},
+            "output_sha256": output_sha256,
+            "cache": str(options.cache_folder / CACHE_FILE),
+        }
+        manifest = _entry_of_the_answering_run(options, manifest, combined, report.sent)
+        combined["dimensions"][options.dimension] = manifest
+        _write(options.out / "manifest.json", json.dumps(combined, indent=2, sort_keys=True) + "\n")
     return {
         **counts,
+        "unreadable_cached": unreadable,
         "tokens": usage["total_tokens"],
         "tokens_sent": usage_sent["total_tokens"],
         "coverage": cover,

@@ -3,15 +3,19 @@
 Protocol of :class:`ManagedServer` (used as a context manager):
 
 1. start: the command runs from this interpreter with its output going to a log file; the
-   port is a free one on 127.0.0.1 (asked from the kernel, then given to the server). The
+   port is the one given, else a free one on 127.0.0.1 (asked from the kernel, then given to
+   the server). The
    child asks the kernel to send it SIGTERM when the thread that started it dies (Linux
    ``PR_SET_PDEATHSIG``), so even a ``kill -9`` of this process leaves no orphan server;
 2. ready: ``GET <base>/models`` is polled until it answers 200, within ``startup_timeout``
    seconds. If the process exits first or the time runs out, :class:`ServerStartError`
    quotes the tail of the server's log;
 3. stop (``__exit__``, so also after an exception or Ctrl-C): SIGTERM, then SIGKILL after
-   ``grace`` seconds; the process is waited for. While a server runs in the main thread,
-   SIGTERM to this process raises ``SystemExit`` so that the stop runs too.
+   ``grace`` seconds (:data:`STOP_GRACE` when the run was interrupted: a server busy with a
+   request the client gave up would otherwise finish it first); the process is waited for.
+   While a server runs in the main thread and SIGTERM has its default action, SIGTERM to
+   this process raises ``SystemExit`` so that the stop runs too (a run that handles
+   SIGTERM itself, :mod:`geval_repro.runner.stopping`, keeps its handler).
 
 :func:`llama_cpp_server` builds the ``python -m llama_cpp.server`` command for a model of
 :mod:`geval_repro.registry.local_models`: the GGUF file is found through its installed
@@ -47,6 +51,8 @@ from geval_repro.registry.local_models import LocalModel, get_local_model
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+#: Seconds a server may take to stop after SIGTERM when the run was interrupted.
+STOP_GRACE = 1.0
 INSTALL_HINT = (
     'install the local extra: CMAKE_ARGS="..." pip install --no-cache-dir -c requirements.lock '
     '-e ".[local]" (the build flags and why: docs/local-model.md)'
@@ -70,6 +76,16 @@ _CHILD = (
 
 class ServerStartError(RuntimeError):
     """The local server could not be started (the message quotes its log)."""
+
+
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on ``port`` of 127.0.0.1 (and it may be bound)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((HOST, port))
+        except OSError:
+            return False
+    return True
 
 
 def free_port() -> int:
@@ -142,11 +158,14 @@ class ManagedServer:
         startup_timeout: float = 180.0,
         grace: float = 10.0,
         log_path: str | os.PathLike[str] | None = None,
+        port: int | None = None,
     ) -> None:
         self.command = command
         self.startup_timeout = startup_timeout
         self.grace = grace
-        self.port = free_port()
+        if port is not None and not port_is_free(port):
+            raise ServerStartError(f"port {port} of {HOST} is in use: give another port")
+        self.port = port if port is not None else free_port()
         self.base_url = f"http://{HOST}:{self.port}/v1"
         self._own_log = log_path is None
         if log_path is None:
@@ -180,7 +199,8 @@ class ManagedServer:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.stop()
+        interrupted = isinstance(error, KeyboardInterrupt | SystemExit)
+        self.stop(grace=STOP_GRACE if interrupted else None)
 
     def start(self) -> None:
         """Start the process and wait until it answers (see the module docstring)."""
@@ -238,14 +258,17 @@ class ManagedServer:
                 )
             time.sleep(0.2)
 
-    def stop(self) -> None:
-        """Stop the process (SIGTERM, then SIGKILL) and wait for it; idempotent."""
+    def stop(self, grace: float | None = None) -> None:
+        """Stop the process (SIGTERM, then SIGKILL after ``grace`` seconds, default the
+        server's) and wait for it; idempotent."""
         process, self.process = self.process, None
         self._restore_sigterm()
+        if process is not None and process.poll() is not None:
+            self._keep_log = True  # it ended by itself: its log says why
         if process is not None and process.poll() is None:
             process.terminate()
             try:
-                process.wait(timeout=self.grace)
+                process.wait(timeout=self.grace if grace is None else grace)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -258,9 +281,12 @@ class ManagedServer:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def _trap_sigterm(self) -> None:
-        """In the main thread, turn SIGTERM into ``SystemExit`` so that ``stop`` runs."""
+        """In the main thread, turn SIGTERM into ``SystemExit`` so that ``stop`` runs (unless
+        SIGTERM already has a handler: it then stops the run, and ``__exit__`` the server)."""
         if threading.current_thread() is not threading.main_thread():
             return  # the child's parent-death signal still stops it with this thread
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return
 
         def terminate(number: int, frame: FrameType | None) -> None:
             raise SystemExit(128 + number)
@@ -289,12 +315,14 @@ def llama_cpp_server(
     threads: int | None = None,
     startup_timeout: float = 180.0,
     log_path: str | os.PathLike[str] | None = None,
+    port: int | None = None,
 ) -> ManagedServer:
     """A :class:`ManagedServer` running ``llama_cpp.server`` with a registered local model.
 
     Checks first that ``llama_cpp.server`` is installed and the model file is intact (size
     and SHA-256). ``threads`` defaults to the number of CPUs; ``n_ctx`` is the context in
-    tokens (a longer prompt is refused per item, see :mod:`geval_repro.runner.run`).
+    tokens (a longer prompt is refused per item, see :mod:`geval_repro.runner.run`);
+    ``port`` defaults to a free one.
     """
     model = get_local_model(model_name)
     if util.find_spec("llama_cpp") is None:
@@ -328,4 +356,4 @@ def llama_cpp_server(
             "threads": threads,
         },
     )
-    return ManagedServer(command, startup_timeout=startup_timeout, log_path=log_path)
+    return ManagedServer(command, startup_timeout=startup_timeout, log_path=log_path, port=port)

@@ -4,14 +4,14 @@ The request is the template's text up to ``{{Evaluation Steps}}`` (see
 :func:`geval_repro.runner.prompts.steps_request_text`), one reply, at the given temperature.
 The reply is stored beside the template as ``<stem>.steps.json``: ``model``, ``server``
 (base URL host), ``date`` (UTC), ``request`` parameters, ``text`` and ``sha256`` of the text.
-An existing steps file is kept unless ``force``.
+An existing steps file is kept unless ``force``. The key goes to the server as for a run
+(:mod:`geval_repro.runner.keys`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,15 +21,13 @@ from geval_repro.runner.cache import server_name
 from geval_repro.runner.probe import preflight
 from geval_repro.runner.prompts import sha256_text, steps_path, steps_request_text, template_text
 
-PLACEHOLDER_KEY = "EMPTY"
-
 
 def freeze_steps(
     criteria: Path,
     model: str,
     base_url: str,
     *,
-    api_key_env: str = "OPENAI_API_KEY",
+    api_key_env: str | None = None,
     temperature: float = 0.0,
     max_tokens: int = 512,
     timeout: float = 60.0,
@@ -49,9 +47,7 @@ def freeze_steps(
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
-    key = os.environ.get(api_key_env, "")
-    preflight([base_url], api_key_env, key)  # no key for a hosted API: nothing is sent
-    key = key or PLACEHOLDER_KEY
+    key = preflight([base_url], api_key_env)[base_url].value  # refused: nothing is sent
 
     async def ask() -> Any:
         client = CompletionClient(base_url, key, concurrency=1, timeout=timeout)
