@@ -46,6 +46,11 @@ rule baseline_scores_topical_chat:
         LAYOUT.baseline_scores("topical_chat"),
     log:
         LAYOUT.logs / "baselines" / "topical_chat.log",
+    resources:
+        # On a cluster (profiles/slurm): METEOR 1.5's JVM (-Xmx2G) runs beside the Python
+        # metrics; 1.6 GB peak measured (docs/cluster.md).
+        mem_mb=3000,
+        cpus_per_task=2,
     run:
         from geval_repro.pipeline import baseline_tables
 
