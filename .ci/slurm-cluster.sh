@@ -164,14 +164,14 @@ EOF
 
 link_conf() { # /etc/slurm/slurm.conf -> DIR/etc/slurm.conf, unless it is someone else's
     local other
-    if [ -L "$SYSTEM_CONF" ]; then
+    if [ -L "$SYSTEM_CONF" ] && [ -e "$SYSTEM_CONF" ]; then # a dangling link is replaced
         other=$(dirname "$(dirname "$(readlink "$SYSTEM_CONF")")")
         if [ ! -f "$other/.slurm-cluster" ] || [ -n "$(DIR=$other status)" ]; then
             echo "slurm-cluster: $SYSTEM_CONF points to $other, not a stopped cluster of" \
                 "this script; not replacing it" >&2
             return 1
         fi
-    elif [ -e "$SYSTEM_CONF" ]; then
+    elif [ -e "$SYSTEM_CONF" ] && [ ! -L "$SYSTEM_CONF" ]; then
         echo "slurm-cluster: $SYSTEM_CONF exists and is not this script's; not replacing it" >&2
         return 1
     fi
