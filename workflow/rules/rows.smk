@@ -37,6 +37,12 @@ rule baseline_scores:
         family=one_of(BASELINE_FAMILIES),
     log:
         LAYOUT.logs / "baselines" / "{family}.log",
+    resources:
+        # On a cluster (profiles/slurm): Topical-Chat's METEOR 1.5 JVM (-Xmx2G) runs beside
+        # the Python metrics, 1.6 GB peak measured (docs/cluster.md); the other families'
+        # jobs (ROUGE) take less, for a few seconds.
+        mem_mb=3000,
+        cpus_per_task=2,
     run:
         from geval_repro.pipeline.baseline_tables import baseline_scores
 
