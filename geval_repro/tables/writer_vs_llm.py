@@ -33,7 +33,8 @@ Three tables, one row per (metric, dimension, question, ...) with ``n_judgements
   (:func:`geval_repro.stats.clustered.sign_flip_test`; null: the metric's and the humans'
   preferences are exchangeable within each article). A metric that never ties prefers
   either summary more often than humans who tie a fifth of the time; the net preference is
-  the comparison that ties do not move. Each also within ``length_stratum``: the
+  the comparison a difference in tie rates does not push towards either summary (it only
+  shrinks it). Each also within ``length_stratum``: the
   judgements where the model's summary is longer in words (``llm longer``), shorter, or
   as long as the writer's (``all``: every judgement); a judge whose preference for the
   model's summary holds where it is the shorter one prefers more than length.
