@@ -3,7 +3,8 @@
 Score functions take lists of hypothesis and reference strings and return numpy arrays, one
 score per hypothesis; which reference and which variant reproduces each published row is
 documented in docs/baselines.md (and each benchmark's variant of the paper's protocol in
-its registry entry, :class:`geval_repro.registry.benchmarks.Baselines`).
+its registry entry, :class:`geval_repro.registry.benchmarks.Baselines`). :mod:`.surface`
+holds reference-free measures of a summary (length, novel n-grams against its source).
 
 Imports nothing of the package.
 """

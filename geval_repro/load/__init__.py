@@ -17,6 +17,7 @@ from geval_repro.load.replies import load_released_replies
 from geval_repro.load.scores import load_item_scores
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
+from geval_repro.load.writer_vs_llm import load_writer_vs_llm
 
 __all__ = [
     "load_geval_jsonl",
@@ -28,4 +29,5 @@ __all__ = [
     "load_released_replies",
     "load_summeval",
     "load_topical_chat",
+    "load_writer_vs_llm",
 ]

@@ -5,6 +5,7 @@ that a table does not hold):
   disk; :mod:`.paper_layout`: Tables 1-3 laid out as printed;
 - :mod:`.figures`: the reproduction figures, the sweep, the human score distributions;
   :mod:`.cluster_figure`: each benchmark's significance clusters;
+  :mod:`.writer_vs_llm_figure`: writer vs GPT-3.5 scores by the human preference;
 - :mod:`.readme`: the README's results section; :mod:`.pages`: executed notebooks and the
   Snakemake report's pages; :mod:`.export_hf`: the Hugging Face export;
 - :mod:`.provenance`: the provenance sidecar of every table and figure.

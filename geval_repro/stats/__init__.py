@@ -1,6 +1,8 @@
 """Meta-evaluation statistics: coefficients, correlation levels, tie rates, pairwise accuracy
 with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch of coded
-matrices against one human matrix), uncertainty.
+matrices against one human matrix; :mod:`.comparison` for binary comparisons of two texts),
+uncertainty (:mod:`.clustered`: a bootstrap and a sign-flip test over clusters of
+observations).
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing. A
 correlation level is a :class:`~geval_repro.stats.level.Level` (:mod:`.level`, light: no

@@ -127,6 +127,19 @@ def _recomputed_differences(
     return differences
 
 
+def permutation_pvalue(permuted: np.ndarray, observed: float, alternative: str) -> float:
+    """``(1 + k) / (1 + n)``: ``n`` the defined (not NaN) ``permuted`` statistics, ``k``
+    those at least as extreme as ``observed`` under ``alternative`` (module docstring)."""
+    defined = permuted[~np.isnan(permuted)]
+    if alternative == "two-sided":
+        extreme = np.abs(defined) >= abs(observed) - TIE_TOLERANCE
+    elif alternative == "greater":
+        extreme = defined >= observed - TIE_TOLERANCE
+    else:
+        extreme = defined <= observed + TIE_TOLERANCE
+    return (1 + int(extreme.sum())) / (1 + defined.size)
+
+
 def paired_permutation_test(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -182,18 +195,10 @@ def paired_permutation_test(
         if unit in ("inputs", "both"):
             swap = swap ^ (rng.random((n_resamples, 1, n_inputs)) < 0.5)
     differences = permuted_differences(a, b, human, level, coefficient, swap)
-    defined = differences[~np.isnan(differences)]
-    if alternative == "two-sided":
-        extreme = np.abs(defined) >= abs(observed) - TIE_TOLERANCE
-    elif alternative == "greater":
-        extreme = defined >= observed - TIE_TOLERANCE
-    else:
-        extreme = defined <= observed + TIE_TOLERANCE
-    pvalue = (1 + int(extreme.sum())) / (1 + defined.size)
     differences.setflags(write=False)
     return PermutationResult(
         statistic=observed,
-        pvalue=pvalue,
+        pvalue=permutation_pvalue(differences, observed, alternative),
         distribution=differences,
         unit=unit,
         alternative=alternative,

@@ -6,9 +6,12 @@
   recomputed, and the combined table in the paper's order;
 - :mod:`.judge_rows`: every table of one judge run; :mod:`.significance`: judge rows
   against the best recomputed baseline; :mod:`.judge_pairs`: every pair of metrics of a
-  benchmark tested (judge vs judge), ranked in significance clusters.
+  benchmark tested (judge vs judge), ranked in significance clusters;
+- :mod:`.writer_vs_llm`: does a metric prefer the LLM's summary (Zhang et al.'s writer vs
+  GPT-3.5 judgements): the paper's group means, accuracy with ties, preference rates.
 
-May import :mod:`geval_repro.registry`, :mod:`geval_repro.stats` and
-:mod:`geval_repro.scoring`; the pipeline writes what it returns, :mod:`geval_repro.report`
-displays it.
+May import :mod:`geval_repro.registry`, :mod:`geval_repro.stats`,
+:mod:`geval_repro.scoring`, :mod:`geval_repro.baselines` (reference-free measures) and
+:mod:`geval_repro.load` (the writer-vs-LLM tables' own checks); the pipeline writes what it
+returns, :mod:`geval_repro.report` displays it.
 """
