@@ -108,6 +108,7 @@ def recount(
     from geval_repro.load.benchmarks import load_benchmark
     from geval_repro.load.replies import load_released_replies
     from geval_repro.load.schemas import read_json
+    from geval_repro.registry.benchmarks import released_benchmark
     from geval_repro.scoring.diagnostics import reply_diagnostics
     from geval_repro.scoring.item_scores import item_scores
     from geval_repro.scoring.pairing import paired_items
@@ -151,13 +152,6 @@ def recount(
     result["unparsed"] = int(diagnostics["n_unread"])
     result["n_replies"] = int(diagnostics["n_replies"])
     return result
-
-
-def released_benchmark():
-    """The benchmark the G-Eval authors released their replies for (SummEval)."""
-    from geval_repro.registry.benchmarks import BENCHMARKS
-
-    return next(b for b in BENCHMARKS.values() if b.released_replies)
 
 
 def _coverage_warning(result: dict[str, object]) -> str | None:
@@ -768,21 +762,25 @@ def _add_export_parser(commands: argparse._SubParsersAction) -> None:
 def _export(args: argparse.Namespace) -> int:
     """The ``export`` command: judge runs from ``--judge`` or found on disk, their labels and
     fixture flags from the default config and ``--config``."""
-    from geval_repro.config import judge_specs, load_config
+    import yaml
+
+    from geval_repro.config import judge_spec
     from geval_repro.report.export_hf import export_hf
 
     try:
         if args.config is not None and not args.config.is_file():
             raise FileNotFoundError(f"--config {args.config}: no such file")
-        paths = [p for p in (DEFAULT_CONFIG, args.config) if p is not None and p.is_file()]
-        config = load_config(*paths) if paths else None
+        entries: dict[str, Any] = {}  # later files override earlier ones per run, as Snakemake
+        for path in (p for p in (DEFAULT_CONFIG, args.config) if p is not None and p.is_file()):
+            entries.update(
+                (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("judges") or {}
+            )
         judges_dir = args.processed / "judges"
         names = args.judge or sorted(
             p.name for p in (judges_dir.iterdir() if judges_dir.is_dir() else ()) if p.is_dir()
         )
-        known = [n for n in names if config is not None and n in config["judges"]]
-        specs = judge_specs(config, known) if config is not None else {}
-        scored = export_hf(args.processed, args.out, {n: specs.get(n) for n in names})
+        specs = {n: judge_spec(n, entries[n]) if n in entries else None for n in names}
+        scored = export_hf(args.processed, args.out, specs)
     except (ValueError, OSError) as error:
         print(f"geval-repro: {error}", file=sys.stderr)
         return 2
@@ -816,6 +814,7 @@ def _recount(args: argparse.Namespace) -> int:
 
     from geval_repro.files.fetch import FetchError
     from geval_repro.load.schemas import JsonLinesError
+    from geval_repro.registry.benchmarks import released_benchmark
     from geval_repro.scoring.parse import PARSERS
 
     for name, value, allowed in (

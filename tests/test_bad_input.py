@@ -331,7 +331,9 @@ def test_recount_of_a_full_file_does_not_warn(tmp_path: Path, capsys) -> None:
     ]  # fmt: skip
     path = tmp_path / "full.json"
     path.write_text(json.dumps(items), encoding="utf-8")
-    assert len(load_released_replies(path, "j", "coherence", summeval)) == 1600
+    assert (
+        len(load_released_replies(path, "j", "coherence", summeval, benchmark="summeval")) == 1600
+    )
     status = main(["recount", str(path), "--dimension", "coherence", "--json",
                    "--raw-dir", str(SHARED / "raw")])  # fmt: skip
     captured = capsys.readouterr()

@@ -218,7 +218,7 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
         processed,
         tmp_path / "qags_xsum.parquet",
         tmp_path / "baselines.csv",
-        tmp_path / "qags.parquet",
+        [tmp_path / "qags.parquet"],
         settings(seed=1, permutation_resamples=200),
         tmp_path / "j.csv",
     )

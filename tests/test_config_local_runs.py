@@ -21,8 +21,10 @@ from geval_repro.config import (
 from geval_repro.files.digest import sha256_of
 from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline import tidy
+from geval_repro.pipeline.layout import Layout
+from geval_repro.pipeline.targets import Targets
 from geval_repro.registry.judges import status_of
-from geval_repro.runner.configured import request_params, server_threads
+from geval_repro.runner.configured import request_params
 from geval_repro.tables.judge_rows import coverage_note, with_coverage
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -42,11 +44,12 @@ def run(**keys) -> dict:
 
 def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
     config = load_config(DEFAULT_CONFIG_PATH, LOCAL_CONFIG)  # checked as merged
-    for spec in judge_specs(config).values():
+    targets = Targets.from_config(config, Layout.from_config(config))
+    for name, spec in judge_specs(config).items():
         assert spec.run is not None
         assert request_params(spec.run).model == "smollm2-135m"  # the server's model
         assert spec.run.mode == "both" and spec.run.n == 20
-        assert server_threads(spec) == 1
+        assert targets.threads(name) == 1
         assert spec.status == "toolkit-run"
 
 

@@ -15,7 +15,7 @@ from geval_repro.pipeline import judge_tables, tidy
 from geval_repro.registry.benchmarks import NAMES, get_benchmark
 from geval_repro.registry.sources import get_source
 from geval_repro.report.export_hf import export_hf
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, spec
 
 datasets = pytest.importorskip("datasets")
 
@@ -37,15 +37,15 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
         tidy.benchmark(name, sources, root / f"{name}.parquet")
     judge = root / "judges" / JUDGE
     files = {d: FIXTURES / "judge_fixture" / f"gpt4_{d[:3]}_fixture.json" for d in DIMENSIONS}
-    spec = {"benchmark": "summeval", "format": "geval-released"}
+    run = spec(JUDGE, files={d: {"path": str(f)} for d, f in files.items()})
     outs = {"replies": judge / "replies.parquet"}
-    tidy.judge_run(JUDGE, spec, files, root / "summeval.parquet", outs)
+    tidy.judge_run(run, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
     jsonl = root / "judges" / JSONL
     files = {d: FIXTURES / "judge_fixture_jsonl" / f"{d}.jsonl" for d in DIMENSIONS}
-    spec = {"benchmark": "summeval", "format": "geval-jsonl"}
-    outs = {name: jsonl / f"{name}.parquet" for name in ("replies", "level_probs")}
-    tidy.judge_run(JSONL, spec, files, root / "summeval.parquet", outs)
+    run = spec(JSONL, format="geval-jsonl", files={d: {"path": str(f)} for d, f in files.items()})
+    outs = {name: jsonl / f"{name}.parquet" for name in ("replies", "rating_probs")}
+    tidy.judge_run(run, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(jsonl / "replies.parquet", jsonl / "item_scores.parquet")
     return root
 
@@ -147,25 +147,26 @@ def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) 
             "dimension": "naturalness",
             "item_id": [0, 5],
             "weighted": [2.3, 1.5],
-            "level_probs": [[0.1, 0.5, 0.4], [0.6, 0.3, 0.1]],
+            "rating_probs": [[0.1, 0.5, 0.4], [0.6, 0.3, 0.1]],
         }
     )
     scores.to_parquet(judge / "item_scores.parquet", index=False)
     out = tmp_path / "hf"
-    scored = export_hf(work, out, {"probs-run": {"label": "hand-made"}})
+    hand_made = spec("probs-run", benchmark="topical_chat", label="hand-made")
+    scored = export_hf(work, out, {"probs-run": hand_made})
     assert scored["topical_chat"] == {"probs-run": 2} and scored["summeval"] == {}
     chat = datasets.load_from_disk(str(out))["topical_chat"]
-    probs = chat.features["probs-run.naturalness.level_probs"]
+    probs = chat.features["probs-run.naturalness.rating_probs"]
     assert getattr(probs, "feature", None) == datasets.Value("float64")
     rows = {r["item_id"]: r for r in chat}
-    assert rows[5]["probs-run.naturalness.level_probs"] == pytest.approx([0.6, 0.3, 0.1])
+    assert rows[5]["probs-run.naturalness.rating_probs"] == pytest.approx([0.6, 0.3, 0.1])
     assert rows[5]["probs-run.naturalness.weighted"] == 1.5
-    assert rows[1]["probs-run.naturalness.level_probs"] is None
+    assert rows[1]["probs-run.naturalness.rating_probs"] is None
 
     scores.assign(item_id=[0, 99999]).to_parquet(judge / "item_scores.parquet", index=False)
     before = sorted(p.name for p in out.iterdir())
     with pytest.raises(ValueError, match=r"probs-run.*1 items are not in the topical_chat"):
-        export_hf(work, out, {"probs-run": {}})
+        export_hf(work, out, {"probs-run": None})
     assert sorted(p.name for p in out.iterdir()) == before  # the old export is intact
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -174,13 +175,13 @@ def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path
     """The geval-jsonl FIXTURE run: level distributions and Eq. 1 scores, checked against the
     fixture's JSON Lines files themselves (their ``level_probs`` and ``weighted_score``)."""
     out = tmp_path / "hf"
-    spec = {"label": "FIXTURE: jsonl", "fixture": True}
-    scored = export_hf(processed, out, {JSONL: spec}, benchmarks=["summeval"])
+    run = spec(JSONL, format="geval-jsonl", label="FIXTURE: jsonl", fixture=True)
+    scored = export_hf(processed, out, {JSONL: run}, benchmarks=["summeval"])
     assert scored == {"summeval": {JSONL: 64}}
     summeval = datasets.load_from_disk(str(out))["summeval"]
     features = summeval.features
     for dimension in DIMENSIONS:
-        sequence = features[f"{JSONL}.{dimension}.level_probs"]
+        sequence = features[f"{JSONL}.{dimension}.rating_probs"]
         assert getattr(sequence, "feature", None) == datasets.Value("float64")
         for field in ("weighted_score", "most_likely_rating", "rating_mass", "off_scale_mass"):
             assert features[f"{JSONL}.{dimension}.{field}"] == datasets.Value("float64")
@@ -199,7 +200,7 @@ def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path
             row = rows.loc[(record["doc_id"], record["system_id"])]
             probs = record["level_probs"]
             expected = [probs[str(level)] for level in range(1, n_levels + 1)]
-            assert list(row[f"{JSONL}.{dimension}.level_probs"]) == pytest.approx(expected)
+            assert list(row[f"{JSONL}.{dimension}.rating_probs"]) == pytest.approx(expected)
             assert row[f"{JSONL}.{dimension}.weighted_score"] == pytest.approx(
                 record["weighted_score"], abs=1e-6
             )
@@ -210,10 +211,10 @@ def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path
             assert list(row[f"{JSONL}.{dimension}.replies"]) == record["replies"]
             checked += 1
     assert checked == 20
-    assert frame[f"{JSONL}.coherence.level_probs"].isna().sum() == 1600 - 64
+    assert frame[f"{JSONL}.coherence.rating_probs"].isna().sum() == 1600 - 64
     card = (out / "README.md").read_text(encoding="utf-8")
     assert (
-        "Levels of `level_probs`, lowest first: coherence: 1, 2, 3, 4, 5; consistency: "
+        "Ratings of `rating_probs`, lowest first: coherence: 1, 2, 3, 4, 5; consistency: "
         "1, 2, 3, 4, 5; fluency: 1, 2, 3; relevance: 1, 2, 3, 4, 5." in card
     )
     assert "FIXTURE (synthetic test data, not a result)" in card

@@ -100,7 +100,11 @@ def summeval(mirror_dir: Path) -> pd.DataFrame:
 def replies(summeval: pd.DataFrame) -> pd.DataFrame:
     frames = [
         load_released_replies(
-            FIXTURE_DIR / f"gpt4_{code}_fixture.json", "fixture", dimension, summeval
+            FIXTURE_DIR / f"gpt4_{code}_fixture.json",
+            "fixture",
+            dimension,
+            summeval,
+            benchmark="summeval",
         )
         for dimension, code in FILES.items()
     ]

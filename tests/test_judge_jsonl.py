@@ -65,8 +65,8 @@ def load(path: Path, reads=("level_probs",), human: pd.DataFrame = HUMAN) -> dic
 
 def test_weighted_scores_match_the_hand_computed_ones(tmp_path: Path) -> None:
     tables = load(write_jsonl(tmp_path, RECORDS))
-    assert set(tables) == {"level_probs"}
-    scores = rating_scores(tables["level_probs"])
+    assert set(tables) == {"rating_probs"}
+    scores = rating_scores(tables["rating_probs"])
     assert scores["probs"].tolist() == pytest.approx([4.35, 4.30, 4.43, 3.1 / 0.95])
     assert scores["top_rating"].tolist() == [5.0, 4.0, 4.0, 3.0]
     assert scores["off_scale_mass"].iloc[3] == 0.05 and math.isnan(scores["off_scale_mass"].iloc[0])
@@ -84,14 +84,14 @@ def test_replies_and_level_probs_from_one_file(tmp_path: Path) -> None:
     tables = load(write_jsonl(tmp_path, records), reads=("replies", "level_probs"))
     assert len(tables["replies"]) == 8
     assert tables["replies"]["reply"].iloc[1] == "- Coherence: 5"
-    assert len(tables["level_probs"]) == 4 * 5
+    assert len(tables["rating_probs"]) == 4 * 5
 
 
 def test_error_items_are_left_out_with_a_warning(tmp_path: Path, caplog) -> None:
     records = [*RECORDS[:3], {"doc_id": "d2", "system_id": "M2", "error": "unreadable reply"}]
     with caplog.at_level(logging.WARNING):
         tables = load(write_jsonl(tmp_path, records))
-    assert tables["level_probs"]["system_id"].tolist().count("M2") == 5  # d1/M2 only
+    assert tables["rating_probs"]["system_id"].tolist().count("M2") == 5  # d1/M2 only
     assert "1 item(s) carry an error" in caplog.text and "line 4" in caplog.text
 
 
@@ -147,19 +147,19 @@ def test_committed_jsonl_fixture_loads(mirror_dir: Path) -> None:
     folder = Path(__file__).resolve().parent / "fixtures" / "judge_fixture_jsonl"
     tables = load_geval_jsonl(folder / "fluency.jsonl", "f", "fluency", human, "summeval")
     assert len(tables["replies"]) == 64 * 20
-    assert sorted(tables["level_probs"]["rating"].unique()) == [1, 2, 3]  # fluency is 1-3
+    assert sorted(tables["rating_probs"]["rating"].unique()) == [1, 2, 3]  # fluency is 1-3
     assert json.loads((folder / "manifest.json").read_text())["fixture"] is True
 
 
-def test_an_item_without_a_level_reading_is_left_out_of_the_level_scores(
+def test_an_item_without_a_rating_reading_is_left_out_of_the_rating_scores(
     tmp_path: Path, caplog
 ) -> None:
-    # the runner writes level_probs null when no generated token was a score level
+    # the runner writes level_probs null when no generated token was a rating
     records = [dict(r, replies=["4"]) for r in RECORDS]
     records[1] = dict(records[1], level_probs=None, weighted_score=None, off_scale_mass=None)
     with caplog.at_level(logging.WARNING):
         tables = load(write_jsonl(tmp_path, records), reads=("replies", "level_probs"))
     assert len(tables["replies"]) == 4
-    scores = rating_scores(tables["level_probs"])
+    scores = rating_scores(tables["rating_probs"])
     assert scores["probs"].tolist() == pytest.approx([4.35, 4.43, 3.1 / 0.95])
     assert "1 item(s) have level_probs null" in caplog.text and "line 2" in caplog.text

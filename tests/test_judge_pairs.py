@@ -287,4 +287,4 @@ def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path
     }
     for name, benchmark in BENCHMARKS.items():
         family = layout.baseline_scores(expected[name])
-        assert layout.benchmark_baseline_scores(benchmark) == family
+        assert layout.benchmark_baseline_scores(benchmark) == [family]

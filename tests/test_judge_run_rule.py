@@ -131,7 +131,7 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
         files = {d: str(f.path) for d, f in judge_files(spec, raw).items()}
         assert list(files) == dimensions
         outs = {t: processed / "judges" / name / f"{t}.parquet" for t in spec.processed_tables}
-        assert set(outs) == {"replies", "level_probs"}  # mode both: replies and level probs
+        assert set(outs) == {"replies", "rating_probs"}  # mode both: replies and ratings
         tidy.judge_run(spec, files, human_path, outs)
         item_scores = processed / "judges" / name / "item_scores.parquet"
         build_item_scores(outs["replies"], item_scores)
@@ -192,7 +192,7 @@ def test_run_block_needs_no_existing_folder_and_lists_its_files(tmp_path):
     assert {d: f.path for d, f in files.items()} == {
         "fluency": tmp_path / "not-made-yet" / "fluency.jsonl"
     }
-    assert spec.processed_tables == ("level_probs",)
+    assert spec.processed_tables == ("rating_probs",)
 
 
 @pytest.mark.parametrize(

@@ -172,4 +172,4 @@ def test_a_nan_human_score_in_a_summeval_replies_file_is_caught(tmp_path: Path) 
     path = tmp_path / "nan.json"
     path.write_text(json.dumps(items))  # json writes NaN, which Python's reader accepts
     with pytest.raises(ValueError, match=r"item 1 .* scores\['relevance'\] = nan, not a finite"):
-        load_released_replies(path, "t", "coherence", human)
+        load_released_replies(path, "t", "coherence", human, benchmark="summeval")

@@ -68,7 +68,9 @@ def test_judge_scores_are_the_file_columns(mirror_dir: Path, run: int, version: 
     columns |= {
         dim: f"G.EVAL.{version}.{code}" for dim, code in zip(DIMENSIONS, CODES, strict=True)
     }
-    table = load_item_scores(path, f"run{run}", columns, summeval, extra_items="drop")
+    table = load_item_scores(
+        path, f"run{run}", columns, summeval, extra_items="drop", benchmark="summeval"
+    )
     assert table.shape == (6400, 6)
     assert list(table.columns) == [
         "judge",
@@ -92,9 +94,10 @@ def test_scores_outside_summeval_are_an_error_unless_dropped(mirror_dir: Path) -
     summeval = load_summeval(mirror_dir / get_source("summeval").relpath)
     columns = {"doc_id": "test_id", "system_id": "model_id", "fluency": "G.EVAL.4.FLU"}
     with pytest.raises(ValueError, match=r"100 row\(s\) are not SummEval.*M23_dynamicmix"):
-        load_item_scores(csv_path(mirror_dir), "run1", columns, summeval)
+        load_item_scores(csv_path(mirror_dir), "run1", columns, summeval, benchmark="summeval")
     with pytest.raises(ValueError, match="lacks"):
-        load_item_scores(csv_path(mirror_dir), "run1", {**columns, "fluency": "X"}, summeval)
+        wrong = {**columns, "fluency": "X"}
+        load_item_scores(csv_path(mirror_dir), "run1", wrong, summeval, benchmark="summeval")
 
 
 def test_judge_scores_are_standardized_over_all_1700_rows(mirror_dir: Path) -> None:

@@ -45,7 +45,7 @@ def write(tmp_path: Path, items: object, name: str = "gpt4_coh_broken.json") -> 
 @pytest.mark.parametrize("dimension", list(FILES))
 def test_fixture_loads_and_joins(dimension: str, summeval: pd.DataFrame) -> None:
     path = FIXTURE_DIR / FILES[dimension]
-    table = load_released_replies(path, "fixture", dimension, summeval)
+    table = load_released_replies(path, "fixture", dimension, summeval, benchmark="summeval")
     assert list(table.columns) == [
         "judge",
         "benchmark",
@@ -93,7 +93,7 @@ def test_duplicate_item_is_named(tmp_path: Path, summeval: pd.DataFrame) -> None
     items.append(copy.deepcopy(items[2]))
     path = write(tmp_path, items)
     with pytest.raises(ValueError) as error:
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
     message = str(error.value)
     assert str(path) in message
     assert f"item 64 (doc_id={items[2]['doc_id']!r}, system_id={items[2]['system_id']!r})" in (
@@ -107,7 +107,7 @@ def test_unknown_item_is_named(tmp_path: Path, summeval: pd.DataFrame) -> None:
     items[5]["system_id"] = "M99"
     path = write(tmp_path, items)
     with pytest.raises(ValueError, match=r"item 5 \(doc_id='.+', system_id='M99'\) is not a"):
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
 
 
 def test_mismatched_human_score_is_named(tmp_path: Path, summeval: pd.DataFrame) -> None:
@@ -115,7 +115,7 @@ def test_mismatched_human_score_is_named(tmp_path: Path, summeval: pd.DataFrame)
     items[9]["scores"]["relevance"] += 1e-6
     path = write(tmp_path, items)
     with pytest.raises(ValueError) as error:
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
     message = str(error.value)
     assert str(path) in message
     assert f"item 9 (doc_id={items[9]['doc_id']!r}, system_id={items[9]['system_id']!r})" in (
@@ -130,7 +130,9 @@ def test_score_within_tolerance_and_absent_overall_are_accepted(
     items = fixture_items()
     items[9]["scores"]["relevance"] += 1e-12
     del items[10]["scores"]["overall"]
-    table = load_released_replies(write(tmp_path, items), "fixture", "coherence", summeval)
+    table = load_released_replies(
+        write(tmp_path, items), "fixture", "coherence", summeval, benchmark="summeval"
+    )
     assert len(table) == 64 * 20
 
 
@@ -151,18 +153,20 @@ def test_broken_item_is_named(tmp_path: Path, summeval: pd.DataFrame, change, pa
     change(items[6])
     path = write(tmp_path, items)
     with pytest.raises(ValueError, match=rf"gpt4_coh_broken\.json: item 6 \(doc_id=.*{pattern}"):
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
 
 
 def test_not_a_list_and_bad_json_name_the_file(tmp_path: Path, summeval: pd.DataFrame) -> None:
     path = write(tmp_path, {"items": []})
     with pytest.raises(ValueError, match=r"broken\.json: expected a non-empty JSON list"):
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
     path = write(tmp_path, [])
     with pytest.raises(ValueError, match=r"broken\.json: .*found an empty list"):
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
     path.write_text("[{", encoding="utf-8")
     with pytest.raises(ValueError, match=r"broken\.json: not valid UTF-8 JSON"):
-        load_released_replies(path, "fixture", "coherence", summeval)
+        load_released_replies(path, "fixture", "coherence", summeval, benchmark="summeval")
     with pytest.raises(ValueError, match="unknown SummEval dimension 'coh'"):
-        load_released_replies(FIXTURE_DIR / FILES["coherence"], "fixture", "coh", summeval)
+        load_released_replies(
+            FIXTURE_DIR / FILES["coherence"], "fixture", "coh", summeval, benchmark="summeval"
+        )

@@ -11,12 +11,14 @@ import pytest
 from geval_repro.load import load_topical_chat
 from geval_repro.registry.sources import get_source
 
+# USR's six human scores: the paper's four dimensions first (their printed order), then the
+# two the paper does not correlate.
 DIMENSIONS = [
-    "understandability",
     "naturalness",
     "coherence",
     "engagingness",
     "groundedness",
+    "understandability",
     "overall",
 ]
 SYSTEMS = {

@@ -35,6 +35,13 @@ KEY = "sk-test-SECRET-1234"  # 19 characters, as in the issue
 KEY_ENV = "FAULTS_TEST_KEY"
 
 
+@pytest.fixture(autouse=True)
+def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
+    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
+    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+
+
 @pytest.fixture(scope="module")
 def processed(tmp_path_factory, mirror_dir) -> Path:
     """A processed folder with summeval.parquet built from the mirror."""
@@ -527,13 +534,15 @@ def _judged_folder(tmp_path: Path, processed: Path) -> Path:
     return out
 
 
-def _tidy(spec: dict, out: Path, processed: Path, tmp_path: Path) -> None:
-    """The pipeline's step that reads a judge run (geval_repro.pipeline.tidy.judge_run)."""
+def _tidy(entry: dict, out: Path, processed: Path, tmp_path: Path) -> None:
+    """The pipeline's step that reads a judge run (geval_repro.pipeline.tidy.judge_run), for
+    the config entry ``entry``."""
+    from geval_repro.config import judge_spec
     from geval_repro.pipeline.tidy import judge_run
 
-    outs = {"replies": tmp_path / "replies.parquet", "level_probs": tmp_path / "levels.parquet"}
-    judge_run("mine", spec, {"coherence": out / "coherence.jsonl"}, processed / "summeval.parquet",
-              outs)  # fmt: skip
+    spec = judge_spec("mine", {"label": "a run of the fake server", **entry})
+    outs = {"replies": tmp_path / "replies.parquet", "rating_probs": tmp_path / "ratings.parquet"}
+    judge_run(spec, {"coherence": out / "coherence.jsonl"}, processed / "summeval.parquet", outs)
 
 
 def test_a_truncated_judge_file_is_refused_naming_the_file_and_the_fix(tmp_path, processed):

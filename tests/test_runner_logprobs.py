@@ -45,7 +45,7 @@ def test_weighted_326_with_off_scale_token_after_leading_tokens():
     assert round(reading.weighted_score, 2) == 3.26
     assert reading.off_scale_mass == pytest.approx(0.05, abs=1e-12)
     expected = {"1": 0.0, "2": 0.05 / 0.95, "3": 0.6 / 0.95, "4": 0.3 / 0.95, "5": 0.0}
-    assert reading.level_probs == pytest.approx(expected, abs=1e-12)
+    assert reading.rating_probs == pytest.approx(expected, abs=1e-12)
 
 
 def test_weighted_430_merges_tokens_naming_one_level():
@@ -55,7 +55,7 @@ def test_weighted_430_merges_tokens_naming_one_level():
     reading = rating_reading([choice(position("4", top))], LEVELS)
     assert reading.weighted_score == pytest.approx(4.3, abs=1e-12)
     assert reading.off_scale_mass == pytest.approx(0.1, abs=1e-12)
-    assert reading.level_probs["4"] == pytest.approx(0.5, abs=1e-12)
+    assert reading.rating_probs["4"] == pytest.approx(0.5, abs=1e-12)
 
 
 def test_weighted_443_counts_unlisted_mass_as_off_scale():
@@ -92,4 +92,4 @@ def test_zero_one_scale_reads_zero():
     # Groundedness 0-1: 0: 0.7, 1: 0.2, "yes": 0.1 -> weighted 0.2 / 0.9 = 0.2222...
     reading = rating_reading([choice(position("0", {"0": 0.7, "1": 0.2, "yes": 0.1}))], (0, 1))
     assert reading.weighted_score == pytest.approx(0.2 / 0.9, abs=1e-12)
-    assert reading.level_probs == pytest.approx({"0": 0.7 / 0.9, "1": 0.2 / 0.9}, abs=1e-12)
+    assert reading.rating_probs == pytest.approx({"0": 0.7 / 0.9, "1": 0.2 / 0.9}, abs=1e-12)

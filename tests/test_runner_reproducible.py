@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from geval_repro.config import DEFAULT_CONFIG_PATH, load_config
@@ -26,6 +27,13 @@ from tests.test_runner_servers import processed  # noqa: F401 (a fixture)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCAL_CONFIG = REPO_ROOT / "workflow" / "configs" / "local_model.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
+    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
+    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 def options(url: str, out: Path, cache: Path, processed: Path, **changes) -> RunOptions:  # noqa: F811

@@ -37,6 +37,13 @@ STOP_SECONDS = 3.5
 N_ITEMS = 30
 
 
+@pytest.fixture(autouse=True)
+def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
+    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
+    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+
+
 @pytest.fixture(scope="module")
 def processed(tmp_path_factory, mirror_dir) -> Path:
     """A processed folder with summeval.parquet built from the mirror."""

@@ -5,20 +5,22 @@ Each line is one JSON object for one item of the benchmark:
 - the benchmark's item keys (SummEval ``doc_id``, ``system_id``; Topical-Chat and QAGS
   ``item_id``, the tidy table's integer id);
 - ``replies``: the sampled reply texts, in the order the API returned them;
-- ``level_probs``: ``{"<level>": p, ...}``, the probability of each valid score level of the
-  dimension's judge scale (top log-probabilities after ``exp``), or ``null`` when no level
-  was read (the item is then left out of the level scores, with a warning); levels not listed have
-  probability 0; a key that is not a level of the scale is an error (its mass belongs in
-  ``off_scale_mass``); the probabilities must be finite, >= 0 and sum to at most 1;
-- optional ``off_scale_mass`` (probability on tokens that are not a level),
+- ``level_probs``: ``{"<rating>": p, ...}``, the probability of each valid rating of the
+  dimension's judge scale (top log-probabilities after ``exp``), or ``null`` when no rating
+  was read (the item is then left out of the rating scores, with a warning); ratings not
+  listed have probability 0; a key that is not a rating of the scale is an error (its mass
+  belongs in ``off_scale_mass``); the probabilities must be finite, >= 0 and sum to at most
+  1. The field keeps the name the file format documents; it is read into the run's
+  ``rating_probs`` table;
+- optional ``off_scale_mass`` (probability on tokens that are not a rating),
   ``weighted_score`` (the writer's Eq. 1 score; a value that differs from the one computed
   here by more than 1e-6 is logged as a warning, the computed one is used), ``error`` (a
   non-empty string: the item could not be judged; it is left out with a warning and its
   other fields are not read) and ``scores`` (human scores, checked like the released
   format's). Other fields are ignored.
 
-The run's config lists which of ``replies`` / ``level_probs`` it reads (default: both);
-every item without an ``error`` must carry each of them.
+The run's config lists which of the fields ``replies`` / ``level_probs`` it reads (default:
+both); every item without an ``error`` must carry each of them.
 
 **The run's manifest** (:func:`check_against_manifest`). A folder written by ``geval-repro
 judge`` holds a ``manifest.json`` that records, per dimension, the SHA-256 of the file it
@@ -43,18 +45,20 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.load import judge_items
-from geval_repro.load.schemas import level_probs_schema, replies_schema, validate_table
+from geval_repro.load.schemas import rating_probs_schema, replies_schema, validate_table
 from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.formats import FIELD_CONTENTS
 from geval_repro.stats.weighted import weighted_scores
 
 logger = logging.getLogger(__name__)
 
-FIELDS = ("replies", "level_probs")
+#: The fields a run may read, and the table each is read into (its content).
+FIELDS: dict[str, str] = dict(FIELD_CONTENTS)
 WEIGHTED_TOLERANCE = 1e-6
 PROBABILITY_TOLERANCE = 1e-6
 FORMAT_FIX = (
     "a geval-jsonl file holds one JSON object per line, with the benchmark's item keys and "
-    "'replies' (a list of strings) and/or 'level_probs' ({\"<level>\": probability}) as the "
+    "'replies' (a list of strings) and/or 'level_probs' ({\"<rating>\": probability}) as the "
     "judge config's `reads` lists"
 )
 
@@ -68,22 +72,22 @@ def _probability(value: object) -> bool:
     )
 
 
-def _level_row(probs: object, levels: tuple[int, ...], fail, index: int) -> np.ndarray:
-    """The item's probability per level of ``levels`` (0 where not listed), checked."""
+def _rating_row(probs: object, ratings: tuple[int, ...], fail, index: int) -> np.ndarray:
+    """The item's probability per rating of ``ratings`` (0 where not listed), checked."""
     if not isinstance(probs, dict) or not probs:
         raise fail(
             index,
             f"has 'level_probs' {probs!r:.80}, not a non-empty object",
-            'give {"<level>": probability} for the levels of the scale',
+            'give {"<rating>": probability} for the ratings of the scale',
         )
-    row = np.zeros(len(levels))
+    row = np.zeros(len(ratings))
     for token, p in probs.items():
-        level = int(token) if isinstance(token, str) and token.strip().isdigit() else None
-        if level not in levels:
+        rating = int(token) if isinstance(token, str) and token.strip().isdigit() else None
+        if rating not in ratings:
             raise fail(
                 index,
-                f"has level_probs key {token!r}, not a level of the scale {levels}",
-                "keep the scale's levels only; put other tokens' mass in 'off_scale_mass'",
+                f"has level_probs key {token!r}, not a rating of the scale {ratings}",
+                "keep the scale's ratings only; put other tokens' mass in 'off_scale_mass'",
             )
         if not _probability(p):
             raise fail(
@@ -91,11 +95,11 @@ def _level_row(probs: object, levels: tuple[int, ...], fail, index: int) -> np.n
                 f"has level_probs[{token!r}] = {p!r}, not a probability",
                 "store exp(logprob), a number in [0, 1]",
             )
-        row[levels.index(level)] += p
+        row[ratings.index(rating)] += p
     if row.sum() > 1.0 + PROBABILITY_TOLERANCE:
         raise fail(
             index,
-            f"has level probabilities summing to {row.sum():.6f} > 1",
+            f"has rating probabilities summing to {row.sum():.6f} > 1",
             "store probabilities of one distribution (exp of the top logprobs)",
         )
     return row
@@ -170,24 +174,25 @@ def load_geval_jsonl(
     dimension: str,
     human: pd.DataFrame,
     benchmark: str,
-    reads: Sequence[str] = FIELDS,
+    reads: Sequence[str] = tuple(FIELDS),
     manifest: str | Path | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """One dimension's JSON Lines file -> ``{"replies": ..., "level_probs": ...}`` (as read).
+    """One dimension's JSON Lines file, its fields ``reads`` -> ``{"replies": ...,
+    "rating_probs": ...}`` (each field's table, :data:`FIELDS`).
 
     ``replies``: the long replies table of :func:`geval_repro.load.load_released_replies`;
-    ``level_probs``: judge, benchmark, dimension, item keys, rating, prob, off_scale_mass
-    (one row per item and rating of the judge scale). ``human`` is the benchmark's tidy table.
-    ``manifest``: the run's ``manifest.json``, checked first (:func:`check_against_manifest`).
-    Errors name the file, the line, the item and the fix.
+    ``rating_probs`` (from the field ``level_probs``): judge, benchmark, dimension, item keys,
+    rating, prob, off_scale_mass (one row per item and rating of the judge scale). ``human``
+    is the benchmark's tidy table. ``manifest``: the run's ``manifest.json``, checked first
+    (:func:`check_against_manifest`). Errors name the file, the line, the item and the fix.
     """
     if manifest is not None:
         check_against_manifest(path, dimension, manifest)
     entry = get_benchmark(benchmark)
     unknown = sorted(set(reads) - set(FIELDS))
     if unknown or not reads:
-        raise ValueError(f"judge {judge!r}: `reads` must list some of {FIELDS}, got {reads}")
-    levels = entry.dimension(dimension).ratings
+        raise ValueError(f"judge {judge!r}: `reads` must list some of {tuple(FIELDS)}, got {reads}")
+    ratings = entry.dimension(dimension).ratings
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as error:
@@ -242,10 +247,10 @@ def load_geval_jsonl(
         if "replies" in reads:
             replies.append(judge_items.check_reply_list(record["replies"], fail, index, "replies"))
         if "level_probs" in reads and record["level_probs"] is None:
-            probs.append(None)  # no level read for this item: left out of the level table
+            probs.append(None)  # no rating read for this item: left out of the rating table
             off_scale.append(np.nan)
         elif "level_probs" in reads:
-            probs.append(_level_row(record["level_probs"], levels, fail, index))
+            probs.append(_rating_row(record["level_probs"], ratings, fail, index))
             mass = record.get("off_scale_mass")
             if mass is not None and not _probability(mass):
                 raise fail(index, f"has off_scale_mass {mass!r}", "store a number in [0, 1]")
@@ -280,31 +285,31 @@ def load_geval_jsonl(
         if not read.all():
             number = records[kept[int(np.flatnonzero(~read)[0])]][0]
             logger.warning(
-                "%s: %d item(s) have level_probs null (no level read) and are left out of the "
-                "level scores (first: line %d)",
+                "%s: %d item(s) have level_probs null (no rating read) and are left out of the "
+                "rating scores (first: line %d)",
                 path,
                 int((~read).sum()),
                 number,
             )
         matrix = np.array([row for row in probs if row is not None])
         kept_probs = [i for i, ok in zip(kept, read, strict=True) if ok]
-        _check_given_weighted(path, records, kept_probs, matrix, levels)
-        level_keys = key_frame.loc[read].reset_index(drop=True)
+        _check_given_weighted(path, records, kept_probs, matrix, ratings)
+        rated_keys = key_frame.loc[read].reset_index(drop=True)
         off_scale = [m for m, ok in zip(off_scale, read, strict=True) if ok]
-        n_levels = len(levels)
+        n_ratings = len(ratings)
         table = pd.DataFrame(
             {
                 "judge": judge,
                 "benchmark": benchmark,
                 "dimension": dimension,
-                **{k: np.repeat(level_keys[k].to_numpy(), n_levels) for k in item_columns},
-                "rating": np.tile(np.array(levels, dtype=np.int64), len(level_keys)),
+                **{k: np.repeat(rated_keys[k].to_numpy(), n_ratings) for k in item_columns},
+                "rating": np.tile(np.array(ratings, dtype=np.int64), len(rated_keys)),
                 "prob": matrix.reshape(-1),
-                "off_scale_mass": np.repeat(np.array(off_scale, dtype=float), n_levels),
+                "off_scale_mass": np.repeat(np.array(off_scale, dtype=float), n_ratings),
             }
         )
-        out["level_probs"] = validate_table(
-            table, level_probs_schema(benchmark), path, [*item_columns, "rating"], FORMAT_FIX
+        out["rating_probs"] = validate_table(
+            table, rating_probs_schema(benchmark), path, [*item_columns, "rating"], FORMAT_FIX
         )
     return out
 
@@ -314,10 +319,10 @@ def _check_given_weighted(
     records: list[tuple[int, dict]],
     kept: list[int],
     matrix: np.ndarray,
-    levels: tuple[int, ...],
+    ratings: tuple[int, ...],
 ) -> None:
     """Warn where a file's own ``weighted_score`` differs from Eq. 1 on its level_probs."""
-    ours = weighted_scores(matrix, levels)
+    ours = weighted_scores(matrix, ratings)
     given = np.array(
         [
             float(records[i][1]["weighted_score"])

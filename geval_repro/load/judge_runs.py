@@ -3,7 +3,7 @@
 Each takes ``(spec, files, human)``: the judge run's spec
 (:class:`~geval_repro.registry.judges.JudgeSpec`), its local files keyed by dimension
 (``"*"`` for a single file) and the benchmark's tidy table, and returns the run's tables
-keyed by content (``replies``, ``item_scores``, ``level_probs``). :data:`FORMAT_LOADERS`
+keyed by content (``replies``, ``item_scores``, ``rating_probs``). :data:`FORMAT_LOADERS`
 maps each format name to its loader, and :data:`CONTENT_SCHEMAS` each content to the
 schema factory that validates its table.
 """
@@ -18,8 +18,9 @@ import pandera.pandas as pa
 
 from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.load.replies import load_released_replies
-from geval_repro.load.schemas import item_scores_schema, level_probs_schema, replies_schema
+from geval_repro.load.schemas import item_scores_schema, rating_probs_schema, replies_schema
 from geval_repro.load.scores import load_item_scores
+from geval_repro.registry.formats import FIELD_CONTENTS
 from geval_repro.registry.judges import JudgeSpec
 
 PathLike = str | os.PathLike[str]
@@ -57,15 +58,15 @@ def jsonl_run(
     """``geval-jsonl``: one JSON Lines file per dimension, read for the run's contents
     (its ``reads``; default both, or what its run's mode writes), each checked first against
     the run's manifest (:attr:`~geval_repro.registry.judges.JudgeSpec.manifest_path`)."""
-    reads = spec.contents
+    fields = [field for field, content in FIELD_CONTENTS.items() if content in spec.contents]
     manifest = spec.manifest_path
     parts = [
-        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, reads, manifest)
+        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, fields, manifest)
         for dimension, path in files.items()
     ]
     return {
         content: pd.concat([part[content] for part in parts], ignore_index=True)
-        for content in reads
+        for content in spec.contents
     }
 
 
@@ -82,5 +83,5 @@ FORMAT_LOADERS: dict[str, FormatLoader] = {
 CONTENT_SCHEMAS: dict[str, Callable[[str], pa.DataFrameSchema]] = {
     "replies": replies_schema,
     "item_scores": item_scores_schema,
-    "level_probs": level_probs_schema,
+    "rating_probs": rating_probs_schema,
 }

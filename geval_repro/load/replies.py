@@ -22,7 +22,6 @@ import pandas as pd
 
 from geval_repro.load import judge_items
 from geval_repro.load.schemas import read_json, replies_schema, validate_table
-from geval_repro.load.summeval import SCORE_KEYS
 from geval_repro.registry.benchmarks import get_benchmark
 
 FORMAT_FIX = (
@@ -38,7 +37,8 @@ def load_released_replies(
     judge: str,
     dimension: str,
     human: pd.DataFrame,
-    benchmark: str = "summeval",
+    *,
+    benchmark: str,
 ) -> pd.DataFrame:
     """A replies file in long form, every item checked against the benchmark's table.
 
@@ -70,8 +70,9 @@ def load_released_replies(
         where = judge_items.describe(items[index], f"item {index}", entry.item_keys)
         return ValueError(f"{path}: {where} {problem}. Fix: {fix}. Note: {FORMAT_FIX}.")
 
-    summeval = benchmark == "summeval"
-    score_names = SCORE_KEYS if summeval else entry.dimension_names
+    # The released files (SummEval's) repeat each item's human scores; elsewhere optional.
+    carried_by_release = entry.released_replies
+    score_names = tuple(entry.human_scales) if carried_by_release else entry.dimension_names
     keys, replies, carried = [], [], []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -85,8 +86,8 @@ def load_released_replies(
         replies.append(
             judge_items.check_reply_list(item["all_responses"], fail, index, "all_responses")
         )
-        if summeval or "scores" in item:
-            optional = ("overall",) if summeval else score_names
+        if carried_by_release or "scores" in item:
+            optional = tuple(entry.other_human_scores) if carried_by_release else score_names
             carried.append(judge_items.carried_scores(item, score_names, optional, fail, index))
         else:
             carried.append(np.full(len(score_names), np.nan))

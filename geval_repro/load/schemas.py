@@ -16,18 +16,16 @@ from pathlib import Path
 import pandas as pd
 import pandera.pandas as pa
 
-SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+from geval_repro.registry.benchmarks import get_benchmark
+
+# The human-score columns of each tidy table, and their scales, are the registry's
+# (Benchmark.human_scales); the sizes below are those of the pinned upstream files.
+SUMMEVAL_DIMENSIONS = get_benchmark("summeval").dimension_names
 SUMMEVAL_N_DOCS = 100
 SUMMEVAL_N_SYSTEMS = 16
 MULTIREF_N_REFS = 11
-TOPICAL_CHAT_DIMENSIONS = (
-    "understandability",
-    "naturalness",
-    "coherence",
-    "engagingness",
-    "groundedness",
-    "overall",
-)
+#: Every human score of the Topical-Chat table (USR's), the judged dimensions first.
+TOPICAL_CHAT_DIMENSIONS = tuple(get_benchmark("topical_chat").human_scales)
 TOPICAL_CHAT_N_CONTEXTS = 60
 TOPICAL_CHAT_N_SYSTEMS = 6
 QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
@@ -51,6 +49,11 @@ def _human(low: float, high: float) -> pa.Column:
     return pa.Column(float, pa.Check.in_range(low, high))
 
 
+def _human_scores(benchmark: str) -> dict[str, pa.Column]:
+    """The human-score columns of a benchmark's tidy table, each within its scale."""
+    return {c: _human(*scale) for c, scale in get_benchmark(benchmark).human_scales.items()}
+
+
 def _grid(keys: Sequence[str], rows_per_key: int) -> pa.Check:
     """Every combination of ``keys`` present occurs exactly ``rows_per_key`` times."""
     return pa.Check(
@@ -66,8 +69,7 @@ SUMMEVAL = pa.DataFrameSchema(
         "source": pa.Column(str, _TEXT),
         "reference": pa.Column(str, _TEXT),
         "system_output": pa.Column(str, _TEXT),
-        **{dim: _human(1.0, 5.0) for dim in SUMMEVAL_DIMENSIONS},
-        "overall": _human(1.0, 5.0),
+        **_human_scores("summeval"),
     },
     checks=[
         _n_rows(SUMMEVAL_N_DOCS * SUMMEVAL_N_SYSTEMS),
@@ -96,15 +98,6 @@ MULTIREF = pa.DataFrameSchema(
     name="summeval_multiref",
 )
 
-_TOPICAL_CHAT_HUMAN_RANGES = {
-    "understandability": (0.0, 1.0),
-    "naturalness": (1.0, 3.0),
-    "coherence": (1.0, 3.0),
-    "engagingness": (1.0, 3.0),
-    "groundedness": (0.0, 1.0),
-    "overall": (1.0, 5.0),
-}
-
 TOPICAL_CHAT = pa.DataFrameSchema(
     {
         "item_id": pa.Column(
@@ -117,7 +110,7 @@ TOPICAL_CHAT = pa.DataFrameSchema(
         "history": pa.Column(str, _TEXT),
         "fact": pa.Column(str, _TEXT),
         "response": pa.Column(str, _TEXT),
-        **{dim: _human(*_TOPICAL_CHAT_HUMAN_RANGES[dim]) for dim in TOPICAL_CHAT_DIMENSIONS},
+        **_human_scores("topical_chat"),
         **{f"unieval_{dim}": pa.Column(float) for dim in TOPICAL_CHAT_DIMENSIONS},
     },
     checks=[
@@ -158,7 +151,7 @@ QAGS = pa.DataFrameSchema(
         "source": pa.Column(str, _TEXT),
         "reference": pa.Column(str, _TEXT),
         "summary": pa.Column(str, _TEXT),
-        "consistency": _human(0.0, 1.0),
+        **_human_scores("qags_cnndm"),  # both subsets: consistency, 0-1
         "unieval_consistency": pa.Column(float, pa.Check.in_range(0.0, 1.0)),
     },
     checks=[_qags_subset_size(None)],
@@ -220,12 +213,11 @@ _FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")
 
 
 def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> pa.DataFrameSchema:
-    """A long judge table of ``benchmark``: run keys, the benchmark's item keys, ``columns``."""
-    from geval_repro.registry.benchmarks import get_benchmark
-
+    """A long judge table of ``benchmark``: run keys, the benchmark's item keys (of its
+    ``item_key_type``), ``columns``."""
     entry = get_benchmark(benchmark)
     keys = {
-        key: pa.Column(str, _TEXT) if key in _SUMMEVAL_KEYS else pa.Column(int, pa.Check.ge(0))
+        key: pa.Column(str, _TEXT) if entry.item_key_type is str else pa.Column(int, pa.Check.ge(0))
         for key in entry.item_keys
     }
     unique = ["judge", "benchmark", "dimension", *entry.item_keys]
@@ -256,8 +248,8 @@ def replies_schema(benchmark: str) -> pa.DataFrameSchema:
     return _judge_schema(benchmark, "replies", columns)
 
 
-def level_probs_schema(benchmark: str) -> pa.DataFrameSchema:
-    """A judge's probability of each valid rating (its ``level_probs``), one row per (item,
+def rating_probs_schema(benchmark: str) -> pa.DataFrameSchema:
+    """A judge's probability of each valid rating (its ``rating_probs``), one row per (item,
     rating).
 
     ``off_scale_mass`` (repeated on the item's rows, NaN when the file gives none) is the
@@ -268,7 +260,7 @@ def level_probs_schema(benchmark: str) -> pa.DataFrameSchema:
         "prob": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9)),
         "off_scale_mass": pa.Column(float, pa.Check.in_range(0.0, 1.0 + 1e-9), nullable=True),
     }
-    return _judge_schema(benchmark, "level_probs", columns)
+    return _judge_schema(benchmark, "rating_probs", columns)
 
 
 _MAX_REPORTED_FAILURES = 5

@@ -28,14 +28,13 @@ def load_item_scores(
     columns: Mapping[str, str],
     human: pd.DataFrame,
     extra_items: str = "error",
-    benchmark: str = "summeval",
+    *,
+    benchmark: str,
 ) -> pd.DataFrame:
     """Per-item judge scores in long form: judge, benchmark, dimension, item keys, score.
 
     ``columns`` maps each item key and each scored dimension to a CSV column; ``human`` is
-    the benchmark's tidy table. Scores are taken as they are in the file (MetricEval's are
-    z-scored over its rows: an increasing affine map per dimension, which leaves
-    correlations unchanged).
+    the benchmark's tidy table. Scores are taken as they are in the file.
     """
     entry = get_benchmark(benchmark)
     keys = list(entry.item_keys)

@@ -15,16 +15,16 @@ import pandas as pd
 
 from geval_repro.load.schemas import (
     SUMMEVAL,
-    SUMMEVAL_DIMENSIONS,
     UPSTREAM_FIX,
     read_json,
     require_numbers,
     require_records,
     validate_table,
 )
+from geval_repro.registry.benchmarks import get_benchmark
 
 ITEM_KEYS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
-SCORE_KEYS = (*SUMMEVAL_DIMENSIONS, "overall")
+SCORE_KEYS = tuple(get_benchmark("summeval").human_scales)  # the dimensions, then overall
 OVERALL_TOLERANCE = 1e-9
 
 

@@ -30,7 +30,7 @@ PathLike = str | os.PathLike[str]
 def benchmark_pairs(
     benchmark: Benchmark,
     benchmark_table: PathLike,
-    baseline_scores: PathLike,
+    baseline_scores: Sequence[PathLike],
     judges: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
     settings: Settings,
@@ -39,13 +39,18 @@ def benchmark_pairs(
 ) -> None:
     """Every pair of metrics on ``benchmark`` and their ranking -> two CSVs.
 
-    ``baseline_scores``: the per-item scores of the benchmark's baseline family;
+    ``baseline_scores``: the per-item scores of the benchmark's baseline family (none for a
+    benchmark without baselines);
     ``judges``: the judge runs on the benchmark by name; ``processed``: each run's processed
     tables by name.
     """
     tidy = pd.read_parquet(benchmark_table)
     protocol = benchmark.baselines.protocol_variant if benchmark.baselines else None
-    metrics = baseline_metrics(pd.read_parquet(baseline_scores), benchmark, protocol)
+    metrics = [
+        m
+        for path in baseline_scores
+        for m in baseline_metrics(pd.read_parquet(path), benchmark, protocol)
+    ]
     metrics += unieval_metrics(tidy, benchmark)
     for judge, spec in judges.items():
         tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}

@@ -54,7 +54,7 @@ def write_result_tables(
     Markdown.
 
     ``processed``: the run's tables by name: ``item_scores`` and ``replies`` for a run with
-    replies, ``level_probs`` for one with rating probabilities, ``scores`` for per-item
+    replies, ``rating_probs`` for one with rating probabilities, ``scores`` for per-item
     scores. Tables that several contents give (correlations, rollups) are concatenated.
     ``run_files``: a run with rating probabilities, its ``<dimension>.jsonl`` files: every
     note of its tables then gives the dimension's coverage (items with a rating token).
@@ -82,12 +82,12 @@ def write_result_tables(
                 pass_threshold=settings.pass_threshold,
             )
         )
-    if "level_probs" in contents:
-        level_probs = pd.read_parquet(processed["level_probs"])
+    if "rating_probs" in contents:
+        rating_probs = pd.read_parquet(processed["rating_probs"])
         parts.append(
             rating_tables(
                 spec,
-                level_probs,
+                rating_probs,
                 human,
                 **resampling,
                 pass_threshold=settings.pass_threshold,

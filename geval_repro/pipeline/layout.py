@@ -101,11 +101,12 @@ class Layout:
         (:data:`~geval_repro.registry.benchmarks.BASELINE_FAMILIES`)."""
         return self.processed / "baselines" / f"{family}.parquet"
 
-    def benchmark_baseline_scores(self, benchmark: Benchmark) -> Path:
-        """The per-item baseline scores of ``benchmark`` (the file of its family)."""
+    def benchmark_baseline_scores(self, benchmark: Benchmark) -> list[Path]:
+        """The per-item baseline scores of ``benchmark``: the file of its family, or none
+        when it has no baselines."""
         if benchmark.baselines is None:
-            raise ValueError(f"{benchmark.title} has no baselines")
-        return self.baseline_scores(benchmark.baselines.family)
+            return []
+        return [self.baseline_scores(benchmark.baselines.family)]
 
     def pair(self, stem: Path) -> list[Path]:
         """A result table's CSV and Markdown twin."""
@@ -124,7 +125,7 @@ class Layout:
     def judge_rating_files(self, spec: JudgeSpec) -> dict[str, Path]:
         """A geval-jsonl run's ``<dimension>.jsonl`` files when it has rating probabilities
         (their coverage goes into its tables' notes), else none."""
-        if spec.format.name != "geval-jsonl" or "level_probs" not in spec.contents:
+        if spec.format.name != "geval-jsonl" or "rating_probs" not in spec.contents:
             return {}
         return self.judge_files(spec)
 
@@ -135,7 +136,7 @@ class Layout:
 
     def judge_tables_of_files(self, spec: JudgeSpec) -> dict[str, Path]:
         """The processed tables read from a judge run's files, by name (replies, scores,
-        level_probs: what its format yields)."""
+        rating_probs: what its format yields)."""
         folder = self.processed / "judges" / spec.name
         return {name: folder / f"{name}.parquet" for name in spec.processed_tables}
 

@@ -26,14 +26,15 @@ def judge_significance(
     processed: Mapping[str, PathLike],
     benchmark_table: PathLike,
     baseline_rows: PathLike,
-    baseline_scores: PathLike,
+    baseline_scores: Sequence[PathLike],
     settings: Settings,
     out: PathLike,
 ) -> None:
     """One judge run's tests against the best baselines of its benchmark -> a CSV.
 
     ``processed``: the run's processed tables by name; ``baseline_scores``: the per-item
-    scores of its benchmark's baseline family.
+    scores of its benchmark's baseline family (none for a benchmark without baselines: every
+    row then says there is no baseline to test against).
     """
     log.info("%s: tests against the best %s baselines", spec.name, spec.benchmark.name)
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
@@ -42,7 +43,7 @@ def judge_significance(
         tables,
         pd.read_parquet(benchmark_table),
         best_baselines(pd.read_csv(baseline_rows), BENCHMARKS),
-        pd.read_parquet(baseline_scores),
+        pd.concat([pd.read_parquet(path) for path in baseline_scores] or [pd.DataFrame()]),
         n_resamples=settings.permutation_resamples,
         seed=settings.seed,
     )

@@ -9,6 +9,7 @@ it is parsed (no pandas).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,14 @@ class Targets:
         """The runs on a benchmark the paper averages over (QAGS: CNN/DM and XSum)."""
         parts = {name for average in AVERAGES.values() for name in average.parts}
         return [name for name, spec in self.judges.items() if spec.benchmark.name in parts]
+
+    def threads(self, name: str) -> int:
+        """The CPU threads the judge run ``name`` takes: its local server's (``threads``,
+        default every CPU), or 1 for a remote server."""
+        run = self.judges[name].run
+        if run is None or run.server is None:
+            return 1
+        return int(run.server.threads or os.cpu_count() or 1)
 
     def specs(self, names: list[str]) -> dict[str, JudgeSpec]:
         """The specs of ``names``, by name."""

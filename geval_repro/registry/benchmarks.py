@@ -6,7 +6,7 @@ the report derive their lists from here and spell no benchmark's name:
 
 - ``name``, ``title`` (as a reader sees it), ``short`` (its label in a column header or a
   figure's cell label) and the ``paper_table`` that prints it (:data:`PAPER_TABLES`:
-  number, title, file stem);
+  number, title, file stem; None for a benchmark the paper does not meta-evaluate on);
 - ``item_keys``: the columns of its tidy table (``data/processed/<name>.parquet``) that
   identify one judged text (``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise),
   and ``item_key_type``, the type of their values (``str`` or ``int``);
@@ -107,7 +107,7 @@ class Benchmark:
     name: str
     title: str
     short: str
-    paper_table: int
+    paper_table: int | None
     item_keys: tuple[str, ...]
     dimensions: tuple[Dimension, ...]
     level: Level
@@ -336,6 +336,12 @@ def baseline_inputs(family: str) -> tuple[str, ...]:
     return (*names, *dict.fromkeys(reads))
 
 
+def released_benchmark() -> Benchmark:
+    """The benchmark whose judge replies the G-Eval authors released (SummEval)."""
+    (benchmark,) = (b for b in BENCHMARKS.values() if b.released_replies)
+    return benchmark
+
+
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark ``name``; raise naming the valid names otherwise."""
     try:
@@ -374,8 +380,9 @@ def level_of(name: str) -> Level:
     return _printed(name).level
 
 
-def table_of(name: str) -> int:
-    """The paper table printing ``name`` (an average is printed beside its parts)."""
+def table_of(name: str) -> int | None:
+    """The paper table printing ``name`` (an average is printed beside its parts; None for a
+    benchmark the paper does not print)."""
     return _printed(name).paper_table
 
 

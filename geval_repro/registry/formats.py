@@ -4,15 +4,16 @@ A format maps to:
 
 - ``inputs``: the config keys that may give the files (exactly one is used);
 - ``options`` / ``required``: further config keys the format accepts / needs;
-- ``contents(spec)``: what the run yields, each content one processed table
+- ``contents(reads, mode)``: what the run yields, each content one processed table
   (``data/processed/judges/<judge>/<table>.parquet``) and a set of result tables:
 
-  ``replies`` (raw reply texts: parsers, one-reply, mode, diagnostics, the sweep),
-  ``item_scores`` (one score per item and dimension) and ``level_probs`` (a probability per
+  ``replies`` (raw reply texts: parsers, one-reply, modal reply, diagnostics, the sweep),
+  ``item_scores`` (one score per item and dimension) and ``rating_probs`` (a probability per
   rating of the dimension's judge scale: Eq. 1 weighted score, most likely rating, per-item
-  results). ``level_probs`` is also the field name in ``geval-jsonl`` files and the value
-  users write under ``reads:``, so it keeps that name; in the code a score level of a judge
-  scale is a *rating* (a *level* is a correlation level: summary, system, global).
+  results). A ``geval-jsonl`` file stores the rating probabilities in its field
+  ``level_probs``, the name users write under ``reads:`` (:data:`FIELD_CONTENTS`); in the
+  code a point of a judge scale is a *rating* (a *level* is a correlation level: summary,
+  system, global).
 
 Each format's loader (the function that reads its files into those tables) is registered
 beside the loaders, in :data:`geval_repro.load.judge_runs.RUN_LOADERS`: this module stays
@@ -29,14 +30,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Content = Literal["replies", "item_scores", "level_probs"]
+Content = Literal["replies", "item_scores", "rating_probs"]
 
 #: content -> its processed table (``data/processed/judges/<judge>/<name>.parquet``)
 CONTENT_TABLES: dict[Content, str] = {
     "replies": "replies",
     "item_scores": "scores",
-    "level_probs": "level_probs",
+    "rating_probs": "rating_probs",
 }
+
+#: The fields of a ``geval-jsonl`` file a run reads (the config's ``reads:``) -> the content
+#: each gives.
+FIELD_CONTENTS: dict[str, Content] = {"replies": "replies", "level_probs": "rating_probs"}
 
 #: content -> the result tables (``results/tables/judges/<judge>/<name>.csv|.md``) it gives
 CONTENT_RESULTS: dict[Content, tuple[str, ...]] = {
@@ -50,15 +55,15 @@ CONTENT_RESULTS: dict[Content, tuple[str, ...]] = {
         "significance",
     ),
     "item_scores": ("correlations",),
-    "level_probs": ("correlations", "rating_items", "rollups"),
+    "rating_probs": ("correlations", "rating_items", "rollups"),
 }
 
 #: What the files of a ``run:`` block hold, by its mode: ``sample`` replies, ``logprobs``
-#: level probabilities (its single reply per item is not a sample), ``both`` both.
+#: rating probabilities (its single reply per item is not a sample), ``both`` both.
 MODE_CONTENTS: dict[str, tuple[Content, ...]] = {
     "sample": ("replies",),
-    "logprobs": ("level_probs",),
-    "both": ("replies", "level_probs"),
+    "logprobs": ("rating_probs",),
+    "both": ("replies", "rating_probs"),
 }
 
 #: The figures of the sweep, made for every run with replies.
@@ -82,10 +87,10 @@ class JudgeFormat:
         if self.fixed_contents:
             return self.fixed_contents
         if reads is not None:
-            return tuple(reads)  # type: ignore[arg-type]  # the schema allows contents only
+            return tuple(FIELD_CONTENTS[field] for field in reads)
         if mode is not None:
             return MODE_CONTENTS[mode]
-        return ("replies", "level_probs")
+        return tuple(FIELD_CONTENTS.values())
 
 
 FORMATS: dict[str, JudgeFormat] = {
@@ -109,7 +114,7 @@ FORMATS: dict[str, JudgeFormat] = {
         JudgeFormat(
             name="geval-jsonl",
             description="per dimension a JSON Lines file <dimension>.jsonl: item keys, "
-            "replies and/or level_probs",
+            "replies and/or level_probs (rating probabilities)",
             inputs=("files", "dir"),
             options=("reads",),
         ),

@@ -9,7 +9,7 @@ what its entry says and what follows from it:
 - ``benchmark`` (:class:`~geval_repro.registry.benchmarks.Benchmark`) and ``format``
   (:class:`~geval_repro.registry.formats.JudgeFormat`);
 - ``status`` of its rows (:func:`status_of`: the one rule);
-- ``contents``: what the run yields (``replies``, ``item_scores``, ``level_probs``):
+- ``contents``: what the run yields (``replies``, ``item_scores``, ``rating_probs``):
   a format's fixed contents, else the entry's ``reads``, else what its run's mode writes;
 - ``files``: its input files by dimension (``"*"`` for the one file of a ``scores`` run),
   ``manifest`` (the run's manifest.json, provenance only), ``dir`` (a geval-jsonl folder);
@@ -160,7 +160,7 @@ class JudgeSpec:
     @property
     def processed_tables(self) -> tuple[str, ...]:
         """The processed tables its files are read into (``replies``, ``scores``,
-        ``level_probs``: ``data/processed/judges/<judge>/<name>.parquet``)."""
+        ``rating_probs``: ``data/processed/judges/<judge>/<name>.parquet``)."""
         return tuple(CONTENT_TABLES[content] for content in self.contents)
 
     @property

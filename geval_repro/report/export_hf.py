@@ -18,12 +18,12 @@ train/test partitions (all four are evaluation sets), so each split has its own 
   and from ``item_scores.parquet`` every per-item column, prefixed by its parser when the
   table has one (``original.mean``, ``tolerant.first``, ...). A list-valued column becomes
   a sequence of floats.
-- for a run with level probabilities (format ``geval-jsonl``, ``level_probs.parquet``):
-  ``level_probs``, a sequence of floats with the probability of each level of the
-  dimension's judge scale, lowest level first (the levels are listed in the card, per run
+- for a run with rating probabilities (format ``geval-jsonl``, ``rating_probs.parquet``):
+  ``rating_probs``, a sequence of floats with the probability of each rating of the
+  dimension's judge scale, lowest rating first (the ratings are listed in the card, per run
   and dimension: SummEval fluency has 3, Topical-Chat groundedness 2, so a fixed set of
   ``p_1..p_5`` columns would not fit every dimension); ``weighted_score`` (Eq. 1, the
-  renormalized expected level), ``most_likely_rating``, ``rating_mass`` (sum of the level
+  renormalized expected rating), ``most_likely_rating``, ``rating_mass`` (sum of the rating
   probabilities) and ``off_scale_mass`` (null when the file gives none), as computed by
   :func:`geval_repro.scoring.rating_probs.rating_scores`.
 
@@ -51,7 +51,7 @@ from geval_repro.registry.sources import PACKAGE_DATA, get_source
 
 PathLike = str | os.PathLike[str]
 CITATIONS_PATH = PACKAGE_DATA / "CITATIONS.bib"
-JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet", "level_probs.parquet")
+JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet", "rating_probs.parquet")
 _KEYS = ("judge", "benchmark", "dimension", "parser", "reply_index")
 INSTALL_HINT = "the Hugging Face export needs `datasets`: pip install 'geval-repro[hf]'"
 
@@ -117,8 +117,8 @@ def judge_columns(judge_dir: PathLike, judge: str, benchmark: str) -> pd.DataFra
                 f"{path}: lacks the item keys {missing} of {benchmark} ({keys}); fix: rebuild "
                 "the run's processed tables with this version of the pipeline"
             )
-        if name == "level_probs.parquet":
-            wide = _level_columns(table, keys)
+        if name == "rating_probs.parquet":
+            wide = _rating_columns(table, keys)
         elif name == "replies.parquet":
             ordered = table.sort_values([*keys, "dimension", "reply_index"], kind="stable")
             wide = (
@@ -143,24 +143,24 @@ def judge_columns(judge_dir: PathLike, judge: str, benchmark: str) -> pd.DataFra
     return joined[sorted(joined.columns, key=_natural)]
 
 
-def _level_columns(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per (item, dimension) of a ``level_probs`` table: the level distribution as one list
-    (lowest level first) and the scores of :func:`rating_scores` (module docstring)."""
+def _rating_columns(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per (item, dimension) of a ``rating_probs`` table: the rating distribution as one list
+    (lowest rating first) and the scores of :func:`rating_scores` (module docstring)."""
     from geval_repro.scoring.rating_probs import rating_scores
 
     scores = rating_scores(table)
-    probabilities = [c for c in scores.columns if c.startswith("p_")]  # sorted by level
+    probabilities = [c for c in scores.columns if c.startswith("p_")]  # sorted by rating
     index = [*keys, "dimension"]
     present = scores[probabilities].notna().to_numpy()
     matrix = scores[probabilities].to_numpy(dtype=float)
     distribution = [list(row[mask]) for row, mask in zip(matrix, present, strict=True)]
     wide = scores.assign(
-        level_probs=distribution,
+        rating_probs=distribution,
         weighted_score=scores["probs"],
         most_likely_rating=scores["top_rating"],
     )
     fields = [
-        "level_probs",
+        "rating_probs",
         "weighted_score",
         "most_likely_rating",
         "rating_mass",
@@ -170,8 +170,8 @@ def _level_columns(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def ratings(judge_dir: PathLike) -> dict[str, list[int]]:
-    """Dimension -> the levels (lowest first) of a run's ``level_probs.parquet`` ({} if none)."""
-    path = Path(judge_dir) / "level_probs.parquet"
+    """Dimension -> the ratings (lowest first) of a run's ``rating_probs.parquet`` ({} if none)."""
+    path = Path(judge_dir) / "rating_probs.parquet"
     if not path.is_file():
         return {}
     table = pd.read_parquet(path, columns=["dimension", "rating"])
@@ -264,16 +264,16 @@ def dataset_card(
     scored: Mapping[str, Mapping[str, int]],
     judges: Mapping[str, JudgeSpec | None],
     inputs: Mapping[str, str],
-    levels: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
+    scales: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
 ) -> str:
     """The dataset card (README.md): layout, splits, judge runs, sources, licences, citations.
 
     ``splits``: benchmark -> Dataset; ``scored``: benchmark -> judge -> items scored;
     ``judges``: run name -> its spec (None: not in the configuration); ``inputs``:
-    processed table (relative name) -> SHA-256; ``levels``: run -> dimension -> the levels of
-    its ``level_probs`` sequences, lowest first (runs with level probabilities only).
+    processed table (relative name) -> SHA-256; ``scales``: run -> dimension -> the ratings of
+    its ``rating_probs`` sequences, lowest first (runs with rating probabilities only).
     """
-    levels = levels or {}
+    scales = scales or {}
     fixtures = [name for name, spec in judges.items() if spec and spec.status == "fixture"]
     lines = [
         "---",
@@ -321,12 +321,12 @@ def dataset_card(
         "order), `score` (per-item scores files), and the per-item scores of the run's "
         "`item_scores.parquet`, prefixed by the reply parser (`original.mean` = the paper's "
         "mean of the replies, unread replies counted as 0; `tolerant.*` = unread replies left "
-        "out; `first` = the first reply; `mode`). A run with level probabilities (format "
-        "`geval-jsonl`) adds `level_probs`, a sequence with the probability of each level of "
-        "the dimension's judge scale, lowest level first (the levels of each run and "
-        "dimension are listed under Judge runs), `weighted_score` (Eq. 1: sum of p(level) x "
-        "level over the level mass), `most_likely_rating`, `rating_mass` (sum of the level "
-        "probabilities) and `off_scale_mass` (probability on tokens that are not a level; "
+        "out; `first` = the first reply; `mode`). A run with rating probabilities (format "
+        "`geval-jsonl`) adds `rating_probs`, a sequence with the probability of each rating of "
+        "the dimension's judge scale, lowest rating first (the ratings of each run and "
+        "dimension are listed under Judge runs), `weighted_score` (Eq. 1: sum of p(rating) x "
+        "rating over the rating mass), `most_likely_rating`, `rating_mass` (sum of the rating "
+        "probabilities) and `off_scale_mass` (probability on tokens that are not a rating; "
         "null when not given).",
         "",
         "| split | benchmark | paper table | items | item keys | human dimensions (scale) | "
@@ -355,12 +355,12 @@ def dataset_card(
             lines += [f"### `{judge}`", "", f"{label}" + (f". **{status}**" if status else ""), ""]
             if spec and spec.paper_metric:
                 lines += [f"Faces the paper's `{spec.paper_metric}` rows.", ""]
-            if levels.get(judge):
+            if scales.get(judge):
                 listed = "; ".join(
                     f"{dimension}: {', '.join(map(str, values))}"
-                    for dimension, values in levels[judge].items()
+                    for dimension, values in scales[judge].items()
                 )
-                lines += [f"Levels of `level_probs`, lowest first: {listed}.", ""]
+                lines += [f"Ratings of `rating_probs`, lowest first: {listed}.", ""]
             rows = _file_rows(spec) if spec else []
             if rows:
                 lines += ["| dimension | file | SHA-256 |", "|---|---|---|", *rows, ""]
@@ -447,8 +447,8 @@ def export_hf(
     staging.mkdir()
     try:
         DatasetDict(splits).save_to_disk(str(staging))
-        levels = {name: ratings(folder) for name, folder in folders.items()}
-        card = dataset_card(splits, scored, judges, inputs, levels)
+        scales = {name: ratings(folder) for name, folder in folders.items()}
+        card = dataset_card(splits, scored, judges, inputs, scales)
         (staging / "README.md").write_text(card, encoding="utf-8")
         (staging / "export.json").write_text(
             json.dumps({"splits": list(splits), "judges_scored": scored}, indent=2) + "\n",

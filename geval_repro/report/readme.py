@@ -36,6 +36,15 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
+from geval_repro.registry.benchmarks import (
+    PAPER_TABLES,
+    PRINTED_NAMES,
+    printed_coefficients,
+    released_benchmark,
+    table_benchmarks,
+    table_title,
+    title_of,
+)
 from geval_repro.registry.sources import REPO_ROOT, get_source
 
 log = logging.getLogger(__name__)
@@ -49,13 +58,6 @@ REPLY_SOURCES: tuple[str, ...] = (
     "geval4_replies_flu",
     "geval4_replies_rel",
 )
-BENCHMARKS: dict[str, str] = {
-    "summeval": "SummEval",
-    "topical_chat": "Topical-Chat",
-    "qags_cnndm": "QAGS-CNN/DM",
-    "qags_xsum": "QAGS-XSum",
-    "qags_avg": "QAGS average",
-}
 SHOWN_STATUSES: tuple[str, ...] = (
     "recomputed",
     "toolkit-run",
@@ -65,16 +67,10 @@ SHOWN_STATUSES: tuple[str, ...] = (
 )
 FIXTURE = "fixture"
 TOOLKIT_RUN = "toolkit-run"  # a column of the status table only when the folder has such rows
-PAPER_TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("table1_summeval.md", "Table 1: SummEval, summary-level", ("summeval",)),
-    ("table2_topical_chat.md", "Table 2: Topical-Chat, turn-level", ("topical_chat",)),
-    ("table3_qags.md", "Table 3: QAGS, dataset-level", ("qags_cnndm", "qags_xsum", "qags_avg")),
-)
 JUDGE_TABLES: tuple[tuple[str, str], ...] = (
     ("main", "Mean of the replies per item, released parser (the paper's G-Eval-4 row)"),
     ("one_reply", "One reply per item (the paper's G-Eval-4 -Probs row)"),
 )
-PRINTED_COEFFICIENTS: tuple[str, ...] = ("spearman", "kendall")  # Table 1 prints these
 COMPACT_COLUMNS: tuple[str, ...] = (
     "dimension",
     "variant",
@@ -128,18 +124,19 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 
 
 def status_counts(correlations: pd.DataFrame) -> pd.DataFrame:
-    """Rows per benchmark (in :data:`BENCHMARKS` order) and shown status, fixtures left out."""
+    """Rows per benchmark (in the registry's order, averages last) and shown status, fixtures
+    left out; benchmarks by title."""
     shown = correlations[correlations["status"] != FIXTURE]
     unknown = set(shown["status"]) - set(SHOWN_STATUSES)
     if unknown:
         raise ValueError(f"correlations.csv has unknown status(es) {sorted(unknown)}")
     counts = pd.crosstab(shown["benchmark"], shown["status"])
-    order = [b for b in BENCHMARKS if b in counts.index] + sorted(
-        set(counts.index) - set(BENCHMARKS)
+    order = [b for b in PRINTED_NAMES if b in counts.index] + sorted(
+        set(counts.index) - set(PRINTED_NAMES)
     )
     columns = [s for s in SHOWN_STATUSES if s != TOOLKIT_RUN or s in set(shown["status"])]
     counts = counts.reindex(index=order, columns=columns, fill_value=0)
-    counts.index = [BENCHMARKS.get(b, b) for b in counts.index]
+    counts.index = [title_of(b) if b in PRINTED_NAMES else b for b in counts.index]
     return counts.rename_axis("benchmark").reset_index()
 
 
@@ -149,9 +146,11 @@ def _number(value: float, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def compact_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The coefficients the paper prints, with our value, 95 % CI, paper value and delta."""
-    rows = table[table["coefficient"].isin(PRINTED_COEFFICIENTS)].loc[:, list(COMPACT_COLUMNS)]
+def compact_rows(table: pd.DataFrame, benchmark: str) -> pd.DataFrame:
+    """The coefficients the paper prints for ``benchmark``, with our value, 95 % CI, paper
+    value and delta."""
+    printed = printed_coefficients(benchmark)
+    rows = table[table["coefficient"].isin(printed)].loc[:, list(COMPACT_COLUMNS)]
     return pd.DataFrame(
         {
             "dimension": rows["dimension"],
@@ -206,7 +205,7 @@ def _released_recount(results_dir: Path, link: str) -> list[str]:
                 lines += [
                     f"#### {title}",
                     "",
-                    _markdown_table(compact_rows(pd.read_csv(path))),
+                    _markdown_table(compact_rows(pd.read_csv(path), released_benchmark().name)),
                     "",
                     f"All columns and notes: [`{base}/{name}.md`]({base}/{name}.md); parser "
                     f"diagnostics: [`{base}/diagnostics.md`]({base}/diagnostics.md).",
@@ -245,7 +244,8 @@ def _other_judges(results_dir: Path, link: str, labels: Mapping[str, str]) -> li
 def _paper_tables(results_dir: Path, correlations: pd.DataFrame, link: str) -> list[str]:
     lines = ["### The paper's tables, recomputed where the data allow", ""]
     fixture_benchmarks = set(correlations.loc[correlations["status"] == FIXTURE, "benchmark"])
-    for name, title, benchmarks in PAPER_TABLES:
+    for number, table in PAPER_TABLES.items():
+        name, title, benchmarks = f"{table.stem}.md", table_title(number), table_benchmarks(number)
         path = results_dir / "tables" / name
         lines += [f"#### {title}", ""]
         if not path.is_file():

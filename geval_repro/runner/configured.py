@@ -52,14 +52,6 @@ T = TypeVar("T")
 MANAGED_URL = "http://127.0.0.1/v1"
 
 
-def server_threads(spec: JudgeSpec) -> int:
-    """The CPU threads a judge's run job takes: its local server's (``threads``, default
-    every CPU), or 1 for a remote server."""
-    if spec.run is None or spec.run.server is None:
-        return 1
-    return int(spec.run.server.threads or os.cpu_count() or 1)
-
-
 def request_params(run: RunSpec) -> RequestParams:
     """The request parameters of a ``run:`` block (raises ``ValueError`` naming a bad one)."""
     return RequestParams(

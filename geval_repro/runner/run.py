@@ -15,7 +15,7 @@ every ``progress_seconds`` when it is not a terminal (a terminal gets a progress
 ``<dimension>.jsonl`` (format ``geval-jsonl``), one object per item in item order:
 the item keys (SummEval ``doc_id``, ``system_id``; others ``item_id``), ``replies`` (the
 choices' texts: the first response's in the order the API returned them, then the top-ups'),
-in ``logprobs``/``both`` mode ``level_probs`` (level -> renormalized probability),
+in ``logprobs``/``both`` mode ``level_probs`` (the file field: rating -> renormalized probability),
 ``weighted_score`` and ``off_scale_mass`` (null when no generated token is a rating: such
 an item has no score, never a zero; see :mod:`.logprobs`), and ``error`` (only for an item
 whose request failed: ``replies`` then holds what arrived before the failure).
@@ -501,7 +501,7 @@ def item_record(
         return record
     if logprobs:
         reading = rating_reading(choices, plan.ratings)
-        record["level_probs"] = None if reading is None else reading.level_probs
+        record["level_probs"] = None if reading is None else reading.rating_probs
         record["weighted_score"] = None if reading is None else reading.weighted_score
         record["off_scale_mass"] = None if reading is None else reading.off_scale_mass
     return record

@@ -1,5 +1,5 @@
 """Per-item scores of a judge's rating probabilities (format ``geval-jsonl``, field
-``level_probs``).
+``rating_probs``).
 
 For an item with probability ``p(s)`` of each rating ``s`` of the dimension's judge scale:
 
@@ -35,13 +35,13 @@ def _per_dimension(part: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, n
     return items.reset_index(drop=True), matrix, ratings
 
 
-def rating_scores(level_probs: pd.DataFrame) -> pd.DataFrame:
+def rating_scores(rating_probs: pd.DataFrame) -> pd.DataFrame:
     """One row per item: item columns, parser (``rating-probs``), probs, top_rating,
     rating_mass (sum of the rating probabilities), off_scale_mass and ``p_<rating>`` per
     rating."""
-    keys = item_columns(level_probs)
+    keys = item_columns(rating_probs)
     frames = []
-    for _, part in level_probs.groupby("dimension", sort=True):
+    for _, part in rating_probs.groupby("dimension", sort=True):
         items, matrix, ratings = _per_dimension(part, keys)
         rating_array = np.asarray(ratings, dtype=float)
         frames.append(

@@ -14,7 +14,7 @@ three per-item scores: the mean of the replies (the paper's estimate of sum_s p(
 first reply and the modal reply. The mean is compared with the paper's row for the judge
 (``paper_metric``, e.g. G-Eval-4), the one-reply scores with its "-Probs" row. A paired
 permutation test asks whether the mean beats one reply. A run with rating probabilities
-(``geval-jsonl`` reading ``level_probs``) gives the Eq. 1 weighted score (against
+(``geval-jsonl`` reading ``rating_probs``) gives the Eq. 1 weighted score (against
 ``paper_metric``) and the most likely rating (against its "-Probs" row). A run of format
 ``scores`` (per-item scores) gives the correlation rows only.
 
@@ -281,7 +281,7 @@ def replies_tables(
 
 def rating_tables(
     spec: JudgeSpec,
-    level_probs: pd.DataFrame,
+    rating_probs: pd.DataFrame,
     human: pd.DataFrame,
     *,
     n_resamples: int,
@@ -289,12 +289,12 @@ def rating_tables(
     pass_threshold: float,
     run_items: Mapping[str, int] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The tables of a run's rating probabilities (its ``level_probs``): ``correlations``
+    """The tables of a run's rating probabilities (its ``rating_probs``): ``correlations``
     (Eq. 1 weighted score against ``paper_metric``, most likely rating against its "-Probs"
     row, with AVG rows), ``rating_items`` (per-item results) and ``rollups``. ``run_items``:
-    the items the run answered per dimension (``level_probs`` holds only the items with a
+    the items the run answered per dimension (``rating_probs`` holds only the items with a
     rating token)."""
-    scores = rating_scores(level_probs)
+    scores = rating_scores(rating_probs)
     judge, paper_metric = spec.name, spec.paper_metric
     rows = [
         _with_averages(
@@ -432,7 +432,7 @@ def score_variants(
 ) -> Iterator[tuple[str, pd.DataFrame, str]]:
     """(variant, per-item table, score column) of each score variant of a run, named as in
     its correlation rows. ``processed``: the run's processed tables by name
-    (``item_scores`` for a run with replies, ``level_probs``, ``scores``)."""
+    (``item_scores`` for a run with replies, ``rating_probs``, ``scores``)."""
     contents = spec.contents
     if "replies" in contents:
         items = processed["item_scores"]
@@ -441,8 +441,8 @@ def score_variants(
             for score in ("mean", *ONE_REPLY_SCORES):
                 variant = _variant(score, parser, mean_name)
                 yield variant, items[items["parser"] == parser], score
-    if "level_probs" in contents:
-        scores = rating_scores(processed["level_probs"])
+    if "rating_probs" in contents:
+        scores = rating_scores(processed["rating_probs"])
         for score, variant in RATING_VARIANTS.items():
             yield variant, scores, score
     if "item_scores" in contents:

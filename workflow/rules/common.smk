@@ -17,7 +17,6 @@ from geval_repro.registry.benchmarks import (
     baseline_inputs,
 )
 from geval_repro.registry.formats import SWEEP_FIGURES
-from geval_repro.runner.configured import server_threads
 
 
 OTHER_TABLES = tidy_tables()

@@ -38,7 +38,7 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             benchmark_pairs(
                 params.benchmark,
                 input.benchmark_table,
-                input.baseline_scores,
+                input.baseline_scores,  # empty for a benchmark without baselines
                 params.specs,
                 params.processed,
                 SETTINGS,

@@ -26,7 +26,7 @@ for _judge in TARGETS.made_here:
         log:
             run=LAYOUT.logs / "judges" / f"{_judge}_run.log",
             server=LAYOUT.logs / "judges" / f"{_judge}_server.log",
-        threads: server_threads(JUDGES[_judge])
+        threads: TARGETS.threads(_judge)
         localrule: True  # it calls a server (API or local), as downloads do: the submit node
         run:
             from geval_repro.pipeline.judge_runs import judge_run

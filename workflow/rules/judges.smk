@@ -78,7 +78,7 @@ for _judge, _spec in JUDGES.items():
                 params.processed,
                 input.benchmark_table,
                 input.baseline_rows,
-                input.baseline_scores,
+                input.baseline_scores,  # empty for a benchmark without baselines
                 SETTINGS,
                 output[0],
             )
