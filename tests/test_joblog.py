@@ -135,3 +135,62 @@ def test_the_log_gives_the_jobs_own_cpu_time_beside_its_wall_time(tmp_path: Path
     assert done, path.read_text()
     wall, cpu = float(done.group(1)), float(done.group(2))
     assert wall >= 0.5 and 0.15 <= cpu <= wall - 0.3
+
+
+TINY_WORKFLOW = """
+from geval_repro.pipeline.jobs import LoggedRun, log_every_run
+
+
+rule all:
+    input:
+        "out/a.txt",
+
+
+rule a:
+    output:
+        "out/a.txt",
+    params:
+        word="tracked",
+    log:
+        "logs/a.log",
+    run:
+        import logging
+
+        logging.getLogger("geval_repro.tiny").info("params %s", params.word)
+        with open(output[0], "w") as handle:
+            handle.write(params.word)
+
+
+def after(input, output, params):
+    with open("after.txt", "w") as handle:
+        handle.write(f"{list(output)} {params.word}")
+
+
+log_every_run(workflow.rules, after=after)
+assert all(isinstance(r.run_func, LoggedRun) for r in workflow.rules if r.is_run)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", [True, False], ids=["as-threads", "as-processes"])
+def test_the_installed_snakemake_calls_wrapped_run_functions_by_their_names(
+    tmp_path: Path, threads: bool
+) -> None:
+    """Pins what pipeline.jobs relies on in Snakemake: a rule's run function is the
+    attribute ``run_func``, its parameters are named ``input, output, params, ..., log,
+    rule``, and it is called with them, as threads (``--force-use-threads``) or in spawned
+    job processes. A Snakemake release that changes this fails here first."""
+    (tmp_path / "Snakefile").write_text(TINY_WORKFLOW)
+    command = [sys.executable, "-m", "snakemake", "--cores", "1", "--nolock", "-s", "Snakefile"]
+    done = subprocess.run(
+        [*command, *(["--force-use-threads"] if threads else [])],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = (tmp_path / "logs" / "a.log").read_text()
+    assert "start rule a" in log and "params tracked" in log and "done in" in log
+    assert (tmp_path / "after.txt").read_text() == "['out/a.txt'] tracked"

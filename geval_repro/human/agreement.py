@@ -15,20 +15,21 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-ITEM_KEYS = ["doc_id", "system_id"]
+#: The columns that key one rated summary (a system's summary of a document).
+SUMMARY_UNIT = ["doc_id", "system_id"]
 
 
 def _ratings(experts: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """Items x experts table of one dimension (NaN = missing); duplicates raise."""
     part = experts.loc[experts["dimension"] == dimension]
-    duplicated = part.duplicated([*ITEM_KEYS, "expert"], keep=False)
+    duplicated = part.duplicated([*SUMMARY_UNIT, "expert"], keep=False)
     if duplicated.any():
         row = part.loc[duplicated].iloc[0]
         raise ValueError(
             f"{dimension}: expert {row['expert']} rates ({row['doc_id']!r}, "
             f"{row['system_id']!r}) more than once; keep one rating per expert and summary"
         )
-    return part.pivot(index=ITEM_KEYS, columns="expert", values="score").sort_index()
+    return part.pivot(index=SUMMARY_UNIT, columns="expert", values="score").sort_index()
 
 
 def expert_mean_scores(experts: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +37,7 @@ def expert_mean_scores(experts: pd.DataFrame) -> pd.DataFrame:
 
     ``experts``: :func:`geval_repro.load.metriceval.load_metriceval_experts` (long form).
     """
-    means = experts.groupby([*ITEM_KEYS, "dimension"])["score"].mean().unstack("dimension")
+    means = experts.groupby([*SUMMARY_UNIT, "dimension"])["score"].mean().unstack("dimension")
     means.columns.name = None
     return means.reset_index()
 

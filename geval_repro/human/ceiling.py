@@ -17,16 +17,16 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from geval_repro.human.agreement import SUMMARY_UNIT
+from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
-
-ITEM_KEYS = ["doc_id", "system_id"]
 
 
 def leave_one_out_ceiling(
     experts: pd.DataFrame,
     coefficients: Sequence[str] = ("spearman", "kendall"),
-    level: str = "summary",
+    level: Level | str = Level.SUMMARY,
 ) -> pd.DataFrame:
     """Each expert against the mean of the others, per dimension and coefficient.
 
@@ -39,7 +39,7 @@ def leave_one_out_ceiling(
     rows = []
     for dimension in sorted(experts["dimension"].unique()):
         wide = experts.loc[experts["dimension"] == dimension].pivot(
-            index=ITEM_KEYS, columns="expert", values="score"
+            index=SUMMARY_UNIT, columns="expert", values="score"
         )
         if wide.isna().any().any():
             raise ValueError(

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from geval_repro.stats.level import Level
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 
@@ -46,7 +47,7 @@ def score_counts(table: pd.DataFrame, dimensions: Sequence[str]) -> pd.DataFrame
 def tie_rates(
     table: pd.DataFrame,
     dimensions: Sequence[str],
-    level: str,
+    level: Level | str,
     systems: str = "system_id",
     inputs: str = "doc_id",
 ) -> pd.DataFrame:
@@ -63,7 +64,7 @@ def tie_rates(
         rows.append(
             {
                 "dimension": dimension,
-                "level": level,
+                "level": Level(level).value,
                 "rate": result.rate,
                 "n_tied_pairs": result.n_tied_pairs,
                 "n_pairs": result.n_pairs,

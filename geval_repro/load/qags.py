@@ -32,7 +32,8 @@ from geval_repro.load.schemas import (
 )
 from geval_repro.load.unieval_pairs import read_with_predictions
 
-ITEM_KEYS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
+#: The fields every record of the upstream file holds.
+RECORD_FIELDS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
 
 
 def _check_subset(subset: str) -> None:
@@ -48,7 +49,7 @@ def load_qags(data_path: str | Path, predictions_path: str | Path, subset: str) 
     unieval_consistency. The two files must hold identical items in the same order.
     """
     _check_subset(subset)
-    items, predicted = read_with_predictions(data_path, predictions_path, ITEM_KEYS)
+    items, predicted = read_with_predictions(data_path, predictions_path, RECORD_FIELDS)
     human = [
         require_numbers(item["scores"], ["consistency"], data_path, f"item {i} scores")[0]
         for i, item in enumerate(items)

@@ -23,7 +23,8 @@ from geval_repro.load.schemas import (
 )
 from geval_repro.registry.benchmarks import get_benchmark
 
-ITEM_KEYS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
+#: The fields every record of the upstream file holds.
+RECORD_FIELDS = ("doc_id", "system_id", "source", "reference", "system_output", "scores")
 SCORE_KEYS = tuple(get_benchmark("summeval").human_scales)  # the dimensions, then overall
 OVERALL_TOLERANCE = 1e-9
 
@@ -40,7 +41,7 @@ def load_summeval(path: str | Path) -> pd.DataFrame:
     consistency, fluency, relevance (float, the file's expert means); overall (float, the
     file's value, checked to equal the mean of the four dimensions within 1e-9).
     """
-    items = require_records(read_json(path), ITEM_KEYS, path)
+    items = require_records(read_json(path), RECORD_FIELDS, path)
     scores = np.array(
         [
             require_numbers(
@@ -60,7 +61,7 @@ def load_summeval(path: str | Path) -> pd.DataFrame:
             f"{bad.size} item(s) differ. Fix: {UPSTREAM_FIX}."
         )
     table = pd.DataFrame(
-        {key: [item[key] for item in items] for key in ITEM_KEYS if key != "scores"}
+        {key: [item[key] for item in items] for key in RECORD_FIELDS if key != "scores"}
     )
     table[list(SCORE_KEYS)] = scores
     return validate_table(table, SUMMEVAL, path, ["doc_id", "system_id"])

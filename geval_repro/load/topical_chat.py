@@ -26,7 +26,8 @@ from geval_repro.load.schemas import (
 )
 from geval_repro.load.unieval_pairs import read_with_predictions
 
-ITEM_KEYS = ("source", "system_id", "system_output", "context", "scores")
+#: The fields every record of the upstream file holds.
+RECORD_FIELDS = ("source", "system_id", "system_output", "context", "scores")
 COLUMNS = {"source": "history", "context": "fact", "system_output": "response"}
 
 
@@ -39,7 +40,7 @@ def load_topical_chat(data_path: str | Path, predictions_path: str | Path) -> pd
     each. The two files must hold the same items in the same order with identical text,
     system and human scores; any difference is an error naming the item.
     """
-    items, predicted = read_with_predictions(data_path, predictions_path, ITEM_KEYS)
+    items, predicted = read_with_predictions(data_path, predictions_path, RECORD_FIELDS)
     human = np.array(
         [
             require_numbers(item["scores"], TOPICAL_CHAT_DIMENSIONS, data_path, f"item {i} scores")

@@ -93,6 +93,7 @@ from geval_repro.stats.accuracy_batch import (
     float_accuracies,
 )
 from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.level import Level
 from geval_repro.stats.levels import (
     CONSTANT_ATOL,
     NEAR_TIE_RTOL,
@@ -106,8 +107,10 @@ from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH
 from geval_repro.stats.ties import TIE_ATOL, tie_rate
 
-Mode = Literal["first", "random"]
-MODES: tuple[Mode, ...] = ("first", "random")
+#: How the n replies of an item are chosen (the sweep's ``mode`` column): its first n, or
+#: random n-subsets (``draws`` of them per n).
+SubsetRule = Literal["first", "random"]
+SUBSET_RULES: tuple[SubsetRule, ...] = ("first", "random")
 DEFAULT_DRAWS = 200
 BAND_PERCENTILES = (2.5, 97.5)
 SWEEP_COLUMNS = (
@@ -148,7 +151,7 @@ class ReplyGrid:
     systems: list
     docs: list
     human: np.ndarray
-    level: str = "summary"
+    level: Level = Level.SUMMARY
 
     def in_cell_order(self) -> tuple[ReplyGrid, np.ndarray]:
         """The same grid with its items sorted by matrix cell (system-major), and the item
@@ -272,11 +275,11 @@ def reply_grids(
 
 
 MEAN_TABLE_MAX_CELLS = 1 << 20  # (count, sum) lookup tables up to this size
-MAX_LEVELS = 1 << 14  # distinct means a table may code (the pair-sign kernel's code range)
+MAX_MEANS = 1 << 14  # distinct means a table may code (the pair-sign kernel's code range)
 
 
 @dataclass(frozen=True)
-class MeanLevels:
+class MeanCodes:
     """Every rounded mean that running sums of a run's counted values can reach, coded.
 
     A prefix of replies with ``count`` counted values summing to ``total`` (integers) is
@@ -298,14 +301,14 @@ class MeanLevels:
         return np.where(counted, values + self.width, 0.0).astype(np.int32)
 
     def distinct_apart(self, tolerance: float, rtol: float) -> bool:
-        """Whether any two different levels differ by at least ``tolerance`` and by at
+        """Whether any two different means differ by at least ``tolerance`` and by at
         least ``rtol`` times the largest magnitude, so that every closeness rule (ties,
         near-ties, constant vectors) reduces to equal codes."""
-        levels = self.values[:-1]
-        if levels.size < 2:
+        means = self.values[:-1]
+        if means.size < 2:
             return True
-        gap = float(np.diff(levels).min())
-        return gap >= tolerance and gap >= rtol * float(np.abs(levels).max())
+        gap = float(np.diff(means).min())
+        return gap >= tolerance and gap >= rtol * float(np.abs(means).max())
 
 
 def _running_sums(values: np.ndarray) -> np.ndarray:
@@ -320,27 +323,27 @@ def _running_sums(values: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _prefix_codes(encoded: np.ndarray, levels: MeanLevels) -> np.ndarray:
+def _prefix_codes(encoded: np.ndarray, means: MeanCodes) -> np.ndarray:
     """Codes of the means of the first n values along the first axis, for every n:
-    ``encoded`` ``(R, ...)`` from :meth:`MeanLevels.encode` -> ``(R, ...)`` int16."""
+    ``encoded`` ``(R, ...)`` from :meth:`MeanCodes.encode` -> ``(R, ...)`` int16."""
     cells = _running_sums(encoded)
-    cells -= levels.low
-    return levels.codes[cells]
+    cells -= means.low
+    return means.codes[cells]
 
 
-def _prefix_means(values: np.ndarray, levels: MeanLevels | None) -> np.ndarray:
+def _prefix_means(values: np.ndarray, means: MeanCodes | None) -> np.ndarray:
     """Means of the first n counted values along the first axis, for every n (NaN if none).
 
     ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
-    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. ``levels``: the
-    :func:`mean_table` of the values these are drawn from (None: none). With levels, every
+    -> ``(R, ...)`` with entry ``n - 1`` the rounded mean over the first n. ``means``: the
+    :func:`mean_table` of the values these are drawn from (None: none). With a table, every
     counted value is a small integer (the usual 1-5 ratings) and each mean is
     ``round_mean(sum / count)`` of an integer sum and count, looked up (computed with the same
     float operations; the float running sums of integers are exact) instead of being divided
     and rounded element by element.
     """
-    if levels is not None:
-        return levels.values[_prefix_codes(levels.encode(values), levels)]
+    if means is not None:
+        return means.values[_prefix_codes(means.encode(values), means)]
     counted = ~np.isnan(values)
     sums = _running_sums(np.where(counted, values, 0.0))
     counts = _running_sums(counted.astype(np.int32))
@@ -348,11 +351,11 @@ def _prefix_means(values: np.ndarray, levels: MeanLevels | None) -> np.ndarray:
         return round_mean(np.where(counts > 0, sums / counts, np.nan))
 
 
-def mean_table(values: np.ndarray) -> MeanLevels | None:
-    """The :class:`MeanLevels` of ``round_mean(s / c)`` for every count ``c`` and sum ``s``
+def mean_table(values: np.ndarray) -> MeanCodes | None:
+    """The :class:`MeanCodes` of ``round_mean(s / c)`` for every count ``c`` and sum ``s``
     that running sums of up to R values of ``values`` ``(n_items, R)`` can reach, or None
     when a counted value is not an integer (or is -0.0, whose sign a float sum could keep),
-    the table would exceed :data:`MEAN_TABLE_MAX_CELLS` or the means :data:`MAX_LEVELS`."""
+    the table would exceed :data:`MEAN_TABLE_MAX_CELLS` or the means :data:`MAX_MEANS`."""
     present = values[~np.isnan(values)]
     if present.size == 0:
         return None
@@ -368,12 +371,12 @@ def mean_table(values: np.ndarray) -> MeanLevels | None:
     counts = np.arange(replies + 1)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         table = round_mean(np.where(counts > 0, sums / counts, np.nan))
-    levels, codes = np.unique(table[1:], return_inverse=True)  # count 0: NaN, coded -1
-    if levels.size > MAX_LEVELS:
+    means, codes = np.unique(table[1:], return_inverse=True)  # count 0: NaN, coded -1
+    if means.size > MAX_MEANS:
         return None
     coded = np.full(table.shape, -1, dtype=np.int16)
     coded[1:] = codes.reshape(table[1:].shape)
-    return MeanLevels(coded.ravel(), np.append(levels, np.nan), table.shape[1], low)
+    return MeanCodes(coded.ravel(), np.append(means, np.nan), table.shape[1], low)
 
 
 def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
@@ -394,36 +397,36 @@ def _batch_values(
 ) -> dict[str, np.ndarray]:
     """Correlation of every matrix of ``batch`` with the run's human matrix, per coefficient,
     at the run's level (summary level: one call sharing the pair signs of the batch)."""
-    if grid.level == "summary":
+    if grid.level.grouped:
         return {c: r.value for c, r in summary_batch(batch, grid.human, coefficients).items()}
     human = np.broadcast_to(grid.human, batch.shape)
     return {c: correlate_batch(batch, human, grid.level, c).value for c in coefficients}
 
 
 def _coded_step(
-    codes: np.ndarray, grid: ReplyGrid, coefficients: tuple[str, ...], levels: MeanLevels
+    codes: np.ndarray, grid: ReplyGrid, coefficients: tuple[str, ...], coding: MeanCodes
 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """Values and (tied, all) item pairs of every entry of ``codes`` ``(batch, n_items)``
     at the run's level (pairs within documents at the summary level, from the pair signs
     of the codes; all pairs at the global level, from counts per code). The human matrix is
     present wherever the run has an item, so complete pairs are the pairs of scored items;
-    levels are far enough apart that equal codes are exactly the tied scores."""
+    means of ``coding`` are far enough apart that equal codes are exactly the tied scores."""
     matrices = grid.matrices(codes, fill=-1)
     ranked = tuple(c for c in coefficients if c in RANK_COEFFICIENTS)
-    rank_batch = summary_rank_batch if grid.level == "summary" else global_rank_batch
+    rank_batch = summary_rank_batch if grid.level.grouped else global_rank_batch
     results, ties = rank_batch(matrices, grid.human, ranked)
     values = {c: r.value for c, r in results.items()}
     rest = tuple(c for c in coefficients if c not in ranked)
     if rest:
-        values |= _batch_values(levels.values[matrices], grid, rest)
+        values |= _batch_values(coding.values[matrices], grid, rest)
     return {c: values[c] for c in coefficients}, ties.tied, ties.pairs
 
 
-def _tie_counts(batch: np.ndarray, level: str) -> tuple[int, int]:
+def _tie_counts(batch: np.ndarray, level: Level) -> tuple[int, int]:
     """(tied pairs, pairs) of :func:`~geval_repro.stats.ties.tie_rate` summed over the
     matrices of ``batch`` (entries, systems, docs), pairs within each entry: within each
     document (summary level) or among all items (global level, one row of items)."""
-    if level == "global":
+    if level.pooled:
         rate = tie_rate(batch[:, 0, :].T, "summary")
     else:
         rate = tie_rate(np.moveaxis(batch, 0, 1).reshape(batch.shape[1], -1), "summary")
@@ -436,17 +439,17 @@ def _rate(tied: int, pairs: int) -> float:
 
 class AccuracyTables(NamedTuple):
     """What the accuracy coefficients of one laid-out run need, built once: the human side
-    of its pairs, and the difference levels of the means its codes stand for (None when
+    of its pairs, and the differences of the means its codes stand for (None when
     the scores are float means, coded per step)."""
 
     pairs: HumanPairs
     differences: DifferenceCodes | None
 
 
-def accuracy_tables(grid: ReplyGrid, levels: MeanLevels | None) -> AccuracyTables:
-    """The :class:`AccuracyTables` of ``grid`` whose scores are codes of ``levels`` (None:
+def accuracy_tables(grid: ReplyGrid, coding: MeanCodes | None) -> AccuracyTables:
+    """The :class:`AccuracyTables` of ``grid`` whose scores are codes of ``coding`` (None:
     float means)."""
-    means = None if levels is None else levels.values[:-1]
+    means = None if coding is None else coding.values[:-1]
     usable = means is not None and means.size <= MAX_TABLE_VALUES
     return AccuracyTables(
         HumanPairs.of(grid.human, grid.level), DifferenceCodes.of(means) if usable else None
@@ -454,14 +457,14 @@ def accuracy_tables(grid: ReplyGrid, levels: MeanLevels | None) -> AccuracyTable
 
 
 def _accuracy_step(
-    scores: np.ndarray, grid: ReplyGrid, levels: MeanLevels | None, tables: AccuracyTables
+    scores: np.ndarray, grid: ReplyGrid, coding: MeanCodes | None, tables: AccuracyTables
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """acc_eq and acc*_eq (values, thresholds) of every entry of ``scores``
-    ``(batch, n_items)``: codes of ``levels``, or means when ``levels`` is None."""
+    ``(batch, n_items)``: codes of ``coding``, or means when ``coding`` is None."""
     if tables.differences is not None:
         result = coded_accuracies(grid.matrices(scores, fill=-1), tables.differences, tables.pairs)
     else:
-        means = levels.values[scores] if levels is not None else scores
+        means = coding.values[scores] if coding is not None else scores
         result = float_accuracies(grid.matrices(means), tables.pairs)
     values = dict(zip(ACCURACY_COEFFICIENTS, (result.acc_eq, result.calibrated), strict=True))
     thresholds = (np.zeros_like(result.epsilon), result.epsilon)
@@ -472,24 +475,24 @@ def _step(
     scores: np.ndarray,
     grid: ReplyGrid,
     coefficients: tuple[str, ...],
-    levels: MeanLevels | None,
+    coding: MeanCodes | None,
     coded: bool,
     pooled: bool,
     tables: AccuracyTables | None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[float]]:
     """Per-coefficient values of every entry of ``scores`` ``(batch, n_items)`` (codes of
-    ``levels`` when ``levels`` is given, else means; ``coded``: the codes go to the rank
+    ``coding`` when ``coding`` is given, else means; ``coded``: the codes go to the rank
     kernels), the accuracies' thresholds, and tie rates: one pooled over the entries
     (``pooled``) or one per entry. ``tables``: needed when an accuracy is asked for."""
     correlations = tuple(c for c in coefficients if c not in ACCURACY_COEFFICIENTS)
     if coded:
-        values, tied, pairs = _coded_step(scores, grid, correlations, levels)
+        values, tied, pairs = _coded_step(scores, grid, correlations, coding)
         if pooled:
             ties = [_rate(tied.sum(), pairs.sum())]
         else:
             ties = [_rate(t, p) for t, p in zip(tied, pairs, strict=True)]
     else:
-        batch = grid.matrices(levels.values[scores] if levels is not None else scores)
+        batch = grid.matrices(coding.values[scores] if coding is not None else scores)
         values = _batch_values(batch, grid, correlations)
         if pooled:
             ties = [_rate(*_tie_counts(batch, grid.level))]
@@ -497,7 +500,7 @@ def _step(
             ties = [tie_rate(matrix, grid.level).rate for matrix in batch]
     thresholds: dict[str, np.ndarray] = {}
     if len(correlations) < len(coefficients):
-        accuracies, thresholds = _accuracy_step(scores, grid, levels, tables)
+        accuracies, thresholds = _accuracy_step(scores, grid, coding, tables)
         values |= accuracies
     return {c: values[c] for c in coefficients}, thresholds, ties
 
@@ -518,27 +521,27 @@ def _sweep_grid(
     coefficients = tuple(coefficients)
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
-    levels = mean_table(grid.values)
+    coding = mean_table(grid.values)
     # integer codes of the means feed the rank kernels directly (summary: pair signs;
     # global: counts per code)
     coded = (
-        levels is not None
-        and (grid.level == "global" or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
-        and levels.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
+        coding is not None
+        and (grid.level.pooled or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
+        and coding.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
     )
     wanted = set(coefficients) & set(ACCURACY_COEFFICIENTS)
-    tables = accuracy_tables(grid, levels) if wanted else None
+    tables = accuracy_tables(grid, coding) if wanted else None
 
     def prefix(values: np.ndarray) -> np.ndarray:  # (R, ...) -> codes or means (n_max, ...)
-        if levels is None:
+        if coding is None:
             return _prefix_means(values, None)[:n_max]
-        return _prefix_codes(values, levels)[:n_max]
+        return _prefix_codes(values, coding)[:n_max]
 
-    encoded = grid.values if levels is None else levels.encode(grid.values)
+    encoded = grid.values if coding is None else coding.encode(grid.values)
     if first:
         scores = prefix(encoded.T)  # (n_max, n_items)
         values, thresholds, ties = _step(
-            scores, grid, coefficients, levels, coded, pooled=False, tables=tables
+            scores, grid, coefficients, coding, coded, pooled=False, tables=tables
         )
         for coefficient, value in values.items():
             epsilon = thresholds.get(coefficient, np.full(n_max, np.nan))
@@ -559,7 +562,7 @@ def _sweep_grid(
         scores = prefix(encoded.ravel()[taken])  # (n_max, draws, n_items)
         for n in ns:
             values, thresholds, (ties,) = _step(
-                scores[n - 1], grid, coefficients, levels, coded, pooled=True, tables=tables
+                scores[n - 1], grid, coefficients, coding, coded, pooled=True, tables=tables
             )
             for coefficient, value in values.items():
                 low, high = np.percentile(value, BAND_PERCENTILES)
@@ -595,7 +598,7 @@ def sweep(
     seed: int,
     parsers: Iterable[Parser] = PARSERS,
     coefficients: Iterable[str] = COEFFICIENTS,
-    modes: Iterable[Mode] = MODES,
+    modes: Iterable[SubsetRule] = SUBSET_RULES,
     draws: int = DEFAULT_DRAWS,
     n_max: int | None = None,
 ) -> pd.DataFrame:
@@ -611,9 +614,9 @@ def sweep(
     modes = tuple(modes)
     parsers = tuple(parsers)
     coefficients = tuple(coefficients)
-    unknown = set(modes) - set(MODES)
+    unknown = set(modes) - set(SUBSET_RULES)
     if unknown:
-        raise ValueError(f"unknown sweep modes {sorted(unknown)}: use {MODES}")
+        raise ValueError(f"unknown sweep modes {sorted(unknown)}: use {SUBSET_RULES}")
     unknown = set(coefficients) - set(SWEEP_COEFFICIENTS)
     if unknown:
         raise ValueError(f"unknown coefficients {sorted(unknown)}: use {SWEEP_COEFFICIENTS}")

@@ -4,9 +4,11 @@
   coefficient) next to the paper's printed value;
 - :mod:`.averages`: the AVG / Average rows; :mod:`.printed`: rows of printed numbers not
   recomputed, and the combined table in the paper's order;
-- :mod:`.judge_rows`: every table of one judge run; :mod:`.significance`: judge rows
-  against the best recomputed baseline; :mod:`.judge_pairs`: every pair of metrics of a
-  benchmark tested (judge vs judge), ranked in significance clusters;
+- :mod:`.judge_rows`: every table of one judge run;
+- :mod:`.paired_tests`: the one builder of paired permutation tests between metrics, of
+  which :mod:`.significance` (judge rows against the best recomputed baseline) and
+  :mod:`.judge_pairs` (every pair of metrics of a benchmark, judge vs judge, ranked in
+  significance clusters) are views;
 - :mod:`.writer_vs_llm`: does a metric prefer the LLM's summary (Zhang et al.'s writer vs
   GPT-3.5 judgements): the paper's group means, accuracy with ties, preference rates.
 
