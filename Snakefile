@@ -60,15 +60,28 @@ every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
 
 onstart:
     # The checkout, packages and config of this run, once (sidecars hold no git commit).
+    from geval_repro.pipeline.summary import start_run
     from geval_repro.report.provenance import write_run_manifest
 
-    write_run_manifest(LAYOUT.results / "run_manifest.json", config)
+    # The closing summary speaks of this run only: what it wrote after its manifest.
+    start_run(LAYOUT, write_run_manifest(LAYOUT.results / "run_manifest.json", config))
     # Jobs run as threads: their large libraries are imported here first, in the main thread.
     preload_job_libraries()
+
+
+onsuccess:
+    # One line: how many of a full run's outputs this run made.
+    from geval_repro.pipeline.summary import print_closing_summary
+
+    print_closing_summary(
+        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, failed=False
+    )
 
 
 onerror:
     # Once, after the jobs that could run have run (keep-going): what is missing and why.
     from geval_repro.pipeline.summary import print_closing_summary
 
-    print_closing_summary(rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR)
+    print_closing_summary(
+        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, fetched=REMOTES
+    )
