@@ -5,6 +5,7 @@ committed files its failed jobs removed with the command that restores them, one
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -141,6 +142,9 @@ def test_committed_files_a_failed_job_removed_are_named_with_the_restore_command
     assert f"`{command}`" in line and "2 committed file(s)" in line
     subprocess.run(command.split(), check=True)  # the command restores them
     assert missing_committed([Path("results")]) == [Path("results/tables/gone_before.md")]
+    # A folder removed whole before the run: its files were missing at the start.
+    shutil.rmtree(results)
+    assert len(missing_committed([Path("results")])) == 4
     # Many files: the command restores every deleted tracked file of the run's folders.
     many = [Path(f"results/f{i}.csv") for i in range(12)]
     line = _summary(tmp_path, [], removed=many, folders=[Path("results"), Path("data")])

@@ -59,15 +59,17 @@ def start_run(layout: Layout, stamp: PathLike) -> RunStart:
 
 def missing_committed(folders: Iterable[PathLike]) -> list[Path]:
     """The files git tracks under ``folders`` that are missing from the work tree
-    (``git ls-files --deleted``), as paths under each folder; none outside a git checkout
-    or without git."""
+    (``git ls-files --deleted``, run in the folder or, if it is gone, its nearest existing
+    parent), as paths under each folder; none outside a git checkout or without git."""
     missing: list[Path] = []
-    for folder in folders:
-        if not Path(folder).is_dir():
-            continue
+    for folder in map(Path, folders):
+        anchor = folder
+        while not anchor.is_dir() and anchor != anchor.parent:
+            anchor = anchor.parent
+        where = os.path.relpath(folder, anchor)
         try:
             listed = subprocess.run(
-                ["git", "-C", str(folder), "ls-files", "-z", "--deleted"],
+                ["git", "-C", str(anchor), "ls-files", "-z", "--deleted", "--", where],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -75,7 +77,11 @@ def missing_committed(folders: Iterable[PathLike]) -> list[Path]:
         except OSError:  # no git
             return []
         if listed.returncode == 0:
-            missing += [Path(folder) / name for name in listed.stdout.split("\0") if name]
+            missing += [
+                folder / os.path.relpath(anchor / name, folder)
+                for name in listed.stdout.split("\0")
+                if name
+            ]
     return sorted(set(missing))
 
 
