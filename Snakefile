@@ -10,11 +10,7 @@ from snakemake.utils import min_version
 
 from geval_repro.config import Settings, check_config, remote_files
 from geval_repro.files.fetch import resolve_mirror
-from geval_repro.pipeline.jobs import (
-    every_job_logged_and_traced,
-    forward_stop_signals,
-    preload_job_libraries,
-)
+from geval_repro.pipeline.jobs import every_job_logged_and_traced
 from geval_repro.pipeline.layout import Layout
 from geval_repro.pipeline.targets import Targets
 
@@ -65,18 +61,27 @@ every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
 
 
 onstart:
-    # The checkout, packages and config of this run, once (sidecars hold no git commit).
-    from geval_repro.report.provenance import write_run_manifest
+    # The run's manifest (the checkout, packages and config, once), the start the closing
+    # summary counts from, the jobs' large libraries imported in the main thread, and Ctrl-C
+    # and SIGTERM passed on to the jobs that run in a process of their own.
+    from geval_repro.pipeline.jobs import start_workflow
 
-    write_run_manifest(LAYOUT.results / "run_manifest.json", config)
-    # Jobs run as threads: their large libraries are imported here first, in the main thread.
-    preload_job_libraries()
-    # Ctrl-C or SIGTERM reaches the judge jobs' own processes (they stop within seconds).
-    forward_stop_signals()
+    start_workflow(config, LAYOUT)
+
+
+onsuccess:
+    # One line: how many of a full run's outputs this run made.
+    from geval_repro.pipeline.summary import print_closing_summary
+
+    print_closing_summary(
+        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, failed=False
+    )
 
 
 onerror:
     # Once, after the jobs that could run have run (keep-going): what is missing and why.
     from geval_repro.pipeline.summary import print_closing_summary
 
-    print_closing_summary(rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR)
+    print_closing_summary(
+        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, fetched=REMOTES
+    )

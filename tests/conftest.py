@@ -5,8 +5,10 @@ order: ``GEVAL_REPRO_MIRROR``; ``../shared/mirror`` beside the checkout (CI's); 
 this test session made earlier in the user's cache (``$XDG_CACHE_HOME/geval-repro/mirror``,
 default ``~/.cache/geval-repro/mirror``, outside the checkout); or, failing all three, one
 made there now with the project's own verified fetch (``geval-repro mirror``: every source
-the offline mirror holds, SHA-256 checked). Without a mirror and without network, every test
-that reads upstream files fails with one message naming both ways; never a silent skip.
+the offline mirror holds, SHA-256 checked). Without a mirror and without network, the run
+stops at the first test that reads upstream files, with one message naming both ways
+(``GEVAL_REPRO_MIRROR``, or a networked first run) and a failing exit status; never a silent
+skip, and never the same error once for each of the hundreds of tests that need the mirror.
 """
 
 from __future__ import annotations
@@ -35,12 +37,22 @@ def _has_manifest(path: Path) -> bool:
     return (path / "MANIFEST.tsv").is_file()
 
 
+#: The exit status of a test run stopped for want of a mirror (pytest's "tests failed").
+NO_MIRROR_EXIT = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(scope="session")
 def mirror_dir() -> Path:
-    """The mirror of the upstream files (see the module docstring); fails the test when
-    there is none and none can be made."""
+    """The mirror of the upstream files (see the module docstring); stops the whole run,
+    failing, when there is none and none can be made."""
     shared = REPO_ROOT.parent / "shared" / "mirror"
-    return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+    try:
+        return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+    except pytest.fail.Exception as failure:
+        pytest.exit(
+            f"{failure.msg}. Stopped at the first test that needs the mirror.",
+            returncode=NO_MIRROR_EXIT,
+        )
 
 
 def find_or_make_mirror(
@@ -54,7 +66,11 @@ def find_or_make_mirror(
 
     if env:
         if not _has_manifest(Path(env)):
-            pytest.fail(f"GEVAL_REPRO_MIRROR={env} holds no MANIFEST.tsv: not a mirror")
+            pytest.fail(
+                f"GEVAL_REPRO_MIRROR={env} holds no MANIFEST.tsv: not a mirror. Point it at a "
+                "mirror made with `geval-repro mirror DIR` on a machine that reaches "
+                "raw.githubusercontent.com, or unset it to use ../shared/mirror or the cache"
+            )
         return Path(env).resolve()
     for path in (shared, cache):
         if _has_manifest(path):

@@ -18,13 +18,24 @@ from geval_repro.tables.rows import COLUMNS
 from tests.conftest import spec
 
 
-def cell(benchmark, dimension, coefficient, value, low, high, printed, status="recomputed"):
+def cell(
+    benchmark,
+    dimension,
+    coefficient,
+    value,
+    low,
+    high,
+    printed,
+    status="recomputed",
+    metric="m",
+    variant="v",
+):
     return {
         **dict.fromkeys(COLUMNS, math.nan),
         "benchmark": benchmark,
         "dimension": dimension,
-        "metric": "m",
-        "variant": "v",
+        "metric": metric,
+        "variant": variant,
         "level": "summary" if benchmark == "summeval" else "global",
         "coefficient": coefficient,
         "value": value,
@@ -40,42 +51,188 @@ def _texts(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 
 
-def test_reproduction_figure_marks_the_cells_outside_their_ci() -> None:
-    table = pd.DataFrame.from_records(
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+MEAN = "11 references, mean"  # SummEval's protocol variant of its baselines
+USR = "vs original ground truth, 300 responses (USR protocol)"
+
+
+def _reproduction_table() -> pd.DataFrame:
+    rouge = {"metric": "ROUGE-1", "variant": MEAN}
+    return pd.DataFrame.from_records(
         [
-            cell("summeval", "coherence", "spearman", 0.50, 0.45, 0.55, 0.60),  # outside
-            cell("summeval", "fluency", "kendall", 0.50, 0.45, 0.55, 0.5504),  # rounds inside
-            cell("summeval", "AVG", "spearman", 0.40, math.nan, math.nan, 0.43),  # |d| 0.03
-            cell("topical_chat", "coherence", "pearson", 0.30, 0.20, 0.40, 0.35),
-            cell("qags_avg", "consistency", "pearson", 0.30, math.nan, math.nan, 0.31),
-            cell("qags_xsum", "consistency", "kendall", 0.10, 0.05, 0.15, 0.40),  # outside
+            cell("summeval", "coherence", "spearman", 0.50, 0.45, 0.55, 0.60, **rouge),  # out
+            cell("summeval", "fluency", "kendall", 0.50, 0.45, 0.55, 0.5504, **rouge),  # rounds in
+            cell("summeval", "AVG", "spearman", 0.40, math.nan, math.nan, 0.43, **rouge),  # 0.03
+            cell(  # another variant: a comparison
+                "summeval",
+                "relevance",
+                "spearman",
+                0.10,
+                0.05,
+                0.15,
+                0.30,
+                metric="ROUGE-1",
+                variant="1 reference (summeval.json)",
+            ),
+            cell(  # another authors' run: a comparison
+                "summeval",
+                "coherence",
+                "spearman",
+                0.40,
+                0.35,
+                0.45,
+                0.58,
+                metric="gpt4-metriceval-run1",
+                variant="per-item scores",
+            ),
+            cell(  # the paper's own replies, a variant it prints: the protocol
+                "summeval",
+                "coherence",
+                "spearman",
+                0.58,
+                0.53,
+                0.63,
+                0.582,
+                metric="gpt4-released",
+                variant="mean-of-20/original",
+            ),
+            cell(  # ... and one it has no row for: a comparison
+                "summeval",
+                "coherence",
+                "spearman",
+                0.50,
+                0.45,
+                0.55,
+                0.582,
+                metric="gpt4-released",
+                variant="mean-of-20/tolerant",
+            ),
             cell("summeval", "relevance", "spearman", 0.10, 0.05, 0.15, 0.9, "fixture"),  # not
             cell("summeval", "AVG", "kendall", math.nan, math.nan, math.nan, 0.4, "paper-only"),
+            cell(
+                "topical_chat",
+                "coherence",
+                "pearson",
+                0.30,
+                0.20,
+                0.40,
+                0.35,
+                metric="METEOR 1.5",
+                variant=USR,
+            ),
+            cell(  # nltk's METEOR faces the printed METEOR row: a comparison
+                "topical_chat",
+                "coherence",
+                "pearson",
+                0.10,
+                0.05,
+                0.15,
+                0.35,
+                metric="METEOR",
+                variant=USR,
+            ),
+            cell(
+                "topical_chat",
+                "naturalness",
+                "spearman",
+                0.51,
+                0.44,
+                0.58,
+                0.33,
+                metric="UniEval",
+                variant="released predictions",
+            ),
+            cell(
+                "qags_avg",
+                "consistency",
+                "pearson",
+                0.30,
+                math.nan,
+                math.nan,
+                0.31,
+                metric="ROUGE-2",
+                variant="vs source document",
+            ),
+            cell(
+                "qags_xsum",
+                "consistency",
+                "kendall",
+                0.10,
+                0.05,
+                0.15,
+                0.40,
+                metric="UniEval",
+                variant="released predictions",
+            ),
         ],
         columns=COLUMNS,
     )
-    titles, legends, keys = {}, {}, {}
-    for number in (1, 2, 3):
-        fig = reproduction_figure(table, number)
-        plot, forest = fig.axes
-        titles[number] = (plot.get_title(), fig.get_suptitle())
-        legend = plot.get_legend()
-        legends[number] = [t.get_text() for t in legend.get_texts()] if legend else []
-        keys[number] = _texts(forest) or [t.get_text() for t in forest.get_yticklabels()]
-    assert titles[1] == (
-        "Table 1: SummEval",
-        "Does it reproduce? 2 of 3 recomputed cells are outliers (printed value outside our "
-        "95 % CI, or |delta| > 0.02 without a CI)",
+
+
+def _legend_texts(fig) -> list[str]:
+    return [_words(t.get_text()) for legend in fig.legends for t in legend.get_texts()] + [
+        _words(t.get_text())
+        for ax in fig.axes
+        if ax.get_legend()
+        for t in ax.get_legend().get_texts()
+    ]
+
+
+def test_reproduction_figure_counts_the_papers_protocol_and_shows_comparisons_apart() -> None:
+    table = _reproduction_table()
+    fig = reproduction_figure(table, 1)
+    assert _words(fig.get_suptitle()) == (
+        "Table 1 (SummEval): does it reproduce? 2 of 4 recomputed cells of the paper's protocol "
+        "are outliers (printed value outside our 95 % CI, or |delta| > 0.02 without a CI). Shown "
+        "apart: 3 comparison cells (other variants of a baseline; other runs of G-Eval; variants "
+        "of the paper's released replies it prints no row for), which are not failures to "
+        "reproduce."
     )
-    assert titles[2][0] == "Table 2: Topical-Chat" and "0 of 1 recomputed" in titles[2][1]
-    assert titles[3][0] == "Table 3: QAGS-CNN/DM, QAGS-XSum, Average"
-    assert "1 of 2 recomputed" in titles[3][1]
-    assert "judge run, outlier (2)" in legends[1] and "judge run (1)" in legends[1]
-    assert "judge run (1)" in legends[2] and not any("outlier" in t for t in legends[2])
-    assert "judge run, outlier (1)" in legends[3]
-    assert keys[1] == ["m (v), coherence ρ", "m (v), AVG ρ"]  # largest distance first
-    assert keys[2] == ["no outlier: every printed value lies in our CI"]
-    assert keys[3] == ["m (v), xsum τ"]
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in titled] == [
+        "The paper's protocol (4 cells)",
+        "Comparisons, not reproductions (3 cells)",
+        "Outliers of the paper's protocol",
+    ]
+    forest = titled[-1]
+    assert [t.get_text() for t in forest.get_yticklabels()] == [  # largest distance first
+        "ROUGE-1 (11 references, mean), coherence ρ",
+        "ROUGE-1 (11 references, mean), AVG ρ",
+    ]
+    legends = _legend_texts(fig)
+    assert "model-free baseline (ROUGE-1) (3 cells, 2 outliers)" in legends  # only ROUGE here
+    assert "gpt4-released (the paper's released replies) (1 cell, 0 outliers)" in legends
+    assert "baselines, 1 reference (summeval.json) (1 cell, 1 outlier)" in legends
+    assert "gpt4-metriceval-run1 (another run of G-Eval) (1 cell, 1 outlier)" in legends
+    assert not any("BLEU" in text or "METEOR" in text for text in legends)
+
+    fig = reproduction_figure(table, 2)
+    assert "1 of 2 recomputed cells of the paper's protocol" in _words(fig.get_suptitle())
+    assert "(another metric facing the same printed row)" in _words(fig.get_suptitle())
+    assert "METEOR (the paper's is METEOR 1.5) (1 cell, 1 outlier)" in _legend_texts(fig)
+
+    fig = reproduction_figure(table, 3)  # no comparison: no panel for them
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == [
+        "The paper's protocol (2 cells)",
+        "Outliers of the paper's protocol",
+    ]
+    assert "1 of 2 recomputed" in fig.get_suptitle() and "Shown apart" not in fig.get_suptitle()
+    forest = [ax for ax in fig.axes if ax.get_title()][-1]
+    assert [t.get_text() for t in forest.get_yticklabels()] == [
+        "UniEval (released predictions), xsum τ"
+    ]
+
+
+def test_a_reproduction_figure_without_outliers_is_one_panel() -> None:
+    table = _reproduction_table()
+    fig = reproduction_figure(table[table["benchmark"] == "qags_avg"], 3)
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == [
+        "The paper's protocol (1 cell)"
+    ]
+    assert "0 of 1 recomputed" in _words(fig.get_suptitle())
 
 
 def test_reproduction_figure_files_are_deterministic(tmp_path: Path) -> None:
@@ -187,7 +344,7 @@ def test_sweep_accuracy_figure_draws_both_accuracies_and_the_tie_rate() -> None:
     for ax in top:  # each accuracy: random n-subsets and first n
         assert len(ax.get_lines()) == 4
         assert max(max(line.get_ydata()) for line in ax.get_lines()) == pytest.approx(0.58)
-    assert bottom[0].get_ylabel() == "tied pairs of items (%)"
+    assert " ".join(bottom[0].get_ylabel().split()) == "tied pairs of items (%)"
     assert bottom[0].get_ylim()[0] == 0 and bottom[1].get_ylim()[1] >= 30  # 30 % at n = 1
 
 
@@ -225,11 +382,13 @@ def test_sweep_figures_face_the_printed_values_of_the_runs_benchmark(
 def _ranking(floor: float) -> pd.DataFrame:
     rows = []
     for coefficient in ("pearson", "kendall"):
-        for position, (metric, kind, cluster, value, status) in enumerate(
+        for position, (metric, variant, kind, cluster, value, status) in enumerate(
             [
-                ("judge-a", "judge", 1, 0.5, "fixture"),
-                ("UniEval", "unieval", 1, 0.45, "recomputed"),
-                ("ROUGE-2", "baseline", 2, 0.2, "recomputed"),
+                ("judge-a", "v", "judge", 1, 0.5, "fixture"),
+                ("UniEval", "v", "unieval", 1, 0.45, "recomputed"),
+                ("ROUGE-2", "vs source document", "baseline", 2, 0.2, "recomputed"),
+                ("ROUGE-L", "v", "baseline", 2, 0.1, "recomputed"),
+                ("judge-b", "most likely rating", "judge", math.nan, math.nan, "toolkit-run"),
             ],
             start=1,
         ):
@@ -241,7 +400,7 @@ def _ranking(floor: float) -> pd.DataFrame:
                     "position": position,
                     "cluster": cluster,
                     "metric": metric,
-                    "variant": "v",
+                    "variant": variant,
                     "kind": kind,
                     "value": value,
                     "n_items": 239,
@@ -254,15 +413,32 @@ def _ranking(floor: float) -> pd.DataFrame:
 
 @pytest.mark.parametrize("floor", [0.01, 0.2])
 def test_cluster_figure_draws_the_ranking_and_its_clusters(floor: float) -> None:
-    from geval_repro.report.cluster_figure import cluster_figure
+    from geval_repro.report.cluster_figure import NOT_RANKED, cluster_figure
 
     fig = cluster_figure(_ranking(floor), "qags_xsum", "QAGS-XSum clusters")
     axes = [ax for ax in fig.axes if ax.get_title()]
-    assert [ax.get_title() for ax in axes] == ["consistency, Pearson r", "consistency, Kendall τ"]
+    resolved = floor <= 0.05
+    suffix = "" if resolved else ": UNRESOLVED"
+    assert [ax.get_title() for ax in axes] == [
+        f"consistency, Pearson r{suffix}",
+        f"consistency, Kendall τ{suffix}",
+    ]
     for ax in axes:
         labels = [t.get_text() for t in ax.get_yticklabels()]
-        assert labels == ["judge-a (v) [FIXTURE]", "UniEval (v)", "ROUGE-2 (v)"]  # top first
+        assert labels == [  # top first; the protocol variant is in the footnote
+            "judge-a (v) [FIXTURE]",
+            "UniEval (v)",
+            "ROUGE-2",
+            "ROUGE-L (v)",
+            "judge-b (most likely rating)",
+        ]
         texts = _texts(ax)
-        assert "1" in texts and "2" in texts  # the cluster numbers
-        assert any("UNRESOLVED" in t for t in texts) == (floor > 0.05)
-        assert ax.get_xlabel() == "dataset-level correlation (239 items)"
+        assert ("1" in texts and "2" in texts) == resolved  # the cluster numbers
+        assert texts.count(NOT_RANKED) == 1  # in the row without a dot
+        assert ax.get_xlabel() == "dataset-level correlation on 239 items"
+    (legend,) = fig.legends
+    key = _words(legend.get_title().get_text())
+    assert "Baselines named without a variant: vs source document." in key
+    assert ("UNRESOLVED (red title)" in key) == (not resolved)
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[0] == "model-free baseline (ROUGE-2, ROUGE-L)"

@@ -177,3 +177,26 @@ def test_report_pages_are_written_with_their_captions(tmp_path):
     assert "``run-a``" in (tmp_path / "captions" / "main.rst").read_text(encoding="utf-8")
     reproduction = (CAPTIONS / "reproduction.rst").read_text(encoding="utf-8")
     assert (tmp_path / "captions" / "figure.rst").read_text(encoding="utf-8") == reproduction
+
+
+def test_the_landing_page_lists_every_status_and_the_judge_runs(tmp_path: Path) -> None:
+    """workflow/report/workflow.rst, rendered as Snakemake renders it and parsed as the
+    report's reStructuredText: the status list names every status the tables hold, and the
+    judge runs are a list of their own, not a run-on paragraph."""
+    from docutils.core import publish_doctree
+    from docutils.nodes import bullet_list
+
+    from geval_repro.config import DEFAULT_CONFIG_PATH, load_config
+    from geval_repro.tables.rows import STATUSES
+
+    config = load_config(DEFAULT_CONFIG_PATH)
+    config["judges_to_run"] = ["gpt4-released", "gpt4-metriceval-run1"]
+    out = tmp_path / "workflow.rst"
+    render_caption(CAPTIONS / "workflow.rst", out, config=config, wildcards={})
+    tree = publish_doctree(out.read_text(encoding="utf-8"), settings_overrides={"report_level": 5})
+    lists = [node.astext() for node in tree.findall(bullet_list)]
+    statuses = next(text for text in lists if "recomputed" in text)
+    assert all(f"{status}:" in statuses or f"{status}," in statuses for status in STATUSES)
+    judges = next(text for text in lists if "gpt4-released" in text)
+    assert judges.splitlines()[0].startswith("gpt4-released: ")
+    assert len([line for line in judges.splitlines() if line]) == 2, judges

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import socket
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -263,16 +264,27 @@ def _log_failure(remote: RemoteFile, reason: str, fix: str) -> None:
 
 
 def fetch_failures(
-    log_dir: str | os.PathLike[str], raw_dir: str | os.PathLike[str]
+    log_dir: str | os.PathLike[str],
+    raw_dir: str | os.PathLike[str],
+    *,
+    since: float | None = None,
+    relpaths: Collection[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The missing files (one line each) and the distinct fixes in the fetch logs
     ``log_dir/<relpath>.log`` (as written by :func:`fetch` inside a job log) of the files not
-    in ``raw_dir/<relpath>`` (a log of an earlier failure of a file now present is stale)."""
+    in ``raw_dir/<relpath>`` (a log of an earlier failure of a file now present is stale).
+
+    ``since``: read only the logs modified at or after this time (``st_mtime``: the logs of
+    one run); ``relpaths``: only the logs of these files (the ones a config fetches)."""
     missing: list[str] = []
     fixes: list[str] = []
     for path in sorted(Path(log_dir).rglob("*.log")):
         relpath = path.relative_to(log_dir).as_posix().removesuffix(".log")
         if (Path(raw_dir) / relpath).is_file():
+            continue
+        if relpaths is not None and relpath not in relpaths:
+            continue
+        if since is not None and path.stat().st_mtime < since:
             continue
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             if MISSING in line:

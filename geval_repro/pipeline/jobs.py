@@ -301,3 +301,17 @@ def forward_stop_signals() -> None:
                 os.kill(os.getpid(), signum)
 
         signal.signal(number, forward)
+
+
+def start_workflow(config: Mapping[str, Any], layout: Layout) -> None:
+    """The Snakefile's ``onstart`` (in the main thread, when there are jobs to run): the
+    run's manifest (:func:`geval_repro.report.provenance.write_run_manifest`), the start the
+    closing summary counts from (:func:`geval_repro.pipeline.summary.start_run`), the jobs'
+    large libraries imported (:func:`preload_job_libraries`) and the stop signals passed on
+    (:func:`forward_stop_signals`)."""
+    from geval_repro.pipeline.summary import start_run
+    from geval_repro.report.provenance import write_run_manifest
+
+    start_run(layout, write_run_manifest(layout.results / "run_manifest.json", config))
+    preload_job_libraries()
+    forward_stop_signals()

@@ -7,10 +7,11 @@ may draw in threads. SVGs carry no timestamp or random ids (``svg.hashsalt`` and
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,16 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from geval_repro.baselines import BASELINE_METRICS
+from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS, PROTOCOL_VARIANTS
 from geval_repro.files.atomic import atomic_path
 from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, table_of
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
+from geval_repro.report.readme import RELEASED_JUDGE
+from geval_repro.tables.judge_rows import beyond_the_paper
 
 matplotlib.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
 
@@ -44,6 +48,26 @@ def _title(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width)) or text
 
 
+#: The narrowest sweep figure (inches): room for a two-line title and the legend's row.
+SWEEP_MIN_WIDTH = 6.0
+
+
+def _below(fig: Figure, axes: Any, ncols: int | None = None) -> None:
+    """One legend for ``fig``, under its panels (where it hides no line or band), of the
+    entries of ``axes`` (one Axes or several; repeated labels once)."""
+    entries: dict[str, Any] = {}
+    for ax in np.atleast_1d(axes).ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    fig.legend(
+        entries.values(),
+        entries.keys(),
+        loc="outside lower center",
+        ncols=ncols or len(entries),
+        fontsize=8,
+    )
+
+
 def sweep_figure(
     sweep: pd.DataFrame,
     *,
@@ -57,18 +81,24 @@ def sweep_figure(
     benchmark's name of its correlation level, for the axis).
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
-    2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension.
+    2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension. The
+    legend sits under the panels, the title over them in at most a few lines.
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
     dimensions = list(dict.fromkeys(rows["dimension"]))
-    fig = Figure(figsize=(3.2 * len(dimensions), 3.4), layout="constrained")
+    width = max(SWEEP_MIN_WIDTH, 3.2 * len(dimensions))
+    fig = Figure(figsize=(width, 3.9), layout="constrained")
     axes = fig.subplots(1, len(dimensions), sharey=True, squeeze=False)
     for ax, dimension in zip(axes[0], dimensions, strict=True):
         dim_rows = rows[rows["dimension"] == dimension]
         random = dim_rows[dim_rows["mode"] == "random"].sort_values("n")
         first = dim_rows[dim_rows["mode"] == "first"].sort_values("n")
         ax.fill_between(
-            random["n"], random["band_low"], random["band_high"], alpha=0.25, label="95 % band"
+            random["n"],
+            random["band_low"],
+            random["band_high"],
+            alpha=0.25,
+            label="95 % band of random n-subsets",
         )
         ax.plot(random["n"], random["value"], marker="o", ms=3, label="random n-subsets (mean)")
         ax.plot(first["n"], first["value"], marker="s", ms=3, label="first n replies")
@@ -78,8 +108,8 @@ def sweep_figure(
         ax.set_xlabel("replies averaged per item (n)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {COEFFICIENT_SYMBOL[coefficient]}")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
-    fig.suptitle(_title(title, int(30 * len(dimensions))), fontsize=10)
+    _below(fig, axes)
+    fig.suptitle(_title(title, int(13 * width)), fontsize=10)
     return fig
 
 
@@ -97,13 +127,13 @@ def tie_rate_figure(
     sweep: pd.DataFrame, *, parser: str, title: str, level: str = "summary"
 ) -> Figure:
     """Share of tied pairs of item scores (within documents at the summary level, all pairs
-    at the global level) vs replies per item."""
+    at the global level) vs replies per item; the legend under the plot."""
     rows = sweep[
         (sweep["parser"] == parser)
         & (sweep["mode"] == "first")
         & (sweep["coefficient"] == "kendall")
     ]
-    fig = Figure(figsize=(4.8, 3.6), layout="constrained")
+    fig = Figure(figsize=(4.8, 3.9), layout="constrained")
     ax = fig.subplots()
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
         dim_rows = dim_rows.sort_values("n")
@@ -112,7 +142,7 @@ def tie_rate_figure(
     ax.set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _below(fig, ax, ncols=min(4, len(ax.get_lines())))
     ax.set_title(_title(title, 50), fontsize=10)
     return fig
 
@@ -122,10 +152,12 @@ def sweep_accuracy_figure(
 ) -> Figure:
     """Pairwise accuracy vs replies per item, one column per dimension: above, acc_eq and
     acc*_eq (random n-subsets: mean and 2.5-97.5 % band over the draws; first n replies:
-    dashed); below, the tie rate of the item scores (the ties acc_eq counts at ε = 0)."""
+    dashed); below, the tie rate of the item scores (the ties acc_eq counts at ε = 0); one
+    legend under the panels."""
     rows = sweep[(sweep["parser"] == parser) & sweep["coefficient"].isin(list(ACCURACY_LINES))]
     dimensions = list(dict.fromkeys(rows["dimension"])) or [""]
-    fig = Figure(figsize=(3.3 * len(dimensions) + 0.4, 5.8), layout="constrained")
+    fig_width = max(SWEEP_MIN_WIDTH, 3.3 * len(dimensions) + 0.4)
+    fig = Figure(figsize=(fig_width, 6.6), layout="constrained")
     axes = fig.subplots(
         2, len(dimensions), sharex=True, sharey="row", squeeze=False, height_ratios=[2, 1]
     )
@@ -170,7 +202,7 @@ def sweep_accuracy_figure(
                 marker="o" if mode == "random" else "s",
                 ms=3,
                 mfc=None if mode == "random" else "none",
-                label="random n-subsets" if mode == "random" else "first n",
+                label=f"tie rate, {'random n-subsets' if mode == 'random' else 'first n'}",
             )
         top.set_title(dimension)
         top.grid(alpha=0.3)
@@ -178,11 +210,49 @@ def sweep_accuracy_figure(
         bottom.set_xlabel("replies averaged per item (n)")
     axes[1][0].set_ylim(bottom=0)  # shared by the row: once every panel is drawn
     axes[0][0].set_ylabel("pairwise accuracy")
-    axes[1][0].set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
-    axes[1][-1].legend(fontsize=7, loc="upper right")
-    fig.suptitle(_title(title, int(34 * len(dimensions))), fontsize=10)
+    axes[1][0].set_ylabel(_title(f"tied {TIED_PAIRS[level]} (%)", 22))  # a short panel
+    _below(fig, axes, ncols=2)
+    fig.suptitle(_title(title, int(13 * fig_width)), fontsize=10)
     return fig
+
+
+def sweep_figure_set(
+    sweep_csv: str | os.PathLike[str], *, spec: JudgeSpec, parser: str = "original"
+) -> dict[str, Figure]:
+    """The sweep's figures for one judge run (its ``spec``), by file stem
+    (:data:`geval_repro.registry.formats.SWEEP_FIGURES`): ρ, τ, the tie rate and the
+    pairwise accuracies vs n, at the level of the run's benchmark (its printed values for
+    ρ and τ, if the paper prints the run's ``paper_metric``)."""
+    label, paper_metric, benchmark = spec.label, spec.paper_metric, spec.benchmark
+    where = f"{benchmark.title} {benchmark.level_name}-level"
+    sweep = pd.read_csv(sweep_csv)
+    figures = {}
+    for coefficient in ("spearman", "kendall"):
+        printed = {
+            dim: value
+            for dim in sweep["dimension"].unique()
+            if paper_metric
+            and (value := paper_value(benchmark.name, dim, paper_metric, coefficient)) is not None
+        }
+        figures[f"sweep_{coefficient}"] = sweep_figure(
+            sweep,
+            coefficient=coefficient,
+            parser=parser,
+            paper=printed,
+            title=f"{label}: {where} {COEFFICIENT_SYMBOL[coefficient]} "
+            f"vs replies per item ({parser} parser)",
+            level_name=benchmark.level_name,
+        )
+    figures["tie_rate"] = tie_rate_figure(
+        sweep, parser=parser, title=f"{label}: ties among item scores", level=benchmark.level
+    )
+    figures["sweep_accuracy"] = sweep_accuracy_figure(
+        sweep,
+        parser=parser,
+        title=f"{label}: {where} pairwise accuracy with ties vs replies per item ({parser} parser)",
+        level=benchmark.level,
+    )
+    return figures
 
 
 def sweep_figures(
@@ -192,41 +262,10 @@ def sweep_figures(
     out_dir: str | os.PathLike[str],
     parser: str = "original",
 ) -> None:
-    """The sweep's figures for one judge run (config ``spec``): ρ, τ, the tie rate and the
-    pairwise accuracies vs n, at the level of the run's benchmark (its printed values for
-    ρ and τ, if the paper prints the run's ``paper_metric``)."""
-    label, paper_metric, benchmark = spec.label, spec.paper_metric, spec.benchmark
-    where = f"{benchmark.title} {benchmark.level_name}-level"
-    sweep = pd.read_csv(sweep_csv)
+    """Save :func:`sweep_figure_set` of one judge run in ``out_dir`` (``<stem>.png|.svg``)."""
     out = Path(out_dir)
-    for coefficient in ("spearman", "kendall"):
-        printed = {
-            dim: value
-            for dim in sweep["dimension"].unique()
-            if paper_metric
-            and (value := paper_value(benchmark.name, dim, paper_metric, coefficient)) is not None
-        }
-        fig = sweep_figure(
-            sweep,
-            coefficient=coefficient,
-            parser=parser,
-            paper=printed,
-            title=f"{label}: {where} {COEFFICIENT_SYMBOL[coefficient]} "
-            f"vs replies per item ({parser} parser)",
-            level_name=benchmark.level_name,
-        )
-        save_figure(fig, out / f"sweep_{coefficient}.png", out / f"sweep_{coefficient}.svg")
-    fig = tie_rate_figure(
-        sweep, parser=parser, title=f"{label}: ties among item scores", level=benchmark.level
-    )
-    save_figure(fig, out / "tie_rate.png", out / "tie_rate.svg")
-    fig = sweep_accuracy_figure(
-        sweep,
-        parser=parser,
-        title=f"{label}: {where} pairwise accuracy with ties vs replies per item ({parser} parser)",
-        level=benchmark.level,
-    )
-    save_figure(fig, out / "sweep_accuracy.png", out / "sweep_accuracy.svg")
+    for stem, fig in sweep_figure_set(sweep_csv, spec=spec, parser=parser).items():
+        save_figure(fig, out / f"{stem}.png", out / f"{stem}.svg")
 
 
 def _scale_label(scale: tuple[float, float]) -> str:
@@ -234,6 +273,8 @@ def _scale_label(scale: tuple[float, float]) -> str:
 
 
 PILED_UP = 0.5  # a panel whose top bar holds this share of the items gets a log y axis
+#: Room above the tallest bar for the panel's text (linear axis; log axis: a factor).
+HEADROOM, HEADROOM_LOG = 1.2, 4.0
 
 
 def distribution_figure(counts: pd.DataFrame) -> Figure:
@@ -244,9 +285,10 @@ def distribution_figure(counts: pd.DataFrame) -> Figure:
     a dimension whose items pile up at one score (SummEval's consistency and fluency: about
     80 % at 5) does not flatten the others' bars; its x axis is the dimension's human scale
     (the registry's ``human_scale``), bars at the score's value, ticks at the scale's whole
-    points, and the mean and the share at the top score written in the panel. Where one
-    score holds at least :data:`PILED_UP` of the items and another less than a tenth of that,
-    the y axis is logarithmic, so the small bars stay visible (the axis label says so).
+    points, and the mean and the share at the top score written in the panel, above the
+    tallest bar (:data:`HEADROOM`). Where one score holds at least :data:`PILED_UP` of the
+    items and another less than a tenth of that, the y axis is logarithmic, so the small
+    bars stay visible (the axis label says so).
     """
     panels = list(dict.fromkeys(zip(counts["benchmark"], counts["dimension"], strict=True)))
     n_cols = min(4, len(panels))
@@ -268,8 +310,10 @@ def distribution_figure(counts: pd.DataFrame) -> Figure:
         if shares.max() >= PILED_UP and shares.min() < shares.max() / 10:  # a pile-up
             ax.set_yscale("log")  # keeps the other scores' bars visible
             ax.set_ylabel("share of items (%, log scale)", fontsize=8)
+            ax.set_ylim(top=100 * shares.max() * HEADROOM_LOG)
         else:
             ax.set_ylabel("share of items (%)", fontsize=8)
+            ax.set_ylim(0, 100 * shares.max() * HEADROOM)
         ax.tick_params(labelsize=8)
         mean = float((rows["score"] * rows["share"]).sum() / rows["share"].sum())
         top = 100 * float(rows.loc[rows["score"] == rows["score"].max(), "share"].sum())
@@ -297,17 +341,34 @@ _SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: What a row's metric is, for its marker and colour: the model-free baselines recomputed
 #: here, UniEval's released predictions, and judge runs (every other metric).
 METRIC_KINDS = {
-    "baseline": ("o", "tab:blue", "model-free baseline (ROUGE, BLEU, METEOR)"),
+    "baseline": ("o", "tab:blue", "model-free baseline"),
     "unieval": ("^", "tab:purple", "UniEval (released predictions)"),
     "judge": ("s", "tab:orange", "judge run"),
 }
-_LABEL_WIDTH = 64  # characters of an outlier's label in the forest plot
+#: Colours of the comparison groups of a reproduction figure, in the order they are met.
+COMPARISON_COLOURS = ("tab:green", "tab:red", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+_LABEL_WIDTH = 52  # characters per line of an outlier's label in the forest plot
+_LEGEND_WIDTH = 58  # characters per line of a legend entry
 
 
 def _kind(metric: str) -> str:
     if metric in BASELINE_METRICS:
         return "baseline"
     return "unieval" if metric == "UniEval" else "judge"
+
+
+def kind_label(kind: str, metrics: Iterable[str]) -> str:
+    """The legend text of a kind of metric: a baseline's names the baselines ``metrics``
+    holds (so a table of ROUGE alone does not claim BLEU and METEOR)."""
+    label = METRIC_KINDS[kind][2]
+    if kind != "baseline":
+        return label
+    present = set(metrics)
+    return f"{label} ({', '.join(m for m in BASELINE_METRICS if m in present)})"
+
+
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(text, width)) or text
 
 
 def _outliers(part: pd.DataFrame, threshold: float) -> np.ndarray:
@@ -323,11 +384,50 @@ def _outliers(part: pd.DataFrame, threshold: float) -> np.ndarray:
     )
 
 
+#: Why a recomputed cell is a comparison and not a reproduction of the paper's number.
+COMPARISONS = {
+    "variant": "other variants of a baseline",
+    "metric": "another metric facing the same printed row",
+    "rerun": "other runs of G-Eval",
+    "no row": "variants of the paper's released replies it prints no row for",
+}
+
+
+def comparison_group(metric: str, variant: str, benchmarks: Sequence[str]) -> tuple[str, str]:
+    """("", "") for a cell of the paper's protocol on the table of ``benchmarks``; else why
+    it is a comparison (a key of :data:`COMPARISONS`) and its group's legend text.
+
+    A reproduction recomputes a printed row from the paper's own inputs the way the paper
+    computed it: the baselines' protocol variant and metric
+    (:data:`geval_repro.baselines.PROTOCOL_VARIANTS`, ``PROTOCOL_METRICS``), UniEval's
+    released predictions, and the variants the paper prints of its own released replies
+    (judge run :data:`geval_repro.report.readme.RELEASED_JUDGE`). Everything else (another
+    variant of a baseline, another metric facing the same printed row, another run of G-Eval
+    such as MetricEval's re-runs) is a comparison beside the printed number."""
+    kind = _kind(metric)
+    if kind == "unieval":
+        return "", ""
+    if kind == "judge":
+        if metric != RELEASED_JUDGE:
+            return "rerun", f"{metric} (another run of G-Eval)"
+        if beyond_the_paper(variant):
+            return "no row", f"{metric}, {variant} (no row in the paper)"
+        return "", ""
+    printed = PRINTED_AS.get(metric, metric)
+    protocol_metric = PROTOCOL_METRICS.get(printed, printed)
+    if metric != protocol_metric:
+        return "metric", f"{metric} (the paper's is {protocol_metric})"
+    if variant in {PROTOCOL_VARIANTS[b] for b in benchmarks if b in PROTOCOL_VARIANTS}:
+        return "", ""
+    return "variant", f"baselines, {variant}"
+
+
 def _cell_label(r: Any) -> str:
-    """ "metric (variant), cell": the cell is the dimension (a QAGS subset) and coefficient."""
+    """ "metric (variant), cell": the cell is the dimension (a QAGS subset) and coefficient;
+    wrapped, never cut."""
     where = r.dimension if r.benchmark in ("summeval", "topical_chat") else r.benchmark
     label = f"{r.metric} ({r.variant}), {where.removeprefix('qags_')} {_SYMBOL[r.coefficient]}"
-    return label if len(label) <= _LABEL_WIDTH else label[: _LABEL_WIDTH - 3] + "..."
+    return _wrapped(label, _LABEL_WIDTH)
 
 
 def _errors(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -338,34 +438,81 @@ def _errors(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return value, low, high
 
 
-def _overview(ax: Any, part: pd.DataFrame, flagged: np.ndarray) -> None:
-    """Every recomputed cell: x = printed, y = ours with its CI, the line y = x."""
+def _limits(part: pd.DataFrame) -> tuple[float, float]:
+    """One range for both axes of every overview panel: the printed values and our CIs."""
+    y, low, high = _errors(part)
+    x = part["paper_value"].to_numpy(float)
+    return min(x.min(), (y - low).min(), 0.0) - 0.05, max(x.max(), (y + high).max()) + 0.05
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _legend_handles(
+    groups: Sequence[tuple[str, np.ndarray, str, str]], flagged: np.ndarray
+) -> list[Line2D]:
+    """An overview panel's legend: the line y = x, one entry per group with its counts, and
+    the filled marker's meaning when the panel has an outlier (labels wrapped)."""
+    handles = [Line2D([], [], color="black", lw=0.8, ls="--", label="y = x")]
+    for label, mask, marker, colour in groups:
+        count = f"{_count(mask.sum(), 'cell')}, {_count((mask & flagged).sum(), 'outlier')}"
+        handles.append(
+            Line2D(
+                [], [], ls="", marker=marker, color=colour, mfc="none", label=f"{label} ({count})"
+            )
+        )
+    if flagged.any():
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="",
+                marker="o",
+                color="0.3",
+                label="filled: outlier (printed value outside our CI)",
+            )
+        )
+    for handle in handles:
+        handle.set_label(_wrapped(handle.get_label(), _LEGEND_WIDTH))
+    return handles
+
+
+def _overview(
+    ax: Any,
+    part: pd.DataFrame,
+    flagged: np.ndarray,
+    groups: Sequence[tuple[str, np.ndarray, str, str]],
+    limits: tuple[float, float],
+) -> None:
+    """Cells of ``part``: x = printed, y = ours with its CI, the line y = x; one errorbar
+    series per group (label, mask, marker, colour), its outliers filled (the legend,
+    :func:`_legend_handles`, goes under the panel, where it hides no point)."""
     x = part["paper_value"].to_numpy(float)
     y, low, high = _errors(part)
-    kinds = part["metric"].map(_kind).to_numpy()
-    for kind, (marker, colour, label) in METRIC_KINDS.items():
+    for _, mask, marker, colour in groups:
         for outlier in (False, True):
-            mask = (kinds == kind) & (flagged == outlier)
-            if mask.any():
+            chosen = mask & (flagged == outlier)
+            if chosen.any():
                 ax.errorbar(
-                    x[mask],
-                    y[mask],
-                    yerr=[low[mask], high[mask]],
+                    x[chosen],
+                    y[chosen],
+                    yerr=[low[chosen], high[chosen]],
                     fmt=marker,
                     ms=5,
                     lw=0.8,
                     color=colour,
                     mfc=colour if outlier else "none",
                     alpha=0.85 if outlier else 0.6,
-                    label=f"{label}{', outlier' if outlier else ''} ({mask.sum()})",
                 )
-    lo = min(x.min(), (y - low).min(), 0.0) - 0.05
-    hi = max(x.max(), (y + high).max()) + 0.05
-    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--", label="y = x")
+    lo, hi = limits
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_box_aspect(1)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    ax.set_xlabel("paper's printed value", fontsize=10)
+    ax.set_ylabel("ours (95 % bootstrap CI)", fontsize=10)
 
 
 def _forest(ax: Any, outliers: pd.DataFrame) -> None:
@@ -396,20 +543,49 @@ def _forest(ax: Any, outliers: pd.DataFrame) -> None:
     ax.set_xlabel("correlation: ours (95 % bootstrap CI) and the printed value (x)", fontsize=9)
 
 
+def _groups(part: pd.DataFrame, labels: pd.Series | None) -> list[tuple[str, np.ndarray, str, str]]:
+    """The errorbar series (label, mask, marker, colour) of an overview panel: for the
+    paper's protocol (``labels`` None) one per kind of metric in its colour, for the
+    comparisons one per comparison group (``labels``: each cell's), colours in turn."""
+    kinds = part["metric"].map(_kind).to_numpy()
+    if labels is None:  # a judge run here is the paper's own (comparison_group)
+        names = {"judge": f"{RELEASED_JUDGE} (the paper's released replies)"}
+        return [
+            (
+                names.get(kind) or kind_label(kind, part["metric"][kinds == kind]),
+                kinds == kind,
+                marker,
+                colour,
+            )
+            for kind, (marker, colour, _) in METRIC_KINDS.items()
+            if (kinds == kind).any()
+        ]
+    names = list(dict.fromkeys(labels))
+    series = []
+    for name, colour in zip(names, itertools.cycle(COMPARISON_COLOURS), strict=False):
+        mask = (labels == name).to_numpy()
+        series.append((name, mask, METRIC_KINDS[kinds[mask][0]][0], colour))
+    return series
+
+
 def reproduction_figure(
     table: pd.DataFrame, number: int, *, threshold: float = REPRODUCTION_THRESHOLD
 ) -> Figure:
-    """Does paper table ``number`` reproduce? Every recomputed cell against its printed value.
+    """Does paper table ``number`` reproduce? Its cells of the paper's protocol against their
+    printed values, and apart from them the comparisons.
 
     ``table``: rows of the correlation table; drawn are those of the table's benchmarks with
-    status ``recomputed``, a value and a ``paper_value``. Left, every such cell: x = the
-    printed value, y = ours with its 95 % CI as a vertical bar (averages have none), the line
-    y = x, markers telling the metric's kind (baseline, UniEval, judge run), outliers
-    filled. A cell is an outlier when the printed value lies outside our CI beyond its
-    rounding (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
-    ``|delta| > threshold``. Right, one labelled line per outlier (grouped by kind, largest
-    distance first): ours with its CI and the printed value, so every outlier is named
-    without labels crossing the plot.
+    status ``recomputed``, a value and a ``paper_value``, split by :func:`comparison_group`
+    into the paper's protocol and comparisons (another baseline variant or metric, another
+    run of G-Eval). A cell is an outlier when the printed value lies outside our CI beyond
+    its rounding (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
+    ``|delta| > threshold``. The headline counts the outliers of the paper's protocol only.
+    Panels: the protocol cells (x = the printed value, y = ours with its 95 % CI as a
+    vertical bar, averages have none; the line y = x; marker and colour by kind of metric,
+    outliers filled); the comparisons, if any, on the same scale (one colour per group);
+    and, if the protocol has outliers, one labelled line for each (grouped by kind, largest
+    distance first: ours with its CI and the printed value), so every outlier is named
+    without labels crossing the plot. Each legend sits under its panel.
     """
     benchmarks = [name for name in PRINTED_NAMES if table_of(name) == number]
     part = table[
@@ -418,29 +594,76 @@ def reproduction_figure(
         & table["value"].notna()
         & table["paper_value"].notna()
     ]
-    flagged = _outliers(part, threshold)
-    outliers = part[flagged]
-    fig = Figure(figsize=(15, max(6.5, 1.4 + 0.24 * len(outliers))), layout="constrained")
-    overview, forest = fig.subplots(1, 2, width_ratios=[1, 1.15])
-    titles = [BENCHMARKS[b].title if b in BENCHMARKS else "Average" for b in benchmarks]
-    overview.set_title(f"Table {number}: {', '.join(titles)}", fontsize=11)
-    overview.set_xlabel("paper's printed value", fontsize=10)
-    overview.set_ylabel("ours (95 % bootstrap CI)", fontsize=10)
-    overview.grid(alpha=0.3)
-    forest.set_title("Outliers", fontsize=11)
-    fig.suptitle(
-        f"Does it reproduce? {len(outliers)} of {len(part)} recomputed cells are outliers "
-        f"(printed value outside our 95 % CI, or |delta| > {threshold:g} without a CI)",
-        fontsize=11,
+    pairs = zip(part["metric"], part["variant"], strict=True)
+    reasons, labels = zip(*[comparison_group(m, v, benchmarks) for m, v in pairs], strict=True) or (
+        (),
+        (),
     )
-    if part.empty:
-        overview.text(0.5, 0.5, "no recomputed cell", ha="center", transform=overview.transAxes)
-    else:
-        _overview(overview, part, flagged)
-    if outliers.empty:
-        forest.axis("off")
-        forest.text(0.0, 1.0, "no outlier: every printed value lies in our CI", fontsize=10)
-    else:
+    reason = pd.Series(reasons, index=part.index, dtype=object)
+    protocol, comparisons = part[reason == ""], part[reason != ""]
+    flagged = _outliers(protocol, threshold)
+    outliers = protocol[flagged]
+    overviews = [  # (title, cells, outlier mask, errorbar series)
+        (
+            f"The paper's protocol ({_count(len(protocol), 'cell')})",
+            protocol,
+            flagged,
+            _groups(protocol, None),
+        )
+    ]
+    if not comparisons.empty:
+        label = pd.Series(labels, index=part.index, dtype=object)[comparisons.index]
+        overviews.append(
+            (
+                f"Comparisons, not reproductions ({_count(len(comparisons), 'cell')})",
+                comparisons,
+                _outliers(comparisons, threshold),
+                _groups(comparisons, label),
+            )
+        )
+    titles = [BENCHMARKS[b].title if b in BENCHMARKS else "Average" for b in benchmarks]
+    headline = (
+        f"Table {number} ({', '.join(titles)}): does it reproduce? {len(outliers)} of "
+        f"{len(protocol)} recomputed cells of the paper's protocol are outliers (printed value "
+        f"outside our 95 % CI, or |delta| > {threshold:g} without a CI)."
+    )
+    if not comparisons.empty:
+        why = [COMPARISONS[r] for r in COMPARISONS if r in set(reason)]
+        headline += (
+            f" Shown apart: {len(comparisons)} comparison cells ({'; '.join(why)}), which are "
+            "not failures to reproduce."
+        )
+    width = max(6.0, 5.2 * len(overviews) + 6.8 * (not outliers.empty))
+    headline = _wrapped(headline, int(11 * width))
+    legend_lines = max(
+        sum(h.get_label().count("\n") + 1 for h in _legend_handles(groups, mask))
+        for _, _, mask, groups in overviews
+    )
+    legend_height = 0.3 + 0.2 * legend_lines
+    panel_height = max(5.0, 0.9 + 0.34 * len(outliers) - legend_height)
+    fig = Figure(
+        figsize=(width, 0.25 * (headline.count("\n") + 1) + panel_height + legend_height),
+        layout="constrained",
+    )
+    ratios = [5.2] * len(overviews) + [6.8] * (not outliers.empty)
+    grid = fig.add_gridspec(
+        2, len(ratios), width_ratios=ratios, height_ratios=[panel_height, legend_height]
+    )
+    fig.suptitle(headline, fontsize=11)
+    limits = _limits(part) if not part.empty else (0.0, 1.0)
+    for column, (title, cells, mask, groups) in enumerate(overviews):
+        ax = fig.add_subplot(grid[0, column])
+        ax.set_title(title, fontsize=11)
+        if cells.empty:
+            ax.text(0.5, 0.5, "no recomputed cell", ha="center", transform=ax.transAxes)
+            continue
+        _overview(ax, cells, mask, groups, limits)
+        key = fig.add_subplot(grid[1, column])  # the legend's place, under its panel
+        key.axis("off")
+        key.legend(handles=_legend_handles(groups, mask), fontsize=8, loc="upper center")
+    if not outliers.empty:
+        forest = fig.add_subplot(grid[:, -1])
+        forest.set_title("Outliers of the paper's protocol", fontsize=11)
         _forest(forest, outliers)
     return fig
 
