@@ -391,6 +391,13 @@ def printed_coefficients(name: str) -> tuple[str, ...]:
     return _printed(name).printed_coefficients
 
 
+def protocol_variant_of(name: str) -> str | None:
+    """The reference variant of the paper's protocol for ``name``'s baselines (None for a
+    benchmark without baselines)."""
+    baselines = get_benchmark(name).baselines
+    return baselines.protocol_variant if baselines else None
+
+
 def average_of(name: str) -> Average | None:
     """The average that ``name`` is a part of, if any."""
     return next((a for a in AVERAGES.values() if name in a.parts), None)

@@ -23,8 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
-from geval_repro.baselines import PROTOCOL_VARIANTS
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.benchmarks import get_benchmark, protocol_variant_of
 from geval_repro.report.figures import COEFFICIENT_SYMBOL, METRIC_KINDS, kind_label, save_figure
 from geval_repro.tables.judge_pairs import ALPHA
 
@@ -134,7 +133,7 @@ def cluster_figure(clusters: pd.DataFrame, benchmark: str, title: str) -> Figure
     """The significance clusters of ``benchmark`` (module docstring) from its ranking rows."""
     rows = clusters[clusters["benchmark"] == benchmark]
     info = get_benchmark(benchmark)
-    protocol_variant = PROTOCOL_VARIANTS.get(benchmark)
+    protocol_variant = protocol_variant_of(benchmark)
     dimensions = [d for d in info.dimension_names if d in set(rows["dimension"])] or [""]
     coefficients = list(dict.fromkeys(rows["coefficient"])) or [""]
     per_panel = int(rows.groupby(["dimension", "coefficient"]).size().max()) if len(rows) else 1

@@ -21,9 +21,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS, PROTOCOL_VARIANTS
+from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
 from geval_repro.files.atomic import atomic_path
-from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, table_of
+from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, protocol_variant_of, table_of
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
@@ -399,7 +399,8 @@ def comparison_group(metric: str, variant: str, benchmarks: Sequence[str]) -> tu
 
     A reproduction recomputes a printed row from the paper's own inputs the way the paper
     computed it: the baselines' protocol variant and metric
-    (:data:`geval_repro.baselines.PROTOCOL_VARIANTS`, ``PROTOCOL_METRICS``), UniEval's
+    (:func:`geval_repro.registry.benchmarks.protocol_variant_of`,
+    :data:`geval_repro.baselines.PROTOCOL_METRICS`), UniEval's
     released predictions, and the variants the paper prints of its own released replies
     (judge run :data:`geval_repro.report.readme.RELEASED_JUDGE`). Everything else (another
     variant of a baseline, another metric facing the same printed row, another run of G-Eval
@@ -417,7 +418,7 @@ def comparison_group(metric: str, variant: str, benchmarks: Sequence[str]) -> tu
     protocol_metric = PROTOCOL_METRICS.get(printed, printed)
     if metric != protocol_metric:
         return "metric", f"{metric} (the paper's is {protocol_metric})"
-    if variant in {PROTOCOL_VARIANTS[b] for b in benchmarks if b in PROTOCOL_VARIANTS}:
+    if variant in {protocol_variant_of(b) for b in benchmarks if b in BENCHMARKS}:
         return "", ""
     return "variant", f"baselines, {variant}"
 
