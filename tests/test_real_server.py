@@ -39,6 +39,13 @@ def _start(n_ctx: int):
         pytest.fail(f"the real server could not start: {error}")
 
 
+@pytest.fixture(autouse=True)
+def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
+    """SummEval's runs fetch its released prompts from the tests' mirror (CI sets no
+    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+
+
 @pytest.fixture(scope="module")
 def server():
     running = _start(2048)

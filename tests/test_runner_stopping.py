@@ -30,7 +30,6 @@ from tests.fake_openai_server import FakeOpenAIServer
 from tests.test_runner_run import _stored_prompts as stored_prompts
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
 #: From the signal to the process's end; the run itself stops at once, Python's own exit
 #: takes about a second on a loaded 2-core machine.
 STOP_SECONDS = 3.5
@@ -56,6 +55,12 @@ def processed(tmp_path_factory, mirror_dir) -> Path:
         folder / "summeval.parquet", index=False
     )
     return folder
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a run's process, read when it starts (after the fixture has set
+    GEVAL_REPRO_MIRROR), with this checkout on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
 
 
 def wait_for(condition, within: float = 90.0) -> None:
@@ -103,7 +108,7 @@ def test_judge_stops_within_two_seconds_and_a_rerun_sends_only_what_is_missing(
     db = out / "cache" / CACHE_FILE
     with FakeOpenAIServer(latency=0.3) as server:
         argv = judge_argv(server.base_url, out, processed)
-        process = subprocess.Popen(argv, env=ENV, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(argv, env=child_env(), stderr=subprocess.PIPE, text=True)
         try:
             seconds = stop_after_answers(process, db, number)
             err = process.stderr.read()
@@ -113,7 +118,7 @@ def test_judge_stops_within_two_seconds_and_a_rerun_sends_only_what_is_missing(
         stored = stored_prompts(db)
         assert 4 <= stored.total() < N_ITEMS  # what arrived is kept
         before = len(server.requests)
-        assert subprocess.run(argv, env=ENV, capture_output=True).returncode == 0
+        assert subprocess.run(argv, env=child_env(), capture_output=True).returncode == 0
         resent = Counter(server.requests[before:])
     assert stored + resent == stored_prompts(db)  # each missing answer requested once
     assert stored_prompts(db).total() == N_ITEMS
@@ -124,12 +129,13 @@ CONFIGURED = textwrap.dedent(
     """
     import json, logging, sys
     from pathlib import Path
+    from geval_repro.config import judge_spec
     from geval_repro.runner.configured import run_configured_judge
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    spec = json.loads(sys.argv[1])
+    spec = judge_spec("stopped", json.loads(sys.argv[1]))
     run_configured_judge(
-        "stopped", spec, processed=Path(sys.argv[2]), raw_dir=Path(sys.argv[3]),
+        spec, processed=Path(sys.argv[2]), raw_dir=Path(sys.argv[3]),
         cache_dir=Path(sys.argv[4]), server_log=sys.argv[5],
     )
     print("finished", file=sys.stderr)
@@ -151,12 +157,13 @@ def test_run_configured_judge_stops_on_sigterm_in_the_main_thread(tmp_path, proc
         spec = {
             "benchmark": "summeval",
             "format": "geval-jsonl",
+            "label": "FIXTURE: fake-server replies (tests only)",
             "dir": str(out),
             "run": {"model": "fake-model", "base_url": server.base_url, "mode": "both", "n": 2,
                     "concurrency": 2, "limit": N_ITEMS, "dimensions": ["coherence"]},
         }  # fmt: skip
         argv = configured_argv(spec, processed, tmp_path)
-        process = subprocess.Popen(argv, env=ENV, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(argv, env=child_env(), stderr=subprocess.PIPE, text=True)
         try:
             seconds = stop_after_answers(process, tmp_path / "cache" / CACHE_FILE, signal.SIGTERM)
             err = process.stderr.read()
@@ -166,7 +173,7 @@ def test_run_configured_judge_stops_on_sigterm_in_the_main_thread(tmp_path, proc
         assert f"the answers received are cached in {tmp_path / 'cache'}" in err
         stored = stored_prompts(tmp_path / "cache" / CACHE_FILE).total()
         before = len(server.requests)
-        done = subprocess.run(argv, env=ENV, capture_output=True, text=True)
+        done = subprocess.run(argv, env=child_env(), capture_output=True, text=True)
         assert done.returncode == 0 and "finished" in done.stderr
         assert len(server.requests) - before == N_ITEMS - stored
 
@@ -198,6 +205,7 @@ def test_a_managed_llama_cpp_server_is_stopped_with_the_run(tmp_path, processed,
     spec = {
         "benchmark": "summeval",
         "format": "geval-jsonl",
+        "label": "FIXTURE: fake-server replies (tests only)",
         "dir": str(out),
         "run": {"mode": "both", "n": 20, "seed": 1, "max_tokens": 3, "limit": 16,
                 "timeout": 600, "dimensions": ["coherence"],
@@ -205,7 +213,7 @@ def test_a_managed_llama_cpp_server_is_stopped_with_the_run(tmp_path, processed,
     }  # fmt: skip
     argv = configured_argv(spec, processed, tmp_path)
     db = tmp_path / "cache" / CACHE_FILE
-    process = subprocess.Popen(argv, env=ENV, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(argv, env=child_env(), stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: stored_prompts(db).total() >= 2 or process.poll() is not None, 300)
         servers = children(process.pid)

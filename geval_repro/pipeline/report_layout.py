@@ -78,6 +78,7 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             layout.tables / f"{outputs.CORRELATIONS}.csv",
             layout.paper_layout(1),
             *(p for spec in judges.values() for p in layout.judge_result_files(spec)),
+            layout.cluster_figure("summeval")[0],
         ],
         "03_sweep": [
             *(layout.judge_tables(j) / "sweep.csv" for j in with_replies),
