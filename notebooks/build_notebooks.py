@@ -23,6 +23,7 @@ execution timing is recorded, so a rebuild from the same results gives the same 
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
 
 import nbformat
@@ -55,8 +56,8 @@ from geval_repro.tables.rows import VALUE_STATUSES
 
 TABLES = RESULTS / "tables"
 FIGURES = RESULTS / "figures"
-COMPACT = ["dimension", "metric", "variant", "coefficient", "value", "ci_low", "ci_high",
-           "paper_value", "delta", "status"]
+COMPACT = ["dimension", "metric", "variant", "level", "coefficient", "value", "ci_low",
+           "ci_high", "n_items", "paper_value", "delta", "status"]
 SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
 pd.set_option("display.precision", 3)
 pd.set_option("display.max_colwidth", 60)
@@ -128,6 +129,47 @@ def compare_plot(rows, *, x, order, title, ylabel, series="metric", labels=None)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     plt.show()'''
+
+
+# The notebooks' data selection, defined here so that tests/test_notebooks.py imports and
+# checks them; the helpers cell holds their source (below).
+
+
+def run_of(rows):
+    """The benchmark and status of one judge run from its correlation rows: ``fixture``,
+    ``recomputed`` or ``toolkit-run`` (several statuses joined, in a run that mixed them)."""
+    (benchmark,) = rows["benchmark"].unique()
+    return benchmark, ", ".join(sorted(set(rows["status"])))
+
+
+def status_label(status):
+    """How a run's status is shown: FIXTURE in capitals, the others as written."""
+    return "FIXTURE" if status == "fixture" else status
+
+
+def level_panels(rows, coefficients, levels):
+    """``(level, coefficient, rows)`` for each of ``levels`` (in that order) and
+    ``coefficients`` that ``rows`` hold: one correlation level per plot, never two."""
+    panels = []
+    for level in levels:
+        for coefficient in coefficients:
+            part = rows[(rows["level"] == level) & (rows["coefficient"] == coefficient)]
+            if len(part):
+                panels.append((level, coefficient, part))
+    return panels
+
+
+def plot_title(judge, status, table, benchmark, level, symbol, printed_level):
+    """A plot's title: the run, its status, the table, the benchmark and the level of the
+    correlations it shows (and that the paper prints none at another level)."""
+    title = f"{judge} ({status_label(status)}), {table}: {benchmark}, {level}-level {symbol}"
+    return title + ("" if level == printed_level else " (the paper prints none)")
+
+
+HELPERS += "".join(
+    "\n\n\n" + inspect.getsource(f).rstrip("\n")
+    for f in (run_of, status_label, level_panels, plot_title)
+)
 
 
 def md(text: str) -> tuple[str, str]:
@@ -296,11 +338,18 @@ probability-weighted score), the one-reply table takes a single reply, and the d
 show how the reply parser treats what GPT-4 wrote.
 """),
     code("""
-runs = {judge: judge_status(RESULTS, judge) for judge in judges_in(RESULTS)}
+SUMMEVAL = get_benchmark("summeval")
+found = {j: run_of(read_table(f"judges/{j}/correlations")) for j in judges_in(RESULTS)}
+runs = {j: status for j, (benchmark, status) in found.items() if benchmark == SUMMEVAL.name}
 real = [j for j, status in runs.items() if status != FIXTURE]
-say("Judge runs in this results folder: "
-    + (", ".join(f"`{j}` ({'FIXTURE' if s == FIXTURE else 'recomputed'})"
-                 for j, s in runs.items()) or "none") + ".")
+say("Judge runs on SummEval in this results folder: "
+    + (", ".join(f"`{j}` ({status_label(s)})" for j, s in runs.items()) or "none") + ".")
+elsewhere = {j: b for j, (b, _) in found.items() if b != SUMMEVAL.name}
+if elsewhere:
+    say("Not shown here, being on another benchmark: "
+        + ", ".join(f"`{j}` ({get_benchmark(b).title}, {status_label(found[j][1])})"
+                    for j, b in elsewhere.items())
+        + ". Notebook 03 shows this toolkit's runs on every benchmark, each at its own level.")
 if "gpt4-released" not in runs:
     say("**The recount of the released G-Eval-4 replies is not in this folder.** Those four "
         "files of nlpyang/geval are downloaded from GitHub, so the recount is produced by "
@@ -321,14 +370,18 @@ show_table("table1_summeval")
     md("""
 ## Main table and one reply per item, per judge run
 
-For each run: Spearman ρ and Kendall τ per dimension, ours (dot, 95 % bootstrap interval
-over documents) against the paper's printed value (cross): the run's `paper_metric` row for
-the mean of the replies, its "-Probs" row for one reply.
+For each run on SummEval: Spearman ρ and Kendall τ per dimension, ours (dot, 95 %
+bootstrap interval over documents) against the paper's printed value (cross): the run's
+`paper_metric` row for the mean of the replies, its "-Probs" row for one reply. One plot per
+correlation level, named in its title with the run's status: the summary level the paper
+prints, and the system level (16 systems' mean scores) where a run has it, which the paper
+does not print. The tables name each row's level and the items it rests on (`n_items`).
 """),
     code("""
-SUMMEVAL_COLUMNS = [*get_benchmark("summeval").dimension_names, "AVG"]
+SUMMEVAL_COLUMNS = [*SUMMEVAL.dimension_names, "AVG"]
+LEVELS = [SUMMEVAL.level.value, "system"]  # the printed level first
 for judge, status in runs.items():
-    say(f"### `{judge}`")
+    say(f"### `{judge}` ({status_label(status)})")
     if status == FIXTURE:
         fixture_banner(judge)
     tables = {name: read_table(f"judges/{judge}/{name}")
@@ -339,12 +392,10 @@ for judge, status in runs.items():
     for name, table in tables.items():
         rows = table[table["dimension"].isin(SUMMEVAL_COLUMNS)]
         display(rows[COMPACT].reset_index(drop=True))
-        tag = " (FIXTURE)" if status == FIXTURE else ""
-        for coefficient in ("spearman", "kendall"):
-            part = rows[rows["coefficient"] == coefficient]
+        for level, coefficient, part in level_panels(rows, ("spearman", "kendall"), LEVELS):
             compare_plot(part, x="dimension", order=SUMMEVAL_COLUMNS, series="variant",
-                         title=f"{judge}{tag}, {name.replace('_', ' ')}: summary-level "
-                               f"{SYMBOL[coefficient]}",
+                         title=plot_title(judge, status, name.replace("_", " "), SUMMEVAL.title,
+                                          level, SYMBOL[coefficient], SUMMEVAL.level.value),
                          ylabel=f"{SYMBOL[coefficient]} with expert mean")
 """),
     md("""
@@ -359,7 +410,7 @@ parser could not read; the parser table shows how much that moves the correlatio
 for judge, status in runs.items():
     if not (TABLES / "judges" / judge / "diagnostics.csv").is_file():
         continue
-    say(f"### `{judge}`")
+    say(f"### `{judge}` ({status_label(status)})")
     if status == FIXTURE:
         fixture_banner(judge)
     display(read_table(f"judges/{judge}/diagnostics"))
@@ -376,7 +427,7 @@ Significance: paired permutation test of the mean of the replies against one rep
 for judge, status in runs.items():
     if not (TABLES / "judges" / judge / "rollups.csv").is_file():
         continue
-    say(f"### `{judge}`")
+    say(f"### `{judge}` ({status_label(status)})")
     if status == FIXTURE:
         fixture_banner(judge)
     display(read_table(f"judges/{judge}/rollups"))
@@ -406,31 +457,46 @@ rows above (`correlations.csv`; nothing here is compared with a printed number):
   ties included (the experts tie when their means are equal). `acc_eq` lets the metric tie
   only equal scores; `acc_eq_calibrated` (acc\\*_eq) lets it tie scores that differ by at
   most `epsilon`, the threshold that maximizes the accuracy (one for all documents, re-fitted
-  in every bootstrap resample). `human_tie_rate` is the share of pairs the experts tie: the
-  accuracy of a judge that ties every pair. Integer judges tie often; calibration asks how
-  much of a judge's Spearman or Kendall is owed to its ties.
+  in every bootstrap resample). Two reference rows: a constant metric, which ties every
+  pair, so its accuracy is the share of pairs the experts tie (no acc\\*_eq can fall below
+  it: a threshold above every difference ties every pair), and a random order, which gets
+  half of the untied pairs right. Integer judges tie often; calibration asks how much of a
+  judge's Spearman or Kendall is owed to its ties. Rows are ranked only among rows on the
+  same items: the full 1,600 summaries, or a partial run's own items (with their own
+  reference rows).
 - **System level** (as Fabbri et al., 2021, report it for every metric): each system's mean
   score over the 100 documents, one correlation over the 16 systems.
 - **Judge vs judge**: a paired permutation test for every pair of metrics (swapping whole
-  documents), Holm-corrected within each dimension and coefficient; metrics in one band are
-  statistically indistinguishable.
+  documents), Holm-corrected within each ranking, dimension and coefficient; metrics in one
+  band are statistically indistinguishable. The figure shows the ranking on all 1,600
+  summaries; a partial run is ranked apart, on its own items
+  (`significance_clusters.csv`, its `ranking` column).
 """),
     code("""
 accuracy = read_table("pairwise_accuracy")
 if accuracy is not None:
     summeval = accuracy[accuracy["benchmark"] == "summeval"]
-    display(summeval.pivot_table(index=["metric", "variant"], columns="dimension",
-                                 values=["acc_eq_calibrated", "epsilon"]).round(3))
+    full = summeval[summeval["ranking"] == "full"]
+    say("Ranking `full`: every metric on all 1,600 summaries, summary level (pairs within a "
+        "document), with the two reference rows.")
+    display(full.pivot_table(index=["level", "metric", "variant"], columns="dimension",
+                             values=["acc_eq", "acc_eq_calibrated"], sort=False).round(3))
     say("Share of within-document pairs the experts tie: " + ", ".join(
-        f"{d} {r:.1%}" for d, r in summeval.groupby("dimension")["human_tie_rate"].first().items()))
+        f"{d} {r:.1%}" for d, r in full.groupby("dimension")["human_tie_rate"].first().items()))
+    partial = summeval[summeval["ranking"] != "full"]
+    if len(partial):
+        say("Partial runs, each ranked on its own items with its own reference rows:")
+        display(partial[["dimension", "ranking", "metric", "variant", "level", "acc_eq",
+                         "acc_eq_calibrated", "n_items", "status"]].reset_index(drop=True))
 correlations = read_table("correlations")
-summeval_dimensions = list(get_benchmark("summeval").dimension_names)
 system = correlations[(correlations["benchmark"] == "summeval") & (correlations["level"] == "system")
                       & correlations["status"].isin(VALUE_STATUSES)
-                      & correlations["dimension"].isin(summeval_dimensions)]
+                      & correlations["dimension"].isin(SUMMEVAL.dimension_names)]
 if len(system):
-    display(system.pivot_table(index=["metric", "variant"], columns=["dimension", "coefficient"],
-                               values="value").round(3))
+    say("System level: each system's mean score over the documents a metric scores, one "
+        "correlation over the 16 systems (`n_groups` documents in `correlations.csv`).")
+    display(system.pivot_table(index=["level", "metric", "variant", "status"],
+                               columns=["dimension", "coefficient"], values="value").round(3))
 show_figure("significance_clusters_summeval")
 """),
 ]
@@ -498,7 +564,8 @@ EQ1, TOP = "probability-weighted rating (Eq. 1)", "most likely rating"
 
 
 def probs_comparison(rows):
-    \"\"\"Spearman ρ of Probs and -Probs variants of one run, dimensions as columns.\"\"\"
+    \"\"\"Spearman ρ of Probs and -Probs variants of one run at its benchmark's level,
+    dimensions as columns.\"\"\"
     benchmark = get_benchmark(rows["benchmark"].iloc[0])
     mean = next((v for v in rows["variant"].unique() if v.startswith("mean-of-")
                  and v.endswith("/original")), None)
@@ -506,7 +573,8 @@ def probs_comparison(rows):
              mean: "Probs: mean of the replies (released parser)",
              TOP: "-Probs: most likely rating",
              "first-reply/original": "-Probs: first reply (released parser)"}
-    picked = rows[(rows["coefficient"] == "spearman") & rows["variant"].isin(names)]
+    picked = rows[(rows["coefficient"] == "spearman") & (rows["level"] == benchmark.level)
+                  & rows["variant"].isin(names)]
     table = picked.pivot_table(index="variant", columns="dimension", values="value",
                                sort=False, dropna=False)
     columns = [d for d in (*benchmark.dimension_names, "AVG") if d in table.columns]
@@ -520,7 +588,10 @@ if not toolkit:
     say("No run of this toolkit's judge runner is in this results folder.")
 for judge in toolkit:
     rows = read_table(f"judges/{judge}/correlations")
-    say(f"### `{judge}` ({get_benchmark(rows['benchmark'].iloc[0]).title})")
+    benchmark, status = run_of(rows)
+    info = get_benchmark(benchmark)
+    say(f"### `{judge}` ({status_label(status)}): {info.title}, {info.level_name}-level "
+        "Spearman ρ")
     display(probs_comparison(rows))
     say("NaN: not scorable (e.g. every item got the same rating; the note in "
         "correlations.csv says why).")

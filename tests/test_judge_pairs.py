@@ -218,12 +218,10 @@ def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None
         assert (table["pvalue_holm"] >= table["pvalue"]).all()
     itself = pairs[pairs["metric_a"].isin(["j", "copy"]) & pairs["metric_b"].isin(["j", "copy"])]
     assert (itself["pvalue"] == 1.0).all() and (itself["difference"] == 0.0).all()
-    # UniEval scores all seven items; its pairs with the judge use seven, the ranking six
-    with_unieval = pairs[(pairs["metric_a"] == "UniEval") & (pairs["metric_b"] == "j")]
-    with_unieval = pd.concat(
-        [with_unieval, pairs[(pairs["metric_b"] == "UniEval") & (pairs["metric_a"] == "j")]]
-    )
-    assert (with_unieval["n_items"] == 7).all() and (ranking["n_items"] == 6).all()
+    # UniEval and the judge score all seven items, the baselines six (the benchmark's full
+    # items): every test and the ranking rest on those six, UniEval against the judge too
+    assert (pairs["n_items"] == 6).all() and (ranking["n_items"] == 6).all()
+    assert set(pairs["ranking"]) == set(ranking["ranking"]) == {"full"}
     for _, table in ranking.groupby("coefficient"):
         assert table["value"].is_monotonic_decreasing
         assert table["position"].tolist() == [1, 2, 3, 4]
@@ -231,6 +229,114 @@ def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None
     # 6 pairs with 300 resamples: the floor 6 / 301 is below 0.05 (resolved)
     assert (ranking["holm_floor"] == 6 / 301).all()
     assert not ranking["note"].str.contains("UNRESOLVED").any()
+
+
+def _partial_run(items: dict[str, list[int]]) -> list[Scored]:
+    """A partial run "p" on QAGS-XSum: one metric per variant, scoring ``items``."""
+    rng = np.random.default_rng(11)
+    scores = pd.Series(rng.normal(size=7), index=range(7))
+    return [
+        Scored(
+            "p",
+            variant,
+            "judge",
+            "toolkit-run",
+            {"consistency": pd.DataFrame({"item_id": ids, "score": scores[ids].to_numpy()})},
+        )
+        for variant, ids in items.items()
+    ]
+
+
+def test_a_partial_run_never_shrinks_the_full_ranking() -> None:
+    """A full-coverage pair (UniEval and a judge, beside the baselines) and a partial run:
+    the full ranking rests on the full items (the six the baselines' protocol scores), with
+    the values and tests it has without the partial run; each of the partial run's item
+    sets gets its own ranking, on its items only, the others restricted to them."""
+    tidy, baseline, judge = _qags()
+    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
+    covering = (
+        baseline_metrics(baseline, XSUM)
+        + unieval_metrics(tidy, XSUM)
+        + judge_metrics(run, {"scores": judge}, compared_only=True)
+    )
+    # variant "a": items 0, 2, 3, 5 of the full six, and item 6, which the baselines do not
+    # score (not a full item: left out of its ranking); variant "b": items 1, 3, 4
+    partial = _partial_run({"a": [0, 2, 3, 5, 6], "b": [1, 3, 4]})
+    options = {"n_resamples": 500, "seed": 3, "coefficients": ["spearman", "kendall"]}
+    alone_pairs, alone = pairwise_significance(XSUM, tidy, covering, **options)
+    pairs, ranking = pairwise_significance(XSUM, tidy, covering + partial, **options)
+
+    full = ranking[ranking["ranking"] == "full"].reset_index(drop=True)
+    assert set(full["metric"]) == {"ROUGE-2", "UniEval", "j"} and (full["n_items"] == 6).all()
+    pd.testing.assert_frame_equal(full, alone.reset_index(drop=True))
+    full_pairs = pairs[pairs["ranking"] == "full"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(full_pairs, alone_pairs.reset_index(drop=True))
+    human = tidy["consistency"].to_numpy()
+    scores = {
+        "ROUGE-2": baseline["score"].to_numpy()[:6],
+        "UniEval": tidy["unieval_consistency"].to_numpy()[:6],
+        "j": judge["score"].to_numpy()[:6],
+    }
+    spearman = full[full["coefficient"] == "spearman"].set_index("metric")["value"]
+    for metric, values in scores.items():  # on the six full items, by scipy
+        assert spearman[metric] == pytest.approx(stats.spearmanr(values, human[:6])[0], abs=1e-12)
+
+    names = {"a": "partial: p, 4 items", "b": "partial: p, 3 items"}
+    assert set(ranking["ranking"]) == {"full", *names.values()}
+    assert set(pairs["ranking"]) == {"full", *names.values()}
+    for variant, items in {"a": [0, 2, 3, 5], "b": [1, 3, 4]}.items():
+        own = ranking[ranking["ranking"] == names[variant]]
+        assert set(zip(own["metric"], own["variant"], strict=True)) == {
+            ("ROUGE-2", "vs source document"),
+            ("UniEval", "released predictions"),
+            ("j", "per-item scores"),
+            ("p", variant),  # never the run's other variant
+        }
+        assert (own["n_items"] == len(items)).all()
+        assert own["note"].str.startswith(names[variant]).all()
+        mine = partial[0 if variant == "a" else 1].scores["consistency"].set_index("item_id")
+        restricted = {
+            "ROUGE-2": baseline["score"].to_numpy()[items],
+            "UniEval": tidy["unieval_consistency"].to_numpy()[items],
+            "j": judge["score"].to_numpy()[items],
+            "p": mine.loc[items, "score"].to_numpy(),
+        }
+        for coefficient, test in (("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+            values = own[own["coefficient"] == coefficient].set_index("metric")["value"]
+            for metric, scored in restricted.items():
+                expected = test(scored, human[items])[0]
+                assert values[metric] == pytest.approx(expected, abs=1e-12), (variant, metric)
+        tests = pairs[pairs["ranking"] == names[variant]]
+        assert len(tests) == 2 * 6 and (tests["n_items"] == len(items)).all()
+        for _, table in tests.groupby("coefficient"):  # Holm within this ranking only
+            np.testing.assert_array_equal(table["pvalue_holm"], holm(table["pvalue"].to_numpy()))
+
+
+def test_rankings_of_a_benchmark_whose_protocol_leaves_items_out() -> None:
+    """The full items are those the baselines' protocol scores; a metric that scores them
+    and more covers them, one that misses one is partial and ranked apart."""
+    from geval_repro.tables.item_sets import blocks, full_items, rankings
+
+    tidy, baseline, judge = _qags()
+    metrics = baseline_metrics(baseline, XSUM) + unieval_metrics(tidy, XSUM)
+    assert full_items(XSUM, tidy, "consistency", metrics).tolist() == [(i,) for i in range(6)]
+    assert full_items(XSUM, tidy, "consistency", []).tolist() == [(i,) for i in range(7)]
+    short = Scored("s", "v", "judge", "recomputed", {"consistency": judge.iloc[1:]})
+    sets = rankings(XSUM, tidy, "consistency", [*metrics, short])
+    assert [s.name for s in sets] == ["full", "partial: s, 5 items"]
+    assert [m.metric for m in sets[0].metrics] == ["ROUGE-2", "UniEval"]
+    assert [len(m.scores["consistency"]) for m in sets[0].metrics] == [6, 6]  # UniEval: 6 of 7
+    assert "the 6 of QAGS-XSum's 7 items that its baselines' protocol scores" in sets[0].basis
+    assert [m.metric for m in sets[1].metrics] == ["ROUGE-2", "UniEval", "s"]
+    assert [len(m.scores["consistency"]) for m in sets[1].metrics] == [5, 5, 5]
+    # blocks keep each metric's own items: the baselines' six, UniEval's seven, s's six
+    grouped = blocks(XSUM, tidy, "consistency", [*metrics, short])
+    assert [(b.name, len(b.items)) for b in grouped] == [
+        ("full", 6),
+        ("full, 7 items", 7),
+        ("partial: s, 6 items", 6),
+    ]
+    assert [[m.metric for m in b.metrics] for b in grouped] == [["ROUGE-2"], ["UniEval"], ["s"]]
 
 
 def test_too_few_resamples_leave_a_table_unresolved() -> None:
@@ -288,3 +394,28 @@ def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path
     for name, benchmark in BENCHMARKS.items():
         family = layout.baseline_scores(expected[name])
         assert layout.benchmark_baseline_scores(benchmark) == [family]
+
+
+def test_the_committed_rankings_rest_on_the_full_items() -> None:
+    """The committed judge-vs-judge tables (the mirrored-data run): every full ranking and
+    its tests rest on its benchmark's full items (SummEval's 1,600 summaries, the 300
+    Topical-Chat responses its baselines' protocol scores, every QAGS summary), no partial
+    run is among them, and each partial ranking names its run and its item count."""
+    from pathlib import Path
+
+    tables = Path(__file__).resolve().parents[1] / "results" / "tables"
+    clusters = pd.read_csv(tables / "significance_clusters.csv")
+    pairs = pd.read_csv(tables / "pairwise_significance.csv")
+    expected = {"summeval": [1600], "topical_chat": [300], "qags_cnndm": [235], "qags_xsum": [239]}
+    for table in (clusters, pairs):
+        full = table[table["ranking"] == "full"]
+        assert full.groupby("benchmark")["n_items"].unique().map(list).to_dict() == expected
+        partial = table[table["ranking"] != "full"]
+        counts = partial["ranking"].str.extract(r"^partial: \S+, (\d+) items$")[0]
+        assert counts.notna().all()
+        assert (counts.astype(int) == partial["n_items"]).all()
+    full = clusters[clusters["ranking"] == "full"]
+    assert not (full["status"] == "toolkit-run").any()  # the partial SmolLM2 runs
+    assert set(full["metric"]) >= {"gpt4-metriceval-run1", "UniEval", "ROUGE-2", "METEOR 1.5"}
+    assert full["note"].str.startswith("full: ").all()
+    assert (clusters.loc[clusters["ranking"] != "full", "status"] != "fixture").all()

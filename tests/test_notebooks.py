@@ -8,6 +8,7 @@ notebooks a second time, and build the Snakemake report of the same run."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import nbformat
@@ -153,3 +154,63 @@ def test_pipeline_executes_the_notebooks_and_builds_the_report(fixture_run, pipe
     assert "Judge run fixture-gpt4" in html  # the fixture run's category
     assert "is <strong>not</strong> part of" in html  # the released recount is not in it
     assert "synthetic test data" in html  # captions and the fixture banner
+
+
+def test_notebook_data_selection_keeps_one_level_per_plot_and_names_the_status():
+    """Notebook 02's selection (its helpers cell holds these functions' source): one
+    correlation level per plot, titled with the level and the run's status."""
+    import pandas as pd
+
+    rows = pd.DataFrame(
+        {
+            "benchmark": "summeval",
+            "level": ["summary", "summary", "system", "system", "summary"],
+            "coefficient": ["spearman", "kendall", "spearman", "kendall", "pearson"],
+            "status": "toolkit-run",
+            "value": [0.4, 0.3, 0.8, 0.6, 0.5],
+        }
+    )
+    panels = BUILDER.level_panels(rows, ("spearman", "kendall"), ["summary", "system"])
+    assert [(level, coefficient) for level, coefficient, _ in panels] == [
+        ("summary", "spearman"),
+        ("summary", "kendall"),
+        ("system", "spearman"),
+        ("system", "kendall"),
+    ]
+    for level, coefficient, part in panels:
+        assert set(part["level"]) == {level} and set(part["coefficient"]) == {coefficient}
+    assert BUILDER.run_of(rows) == ("summeval", "toolkit-run")
+    assert BUILDER.run_of(rows.assign(status="fixture")) == ("summeval", "fixture")
+    title = BUILDER.plot_title("r", "toolkit-run", "main", "SummEval", "system", "ρ", "summary")
+    assert title == "r (toolkit-run), main: SummEval, system-level ρ (the paper prints none)"
+    title = BUILDER.plot_title("f", "fixture", "main", "SummEval", "summary", "ρ", "summary")
+    assert title == "f (FIXTURE), main: SummEval, summary-level ρ"
+    helpers = BUILDER.build("02_summeval_recount").cells[2].source
+    for function in ("run_of", "status_label", "level_panels", "plot_title"):
+        assert f"\ndef {function}(" in helpers
+
+
+def test_committed_notebook_02_shows_summevals_runs_with_their_status_and_level():
+    """The committed notebook 02 (executed against results/) heads each SummEval run with
+    its status as its correlation rows give it, shows no run of another benchmark as its
+    own, and its tables carry the level column."""
+    import pandas as pd
+
+    committed = nbformat.read(str(NOTEBOOK_DIR / "02_summeval_recount.ipynb"), as_version=4)
+    text = _text_outputs(committed)
+    results = REPO_ROOT / "results" / "tables" / "judges"
+    for path in sorted(results.glob("*/correlations.csv")):
+        rows = pd.read_csv(path)
+        benchmark, status = BUILDER.run_of(rows)
+        heading = f"### `{path.parent.name}` ({BUILDER.status_label(status)})"
+        assert (heading in text) == (benchmark == "summeval"), heading
+    assert "`smollm2-135m-summeval` (toolkit-run)" in text
+    assert "(recomputed)" not in text.split("### `smollm2-135m-summeval`")[1].split("###")[0]
+    assert "`smollm2-135m-qags-xsum` (QAGS-XSum, toolkit-run)" in text  # named as elsewhere
+    tables = [
+        output["data"]["text/plain"]
+        for cell in committed.cells
+        for output in cell.get("outputs", [])
+        if "text/html" in output.get("data", {}) and "coefficient" in output["data"]["text/plain"]
+    ]
+    assert tables and all(re.search(r"\blevel\b", table) for table in tables)

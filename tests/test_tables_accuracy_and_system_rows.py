@@ -14,7 +14,8 @@ import pytest
 from scipy import stats
 
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
+from geval_repro.tables.paired_tests import Scored
+from geval_repro.tables.pairwise_accuracy import accuracy_blocks, pairwise_accuracy_table
 from geval_repro.tables.rows import COLUMNS, table_rows
 
 SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
@@ -126,7 +127,14 @@ def test_the_pairwise_accuracy_table_holds_both_accuracies(summary_table: pd.Dat
         ],
         ignore_index=True,
     )
-    table = pairwise_accuracy_table(rows)
+    keys = summary_table[["doc_id", "system_id"]]
+    metrics = [
+        Scored(name, "v", "judge", "recomputed", {"coherence": keys.assign(score=scores)})
+        for name, scores in (("m", summary_table["judge"]), ("perfect", summary_table["human"]))
+    ]
+    tidy = summary_table.assign(coherence=summary_table["human"])
+    table = pairwise_accuracy_table(rows, accuracy_blocks(get_benchmark("summeval"), tidy, metrics))
+    table = table[~table["metric"].str.startswith("reference: ")]  # tests/test_accuracy_references
     assert list(table["metric"]) == ["perfect", "m"]  # the best acc*_eq first
     perfect = table.iloc[0]
     assert perfect["acc_eq"] == 1.0 and perfect["acc_eq_calibrated"] == 1.0

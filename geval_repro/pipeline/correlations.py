@@ -15,13 +15,18 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
+from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.pipeline.significance import read_significance
-from geval_repro.registry.benchmarks import table_benchmarks
+from geval_repro.registry.benchmarks import Benchmark, table_benchmarks
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.report.readme import RELEASED_JUDGE
 from geval_repro.report.table_files import write_pair, write_rows
-from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
+from geval_repro.tables.pairwise_accuracy import (
+    REFERENCE_LEGEND,
+    accuracy_blocks,
+    pairwise_accuracy_table,
+)
 from geval_repro.tables.printed import combined_table
 
 log = logging.getLogger(__name__)
@@ -68,10 +73,38 @@ def write_paper_layout(
     write_text(out, paper_layout(table, number, tests, notes))
 
 
-def write_pairwise_accuracy(correlations: PathLike, stem: PathLike) -> None:
+def benchmark_accuracy_blocks(
+    benchmark: Benchmark,
+    benchmark_table: PathLike,
+    baseline_scores: Sequence[PathLike],
+    judges: Mapping[str, JudgeSpec],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    out: PathLike,
+) -> None:
+    """The item sets of every metric of ``benchmark`` with accuracy rows, each with its two
+    reference rows (:func:`geval_repro.tables.pairwise_accuracy.accuracy_blocks`) -> a
+    CSV; the inputs as in :func:`geval_repro.pipeline.judge_pairs.read_metrics`."""
+    tidy, metrics = read_metrics(
+        benchmark, benchmark_table, baseline_scores, judges, processed, compared_only=False
+    )
+    table = accuracy_blocks(benchmark, tidy, metrics)
+    for (dimension, ranking), n_items in (
+        table[table["reference"]].groupby(["dimension", "ranking"], sort=False)["n_items"].first()
+    ).items():
+        log.info("%s %s: ranking %s on %d items", benchmark.name, dimension, ranking, n_items)
+    write_text(out, table.to_csv(index=False, lineterminator="\n"))
+
+
+def write_pairwise_accuracy(
+    correlations: PathLike, blocks: Sequence[PathLike], stem: PathLike
+) -> None:
     """The pairwise-accuracy table (:mod:`geval_repro.tables.pairwise_accuracy`) of the
-    correlation rows -> ``<stem>.csv|.md``."""
-    write_pair(pairwise_accuracy_table(pd.read_csv(correlations)), stem)
+    correlation rows, each benchmark's rows in the rankings of its ``blocks`` file, with
+    their reference rows -> ``<stem>.csv|.md`` (the Markdown says what the references
+    mean)."""
+    placed = pd.concat([pd.read_csv(path) for path in blocks], ignore_index=True)
+    table = pairwise_accuracy_table(pd.read_csv(correlations), placed)
+    write_pair(table, stem, legend=REFERENCE_LEGEND)
 
 
 def reproduction_figure(rows: PathLike, number: int, png: PathLike, svg: PathLike) -> None:

@@ -1,6 +1,7 @@
 """Rule functions of judge vs judge: one job per benchmark (every pair of its metrics, and
-their ranking with significance clusters; computed in :mod:`geval_repro.tables.judge_pairs`),
-then the two tables of all benchmarks."""
+their rankings with significance clusters; computed in :mod:`geval_repro.tables.judge_pairs`),
+then the two tables of all benchmarks; and the reader of a benchmark's metrics
+(:func:`read_metrics`), which the pairwise accuracy's item sets read too."""
 
 from __future__ import annotations
 
@@ -20,11 +21,49 @@ from geval_repro.tables.judge_pairs import (
     PAIR_COLUMNS,
     pairwise_significance,
 )
-from geval_repro.tables.paired_tests import baseline_metrics, judge_metrics, unieval_metrics
+from geval_repro.tables.paired_tests import (
+    Scored,
+    baseline_metrics,
+    judge_metrics,
+    unieval_metrics,
+)
 
 log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
+
+
+def read_metrics(
+    benchmark: Benchmark,
+    benchmark_table: PathLike,
+    baseline_scores: Sequence[PathLike],
+    judges: Mapping[str, JudgeSpec],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    *,
+    compared_only: bool,
+) -> tuple[pd.DataFrame, list[Scored]]:
+    """The benchmark's tidy table and its metrics: its baselines, UniEval's predictions and
+    its judge runs' score variants; ``compared_only``: the baselines of the protocol variant
+    and the variants a reader compares
+    (:func:`~geval_repro.tables.paired_tests.compared_variant`), else every one.
+
+    ``baseline_scores``: the per-item scores of the benchmark's baseline family (none for a
+    benchmark without baselines); ``judges``: the judge runs on the benchmark by name;
+    ``processed``: each run's processed tables by name.
+    """
+    tidy = pd.read_parquet(benchmark_table)
+    protocol = benchmark.baselines.protocol_variant if benchmark.baselines else None
+    variant = protocol if compared_only else None
+    metrics = [
+        m
+        for path in baseline_scores
+        for m in baseline_metrics(pd.read_parquet(path), benchmark, variant)
+    ]
+    metrics += unieval_metrics(tidy, benchmark)
+    for judge, spec in judges.items():
+        tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
+        metrics += judge_metrics(spec, tables, compared_only=compared_only)
+    return tidy, metrics
 
 
 def benchmark_pairs(
@@ -37,24 +76,11 @@ def benchmark_pairs(
     pairs_out: PathLike,
     clusters_out: PathLike,
 ) -> None:
-    """Every pair of metrics on ``benchmark`` and their ranking -> two CSVs.
-
-    ``baseline_scores``: the per-item scores of the benchmark's baseline family (none for a
-    benchmark without baselines);
-    ``judges``: the judge runs on the benchmark by name; ``processed``: each run's processed
-    tables by name.
-    """
-    tidy = pd.read_parquet(benchmark_table)
-    protocol = benchmark.baselines.protocol_variant if benchmark.baselines else None
-    metrics = [
-        m
-        for path in baseline_scores
-        for m in baseline_metrics(pd.read_parquet(path), benchmark, protocol)
-    ]
-    metrics += unieval_metrics(tidy, benchmark)
-    for judge, spec in judges.items():
-        tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
-        metrics += judge_metrics(spec, tables, compared_only=True)
+    """Every pair of metrics on ``benchmark`` and their rankings -> two CSVs (the inputs as
+    in :func:`read_metrics`)."""
+    tidy, metrics = read_metrics(
+        benchmark, benchmark_table, baseline_scores, judges, processed, compared_only=True
+    )
     log.info(
         "%s: %d metrics (%s), coefficients %s, %d resamples",
         benchmark.name,
@@ -70,6 +96,9 @@ def benchmark_pairs(
         n_resamples=settings.permutation_resamples,
         seed=settings.seed,
     )
+    rankings = clusters.groupby(["dimension", "ranking"], sort=False)["n_items"].first()
+    for (dimension, ranking), n_items in rankings.items():
+        log.info("%s %s: ranking %s on %d items", benchmark.name, dimension, ranking, n_items)
     log.info("%s: %d tests, %d ranking rows", benchmark.name, len(pairs), len(clusters))
     write_text(pairs_out, pairs.to_csv(index=False, lineterminator="\n"))
     write_text(clusters_out, clusters.to_csv(index=False, lineterminator="\n"))

@@ -199,6 +199,11 @@ class Layout:
     def reproduction_figure(self, number: int) -> list[Path]:
         return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])
 
+    def accuracy_blocks(self, benchmark: str) -> Path:
+        """One benchmark's metrics in the item sets their accuracy rows are ranked within,
+        with each set's reference rows (a work file)."""
+        return self.rows / outputs.PAIRWISE_ACCURACY / f"{benchmark}.csv"
+
     # --- judge vs judge ------------------------------------------------------------------
 
     def judge_pairs(self, benchmark: str) -> Path:

@@ -2,15 +2,19 @@
 indistinguishable, as the WMT metrics tasks draw their ranking clusters.
 
 Drawn from the ranking rows of :mod:`geval_repro.tables.judge_pairs` (nothing is computed
-here): one panel per dimension (rows) and coefficient (columns); in each, the metrics top
-to bottom in their ranking, a dot at each one's correlation (marker and colour by kind:
-baseline, UniEval, judge run), and the significance clusters as alternating grey bands
-numbered beside the panel, outside it, so no number covers a dot. Labels are wrapped, never
-cut; a baseline in its benchmark's protocol variant is named without it (the footnote names
-the variant once). A metric without a value on the ranked items stays in its row with the
-reason written there. A panel whose tests cannot resolve any pair after Holm's correction
-(too few resamples for its number of pairs) gets a red title saying so and no clusters,
-instead of a single cluster suggesting a tie; the footnote says what that means.
+here), those of the ``full`` ranking: every metric that covers the benchmark's full items,
+ranked on all of them (:mod:`geval_repro.tables.item_sets`). The partial runs, ranked apart
+on their own items, are named in the footnote with their item counts (their rankings are
+rows of ``significance_clusters.csv``). One panel per dimension (rows) and coefficient
+(columns); in each, the metrics top to bottom in their ranking, a dot at each one's
+correlation (marker and colour by kind: baseline, UniEval, judge run), and the
+significance clusters as alternating grey bands numbered beside the panel, outside it, so
+no number covers a dot. Labels are wrapped, never cut; a baseline in its benchmark's
+protocol variant is named without it (the footnote names the variant once). A metric
+without a value on the ranked items stays in its row with the reason written there. A panel
+whose tests cannot resolve any pair after Holm's correction (too few resamples for its
+number of pairs) gets a red title saying so and no clusters, instead of a single cluster
+suggesting a tie; the footnote says what that means.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from geval_repro.registry.benchmarks import get_benchmark, protocol_variant_of
 from geval_repro.report.figures import COEFFICIENT_SYMBOL, METRIC_KINDS, kind_label, save_figure
+from geval_repro.tables.item_sets import FULL
 from geval_repro.tables.judge_pairs import ALPHA
 
 LABEL_WIDTH = 40  # characters per line of a metric's label (wrapped, never cut)
@@ -106,13 +111,38 @@ def _panel(ax, rows: pd.DataFrame, protocol_variant: str | None) -> None:
     ax.tick_params(axis="x", labelsize=8)
 
 
-def _footnote(rows: pd.DataFrame, protocol_variant: str | None, width: int) -> str:
-    """What the panels share (the items, the baselines' variant, unresolved panels), in lines
-    of at most ``width`` characters."""
+def ranked_apart(rows: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """The partial runs of a benchmark's ranking rows (the metrics of a partial ranking that
+    are not in the full ranking of its dimension and coefficient) -> the fewest and the most
+    items one of their rankings rests on."""
+    keys = ["dimension", "coefficient", "metric", "variant"]
+    full = rows.loc[rows["ranking"] == FULL, keys].drop_duplicates()
+    partial = rows[rows["ranking"] != FULL].merge(full, on=keys, how="left", indicator=True)
+    own = partial[partial["_merge"] == "left_only"]
+    counts = own.groupby("metric")["n_items"].agg(["min", "max"])
+    return {metric: (int(r["min"]), int(r["max"])) for metric, r in counts.iterrows()}
+
+
+def _footnote(
+    rows: pd.DataFrame, protocol_variant: str | None, apart: dict[str, tuple[int, int]], width: int
+) -> str:
+    """What the panels share (the items, the baselines' variant, the partial runs ranked
+    apart, unresolved panels), in lines of at most ``width`` characters."""
     notes = [
-        "Every metric of a panel, baselines included, is correlated on the same items: those "
-        "every metric of the panel scores (their number in its x label)."
+        "Every metric of a panel, baselines included, is correlated on the same items: the "
+        "benchmark's full items (their number in its x label: those its baselines' protocol "
+        "scores), which every metric shown scores."
     ]
+    if apart:
+        runs = "; ".join(
+            f"{run} ({low} items)" if low == high else f"{run} ({low}-{high} items)"
+            for run, (low, high) in apart.items()
+        )
+        notes.append(
+            "Partial runs are not shown: each is ranked apart, on its own items with the "
+            f"metrics above restricted to them (significance_clusters.csv, ranking "
+            f"'partial: ...'): {runs}."
+        )
     if (
         protocol_variant
         and ((rows["kind"] == "baseline") & (rows["variant"] == protocol_variant)).any()
@@ -131,7 +161,9 @@ def _footnote(rows: pd.DataFrame, protocol_variant: str | None, width: int) -> s
 
 def cluster_figure(clusters: pd.DataFrame, benchmark: str, title: str) -> Figure:
     """The significance clusters of ``benchmark`` (module docstring) from its ranking rows."""
-    rows = clusters[clusters["benchmark"] == benchmark]
+    ranked = clusters[clusters["benchmark"] == benchmark]
+    apart = ranked_apart(ranked)
+    rows = ranked[ranked["ranking"] == FULL]
     info = get_benchmark(benchmark)
     protocol_variant = protocol_variant_of(benchmark)
     dimensions = [d for d in info.dimension_names if d in set(rows["dimension"])] or [""]
@@ -171,7 +203,7 @@ def cluster_figure(clusters: pd.DataFrame, benchmark: str, title: str) -> Figure
         loc="outside lower center",
         ncols=max(len(handles), 1),
         fontsize=8,
-        title=_footnote(rows, protocol_variant, int(15 * fig.get_figwidth())),
+        title=_footnote(rows, protocol_variant, apart, int(15 * fig.get_figwidth())),
         title_fontsize=8,
         alignment="left",
     )

@@ -288,11 +288,18 @@ def recomputed_lines(layout: str) -> list[str]:
 
 
 def _ties_pairs_systems(results_dir: Path, link: str) -> list[str]:
-    """Links to what the paper does not print: pairwise accuracy, judge vs judge."""
+    """Links to what the paper does not print: pairwise accuracy, judge vs judge, each said
+    to be ranked on the items its rows rest on."""
     names = {
-        "pairwise_accuracy": "acc_eq and tie-calibrated acc*_eq of every metric",
-        "pairwise_significance": "every pair of metrics, paired permutation tests (Holm)",
-        "significance_clusters": "metrics ranked, with their significance clusters",
+        "pairwise_accuracy": "acc_eq and tie-calibrated acc*_eq of every metric, ranked "
+        "among the rows on the same items (`ranking`), beside two reference rows: a constant "
+        "metric (ties every pair: the share of pairs the humans tie, below which no acc*_eq "
+        "falls) and a random order (half of the untied pairs)",
+        "pairwise_significance": "every pair of metrics within a ranking, paired "
+        "permutation tests on the ranking's items (Holm)",
+        "significance_clusters": "metrics ranked with their significance clusters: `full`, "
+        "every metric on all the benchmark's items its baselines' protocol scores; "
+        "`partial: <run>, <n> items`, a partial run ranked apart on its own items",
     }
     present = {
         n: what for n, what in names.items() if (results_dir / "tables" / f"{n}.md").is_file()

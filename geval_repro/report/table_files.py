@@ -18,14 +18,16 @@ from geval_repro.tables.rows import COLUMNS, check_rows
 log = logging.getLogger(__name__)
 
 
-def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str]) -> None:
-    """Write ``<stem>.csv`` and ``<stem>.md``; correlation-shaped tables are checked first."""
+def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str], legend: str = "") -> None:
+    """Write ``<stem>.csv`` and ``<stem>.md`` (``legend``, if any, as a paragraph under the
+    Markdown table); correlation-shaped tables are checked first."""
     if list(df.columns) == COLUMNS:
         check_rows(df)
     stem = Path(stem)
     log.info("table %s: %d rows", stem.name, len(df))
     write_text(stem.with_name(stem.name + ".csv"), df.to_csv(index=False, lineterminator="\n"))
-    write_text(stem.with_name(stem.name + ".md"), to_markdown(df))
+    markdown = to_markdown(df) + (f"\n{legend}\n" if legend else "")
+    write_text(stem.with_name(stem.name + ".md"), markdown)
 
 
 def write_rows(rows: pd.DataFrame, path: str | os.PathLike[str]) -> None:

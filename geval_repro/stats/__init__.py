@@ -23,6 +23,7 @@ _FACE = {
     "ACCURACIES": "accuracy",
     "bootstrap_accuracy": "accuracy",
     "pairwise_accuracy": "accuracy",
+    "reference_accuracies": "accuracy",
     "tie_calibrated_accuracy": "accuracy",
     "bootstrap_ci": "bootstrap",
     "COEFFICIENTS": "coefficients",
@@ -38,6 +39,7 @@ _FACE = {
     "LevelCorrelation": "results",
     "PairwiseAccuracy": "results",
     "PermutationResult": "results",
+    "ReferenceAccuracies": "results",
     "TieRate": "results",
     "tie_rate": "ties",
 }

@@ -36,6 +36,14 @@ weighs ``1 / n_pairs``. ``acc_eq`` is the accuracy at ``epsilon = 0``;
 ``human_tie_share`` is the share of human-tied pairs weighted the same way, which is the
 accuracy of a judge that ties every pair (a constant judge).
 
+Reference accuracies (:func:`reference_accuracies`), from the human scores alone, weighted
+as above (weights summing to 1, share ``T`` of them on human-tied pairs): a constant metric
+ties every pair, so its ``acc_eq`` is ``T``, and so is its ``acc*_eq`` (0 is its only
+candidate threshold); a random order of the items without ties orders each untied pair right
+with probability 1/2 and no tied pair, so its expected ``acc_eq`` is ``(1 - T) / 2``. No
+metric's ``acc*_eq`` falls below ``T``: a threshold at its largest difference, a candidate,
+ties every pair.
+
 Tie calibration (``acc*_eq``): the maximum of the accuracy over the candidate thresholds,
 0 and every pair's ``|d|`` (as codes: 0 and every ``c(d)``); ``epsilon*`` is the SMALLEST
 candidate reaching it, reported as ``c / 1e9``. Where every pair weighs the same (system
@@ -135,8 +143,8 @@ from geval_repro.stats.bootstrap import (
     percentile_interval,
 )
 from geval_repro.stats.level import Level
-from geval_repro.stats.matrix import as_score_pair
-from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
+from geval_repro.stats.matrix import as_score_matrix, as_score_pair
+from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy, ReferenceAccuracies
 from geval_repro.stats.ties import TIE_ATOL
 
 #: The accuracies reported beside the correlation coefficients: ``acc_eq`` (metric ties at
@@ -308,6 +316,23 @@ def pairwise_accuracy(
         terms.concordant & (codes > threshold)
     )
     return _result(_group_mean(correct, n_pairs), float(epsilon), terms, n_pairs)
+
+
+def reference_accuracies(human: np.ndarray, level: Level | str) -> ReferenceAccuracies:
+    """The accuracies of the two reference metrics on the present cells of ``human`` (module
+    docstring): a constant metric (``acc_eq`` = ``acc*_eq`` = the weighted share ``T`` of
+    human-tied pairs) and a random order without ties (expected ``acc_eq`` = ``(1 - T) /
+    2``); NaN without a pair."""
+    human = as_score_matrix(human, "human")
+    constant = np.where(np.isnan(human), np.nan, 0.0)
+    terms, n_pairs = _level_terms(constant, human, level)
+    share = _group_mean(_per_group(terms.human_tied), n_pairs)
+    return ReferenceAccuracies(
+        constant=share,
+        random=(1.0 - share) / 2.0,
+        n_pairs=int(n_pairs.sum()),
+        n_groups=int(np.count_nonzero(n_pairs)),
+    )
 
 
 def _fit_counts(terms: PairTerms) -> tuple[int, float, int]:

@@ -84,3 +84,20 @@ class PairwiseAccuracy:
     n_pairs: int
     n_groups: int
     human_tie_share: float
+
+
+@dataclass(frozen=True)
+class ReferenceAccuracies:
+    """The pairwise accuracies of two reference metrics against one human matrix (see
+    :func:`geval_repro.stats.accuracy.reference_accuracies`).
+
+    ``constant``: a metric that ties every pair (its ``acc_eq`` and ``acc*_eq``: the
+    weighted share of human-tied pairs); ``random``: the expected ``acc_eq`` of a random
+    order without ties (half the weighted share of the untied pairs); ``n_pairs`` and
+    ``n_groups`` as in :class:`PairwiseAccuracy`.
+    """
+
+    constant: float
+    random: float
+    n_pairs: int
+    n_groups: int

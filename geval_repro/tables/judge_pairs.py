@@ -9,22 +9,33 @@ the baselines, not rows a reader compares judges with; elsewhere every metric), 
 released predictions, and every judge run on the benchmark with the score variants a reader
 of the paper compares (:func:`~geval_repro.tables.paired_tests.compared_variant`).
 
-Tests (:func:`pairwise_significance`), per dimension and coefficient: every unordered pair,
-made by :func:`geval_repro.tables.paired_tests.paired_tests` (two-sided paired permutation
-test of ``corr(a) - corr(b)`` on the items both metrics and the humans score; the same
+Rankings (``ranking``): per dimension, the metrics are compared within the item sets of
+:func:`geval_repro.tables.item_sets.rankings`: the ``full`` ranking, every metric that
+covers the benchmark's full items (those its baseline protocol scores: SummEval's 1,600
+summaries, every QAGS summary, Topical-Chat's 300 responses that are not a context's
+original ground truth), on all of them; and one ranking per partial run and item set
+(``partial: <run>, <n> items``), that run's variants with the covering metrics restricted
+to the run's items. So a partial run never shrinks the full ranking, and its own numbers
+rest on its items only.
+
+Tests (:func:`pairwise_significance`), per dimension, coefficient and ranking: every
+unordered pair of its metrics, made by
+:func:`geval_repro.tables.paired_tests.paired_tests` (two-sided paired permutation test of
+``corr(a) - corr(b)`` on the ranking's items, which every metric of it scores; the same
 seed for every pair, so the test of a against b is that of b against a). Coefficients:
 those the paper prints for the benchmark
 (:attr:`~geval_repro.registry.benchmarks.Benchmark.printed_coefficients`: SummEval Spearman
 and Kendall, Topical-Chat Pearson and Spearman, QAGS all three), the comparisons a reader
 of Tables 1-3 makes. ``pvalue_holm``: Holm's adjustment
 (:func:`geval_repro.stats.multiplicity.holm`) over the pairs of one (benchmark, dimension,
-coefficient) table with a p-value.
+coefficient, ranking) table with a p-value.
 
-Ranking and clusters: the metrics of a table ranked by their correlation on the items every
-metric of the table scores (ties: by name), best first; significance clusters by
+Ranking and clusters: the metrics of a table ranked by their correlation on the ranking's
+items (ties: by name), best first; significance clusters by
 :func:`geval_repro.stats.clusters.significance_clusters`, where metric b is significantly
 worse than metric a ranked above it when the pair's ``pvalue_holm <= ALPHA`` (0.05) and its
-difference favours a. A metric without a value on those items is listed last, unclustered.
+difference favours a. A metric without a value on those items (a constant score) is listed
+last, unclustered.
 
 Resolution: with ``n`` resamples a Monte Carlo p-value is at least ``1 / (n + 1)``, so a
 Holm-adjusted one at least ``m / (n + 1)`` for ``m`` tested pairs (``holm_floor`` in the
@@ -49,6 +60,7 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.stats.clusters import significance_clusters
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.multiplicity import holm
+from geval_repro.tables.item_sets import ItemSet, rankings
 from geval_repro.tables.paired_tests import (
     Comparison,
     Scored,
@@ -63,6 +75,7 @@ PAIR_COLUMNS = [
     "benchmark",
     "dimension",
     "coefficient",
+    "ranking",
     "metric_a",
     "variant_a",
     "metric_b",
@@ -83,6 +96,7 @@ CLUSTER_COLUMNS = [
     "benchmark",
     "dimension",
     "coefficient",
+    "ranking",
     "position",
     "cluster",
     "metric",
@@ -98,7 +112,7 @@ COUNTS = {"n_items": "Int64", "n_resamples": "Int64", "seed": "Int64"}
 SWAPPED = {"inputs": "whole documents", "items": "single items"}
 
 
-def _ranking(
+def _order(
     benchmark: Benchmark,
     human: pd.DataFrame,
     dimension: str,
@@ -126,14 +140,16 @@ def _table(
     human: pd.DataFrame,
     dimension: str,
     coefficient: str,
-    metrics: Sequence[Scored],
+    ranked: ItemSet,
     *,
     n_resamples: int,
     seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The pair rows and the ranking rows of one (benchmark, dimension, coefficient)."""
+    """The pair rows and the ranking rows of one (benchmark, dimension, coefficient,
+    ranking)."""
     unit = benchmark.level.permutation_unit
-    order, ranked_values, n_common = _ranking(benchmark, human, dimension, metrics, coefficient)
+    metrics = ranked.metrics
+    order, ranked_values, n_common = _order(benchmark, human, dimension, metrics, coefficient)
     positions = [(x, y) for x in range(len(order)) for y in range(x + 1, len(order))]
     comparisons = [
         Comparison(metrics[order[x]], metrics[order[y]], dimension, coefficient)
@@ -141,18 +157,20 @@ def _table(
     ]
     tests = paired_tests(benchmark, human, comparisons, n_resamples=n_resamples, seed=seed)
     pairs = tests.drop(columns="level").reindex(columns=PAIR_COLUMNS)
+    pairs["ranking"] = ranked.name
     pairs["pvalue_holm"] = holm(pairs["pvalue"].to_numpy(dtype=float))
     tested = int(pairs["pvalue"].notna().sum())
     protocol = (
-        f"two-sided paired permutation test of a minus b, {SWAPPED[unit]} swapped, Holm over "
-        f"the {tested} tested pairs of this table"
+        f"{ranked.basis}; two-sided paired permutation test of a minus b on those "
+        f"{n_common} items, {SWAPPED[unit]} swapped, Holm over the {tested} tested pairs of "
+        "this ranking"
     )
-    pairs["note"] = pairs["note"].where(pairs["note"] != "", protocol)
+    pairs["note"] = pairs["note"].where(pairs["note"] == "", "; " + pairs["note"])
+    pairs["note"] = protocol + pairs["note"]
     floor = tested / (n_resamples + 1) if tested else math.nan
     clustering = (
-        f"ranked on the {n_common} items every metric of this table scores; a new cluster "
-        f"starts at a metric significantly worse (Holm p <= {ALPHA}) than one of the "
-        "current cluster"
+        f"{ranked.basis}; correlations on those {n_common} items; a new cluster starts at a "
+        f"metric significantly worse (Holm p <= {ALPHA}) than one of the current cluster"
     )
     if floor > ALPHA:
         clustering += (
@@ -161,10 +179,11 @@ def _table(
             f"set permutation.n_resamples to at least {math.ceil(tested / ALPHA) - 1}"
         )
         log.warning(
-            "%s %s %s: %d resamples cannot resolve %d pairs after Holm (floor %.3f > %s)",
+            "%s %s %s %s: %d resamples cannot resolve %d pairs after Holm (floor %.3f > %s)",
             benchmark.name,
             dimension,
             coefficient,
+            ranked.name,
             n_resamples,
             tested,
             floor,
@@ -186,6 +205,7 @@ def _table(
                 "benchmark": benchmark.name,
                 "dimension": dimension,
                 "coefficient": coefficient,
+                "ranking": ranked.name,
                 "position": position + 1,
                 "cluster": clusters[position] if position < n_defined else pd.NA,
                 "metric": metrics[i].metric,
@@ -197,7 +217,7 @@ def _table(
                 "status": metrics[i].status,
                 "note": clustering
                 if position < n_defined
-                else "no value on the items every metric scores: not ranked",
+                else f"{ranked.basis}; no value on those {n_common} items: not ranked",
             }
             for position, i in enumerate(order)
         ],
@@ -216,26 +236,29 @@ def pairwise_significance(
     coefficients: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pair table (:data:`PAIR_COLUMNS`) and the ranking table
-    (:data:`CLUSTER_COLUMNS`) of every dimension of ``benchmark`` and each of
-    ``coefficients`` (default: those the paper prints for it; module docstring). ``tidy``:
-    the benchmark's tidy table (item keys and human scores)."""
+    (:data:`CLUSTER_COLUMNS`) of every dimension of ``benchmark``, each of
+    ``coefficients`` (default: those the paper prints for it) and each ranking of at least
+    two metrics (module docstring). ``tidy``: the benchmark's tidy table (item keys and
+    human scores)."""
     pair_parts, ranking_parts = [], []
     for dimension in benchmark.dimension_names:
         present = [m for m in metrics if dimension in m.scores]
         if len(present) < 2:
             continue
+        ranked = [r for r in rankings(benchmark, tidy, dimension, present) if len(r.metrics) > 1]
         for coefficient in coefficients or benchmark.printed_coefficients:
-            pairs, ranking = _table(
-                benchmark,
-                tidy,
-                dimension,
-                coefficient,
-                present,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-            pair_parts.append(pairs)
-            ranking_parts.append(ranking)
+            for items in ranked:
+                pairs, ranking = _table(
+                    benchmark,
+                    tidy,
+                    dimension,
+                    coefficient,
+                    items,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                )
+                pair_parts.append(pairs)
+                ranking_parts.append(ranking)
     pairs = pd.concat(pair_parts or [pd.DataFrame(columns=PAIR_COLUMNS)], ignore_index=True)
     ranking = pd.concat(ranking_parts or [pd.DataFrame(columns=CLUSTER_COLUMNS)], ignore_index=True)
     return (

@@ -1,7 +1,13 @@
 """The rows of each paper table, the combined correlation table, the paper-layout Tables 1-3,
 the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
 judge runs of its own benchmarks (TABLE_JUDGES), so a run without SummEval's judge files
-still makes Tables 2 and 3. Each job imports its rule function in its run: block."""
+still makes Tables 2 and 3. The pairwise accuracies are ranked within the rows on the same
+items: one job per benchmark places its metrics in those item sets (it waits only for the
+judge runs on that benchmark, BENCHMARK_JUDGES). Each job imports its rule function in its
+run: block."""
+
+
+from geval_repro.registry.benchmarks import BENCHMARKS
 
 
 rule judge_averages:
@@ -117,10 +123,49 @@ rule reproduction_figure:
         reproduction_figure(input[0], int(wildcards.n), output.png, output.svg)
 
 
+for _benchmark, _judges in BENCHMARK_JUDGES.items():
+
+    rule:
+        """One benchmark's metrics in the item sets their accuracies are ranked within, with
+        each set's reference rows (a constant metric, a random order)."""
+        name:
+            f"accuracy_blocks_{_benchmark}"
+        input:
+            benchmark_table=LAYOUT.table(_benchmark),
+            baseline_scores=LAYOUT.benchmark_baseline_scores(BENCHMARKS[_benchmark]),
+            processed=[
+                path for tables in TARGETS.processed_of(_judges).values() for path in tables.values()
+            ],
+        output:
+            LAYOUT.accuracy_blocks(_benchmark),
+        params:
+            benchmark=BENCHMARKS[_benchmark],
+            specs=TARGETS.specs(_judges),
+            entries=TARGETS.entries_of(_judges),
+            processed=TARGETS.processed_of(_judges),
+            judges=_judges,
+        log:
+            LAYOUT.logs / "pairwise_accuracy" / f"{_benchmark}.log",
+        localrule: True
+        run:
+            from geval_repro.pipeline.correlations import benchmark_accuracy_blocks
+
+            benchmark_accuracy_blocks(
+                params.benchmark,
+                input.benchmark_table,
+                input.baseline_scores,  # empty for a benchmark without baselines
+                params.specs,
+                params.processed,
+                output[0],
+            )
+
+
 rule pairwise_accuracy:
-    """Every metric's acc_eq and tie-calibrated acc*_eq, per benchmark and dimension."""
+    """Every metric's acc_eq and tie-calibrated acc*_eq, per benchmark and dimension, ranked
+    among the rows on the same items, beside their reference rows."""
     input:
-        LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
+        correlations=LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
+        blocks=[LAYOUT.accuracy_blocks(b) for b in BENCHMARK_JUDGES],
     output:
         LAYOUT.pair(LAYOUT.tables / outputs.PAIRWISE_ACCURACY),
     log:
@@ -129,7 +174,9 @@ rule pairwise_accuracy:
     run:
         from geval_repro.pipeline.correlations import write_pairwise_accuracy
 
-        write_pairwise_accuracy(input[0], LAYOUT.tables / outputs.PAIRWISE_ACCURACY)
+        write_pairwise_accuracy(
+            input.correlations, input.blocks, LAYOUT.tables / outputs.PAIRWISE_ACCURACY
+        )
 
 
 rule paper_tables:
