@@ -1,0 +1,399 @@
+"""Permuted correlations from per-item terms: the fast paths of
+:func:`~geval_repro.stats.permutation.permuted_differences`.
+
+A resample swaps the A and B scores of some cells; ``s_i`` is 1 where item ``i`` is swapped,
+so ``A'_i = B_i if s_i else A_i`` and ``B'_i = A_i if s_i else B_i``. Items are arranged in
+groups (:func:`layout`), the vectors a level correlates: one group of every cell at the
+global level, one group per input (its systems) at the summary level. For each group and
+resample:
+
+- **Pearson.** With ``m = (A + B) / 2``, ``d = (A - B) / 2`` and ``t = 1 - 2 s`` (so ``A' = m
+  + t d``, ``B' = m - t d``), and ``mc``, ``hc`` the group's centred ``m`` and human scores:
+  ``Sxx(A') = sum(mc^2 + d^2) + 2 t.(mc d) - (t.d)^2 / n``, ``Sxy(A') = sum(mc hc) + t.(d
+  hc)``, and the same with ``-t`` for B'. Three sums ``t.z`` per resample: one ``(resamples x
+  n) @ (n x 3)`` product per group, then ``r = Sxy / (sqrt(Sxx) sqrt(Syy))``. Equal to
+  recomputing within rounding (1e-12 on scores of comparable scale, as the test's
+  standardized ones; the error grows with ``(mean(A) - mean(B))^2 / var``).
+- **Spearman, Kendall.** Through :mod:`geval_repro.stats.pair_sign_forms`: A and B pooled
+  and labelled once so that labels order and tie like the scores after the levels' near-tie
+  merging (values whose merging depends on the resample are merged per resample); for
+  antisymmetric weights ``W``, ``F(s) = sum_{i != j} W_ij sign(A'_i - A'_j)`` is a quadratic
+  form in ``s``. Kendall's concordant minus discordant pairs are ``F / 2`` with ``W_ij =
+  sign(y_i - y_j)``; Spearman's ``Sxy = sum (rank_i - mean) (ry_i - mean)`` is ``F / 8``
+  with ``W_ij = 2 (ry_i - ry_j)``. Ties in A' come from each resample's counts ``c`` of the
+  labels two items can share: tied pairs ``sum c (c - 1) / 2`` (Kendall), ``Sxx = (n^3 - n -
+  sum (c^3 - c)) / 12`` (Spearman). These sums are exact integers, so the coefficients are
+  the floats :mod:`geval_repro.stats.coefficients` computes from the same sums (``tau = C /
+  (sqrt(untied_x) sqrt(untied_y))``, ``rho = Sxy / (sqrt(Sxx) sqrt(Syy))``): bit for bit.
+- **Constant vectors.** A' spans at least ``max_i min(A_i, B_i) - min_i max(A_i, B_i)``: when
+  that is ``CONSTANT_ATOL`` or more no resample is constant, else the group's resampled
+  spans are computed as the levels do (``max - min`` of the present values).
+
+Levels: global, the one group's value; summary, the mean over the kept inputs (at least 2
+complete pairs, neither vector constant) in the order :mod:`geval_repro.stats.levels` sums
+them; system with whole systems swapped, each resample's means are the two metrics' means
+(:func:`system_differences`), and with other units, for Pearson, the means are sums of the
+swapped differences.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from geval_repro.stats.coefficients import collapse_near_ties
+from geval_repro.stats.levels import CONSTANT_ATOL, NEAR_TIE_RTOL, correlate_batch
+from geval_repro.stats.pair_sign_forms import (
+    ChainTerms,
+    SignForm,
+    TieLevels,
+    TieStructure,
+    chain_corrections,
+    evaluate_form,
+    sign_form,
+    tie_counts,
+    tie_levels,
+    tie_structure,
+)
+from geval_repro.stats.pairwise import collapsed_columns
+
+FORM_MAX_ITEMS = 2048  # larger groups: the n x n forms cost more than re-ranking each resample
+CELLS_PER_BLOCK = 2**21  # swapped cells evaluated per block of resamples (bounds memory)
+
+
+def layout(metric: np.ndarray, level: str) -> np.ndarray:
+    """``(n_groups, group_size)`` row-major indices of the cells each group correlates (-1:
+    none): global, one group of the present cells; summary, one group per input (column),
+    its systems in row order."""
+    present = ~np.isnan(metric)
+    if level == "global":
+        return np.flatnonzero(present)[None, :]
+    index = np.arange(metric.size).reshape(metric.shape)
+    return np.ascontiguousarray(np.where(present, index, -1).T)
+
+
+def grouped(matrix: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``matrix``'s values arranged as ``cells`` (NaN where a cell index is -1)."""
+    return np.where(cells >= 0, matrix.ravel()[np.maximum(cells, 0)], np.nan)
+
+
+def grouped_swaps(swap: np.ndarray, shape: tuple[int, int], cells: np.ndarray) -> np.ndarray:
+    """``(n_groups, n_resamples, group_size)`` swap indicators of each group's items (False
+    where a cell index is -1), from masks broadcastable to ``(n_resamples, *shape)``."""
+    flat = np.broadcast_to(swap, (swap.shape[0], *shape)).reshape(swap.shape[0], -1)
+    picked = flat[:, np.maximum(cells, 0)]
+    picked &= cells >= 0
+    return np.ascontiguousarray(picked.transpose(1, 0, 2))
+
+
+def swapped_span_flags(
+    a: np.ndarray, b: np.ndarray, complete: np.ndarray, swaps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether A' and B' span at least ``CONSTANT_ATOL`` over each group's complete items,
+    ``(G, R)`` each (see the module docstring)."""
+    lower = np.where(complete, np.minimum(a, b), -np.inf).max(axis=-1)
+    upper = np.where(complete, np.maximum(a, b), np.inf).min(axis=-1)
+    varies = [np.ones(swaps.shape[:2], dtype=bool) for _ in range(2)]
+    unsure = np.flatnonzero(~(lower - upper >= CONSTANT_ATOL))
+    if unsure.size:
+        s, present = swaps[unsure], complete[unsure][:, None, :]
+        x_a, x_b = a[unsure][:, None, :], b[unsure][:, None, :]
+        for flags, swapped in zip(
+            varies, (np.where(s, x_b, x_a), np.where(s, x_a, x_b)), strict=True
+        ):
+            high = np.where(present, swapped, -np.inf).max(axis=-1)
+            low = np.where(present, swapped, np.inf).min(axis=-1)
+            flags[unsure] = high - low >= CONSTANT_ATOL
+    return varies[0], varies[1]
+
+
+class PearsonTerms(NamedTuple):
+    """Pearson's per-item terms ``z`` ``(G, m, 3)`` (``d``, ``mc d``, ``d hc``) and the
+    group constants ``(G, 3)``: ``sum(mc^2 + d^2)``, ``sum(mc hc)``, ``sum(hc^2)``."""
+
+    items: np.ndarray
+    constants: np.ndarray
+
+
+class RankTerms(NamedTuple):
+    """A rank coefficient's form, shared labels, near-tie chains and human side: ``pairs``
+    ``(G,)`` is Kendall's untied human pairs or Spearman's ``Syy``."""
+
+    form: SignForm
+    ties: TieLevels
+    structure: TieStructure
+    chains: ChainTerms | None
+    pairs: np.ndarray
+
+
+class GroupTerms(NamedTuple):
+    """What a coefficient's fast path needs of each group, computed once per test: the
+    grouped scores ``a``, ``b`` ``(G, m)``, ``complete`` (metric and human present), ``n``
+    ``(G,)`` complete items, ``human_varies`` (the human scores span ``CONSTANT_ATOL`` or
+    more), and the coefficient's terms."""
+
+    coefficient: str
+    a: np.ndarray
+    b: np.ndarray
+    complete: np.ndarray
+    n: np.ndarray
+    human_varies: np.ndarray
+    terms: PearsonTerms | RankTerms
+
+
+def pearson_terms(
+    a: np.ndarray, b: np.ndarray, human: np.ndarray, complete: np.ndarray
+) -> PearsonTerms:
+    """:class:`PearsonTerms` of grouped scores (see the module docstring)."""
+    n = complete.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mid = np.where(complete, (a + b) / 2, 0.0)
+        half = np.where(complete, (a - b) / 2, 0.0)
+        gold = np.where(complete, human, 0.0)
+        mc = np.where(complete, mid - mid.sum(axis=-1, keepdims=True) / n, 0.0)
+        hc = np.where(complete, gold - gold.sum(axis=-1, keepdims=True) / n, 0.0)
+    constants = [(mc * mc + half * half).sum(-1), (mc * hc).sum(-1), (hc * hc).sum(-1)]
+    return PearsonTerms(np.stack([half, mc * half, half * hc], axis=-1), np.stack(constants, -1))
+
+
+def dense_ranks(values: np.ndarray, complete: np.ndarray) -> np.ndarray:
+    """0-based ranks among each group's distinct complete values ``(G, m)`` (0 elsewhere)."""
+    keyed = np.where(complete, values, np.inf)
+    order = np.argsort(keyed, axis=-1, kind="stable")
+    ordered = np.take_along_axis(keyed, order, axis=-1)
+    steps = np.zeros(ordered.shape, dtype=np.int64)
+    steps[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ranks = np.empty(ordered.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, np.cumsum(steps, axis=-1), axis=-1)
+    return np.where(complete, ranks, 0)
+
+
+def rank_terms(
+    a: np.ndarray,
+    b: np.ndarray,
+    ranked: np.ndarray,
+    complete: np.ndarray,
+    chained: np.ndarray,
+    coefficient: str,
+) -> RankTerms | None:
+    """:class:`RankTerms` of grouped scores: ``ranked``, the human scores with near-ties
+    merged as the level merges them; ``chained``, the items whose scores the level's
+    near-tie merging sees (its complete items or every item with a metric score). None
+    when :func:`~geval_repro.stats.pair_sign_forms.tie_structure` is."""
+    m = a.shape[-1]
+    structure = tie_structure(
+        np.concatenate([np.where(chained, a, np.nan), np.where(chained, b, np.nan)], axis=-1)
+    )
+    if structure is None:
+        return None
+    labels_a, labels_b = structure.labels[:, :m], structure.labels[:, m:]
+    both = complete[:, :, None] & complete[:, None, :]
+    y = np.where(complete, ranked, 0.0)
+    signs = np.where(both, np.sign(y[:, :, None] - y[:, None, :]), 0.0).astype(np.int64)
+    loose = structure.loose
+    chains = None
+    if coefficient == "kendall":
+        weights = signs
+        pairs = np.abs(signs).sum(axis=(-2, -1)) // 2  # untied human pairs
+        if loose is not None:
+            rank = dense_ranks(y, complete)[loose.group, loose.slot % m]
+            chains = ChainTerms(
+                complete[loose.group, loose.slot % m],
+                rank,
+                np.sign(np.arange(int(rank.max()) + 1)[None, :] - rank[:, None]),
+                None,
+            )
+    else:
+        centred = signs.sum(axis=-1)  # 2 (rank - mean rank) of each human score
+        weights = np.where(both, centred[:, :, None] - centred[:, None, :], 0)
+        pairs = (centred * centred).sum(axis=-1) / 4  # Syy
+        if loose is not None:
+            item = (loose.group, loose.slot % m)
+            chains = ChainTerms(complete[item], None, None, centred[item])
+    return RankTerms(
+        sign_form(labels_a, labels_b, weights),
+        tie_levels(labels_a, labels_b, complete),
+        structure,
+        chains,
+        np.asarray(pairs, dtype=float),
+    )
+
+
+def group_terms(
+    a: np.ndarray,
+    b: np.ndarray,
+    human: np.ndarray,
+    ranked: np.ndarray,
+    coefficient: str,
+    chained: str,
+) -> GroupTerms | None:
+    """:class:`GroupTerms` of grouped ``(G, m)`` scores, or None when a rank coefficient has
+    no fast path (groups too large for its forms, or see :func:`rank_terms`). ``ranked``:
+    the human scores with near-ties merged as the level merges them; ``chained``: which
+    items the level's near-tie merging of the metric sees, "complete" or "present" (every
+    item with a metric score)."""
+    complete = ~(np.isnan(a) | np.isnan(human))
+    span = np.where(complete, human, -np.inf).max(axis=-1) - np.where(complete, human, np.inf).min(
+        axis=-1
+    )
+    if coefficient == "pearson":
+        terms = pearson_terms(a, b, human, complete)
+    elif a.shape[-1] > FORM_MAX_ITEMS:
+        return None
+    else:
+        seen = complete if chained == "complete" else ~np.isnan(a)
+        terms = rank_terms(a, b, ranked, complete, seen, coefficient)
+        if terms is None:
+            return None
+    return GroupTerms(
+        coefficient, a, b, complete, complete.sum(axis=-1), span >= CONSTANT_ATOL, terms
+    )
+
+
+def group_correlations(
+    terms: GroupTerms, swaps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(r_a, r_b, varies_a, varies_b)`` ``(G, R)``: each group's correlation of A' and B'
+    with the human scores (NaN where the coefficient is undefined) and whether A', B' span
+    ``CONSTANT_ATOL`` or more, for swap indicators ``(G, R, m)``."""
+    varies_a, varies_b = swapped_span_flags(terms.a, terms.b, terms.complete, swaps)
+    n = terms.n[:, None].astype(float)
+    values = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if terms.coefficient == "pearson":
+            z, constants = terms.terms
+            signed = z.sum(axis=-2)[:, None, :] - 2.0 * (swaps.astype(np.float64) @ z)
+            spread, cross, syy = (c[:, None] for c in constants.T)
+            shift = signed[..., 0] ** 2 / n
+            for sign in (1.0, -1.0):
+                sxx = spread + sign * 2.0 * signed[..., 1] - shift
+                sxy = cross + sign * signed[..., 2]
+                values.append(np.clip(sxy / (np.sqrt(sxx) * np.sqrt(syy)), -1.0, 1.0))
+            return values[0], values[1], varies_a, varies_b
+        rank = terms.terms
+        forms = evaluate_form(rank.form, swaps)
+        counts = tie_counts(rank.ties, swaps)
+        corrections = [(0.0, 0.0), (0.0, 0.0)]
+        if rank.structure.loose is not None:
+            corrections = chain_corrections(
+                rank.structure.loose, rank.chains, swaps, terms.a.shape[0]
+            )
+        other = rank.pairs[:, None]
+        for f, c, (df, dt) in zip(forms, counts, corrections, strict=True):
+            f = f + df
+            if terms.coefficient == "kendall":
+                untied = n * (n - 1) / 2 - ((c * (c - 1) / 2).sum(axis=-1) + dt)
+                tau = (f / 2) / (np.sqrt(untied) * np.sqrt(other))
+                undefined = (untied == 0) | (other == 0)
+                values.append(np.where(undefined, np.nan, np.minimum(np.maximum(tau, -1.0), 1.0)))
+            else:
+                sxx = (n**3 - n - ((c**3 - c).sum(axis=-1) + dt)) / 12
+                rho = (f / 8) / (np.sqrt(sxx) * np.sqrt(other))
+                undefined = (sxx == 0) | (other == 0)
+                values.append(np.where(undefined, np.nan, np.clip(rho, -1.0, 1.0)))
+    return values[0], values[1], varies_a, varies_b
+
+
+def ranked_human(human: np.ndarray, metric: np.ndarray, level: str, coefficient: str) -> np.ndarray:
+    """The human matrix with near-ties merged as the level's rank path merges them: global
+    Kendall over every human score, global Spearman over the complete cells, summary per
+    input (column)."""
+    if level == "summary":
+        return collapsed_columns(human, NEAR_TIE_RTOL)
+    flat = human.ravel()
+    if coefficient == "kendall":
+        return collapse_near_ties(flat, NEAR_TIE_RTOL).reshape(human.shape)
+    complete = ~(np.isnan(flat) | np.isnan(metric.ravel()))
+    merged = flat.copy()
+    merged[complete] = collapse_near_ties(flat[complete], NEAR_TIE_RTOL)
+    return merged.reshape(human.shape)
+
+
+def swapped_differences(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    level: str,
+    coefficient: str,
+    swap: np.ndarray,
+) -> np.ndarray | None:
+    """``corr(A') - corr(B')`` per swap mask at the global or summary level (``swap``
+    broadcastable to ``(n_resamples, n_systems, n_inputs)``), or None where no fast path
+    applies (see :func:`group_terms`)."""
+    cells = layout(metric_a, level)
+    y = human if coefficient == "pearson" else ranked_human(human, metric_a, level, coefficient)
+    terms = group_terms(
+        grouped(metric_a, cells),
+        grouped(metric_b, cells),
+        grouped(human, cells),
+        grouped(y, cells),
+        coefficient,
+        "complete" if (level, coefficient) == ("global", "spearman") else "present",
+    )
+    if terms is None:
+        return None
+    n_resamples = swap.shape[0]
+    block = max(1, CELLS_PER_BLOCK // max(cells.size, 1))
+    differences = np.empty(n_resamples)
+    for start in range(0, n_resamples, block):
+        swaps = grouped_swaps(swap[start : start + block], metric_a.shape, cells)
+        r_a, r_b, varies_a, varies_b = group_correlations(terms, swaps)
+        differences[start : start + block] = level_value(terms, r_a, varies_a, level) - (
+            level_value(terms, r_b, varies_b, level)
+        )
+    return differences
+
+
+def level_value(terms: GroupTerms, r: np.ndarray, varies: np.ndarray, level: str) -> np.ndarray:
+    """The level's value per resample from its groups' values ``(G, R)``: global, the one
+    group's (NaN unless both vectors vary); summary, the mean over the kept inputs, summed as
+    :mod:`geval_repro.stats.levels` sums them (NaN when none is kept)."""
+    kept = varies & terms.human_varies[:, None] & (terms.n >= 2)[:, None]
+    if level == "global":
+        return np.where(kept[0], r[0], np.nan)
+    kept = np.ascontiguousarray(kept.T)
+    per_input = np.ascontiguousarray(r.T)
+    n_groups = kept.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
+    return np.where(n_groups > 0, value, np.nan)
+
+
+def system_differences(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    coefficient: str,
+    swap: np.ndarray,
+) -> np.ndarray | None:
+    """System level: ``corr(A') - corr(B')`` per swap mask from the systems' means, or None
+    where no fast path applies (rank coefficients with cells or inputs swapped).
+
+    With whole systems swapped (``swap`` ``(R, n_systems, 1)``) a swapped system's means are
+    the other metric's, summed as the level sums them: the same values as recomputing.
+    Otherwise, for Pearson, a system's sum over its complete cells is A's sum plus the
+    swapped cells' ``B - A`` (one product; means within rounding of recomputing).
+    Each resample's means then go through the level's rule as ``(n_systems, 1)`` matrices,
+    whose system means are themselves.
+    """
+    complete = ~(np.isnan(metric_a) | np.isnan(human))
+    counts = complete.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sums = [np.where(complete, m, 0.0).sum(axis=-1) for m in (metric_a, metric_b)]
+        mean_a, mean_b = (s / counts for s in sums)
+        mean_human = np.where(complete, human, 0.0).sum(axis=-1) / counts
+        if swap.shape[-1] == 1:
+            rows = np.broadcast_to(swap[..., 0], (swap.shape[0], metric_a.shape[0]))
+            x_a, x_b = np.where(rows, mean_b, mean_a), np.where(rows, mean_a, mean_b)
+        elif coefficient == "pearson":
+            change = np.where(complete, metric_b - metric_a, 0.0)
+            swapped = (np.broadcast_to(swap, (swap.shape[0], *metric_a.shape)) * change).sum(-1)
+            x_a, x_b = (sums[0] + swapped) / counts, (sums[1] - swapped) / counts
+        else:
+            return None
+    y = mean_human[:, None]
+    return (
+        correlate_batch(x_a[..., None], y, "system", coefficient).value
+        - correlate_batch(x_b[..., None], y, "system", coefficient).value
+    )
