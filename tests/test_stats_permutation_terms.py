@@ -14,17 +14,17 @@ import itertools
 import numpy as np
 import pytest
 
-from geval_repro.stats import pair_sign_forms, permutation_terms
+from geval_repro.stats import permutation_terms, swapped_ranks
 from geval_repro.stats.coefficients import collapse_near_ties
 from geval_repro.stats.levels import correlate_batch
-from geval_repro.stats.pair_sign_forms import (
+from geval_repro.stats.permutation import paired_permutation_test, permuted_differences
+from geval_repro.stats.swapped_ranks import (
     evaluate_form,
     sign_form,
     tie_counts,
     tie_levels,
     tie_structure,
 )
-from geval_repro.stats.permutation import paired_permutation_test, permuted_differences
 
 LEVELS = ("global", "summary", "system")
 UNITS = ("items", "inputs", "systems", "both")
@@ -210,7 +210,7 @@ def test_rank_coefficients_at_the_system_level_with_inputs_swapped_are_recompute
 def test_float64_forms_where_float32_sums_would_round(monkeypatch) -> None:
     a, b, human = matrices("missing", seed=12)
     swap = draw_swaps(np.random.default_rng(12), "items", 60, a.shape)
-    monkeypatch.setattr(pair_sign_forms, "FLOAT32_EXACT", 8)
+    monkeypatch.setattr(swapped_ranks, "FLOAT32_EXACT", 8)
     for coefficient in ("spearman", "kendall"):
         fast = permutation_terms.swapped_differences(a, b, human, "global", coefficient, swap)
         assert_same(fast, recomputed(a, b, human, "global", coefficient, swap), coefficient)

@@ -111,17 +111,17 @@ def _swapped_documents(
     corr_b, kept_b, _ = summary_terms(metric_b, human, coefficient)
     swap = np.broadcast_to(swap, (swap.shape[0], metric_a.shape[1]))
     swap = np.concatenate([np.zeros((1, swap.shape[1]), dtype=bool), swap])  # observed first
+    # what each input adds to the sum of its metric's kept correlations, and to their count
+    added_a, added_b = np.where(kept_a, corr_a, 0.0), np.where(kept_b, corr_b, 0.0)
+    moved = swap @ (kept_b.astype(np.int64) - kept_a)  # kept inputs B' gives A' (A' less B')
 
-    def level_value(own: tuple, other: tuple) -> np.ndarray:
-        corr = np.where(swap, other[0], own[0])
-        kept = np.where(swap, other[1], own[1])
-        n_groups = kept.sum(axis=-1)
+    def level_value(own: np.ndarray, other: np.ndarray, n_groups: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(kept, corr, 0.0).sum(axis=-1) / n_groups
+            value = np.where(swap, other, own).sum(axis=-1) / n_groups
         return np.where(n_groups > 0, value, np.nan)
 
-    differences = level_value((corr_a, kept_a), (corr_b, kept_b)) - level_value(
-        (corr_b, kept_b), (corr_a, kept_a)
+    differences = level_value(added_a, added_b, kept_a.sum() + moved) - level_value(
+        added_b, added_a, kept_b.sum() - moved
     )
     return float(differences[0]), differences[1:]
 

@@ -14,7 +14,7 @@ resample:
   n) @ (n x 3)`` product per group, then ``r = Sxy / (sqrt(Sxx) sqrt(Syy))``. Equal to
   recomputing within rounding (1e-12 on scores of comparable scale, as the test's
   standardized ones; the error grows with ``(mean(A) - mean(B))^2 / var``).
-- **Spearman, Kendall.** Through :mod:`geval_repro.stats.pair_sign_forms`: A and B pooled
+- **Spearman, Kendall.** Through :mod:`geval_repro.stats.swapped_ranks`: A and B pooled
   and labelled once so that labels order and tie like the scores after the levels' near-tie
   merging (values whose merging depends on the resample are merged per resample); for
   antisymmetric weights ``W``, ``F(s) = sum_{i != j} W_ij sign(A'_i - A'_j)`` is a quadratic
@@ -44,47 +44,41 @@ import numpy as np
 
 from geval_repro.stats.coefficients import collapse_near_ties
 from geval_repro.stats.levels import CONSTANT_ATOL, NEAR_TIE_RTOL, correlate_batch
-from geval_repro.stats.pair_sign_forms import (
+from geval_repro.stats.pairwise import collapsed_columns
+from geval_repro.stats.swapped_ranks import (
     ChainTerms,
+    LabelCounts,
     SignForm,
     TieLevels,
     TieStructure,
     chain_corrections,
+    chain_terms,
     evaluate_form,
+    label_counts,
     sign_form,
+    spearman_sums,
     tie_counts,
     tie_levels,
     tie_structure,
 )
-from geval_repro.stats.pairwise import collapsed_columns
 
 FORM_MAX_ITEMS = 2048  # larger groups: the n x n forms cost more than re-ranking each resample
-CELLS_PER_BLOCK = 2**21  # swapped cells evaluated per block of resamples (bounds memory)
+CELLS_PER_BLOCK = 2**18  # swapped cells per block of resamples (temporaries stay in cache)
 
 
-def layout(metric: np.ndarray, level: str) -> np.ndarray:
-    """``(n_groups, group_size)`` row-major indices of the cells each group correlates (-1:
-    none): global, one group of the present cells; summary, one group per input (column),
-    its systems in row order."""
-    present = ~np.isnan(metric)
+def grouped(matrix: np.ndarray, level: str) -> np.ndarray:
+    """``(n_groups, group_size)``: the vectors the level correlates (global, every cell in
+    row-major order; summary, each input's systems). Missing cells stay NaN."""
+    return matrix.reshape(1, -1) if level == "global" else np.ascontiguousarray(matrix.T)
+
+
+def grouped_swaps(swap: np.ndarray, shape: tuple[int, int], level: str) -> np.ndarray:
+    """``(n_groups, n_resamples, group_size)`` swap indicators of the :func:`grouped`
+    items, from masks broadcastable to ``(n_resamples, *shape)``."""
+    swap = np.broadcast_to(swap, (swap.shape[0], *shape))
     if level == "global":
-        return np.flatnonzero(present)[None, :]
-    index = np.arange(metric.size).reshape(metric.shape)
-    return np.ascontiguousarray(np.where(present, index, -1).T)
-
-
-def grouped(matrix: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """``matrix``'s values arranged as ``cells`` (NaN where a cell index is -1)."""
-    return np.where(cells >= 0, matrix.ravel()[np.maximum(cells, 0)], np.nan)
-
-
-def grouped_swaps(swap: np.ndarray, shape: tuple[int, int], cells: np.ndarray) -> np.ndarray:
-    """``(n_groups, n_resamples, group_size)`` swap indicators of each group's items (False
-    where a cell index is -1), from masks broadcastable to ``(n_resamples, *shape)``."""
-    flat = np.broadcast_to(swap, (swap.shape[0], *shape)).reshape(swap.shape[0], -1)
-    picked = flat[:, np.maximum(cells, 0)]
-    picked &= cells >= 0
-    return np.ascontiguousarray(picked.transpose(1, 0, 2))
+        return swap.reshape(1, swap.shape[0], -1)
+    return np.ascontiguousarray(swap.transpose(2, 0, 1))
 
 
 def swapped_span_flags(
@@ -117,14 +111,16 @@ class PearsonTerms(NamedTuple):
 
 
 class RankTerms(NamedTuple):
-    """A rank coefficient's form, shared labels, near-tie chains and human side: ``pairs``
-    ``(G,)`` is Kendall's untied human pairs or Spearman's ``Syy``."""
+    """A rank coefficient's labels and near-tie chains, its sums (Kendall: the sign form and
+    the shared labels; Spearman: the label counts) and ``pairs`` ``(G,)``: Kendall's untied
+    human pairs or Spearman's ``Syy``."""
 
-    form: SignForm
-    ties: TieLevels
     structure: TieStructure
     chains: ChainTerms | None
     pairs: np.ndarray
+    form: SignForm | None
+    ties: TieLevels | None
+    counts: LabelCounts | None
 
 
 class GroupTerms(NamedTuple):
@@ -180,7 +176,7 @@ def rank_terms(
     """:class:`RankTerms` of grouped scores: ``ranked``, the human scores with near-ties
     merged as the level merges them; ``chained``, the items whose scores the level's
     near-tie merging sees (its complete items or every item with a metric score). None
-    when :func:`~geval_repro.stats.pair_sign_forms.tie_structure` is."""
+    when :func:`~geval_repro.stats.swapped_ranks.tie_structure` is."""
     m = a.shape[-1]
     structure = tie_structure(
         np.concatenate([np.where(chained, a, np.nan), np.where(chained, b, np.nan)], axis=-1)
@@ -188,35 +184,45 @@ def rank_terms(
     if structure is None:
         return None
     labels_a, labels_b = structure.labels[:, :m], structure.labels[:, m:]
-    both = complete[:, :, None] & complete[:, None, :]
-    y = np.where(complete, ranked, 0.0)
-    signs = np.where(both, np.sign(y[:, :, None] - y[:, None, :]), 0.0).astype(np.int64)
+    rank = dense_ranks(ranked, complete)
+    levels = int(rank.max(initial=0)) + 1
+    offsets = np.arange(rank.shape[0])[:, None] * levels
+    counts = np.bincount((offsets + rank)[complete], minlength=rank.size and rank.shape[0] * levels)
+    counts = counts.reshape(rank.shape[0], levels)
+    lower = np.take_along_axis(np.cumsum(counts, axis=-1) - counts, rank, axis=-1)
+    equal = np.take_along_axis(counts, rank, axis=-1)
+    n = complete.sum(axis=-1, keepdims=True)
+    centred = np.where(complete, 2 * lower + equal - n, 0)  # sum_j sign(y_i - y_j)
     loose = structure.loose
-    chains = None
+    item = None if loose is None else (loose.group, loose.slot % m)
     if coefficient == "kendall":
-        weights = signs
-        pairs = np.abs(signs).sum(axis=(-2, -1)) // 2  # untied human pairs
+        chains = None
         if loose is not None:
-            rank = dense_ranks(y, complete)[loose.group, loose.slot % m]
-            chains = ChainTerms(
-                complete[loose.group, loose.slot % m],
-                rank,
-                np.sign(np.arange(int(rank.max()) + 1)[None, :] - rank[:, None]),
-                None,
-            )
-    else:
-        centred = signs.sum(axis=-1)  # 2 (rank - mean rank) of each human score
-        weights = np.where(both, centred[:, :, None] - centred[:, None, :], 0)
-        pairs = (centred * centred).sum(axis=-1) / 4  # Syy
-        if loose is not None:
-            item = (loose.group, loose.slot % m)
-            chains = ChainTerms(complete[item], None, None, centred[item])
+            chains = chain_terms(loose, complete[item], rank=rank[item])
+        both = complete[:, :, None] & complete[:, None, :]
+        weights = np.where(
+            both,
+            (rank[:, :, None] > rank[:, None, :]).view(np.int8)
+            - (rank[:, :, None] < rank[:, None, :]).view(np.int8),
+            0,
+        )
+        untied = n[:, 0] * (n[:, 0] - 1) // 2 - (counts * (counts - 1) // 2).sum(axis=-1)
+        return RankTerms(
+            structure,
+            chains,
+            untied.astype(float),
+            sign_form(labels_a, labels_b, weights),
+            tie_levels(labels_a, labels_b, complete),
+            None,
+        )
+    chains = None if loose is None else chain_terms(loose, complete[item], centred=centred[item])
     return RankTerms(
-        sign_form(labels_a, labels_b, weights),
-        tie_levels(labels_a, labels_b, complete),
         structure,
         chains,
-        np.asarray(pairs, dtype=float),
+        (centred * centred).sum(axis=-1) / 4,  # Syy
+        None,
+        None,
+        label_counts(labels_a, labels_b, complete, centred),
     )
 
 
@@ -272,24 +278,26 @@ def group_correlations(
                 values.append(np.clip(sxy / (np.sqrt(sxx) * np.sqrt(syy)), -1.0, 1.0))
             return values[0], values[1], varies_a, varies_b
         rank = terms.terms
-        forms = evaluate_form(rank.form, swaps)
-        counts = tie_counts(rank.ties, swaps)
         corrections = [(0.0, 0.0), (0.0, 0.0)]
         if rank.structure.loose is not None:
             corrections = chain_corrections(
                 rank.structure.loose, rank.chains, swaps, terms.a.shape[0]
             )
         other = rank.pairs[:, None]
-        for f, c, (df, dt) in zip(forms, counts, corrections, strict=True):
-            f = f + df
-            if terms.coefficient == "kendall":
+        if terms.coefficient == "kendall":
+            forms = evaluate_form(rank.form, swaps)
+            counts = tie_counts(rank.ties, swaps)
+            for f, c, (df, dt) in zip(forms, counts, corrections, strict=True):
                 untied = n * (n - 1) / 2 - ((c * (c - 1) / 2).sum(axis=-1) + dt)
-                tau = (f / 2) / (np.sqrt(untied) * np.sqrt(other))
+                tau = ((f + df) / 2) / (np.sqrt(untied) * np.sqrt(other))
                 undefined = (untied == 0) | (other == 0)
                 values.append(np.where(undefined, np.nan, np.minimum(np.maximum(tau, -1.0), 1.0)))
-            else:
-                sxx = (n**3 - n - ((c**3 - c).sum(axis=-1) + dt)) / 12
-                rho = (f / 8) / (np.sqrt(sxx) * np.sqrt(other))
+        else:
+            for (f, t), (df, dt) in zip(
+                spearman_sums(rank.counts, swaps), corrections, strict=True
+            ):
+                sxx = (n**3 - n - (t + dt)) / 12
+                rho = ((f + df) / 8) / (np.sqrt(sxx) * np.sqrt(other))
                 undefined = (sxx == 0) | (other == 0)
                 values.append(np.where(undefined, np.nan, np.clip(rho, -1.0, 1.0)))
     return values[0], values[1], varies_a, varies_b
@@ -321,23 +329,22 @@ def swapped_differences(
     """``corr(A') - corr(B')`` per swap mask at the global or summary level (``swap``
     broadcastable to ``(n_resamples, n_systems, n_inputs)``), or None where no fast path
     applies (see :func:`group_terms`)."""
-    cells = layout(metric_a, level)
     y = human if coefficient == "pearson" else ranked_human(human, metric_a, level, coefficient)
     terms = group_terms(
-        grouped(metric_a, cells),
-        grouped(metric_b, cells),
-        grouped(human, cells),
-        grouped(y, cells),
+        grouped(metric_a, level),
+        grouped(metric_b, level),
+        grouped(human, level),
+        grouped(y, level),
         coefficient,
         "complete" if (level, coefficient) == ("global", "spearman") else "present",
     )
     if terms is None:
         return None
     n_resamples = swap.shape[0]
-    block = max(1, CELLS_PER_BLOCK // max(cells.size, 1))
+    block = max(1, CELLS_PER_BLOCK // metric_a.size)
     differences = np.empty(n_resamples)
     for start in range(0, n_resamples, block):
-        swaps = grouped_swaps(swap[start : start + block], metric_a.shape, cells)
+        swaps = grouped_swaps(swap[start : start + block], metric_a.shape, level)
         r_a, r_b, varies_a, varies_b = group_correlations(terms, swaps)
         differences[start : start + block] = level_value(terms, r_a, varies_a, level) - (
             level_value(terms, r_b, varies_b, level)

@@ -1,0 +1,470 @@
+"""Spearman's and Kendall's sums over swapped scores, without ranking any resample.
+
+Setting: groups ``(G, m)`` of items (one group per vector a level correlates), each item
+with two scores, A's and B's; swap indicators ``s`` ``(G, R, m)`` (1 = swapped) pick, for
+each of ``R`` resamples, ``x'_i = B_i if s_i else A_i`` (and B' the other one). Scores are
+compared through integer *labels* that order and tie like them after
+:func:`~geval_repro.stats.coefficients.collapse_near_ties` (the levels' near-tie rule).
+
+- :func:`tie_structure`: labels of the pooled A and B scores. Sorted neighbours ``u < v``
+  are near-tied when ``v - u < rtol max(|u|, |v|)``; chains of near-ties merge. A *block*
+  is a run of pooled values whose neighbours are closer than twice that tolerance (or
+  equal). A tight block (``max - min < rtol min(|max|, |min|) / 2``) is one tie group in
+  every subset; values of different blocks never merge (the factors 2 absorb rounding).
+  Other blocks are *loose*: which of their values merge depends on the values a resample
+  picks (a chain can lose the value that bridged it). A loose block is cut into *links*:
+  runs of values that any earlier value of the run merges with, so the values a resample
+  picks from one link always chain together (one label per link); whether two links chain
+  is decided per resample by :func:`chain_corrections`.
+- Spearman, :func:`label_counts`, :func:`spearman_sums`: with ``N_l`` the items of label
+  ``l`` in a resample, ``C_l`` those of smaller labels and ``Y_l`` the sum of their centred
+  human ranks ``c = 2 (rank - mean rank)``, ``8 Sxy = 2 sum_l (2 C_l + N_l) Y_l`` (a label's
+  centred rank is ``(2 C_l + N_l - n) / 2``, and ``sum Y = 0``) and the ties give ``sum_l
+  (N_l^3 - N_l)``. Swapping item ``i`` moves it from its A label to its B label, so ``N``
+  and ``Y`` of every resample are one sparse product; B' has the complements.
+- Kendall, :func:`sign_form`: ``F(s) = sum_{i != j} W_ij sign(x'_i - x'_j)`` with ``W_ij =
+  sign(y_i - y_j)`` is twice concordant minus discordant pairs. A pair's sign over its
+  four swap cases is ``g00 + s_i (g10 - g00) + s_j (g01 - g00) + s_i s_j (g11 - g10 - g01 +
+  g00)`` (``g^pq_ij = sign(v^p_i - v^q_j)``, ``v^0`` A's labels, ``v^1`` B's); summed with
+  antisymmetric weights the two linear terms are equal, so ``F = C + 2 s.l + s'E s`` with
+  ``E`` symmetric, and ``2 s.l`` moves onto its diagonal (``s_i^2 = s_i``).
+  :func:`evaluate_form`: one ``(R x m) @ (m x m)`` product per group; B' is ``F(1 - s) = C
+  + 1'E1 - 2 s'E1 + s'E s`` from the same product. :func:`tie_levels`,
+  :func:`tie_counts`: each resample's count of every label two or more items can share
+  (one ``(R x m) @ (m x k)`` product), for the tied pairs.
+- :func:`chain_corrections`: per resample, whether each link's first picked value merges
+  with the previous picked value (the float test of ``collapse_near_ties``), and what
+  merging links changes: the sums above counted ``2 W_ij`` (Kendall), ``2 (c_i - c_j)``
+  (Spearman's ``8 Sxy``) for each pair of merged values of two links (``i`` the larger),
+  and the tie counts missed those pairs.
+
+Every sum is an integer, exact in float32 below 2^24 and in float64 (up to 2^53) otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse
+
+from geval_repro.stats.levels import NEAR_TIE_RTOL
+
+FLOAT32_EXACT = 2**24  # integers below this add exactly in float32
+MERGE_ROWS_PER_BLOCK = 512  # loose entries whose merges are tested per numpy batch
+
+
+class LooseEntries(NamedTuple):
+    """The pooled values in loose blocks, flat, sorted by group then value ``(q,)``:
+    ``group``; ``slot`` (0..2m-1: item ``slot % m``, B's score when ``slot >= m``);
+    ``reach``, the first entry that merges with this one when it is the previous value a
+    resample picks (so do all entries from there on; ``q`` if none); ``link_start``
+    ``(k,)``, the first entry of each link (links are runs of entries), ``link_group``
+    ``(k,)`` its group."""
+
+    group: np.ndarray
+    slot: np.ndarray
+    reach: np.ndarray
+    link_start: np.ndarray
+    link_group: np.ndarray
+
+
+class TieStructure(NamedTuple):
+    """``labels`` ``(G, 2m)`` of the pooled values (A's then B's; NaN values get labels to
+    ignore) and the :class:`LooseEntries` (None without loose blocks)."""
+
+    labels: np.ndarray
+    loose: LooseEntries | None
+
+
+def _run_firsts(starts: np.ndarray) -> np.ndarray:
+    """Position of the first element of each element's run (``starts`` marks run starts)."""
+    position = np.broadcast_to(np.arange(starts.shape[-1]), starts.shape)
+    return np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+
+
+def tie_structure(values: np.ndarray) -> TieStructure | None:
+    """The :class:`TieStructure` of pooled values ``(G, 2m)`` (NaN = absent), see the module
+    docstring; None in the (floating-point) case :func:`_merge_reach` rules out."""
+    order = np.argsort(values, axis=-1, kind="stable")  # NaN sorts last
+    ordered = np.take_along_axis(values, order, axis=-1)
+    present = ~np.isnan(ordered)
+    gap = ordered[..., 1:] - ordered[..., :-1]
+    scale = np.maximum(np.abs(ordered[..., 1:]), np.abs(ordered[..., :-1]))
+    block_starts = np.ones(ordered.shape, dtype=bool)
+    block_starts[..., 1:] = ~((gap < 2 * NEAR_TIE_RTOL * scale) | (gap == 0))
+    first = _run_firsts(block_starts)
+    block_ends = np.ones(ordered.shape, dtype=bool)
+    block_ends[..., :-1] = block_starts[..., 1:]
+    last = np.minimum.accumulate(
+        np.where(block_ends, np.arange(ordered.shape[-1]), ordered.shape[-1] - 1)[..., ::-1],
+        axis=-1,
+    )[..., ::-1]
+    low = np.take_along_axis(ordered, first, axis=-1)
+    high = np.take_along_axis(ordered, last, axis=-1)
+    tight = (high == low) | (high - low < NEAR_TIE_RTOL * np.minimum(np.abs(low), np.abs(high)) / 2)
+    loose = present & ~tight
+    labels = np.empty(ordered.shape, dtype=np.int64)
+    if not loose.any():
+        np.put_along_axis(labels, order, np.cumsum(block_starts, axis=-1) - 1, axis=-1)
+        return TieStructure(labels, None)
+    group, position = np.nonzero(loose)  # row-major: by group, then value
+    flat = np.full(loose.shape, -1)
+    flat[group, position] = np.arange(group.size)
+    block_start = flat[group, first[group, position]]
+    reach = _merge_reach(ordered[group, position], block_start)
+    if reach is None:
+        return None
+    link_start = _link_starts(reach, block_start)
+    label_starts = block_starts.copy()
+    label_starts[group[link_start], position[link_start]] = True
+    np.put_along_axis(labels, order, np.cumsum(label_starts, axis=-1) - 1, axis=-1)
+    return TieStructure(
+        labels,
+        LooseEntries(group, order[group, position], reach, link_start, group[link_start]),
+    )
+
+
+def _link_starts(reach: np.ndarray, block_start: np.ndarray) -> np.ndarray:
+    """The first entry of each link: from each block's first entry, a link grows while the
+    next entry merges with the link's first (``reach <= start``), so with any entry of it."""
+    starts = []
+    start = -1
+    for entry, (earliest, block) in enumerate(
+        zip(reach.tolist(), block_start.tolist(), strict=True)
+    ):
+        if entry == block or earliest > start:  # setup only: one pass over loose entries
+            start = entry
+            starts.append(entry)
+    return np.asarray(starts, dtype=np.int64)
+
+
+def _merge_reach(value: np.ndarray, block_start: np.ndarray) -> np.ndarray | None:
+    """For each loose entry ``e``, the first entry ``p`` of its block such that ``p``, as the
+    value picked before ``e``, merges with it (``collapse_near_ties``' float test ``v_e - v_p
+    < rtol max(|v_e|, |v_p|)``, or equal values), ``q`` if none; None unless the entries that
+    merge with ``e`` are exactly those from ``p`` to ``e - 1`` (true in exact arithmetic:
+    a farther value is farther by more than the tolerance grows)."""
+    q = value.size
+    reach = np.empty(q, dtype=np.int64)
+    for start in range(0, q, MERGE_ROWS_PER_BLOCK):  # bounds the (rows x q) pair tests
+        e = np.arange(start, min(start + MERGE_ROWS_PER_BLOCK, q))
+        p = np.arange(q)
+        candidate = (p[None, :] < e[:, None]) & (p[None, :] >= block_start[e][:, None])
+        gap = value[e][:, None] - value[None, :]
+        scale = np.maximum(np.abs(value[e])[:, None], np.abs(value)[None, :])
+        merges = candidate & ((gap < NEAR_TIE_RTOL * scale) | (gap == 0))
+        first = np.where(merges.any(axis=-1), merges.argmax(axis=-1), e)
+        if (merges.sum(axis=-1) != e - first).any():
+            return None
+        reach[e] = np.where(first < e, first, q)
+    return reach
+
+
+class LabelCounts(NamedTuple):
+    """Spearman's label sums as one sparse product: ``change`` ``(2K, G m)`` (swapping item
+    ``i`` adds 1 to the count and ``c_i`` to the human sum of its B label, and takes them
+    from its A label; rows: the K counts, then the K sums), ``base`` ``(2K,)`` nothing
+    swapped, ``slots`` ``(2K,)`` A and B together, ``group_start`` ``(G,)`` the first label
+    of each group (labels numbered across the groups), ``shared`` the labels two or more
+    items can share."""
+
+    change: scipy.sparse.csr_array
+    base: np.ndarray
+    slots: np.ndarray
+    group_start: np.ndarray
+    shared: np.ndarray
+
+
+def label_counts(
+    labels_a: np.ndarray, labels_b: np.ndarray, complete: np.ndarray, centred: np.ndarray
+) -> LabelCounts:
+    """:class:`LabelCounts` of the complete items (``centred``: ``2 (rank - mean rank)`` of
+    their human scores)."""
+    n_groups, m = labels_a.shape
+    sizes = np.maximum(labels_a.max(axis=-1), labels_b.max(axis=-1)) + 1
+    group_start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    k = int(sizes.sum())
+    label_a = (labels_a + group_start[:, None])[complete]
+    label_b = (labels_b + group_start[:, None])[complete]
+    item = np.flatnonzero(complete)  # row-major, like the swaps' items
+    c = centred[complete].astype(np.int64)
+    # (2 below + N) Y is at most 2n * sum |c| <= 4 n^3: int32 when that fits
+    dtype = np.int32 if 4 * item.size**3 < 2**31 else np.int64
+    moves = label_a != label_b
+    rows = np.concatenate([label_b, label_a, k + label_b, k + label_a])
+    values = np.concatenate([np.ones_like(c), -np.ones_like(c), c, -c])
+    keep = np.tile(moves, 4)
+    change = scipy.sparse.csr_array(
+        (values[keep].astype(dtype), (rows[keep], np.tile(item, 4)[keep])),
+        shape=(2 * k, n_groups * m),
+    )
+    base = np.concatenate(
+        [np.bincount(label_a, minlength=k), np.bincount(label_a, weights=c, minlength=k)]
+    ).astype(dtype)
+    other = np.concatenate(
+        [np.bincount(label_b, minlength=k), np.bincount(label_b, weights=c, minlength=k)]
+    ).astype(dtype)
+    return LabelCounts(
+        change, base, base + other, group_start, np.flatnonzero((base + other)[:k] >= 2)
+    )
+
+
+def spearman_sums(counts: LabelCounts, swaps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For A' then B': ``(8 Sxy, sum_l (N_l^3 - N_l))`` ``(G, R)`` (exact integers)."""
+    n_groups, _, m = swaps.shape
+    columns = swaps.transpose(0, 2, 1).reshape(n_groups * m, -1).astype(counts.change.dtype)
+    moved = np.ascontiguousarray((counts.change @ columns).T)  # (R, 2K): labels contiguous
+    k = moved.shape[1] // 2
+    starts = counts.group_start
+    shared_group = np.searchsorted(starts, counts.shared, side="right") - 1
+    runs = np.flatnonzero(np.concatenate([[True], shared_group[1:] != shared_group[:-1]]))
+    out = []
+    for side in ("A'", "B'"):
+        if side == "A'":
+            sums = moved + counts.base
+        else:  # B' holds each item's other score: the slots less A's
+            sums = (counts.slots - counts.base) - moved
+        n, y = sums[:, :k], sums[:, k:]
+        weight = np.cumsum(n, axis=1, dtype=n.dtype)
+        if starts.size > 1:  # count from each group's first label
+            first = weight[:, starts - 1] * (starts > 0)
+            weight -= np.repeat(first, np.diff([*starts, k]), axis=1)
+        weight *= 2
+        weight -= n  # 2 (items of smaller labels) + N
+        weight *= y
+        pairs = np.add.reduceat(weight, starts, axis=1, dtype=np.int64)
+        ties = np.zeros_like(pairs)  # labels no two items share never tie
+        if counts.shared.size:
+            shared = n[:, counts.shared].astype(np.int64)
+            ties[:, shared_group[runs]] = np.add.reduceat(shared**3 - shared, runs, axis=1)
+        out.append((2 * pairs.T, ties.T))
+    return out
+
+
+class SignForm(NamedTuple):
+    """``F(s) = constant + s' matrix s`` per group, on the items ``active`` ``(m',)`` (the
+    others never change a sign): ``constant`` ``(G,)``; ``matrix`` ``(G, m', m')``
+    symmetric, integer-valued, float32 where its sums are exact there; ``total`` ``(G,)``
+    is ``1' matrix 1``."""
+
+    active: np.ndarray
+    constant: np.ndarray
+    matrix: np.ndarray
+    total: np.ndarray
+
+
+def _signs(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``sign(u_i - v_j)`` ``(G, m, m)`` as int8."""
+    u, v = u[:, :, None], v[:, None, :]
+    return (u > v).view(np.int8) - (u < v).view(np.int8)
+
+
+def sign_form(labels_a: np.ndarray, labels_b: np.ndarray, weights: np.ndarray) -> SignForm:
+    """The :class:`SignForm` of ``F(s) = sum_{i != j} W_ij sign(x'_i - x'_j)`` for
+    antisymmetric integer ``weights`` ``(G, m, m)`` (see the module docstring)."""
+    active = np.flatnonzero((labels_a != labels_b).any(axis=0) & (weights != 0).any(axis=(0, 1)))
+    weights = weights.astype(np.int32)
+    g00 = _signs(labels_a, labels_a)
+    constant = (weights * g00).sum(axis=(-2, -1), dtype=np.int64)
+    la, lb, w = labels_a[:, active], labels_b[:, active], weights[:, active]
+    g00, g10 = g00[:, active], _signs(lb, labels_a)
+    linear = (w * (g10 - g00)).sum(axis=-1, dtype=np.int64)
+    w, g00, g10 = w[:, :, active], g00[:, :, active], g10[:, :, active]
+    matrix = w * (_signs(lb, lb) - g10 - _signs(la, lb) + g00)
+    diagonal = np.arange(active.size)
+    matrix[:, diagonal, diagonal] = 2 * linear
+    exact32 = np.abs(matrix).sum(axis=-2, dtype=np.int64).max(initial=0) < FLOAT32_EXACT
+    return SignForm(
+        active,
+        constant.astype(float),
+        matrix.astype(np.float32 if exact32 else np.float64),
+        matrix.sum(axis=(-2, -1), dtype=np.int64).astype(float),
+    )
+
+
+def evaluate_form(form: SignForm, swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(F(s), F(1 - s))`` ``(G, R)`` for swap indicators ``(G, R, m)`` (exact)."""
+    s = swaps[..., form.active].astype(form.matrix.dtype)
+    product = s @ form.matrix  # (G, R, m'): s'E per resample, exact
+    quadratic = np.einsum("grm,grm->gr", product.astype(np.float64), s.astype(np.float64))
+    row_sums = product.sum(axis=-1, dtype=np.float64)  # s'E1
+    constant = form.constant[:, None]
+    return constant + quadratic, constant + form.total[:, None] - 2 * row_sums + quadratic
+
+
+class TieLevels(NamedTuple):
+    """The labels two or more complete items can share, per group ``(G, k)``: ``change``
+    ``(G, m, k)`` (+1 at the item's B label, -1 at its A label: a swap's effect on the
+    counts), ``base`` (counts with nothing swapped), ``slots`` (A and B counts together)."""
+
+    change: np.ndarray
+    base: np.ndarray
+    slots: np.ndarray
+
+
+def tie_levels(labels_a: np.ndarray, labels_b: np.ndarray, complete: np.ndarray) -> TieLevels:
+    """:class:`TieLevels` of the complete items (a label held by one item never ties)."""
+    size = int(max(labels_a.max(initial=0), labels_b.max(initial=0))) + 1
+    offsets = np.arange(labels_a.shape[0])[:, None] * size
+    slots = np.bincount(
+        np.concatenate([(offsets + labels_a)[complete], (offsets + labels_b)[complete]]),
+        minlength=labels_a.shape[0] * size,
+    ).reshape(-1, size)
+    shared = slots >= 2
+    column = np.cumsum(shared, axis=-1) - 1  # each shared label's column, per group
+    k = int(shared.sum(axis=-1).max(initial=0))
+
+    def one_hot(labels: np.ndarray) -> np.ndarray:
+        index = np.where(
+            complete & np.take_along_axis(shared, labels, axis=-1),
+            np.take_along_axis(column, labels, axis=-1),
+            -1,
+        )
+        return (index[..., None] == np.arange(k)).astype(np.int8)
+
+    in_a, in_b = one_hot(labels_a), one_hot(labels_b)
+    base = in_a.sum(axis=-2, dtype=np.int64)
+    return TieLevels(in_b - in_a, base, base + in_b.sum(axis=-2, dtype=np.int64))
+
+
+def tie_counts(levels: TieLevels, swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Counts ``(G, R, k)`` of each shared label in A' and in B' (exact)."""
+    change = swaps.astype(np.float32) @ levels.change.astype(np.float32)
+    counts_a = levels.base[:, None, :] + change.astype(np.float64)
+    return counts_a, levels.slots[:, None, :] - counts_a
+
+
+class ChainTerms(NamedTuple):
+    """What :func:`chain_corrections` needs of the loose entries, computed once per test.
+
+    ``complete`` ``(q,)``: the entry's item counts (metric and human score present);
+    ``links`` ``(k,)``: each link's first entry; ``attached`` ``(a,)``: the links with an
+    entry that can merge with a value picked before the link (the others always start a
+    chain); ``bounds``: their entry ranges, interleaved for ``reduceat``; ``centred``
+    ``(q,)`` (Spearman: ``2 (rank - mean rank)`` of the item's human score); Kendall:
+    ``levels`` dense human ranks, ``by_rank`` the entries ordered by (rank, link) and
+    ``cells``/``runs`` the (rank, link) cell and first position of each run of that order.
+    """
+
+    complete: np.ndarray
+    links: np.ndarray
+    attached: np.ndarray
+    bounds: np.ndarray
+    centred: np.ndarray | None
+    levels: int
+    by_rank: np.ndarray | None
+    cells: np.ndarray | None
+    runs: np.ndarray | None
+
+
+def chain_terms(
+    loose: LooseEntries,
+    complete: np.ndarray,
+    *,
+    rank: np.ndarray | None = None,
+    centred: np.ndarray | None = None,
+) -> ChainTerms:
+    """:class:`ChainTerms` of the loose entries: Kendall's with ``rank`` (the items' dense
+    human ranks ``(q,)``), Spearman's with ``centred`` ``(q,)``."""
+    q = loose.reach.size
+    links = loose.link_start
+    ends = np.append(links[1:], q)
+    of_link = np.repeat(np.arange(links.size), ends - links)
+    earliest = np.minimum.reduceat(loose.reach, links)
+    attached = np.flatnonzero(earliest < links)
+    bounds = np.stack([links[attached], ends[attached]], axis=-1).ravel()
+    if rank is None:
+        return ChainTerms(complete, links, attached, bounds, centred, 0, None, None, None)
+    levels = int(rank.max(initial=0)) + 1
+    by_rank = np.lexsort((of_link, rank))
+    cells = rank[by_rank] * links.size + of_link[by_rank]
+    runs = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]]))
+    return ChainTerms(complete, links, attached, bounds, None, levels, by_rank, cells[runs], runs)
+
+
+def chain_corrections(
+    loose: LooseEntries, terms: ChainTerms, swaps: np.ndarray, n_groups: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per resample, for A' then B': ``(form correction, tie correction)`` ``(G, R)``.
+
+    A link's first picked entry merges with the previous picked entry (in an earlier link
+    of its block) when that lies at or after its ``reach``; chained links are one tie group.
+    With ``n`` the complete picked entries of an attached link and ``nb`` those of the
+    links chained before it: Kendall's forms counted ``2 sign(y_e - y_j)`` for each of
+    their ``n nb`` merged pairs (tied pairs the labels missed), Spearman's ``2 (c_e -
+    c_j)`` (``c``: centred human ranks), and Spearman's ``sum (t^3 - t)`` over tie groups
+    grows by ``3 n nb (n + nb)`` (``(a + b)^3 - a^3 - b^3``).
+    """
+    n_resamples, m = swaps.shape[1:]
+    links, attached = terms.links, terms.attached
+    if not attached.size:  # every link starts a chain: the labels are the tie groups
+        zero = np.zeros((n_groups, n_resamples))
+        return [(zero, zero), (zero, zero)]
+    # A' picks A's score of an item not swapped and B's score of a swapped one: (R, q)
+    picked_a = swaps[loose.group, :, loose.slot % m].T == (loose.slot >= m)
+    q = picked_a.shape[1]
+    index = np.arange(q + 1)
+    rows = np.arange(n_resamples)[:, None]
+    out = []
+    for picked in (picked_a, ~picked_a):
+        at = np.where(picked, index[:-1], -1)
+        last = np.maximum.reduceat(at, links, axis=1)  # (R, k): each link's last pick
+        previous = np.maximum.accumulate(last, axis=1)
+        previous = np.concatenate([np.full((n_resamples, 1), -1), previous[:, :-1]], axis=1)
+        at = np.where(picked, index[:-1], q)
+        at = np.concatenate([at, np.full((n_resamples, 1), q)], axis=1)  # ends may be q
+        first = np.minimum.reduceat(at, terms.bounds, axis=1)[:, ::2]  # attached links'
+        merged = (first < q) & (previous[:, attached] >= loose.reach[np.minimum(first, q - 1)])
+        opens = last >= 0  # a non-empty link starts a chain unless it merges
+        opens[:, attached] &= ~merged
+        chain = np.maximum.accumulate(np.where(opens, np.arange(links.size), 0), axis=1)
+        chain = chain[:, attached]  # each attached link's chain's first link
+        counted = (picked & terms.complete).astype(np.int64)
+        if terms.by_rank is None:
+            n = np.add.reduceat(counted, links, axis=1)
+            total = np.add.reduceat(counted * terms.centred, links, axis=1)
+            n_before, total_before = (_chained_before(x, chain, attached, rows) for x in (n, total))
+            n, total = n[:, attached], total[:, attached]
+            form = -2 * (total * n_before - n * total_before)
+            ties = 3 * n * n_before * (n + n_before)
+        else:
+            histogram = np.zeros((n_resamples, terms.levels * links.size), dtype=np.int64)
+            histogram[:, terms.cells] = np.add.reduceat(
+                counted[:, terms.by_rank], terms.runs, axis=1
+            )
+            histogram = histogram.reshape(n_resamples, terms.levels, links.size)
+            before = _chained_before(histogram, chain[:, None, :], attached, rows[:, :, None])
+            histogram = histogram[:, :, attached]
+            total = before.sum(axis=1)
+            lower = np.zeros_like(total)  # earlier chained entries of lower human ranks
+            form = np.zeros_like(total)
+            for level in range(terms.levels):  # sign(y_e - y_j) = [j lower] - [j higher]
+                form += histogram[:, level] * (2 * lower + before[:, level] - total)
+                lower += before[:, level]
+            form *= -2
+            ties = histogram.sum(axis=1) * total
+        out.append(tuple(_by_group(x, loose.link_group[attached], n_groups) for x in (form, ties)))
+    return out
+
+
+def _chained_before(
+    values: np.ndarray, chain: np.ndarray, attached: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """``values`` ``(R, ..., k)`` per link summed, for each attached link, over the earlier
+    links of its chain (``chain``: each attached link's chain's first link, ``(R, ..., a)``
+    broadcastable; ``rows``: the resample index, broadcastable the same way)."""
+    sums = np.zeros((*values.shape[:-1], values.shape[-1] + 1), dtype=values.dtype)
+    np.cumsum(values, axis=-1, out=sums[..., 1:])
+    if values.ndim == 3:
+        middle = np.arange(values.shape[1])[None, :, None]
+        return sums[:, :, attached] - sums[rows, middle, chain]
+    return sums[:, attached] - sums[rows, chain]
+
+
+def _by_group(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """``(R, k)`` per-link values summed per group (``group`` sorted): ``(G, R)``."""
+    totals = np.zeros((n_groups, values.shape[0]))
+    starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
+    totals[group[starts]] = np.add.reduceat(values, starts, axis=1).T
+    return totals
