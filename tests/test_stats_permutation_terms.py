@@ -13,6 +13,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from geval_repro.stats import permutation_terms, swapped_ranks
 from geval_repro.stats.coefficients import collapse_near_ties
@@ -20,7 +21,9 @@ from geval_repro.stats.levels import correlate_batch
 from geval_repro.stats.permutation import paired_permutation_test, permuted_differences
 from geval_repro.stats.swapped_ranks import (
     evaluate_form,
+    label_counts,
     sign_form,
+    spearman_sums,
     tie_counts,
     tie_levels,
     tie_structure,
@@ -188,14 +191,15 @@ def test_the_test_draws_the_documented_masks(level, unit) -> None:
         )
 
 
-def test_groups_too_large_for_the_forms_are_recomputed(monkeypatch) -> None:
+def test_groups_too_large_for_kendalls_forms_are_recomputed(monkeypatch) -> None:
     a, b, human = matrices("ties", seed=8, shape=(1, 40))
     swap = draw_swaps(np.random.default_rng(9), "items", 50, a.shape)
     monkeypatch.setattr(permutation_terms, "FORM_MAX_ITEMS", 30)
+    assert permutation_terms.swapped_differences(a, b, human, "global", "kendall", swap) is None
+    assert (
+        permutation_terms.swapped_differences(a, b, human, "global", "spearman", swap) is not None
+    )
     for coefficient in ("spearman", "kendall"):
-        assert (
-            permutation_terms.swapped_differences(a, b, human, "global", coefficient, swap) is None
-        )
         fast = permuted_differences(a, b, human, "global", coefficient, swap)
         assert_same(fast, recomputed(a, b, human, "global", coefficient, swap), coefficient)
 
@@ -207,10 +211,12 @@ def test_rank_coefficients_at_the_system_level_with_inputs_swapped_are_recompute
     assert permutation_terms.system_differences(a, b, human, "pearson", swap) is not None
 
 
-def test_float64_forms_where_float32_sums_would_round(monkeypatch) -> None:
+def test_wide_integers_where_narrow_ones_could_overflow(monkeypatch) -> None:
+    """Kendall's forms in float64 and Spearman's sums in int64 give the same values."""
     a, b, human = matrices("missing", seed=12)
     swap = draw_swaps(np.random.default_rng(12), "items", 60, a.shape)
     monkeypatch.setattr(swapped_ranks, "FLOAT32_EXACT", 8)
+    monkeypatch.setattr(swapped_ranks, "INT32_LIMIT", 8)
     for coefficient in ("spearman", "kendall"):
         fast = permutation_terms.swapped_differences(a, b, human, "global", coefficient, swap)
         assert_same(fast, recomputed(a, b, human, "global", coefficient, swap), coefficient)
@@ -237,6 +243,29 @@ def test_sign_forms_equal_brute_force_sums() -> None:
     for_a, for_b = evaluate_form(form, swaps)
     np.testing.assert_array_equal(for_a, brute_force_form(labels_a, labels_b, weights, swaps))
     np.testing.assert_array_equal(for_b, brute_force_form(labels_a, labels_b, weights, ~swaps))
+
+
+def test_spearman_sums_equal_brute_force_ranks() -> None:
+    """8 Sxy and the ties' sum (t^3 - t) of every group and resample, from sorted ranks."""
+    rng = np.random.default_rng(16)
+    labels_a = rng.integers(0, 6, (3, 10))
+    labels_b = np.where(rng.random((3, 10)) < 0.3, labels_a, rng.integers(0, 6, (3, 10)))
+    complete = rng.random((3, 10)) < 0.85
+    human = rng.integers(0, 4, (3, 10))
+    centred = np.zeros((3, 10), dtype=int)
+    for g in range(3):
+        y = human[g, complete[g]]
+        centred[g, complete[g]] = np.sign(y[:, None] - y[None, :]).sum(axis=1)
+    swaps = rng.random((3, 25, 10)) < 0.5
+    sums = spearman_sums(label_counts(labels_a, labels_b, complete, centred), swaps)
+    for (pairs, ties), picked in zip(sums, (swaps, ~swaps), strict=True):
+        for g, r in itertools.product(range(3), range(25)):
+            x = np.where(picked[g, r], labels_b[g], labels_a[g])[complete[g]]
+            ranks = stats.rankdata(x)  # average ranks
+            xc = ranks - ranks.mean()
+            assert pairs[g, r] == 8 * (xc * centred[g, complete[g]] / 2).sum()
+            counts = np.unique(x, return_counts=True)[1]
+            assert ties[g, r] == (counts**3 - counts).sum()
 
 
 def test_tie_counts_equal_brute_force_counts() -> None:

@@ -3,7 +3,7 @@
 
 A resample swaps the A and B scores of some cells; ``s_i`` is 1 where item ``i`` is swapped,
 so ``A'_i = B_i if s_i else A_i`` and ``B'_i = A_i if s_i else B_i``. Items are arranged in
-groups (:func:`layout`), the vectors a level correlates: one group of every cell at the
+groups (:func:`grouped`), the vectors a level correlates: one group of every cell at the
 global level, one group per input (its systems) at the summary level. For each group and
 resample:
 
@@ -15,16 +15,16 @@ resample:
   recomputing within rounding (1e-12 on scores of comparable scale, as the test's
   standardized ones; the error grows with ``(mean(A) - mean(B))^2 / var``).
 - **Spearman, Kendall.** Through :mod:`geval_repro.stats.swapped_ranks`: A and B pooled
-  and labelled once so that labels order and tie like the scores after the levels' near-tie
-  merging (values whose merging depends on the resample are merged per resample); for
-  antisymmetric weights ``W``, ``F(s) = sum_{i != j} W_ij sign(A'_i - A'_j)`` is a quadratic
-  form in ``s``. Kendall's concordant minus discordant pairs are ``F / 2`` with ``W_ij =
-  sign(y_i - y_j)``; Spearman's ``Sxy = sum (rank_i - mean) (ry_i - mean)`` is ``F / 8``
-  with ``W_ij = 2 (ry_i - ry_j)``. Ties in A' come from each resample's counts ``c`` of the
-  labels two items can share: tied pairs ``sum c (c - 1) / 2`` (Kendall), ``Sxx = (n^3 - n -
-  sum (c^3 - c)) / 12`` (Spearman). These sums are exact integers, so the coefficients are
-  the floats :mod:`geval_repro.stats.coefficients` computes from the same sums (``tau = C /
-  (sqrt(untied_x) sqrt(untied_y))``, ``rho = Sxy / (sqrt(Sxx) sqrt(Syy))``): bit for bit.
+  and labelled once, so that labels order and tie like the scores after the levels'
+  near-tie merging (values whose merging depends on the resample are merged per resample).
+  Spearman: each resample's count of every label and sum of its items' centred human ranks
+  (one sparse product) give ``Sxy`` and the tie groups' ``sum (t^3 - t)``, so ``Sxx = (n^3 -
+  n - sum (t^3 - t)) / 12``. Kendall: concordant minus discordant pairs are a quadratic form
+  in the swaps (one ``(R x n) @ (n x n)`` product), tied pairs ``sum c (c - 1) / 2`` from
+  each resample's counts ``c`` of the labels two items can share. These sums are exact
+  integers, so the coefficients are the floats :mod:`geval_repro.stats.coefficients`
+  computes from the same sums (``rho = Sxy / (sqrt(Sxx) sqrt(Syy))``, ``tau = C /
+  (sqrt(untied_x) sqrt(untied_y))``): bit for bit.
 - **Constant vectors.** A' spans at least ``max_i min(A_i, B_i) - min_i max(A_i, B_i)``: when
   that is ``CONSTANT_ATOL`` or more no resample is constant, else the group's resampled
   spans are computed as the levels do (``max - min`` of the present values).
@@ -62,7 +62,7 @@ from geval_repro.stats.swapped_ranks import (
     tie_structure,
 )
 
-FORM_MAX_ITEMS = 2048  # larger groups: the n x n forms cost more than re-ranking each resample
+FORM_MAX_ITEMS = 2048  # Kendall: larger groups' n x n forms cost more than re-ranking
 CELLS_PER_BLOCK = 2**18  # swapped cells per block of resamples (temporaries stay in cache)
 
 
@@ -235,7 +235,7 @@ def group_terms(
     chained: str,
 ) -> GroupTerms | None:
     """:class:`GroupTerms` of grouped ``(G, m)`` scores, or None when a rank coefficient has
-    no fast path (groups too large for its forms, or see :func:`rank_terms`). ``ranked``:
+    no fast path (Kendall's groups too large for its forms, or see :func:`rank_terms`). ``ranked``:
     the human scores with near-ties merged as the level merges them; ``chained``: which
     items the level's near-tie merging of the metric sees, "complete" or "present" (every
     item with a metric score)."""
@@ -245,7 +245,7 @@ def group_terms(
     )
     if coefficient == "pearson":
         terms = pearson_terms(a, b, human, complete)
-    elif a.shape[-1] > FORM_MAX_ITEMS:
+    elif coefficient == "kendall" and a.shape[-1] > FORM_MAX_ITEMS:
         return None
     else:
         seen = complete if chained == "complete" else ~np.isnan(a)

@@ -38,7 +38,8 @@ compared through integer *labels* that order and tie like them after
   (Spearman's ``8 Sxy``) for each pair of merged values of two links (``i`` the larger),
   and the tie counts missed those pairs.
 
-Every sum is an integer, exact in float32 below 2^24 and in float64 (up to 2^53) otherwise.
+Every sum is an exact integer: int32 where it cannot overflow, else int64; the forms' matrix
+products in float32 where their sums stay below 2^24, else float64 (exact up to 2^53).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ import scipy.sparse
 from geval_repro.stats.levels import NEAR_TIE_RTOL
 
 FLOAT32_EXACT = 2**24  # integers below this add exactly in float32
+INT32_LIMIT = 2**31  # Spearman's label sums stay int32 while 4 n^3 is below this
 MERGE_ROWS_PER_BLOCK = 512  # loose entries whose merges are tested per numpy batch
 
 
@@ -190,7 +192,7 @@ def label_counts(
     item = np.flatnonzero(complete)  # row-major, like the swaps' items
     c = centred[complete].astype(np.int64)
     # (2 below + N) Y is at most 2n * sum |c| <= 4 n^3: int32 when that fits
-    dtype = np.int32 if 4 * item.size**3 < 2**31 else np.int64
+    dtype = np.int32 if 4 * item.size**3 < INT32_LIMIT else np.int64
     moves = label_a != label_b
     rows = np.concatenate([label_b, label_a, k + label_b, k + label_a])
     values = np.concatenate([np.ones_like(c), -np.ones_like(c), c, -c])
@@ -213,7 +215,8 @@ def label_counts(
 def spearman_sums(counts: LabelCounts, swaps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """For A' then B': ``(8 Sxy, sum_l (N_l^3 - N_l))`` ``(G, R)`` (exact integers)."""
     n_groups, _, m = swaps.shape
-    columns = swaps.transpose(0, 2, 1).reshape(n_groups * m, -1).astype(counts.change.dtype)
+    columns = swaps.transpose(0, 2, 1).reshape(n_groups * m, -1)
+    columns = np.ascontiguousarray(columns, dtype=counts.change.dtype)  # scipy wants C order
     moved = np.ascontiguousarray((counts.change @ columns).T)  # (R, 2K): labels contiguous
     k = moved.shape[1] // 2
     starts = counts.group_start
@@ -338,24 +341,35 @@ def tie_counts(levels: TieLevels, swaps: np.ndarray) -> tuple[np.ndarray, np.nda
 class ChainTerms(NamedTuple):
     """What :func:`chain_corrections` needs of the loose entries, computed once per test.
 
-    ``complete`` ``(q,)``: the entry's item counts (metric and human score present);
-    ``links`` ``(k,)``: each link's first entry; ``attached`` ``(a,)``: the links with an
-    entry that can merge with a value picked before the link (the others always start a
-    chain); ``bounds``: their entry ranges, interleaved for ``reduceat``; ``centred``
-    ``(q,)`` (Spearman: ``2 (rank - mean rank)`` of the item's human score); Kendall:
-    ``levels`` dense human ranks, ``by_rank`` the entries ordered by (rank, link) and
-    ``cells``/``runs`` the (rank, link) cell and first position of each run of that order.
+    ``links`` ``(k,)``, ``ends`` ``(k,)``: each link's first and past-last entry;
+    ``attached`` ``(a,)``: the links with an entry that can merge with a value picked before
+    the link (the others always start a chain), ``inside`` their entries and ``offsets``
+    where each link's entries start in ``inside``; ``complete`` ``(q,)``: the entry's item
+    counts (metric and human score present). The human side, as exclusive prefix sums
+    ``(.., q + 1)`` over the complete entries: Spearman, ``counted`` (complete entries) and
+    ``centred`` (their ``2 (rank - mean rank)``), with ``centred_entries`` ``(q,)``;
+    Kendall, per dense human rank ``l``, ``rank_entries[l]`` (its complete entries) and
+    ``rank_before`` ``(levels, q + 1)`` (how many of them precede each entry).
     """
 
-    complete: np.ndarray
     links: np.ndarray
+    ends: np.ndarray
     attached: np.ndarray
-    bounds: np.ndarray
+    inside: np.ndarray
+    offsets: np.ndarray
+    complete: np.ndarray
+    counted: np.ndarray
     centred: np.ndarray | None
-    levels: int
-    by_rank: np.ndarray | None
-    cells: np.ndarray | None
-    runs: np.ndarray | None
+    centred_entries: np.ndarray | None
+    rank_entries: list[np.ndarray] | None
+    rank_before: np.ndarray | None
+
+
+def _exclusive(values: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sums along the last axis, with a leading 0 (length + 1)."""
+    sums = np.zeros((*values.shape[:-1], values.shape[-1] + 1), dtype=np.int64)
+    np.cumsum(values, axis=-1, out=sums[..., 1:])
+    return sums
 
 
 def chain_terms(
@@ -370,17 +384,42 @@ def chain_terms(
     q = loose.reach.size
     links = loose.link_start
     ends = np.append(links[1:], q)
-    of_link = np.repeat(np.arange(links.size), ends - links)
-    earliest = np.minimum.reduceat(loose.reach, links)
-    attached = np.flatnonzero(earliest < links)
-    bounds = np.stack([links[attached], ends[attached]], axis=-1).ravel()
+    attached = np.flatnonzero(np.minimum.reduceat(loose.reach, links) < links)
+    inside = np.concatenate([np.arange(links[k], ends[k]) for k in attached] + [[]]).astype(int)
+    offsets = np.concatenate([[0], np.cumsum(ends[attached] - links[attached])[:-1]])
+    counted = _exclusive(complete.astype(np.int64))
     if rank is None:
-        return ChainTerms(complete, links, attached, bounds, centred, 0, None, None, None)
+        c = np.where(complete, centred, 0).astype(np.int64)
+        return ChainTerms(
+            links, ends, attached, inside, offsets, complete, counted, _exclusive(c), c, None, None
+        )
     levels = int(rank.max(initial=0)) + 1
-    by_rank = np.lexsort((of_link, rank))
-    cells = rank[by_rank] * links.size + of_link[by_rank]
-    runs = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]]))
-    return ChainTerms(complete, links, attached, bounds, None, levels, by_rank, cells[runs], runs)
+    entries = [np.flatnonzero(complete & (rank == level)) for level in range(levels)]
+    before = np.stack([np.searchsorted(e, np.arange(q + 1)) for e in entries])
+    return ChainTerms(
+        links, ends, attached, inside, offsets, complete, counted, None, None, entries, before
+    )
+
+
+class _Prefix(NamedTuple):
+    """Exclusive prefix sums of a quantity over the entries A' picks (``picked`` ``(R, q +
+    1)``) and over all of them (``total`` ``(q + 1,)``): B' picks the others, so its sums
+    are the differences."""
+
+    picked: np.ndarray
+    total: np.ndarray
+
+    def at(self, position: np.ndarray, side: str, rows: np.ndarray) -> np.ndarray:
+        """The sums before ``position`` (static ``(a,)`` or per resample ``(R, a)``)."""
+        value = self.picked[:, position] if position.ndim == 1 else self.picked[rows, position]
+        return value if side == "A'" else self.total[position] - value
+
+    def spans(
+        self, start: np.ndarray, own: np.ndarray, end: np.ndarray, side: str, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(sums from ``own`` to ``end``, from ``start`` to ``own``)."""
+        at_own = self.at(own, side, rows)
+        return self.at(end, side, rows) - at_own, at_own - self.at(start, side, rows)
 
 
 def chain_corrections(
@@ -388,13 +427,14 @@ def chain_corrections(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per resample, for A' then B': ``(form correction, tie correction)`` ``(G, R)``.
 
-    A link's first picked entry merges with the previous picked entry (in an earlier link
-    of its block) when that lies at or after its ``reach``; chained links are one tie group.
-    With ``n`` the complete picked entries of an attached link and ``nb`` those of the
-    links chained before it: Kendall's forms counted ``2 sign(y_e - y_j)`` for each of
-    their ``n nb`` merged pairs (tied pairs the labels missed), Spearman's ``2 (c_e -
-    c_j)`` (``c``: centred human ranks), and Spearman's ``sum (t^3 - t)`` over tie groups
-    grows by ``3 n nb (n + nb)`` (``(a + b)^3 - a^3 - b^3``).
+    A link's first picked entry ``f`` merges with the previous picked entry (in an earlier
+    link of its block) when some entry from ``f``'s ``reach`` to the link's start is picked;
+    chained links are one tie group. With ``n`` the complete picked entries of an attached
+    link and ``nb`` those of the links chained before it: Kendall's forms counted ``2
+    sign(y_e - y_j)`` for each of their ``n nb`` merged pairs (tied pairs the labels
+    missed), Spearman's ``2 (c_e - c_j)`` (``c``: centred human ranks), and Spearman's
+    ``sum (t^3 - t)`` over tie groups grows by ``3 n nb (n + nb)`` (``(a + b)^3 - a^3 -
+    b^3``). Everything comes from prefix sums over A''s picks (:class:`_Prefix`).
     """
     n_resamples, m = swaps.shape[1:]
     links, attached = terms.links, terms.attached
@@ -402,64 +442,48 @@ def chain_corrections(
         zero = np.zeros((n_groups, n_resamples))
         return [(zero, zero), (zero, zero)]
     # A' picks A's score of an item not swapped and B's score of a swapped one: (R, q)
-    picked_a = swaps[loose.group, :, loose.slot % m].T == (loose.slot >= m)
-    q = picked_a.shape[1]
-    index = np.arange(q + 1)
+    picked = swaps[loose.group, :, loose.slot % m].T == (loose.slot >= m)
+    q = picked.shape[1]
     rows = np.arange(n_resamples)[:, None]
+    picks = _Prefix(_exclusive(picked), np.arange(q + 1))
+    counted = picks
+    if not terms.complete.all():
+        counted = _Prefix(_exclusive(picked & terms.complete), terms.counted)
+    if terms.centred is not None:
+        centred = _Prefix(_exclusive(np.where(picked, terms.centred_entries, 0)), terms.centred)
+    else:
+        by_rank = [
+            _Prefix(_exclusive(picked[:, entries]), np.arange(entries.size + 1))
+            for entries in terms.rank_entries
+        ]
+    inside = picked[:, terms.inside]
     out = []
-    for picked in (picked_a, ~picked_a):
-        at = np.where(picked, index[:-1], -1)
-        last = np.maximum.reduceat(at, links, axis=1)  # (R, k): each link's last pick
-        previous = np.maximum.accumulate(last, axis=1)
-        previous = np.concatenate([np.full((n_resamples, 1), -1), previous[:, :-1]], axis=1)
-        at = np.where(picked, index[:-1], q)
-        at = np.concatenate([at, np.full((n_resamples, 1), q)], axis=1)  # ends may be q
-        first = np.minimum.reduceat(at, terms.bounds, axis=1)[:, ::2]  # attached links'
-        merged = (first < q) & (previous[:, attached] >= loose.reach[np.minimum(first, q - 1)])
-        opens = last >= 0  # a non-empty link starts a chain unless it merges
+    for side, picked_inside in (("A'", inside), ("B'", ~inside)):
+        first = np.where(picked_inside, terms.inside, q)
+        first = np.minimum.reduceat(first, terms.offsets, axis=1)  # attached links' first
+        reach = loose.reach[np.minimum(first, q - 1)]
+        own = links[attached]
+        merged = (first < q) & (picks.at(own, side, rows) > picks.at(reach, side, rows))
+        opens = picks.at(terms.ends, side, rows) > picks.at(links, side, rows)  # non-empty
         opens[:, attached] &= ~merged
         chain = np.maximum.accumulate(np.where(opens, np.arange(links.size), 0), axis=1)
-        chain = chain[:, attached]  # each attached link's chain's first link
-        counted = (picked & terms.complete).astype(np.int64)
-        if terms.by_rank is None:
-            n = np.add.reduceat(counted, links, axis=1)
-            total = np.add.reduceat(counted * terms.centred, links, axis=1)
-            n_before, total_before = (_chained_before(x, chain, attached, rows) for x in (n, total))
-            n, total = n[:, attached], total[:, attached]
-            form = -2 * (total * n_before - n * total_before)
+        span = (links[chain[:, attached]], own, terms.ends[attached], side, rows)
+        n, n_before = counted.spans(*span)
+        if terms.centred is not None:
+            c, c_before = centred.spans(*span)
+            form = -2 * (c * n_before - n * c_before)
             ties = 3 * n * n_before * (n + n_before)
-        else:
-            histogram = np.zeros((n_resamples, terms.levels * links.size), dtype=np.int64)
-            histogram[:, terms.cells] = np.add.reduceat(
-                counted[:, terms.by_rank], terms.runs, axis=1
-            )
-            histogram = histogram.reshape(n_resamples, terms.levels, links.size)
-            before = _chained_before(histogram, chain[:, None, :], attached, rows[:, :, None])
-            histogram = histogram[:, :, attached]
-            total = before.sum(axis=1)
-            lower = np.zeros_like(total)  # earlier chained entries of lower human ranks
-            form = np.zeros_like(total)
-            for level in range(terms.levels):  # sign(y_e - y_j) = [j lower] - [j higher]
-                form += histogram[:, level] * (2 * lower + before[:, level] - total)
-                lower += before[:, level]
+        else:  # per human rank: sign(y_e - y_j) = [j lower] - [j higher]
+            form, lower = np.zeros_like(n), np.zeros_like(n)
+            for prefix, at in zip(by_rank, terms.rank_before, strict=True):
+                start, own_at, end = (at[x] for x in span[:3])
+                h, h_before = prefix.spans(start, own_at, end, side, rows)
+                form += h * (2 * lower + h_before - n_before)
+                lower += h_before
             form *= -2
-            ties = histogram.sum(axis=1) * total
+            ties = n * n_before
         out.append(tuple(_by_group(x, loose.link_group[attached], n_groups) for x in (form, ties)))
     return out
-
-
-def _chained_before(
-    values: np.ndarray, chain: np.ndarray, attached: np.ndarray, rows: np.ndarray
-) -> np.ndarray:
-    """``values`` ``(R, ..., k)`` per link summed, for each attached link, over the earlier
-    links of its chain (``chain``: each attached link's chain's first link, ``(R, ..., a)``
-    broadcastable; ``rows``: the resample index, broadcastable the same way)."""
-    sums = np.zeros((*values.shape[:-1], values.shape[-1] + 1), dtype=values.dtype)
-    np.cumsum(values, axis=-1, out=sums[..., 1:])
-    if values.ndim == 3:
-        middle = np.arange(values.shape[1])[None, :, None]
-        return sums[:, :, attached] - sums[rows, middle, chain]
-    return sums[:, attached] - sums[rows, chain]
 
 
 def _by_group(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
