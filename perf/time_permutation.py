@@ -190,9 +190,11 @@ def bench(title, level, human, pairs, previous, calls, nlpstats) -> list[float]:
     return ratios
 
 
-def draw_floor(shape: tuple[int, ...], calls: int) -> float:
-    """CPU seconds of drawing the swap masks alone."""
-    return best_cpu(lambda: np.random.default_rng(0).random(shape) < 0.5, calls)[0]
+def summarize(ratios: list[float], shape: tuple[int, ...], calls: int) -> None:
+    """Print the ratios' range and the floor: drawing the swap masks alone (CPU seconds)."""
+    floor = best_cpu(lambda: np.random.default_rng(0).random(shape) < 0.5, calls)[0]
+    print(f"   drawing the swap masks alone: {floor * 1e3:.1f} ms (the floor of every test)")
+    print(f"   ratio previous / ours: min {min(ratios):.1f}, median {np.median(ratios):.1f}")
 
 
 def main() -> None:
@@ -220,36 +222,29 @@ def main() -> None:
         ("UniEval", "ROUGE-L", scores["UniEval"], scores["ROUGE-L"]),
         ("BLEU-4", "ROUGE-L", scores["BLEU-4"], scores["ROUGE-L"]),
     ]
-    ratios = bench(
-        f"1. Topical-Chat {args.dimension}, global level, 1 x 360 items, items swapped "
-        "(judge: SYNTHETIC)",
-        "global",
-        human,
-        pairs,
-        previous,
-        args.calls,
-        not args.skip_nlpstats,
-    )
-    floor = draw_floor((N_RESAMPLES, 1, human.shape[1]), args.calls)
-    print(f"   drawing the swap masks alone: {floor * 1e3:.1f} ms (the floor of every test)")
-    print(f"   ratio previous / ours: min {min(ratios):.1f}, median {np.median(ratios):.1f}")
-
-    human, scores = summeval(mirror)
-    names = list(scores)
-    pairs = [("judge A", "judge B", scores[names[0]], scores[names[1]])]
-    ratios = bench(
-        "2. SummEval coherence, summary level, 16 x 100, whole documents swapped "
-        "(judges: SYNTHETIC)",
-        "summary",
-        human,
-        pairs,
-        previous,
-        args.calls,
-        not args.skip_nlpstats,
-    )
-    floor = draw_floor((N_RESAMPLES, 1, human.shape[1]), args.calls)
-    print(f"   drawing the swap masks alone: {floor * 1e3:.1f} ms")
-    print(f"   ratio previous / ours: min {min(ratios):.1f}, median {np.median(ratios):.1f}")
+    gold, judges = summeval(mirror)
+    (name_a, judge_a), (name_b, judge_b) = judges.items()
+    blocks = [
+        (
+            f"1. Topical-Chat {args.dimension}, global level, 1 x 360 items, items swapped "
+            "(judge: SYNTHETIC)",
+            "global",
+            human,
+            pairs,
+        ),
+        (
+            "2. SummEval coherence, summary level, 16 x 100, whole documents swapped "
+            "(judges: SYNTHETIC)",
+            "summary",
+            gold,
+            [(name_a.split(" (")[0], name_b.split(" (")[0], judge_a, judge_b)],
+        ),
+    ]
+    for title, level, gold_scores, compared in blocks:
+        ratios = bench(
+            title, level, gold_scores, compared, previous, args.calls, not args.skip_nlpstats
+        )
+        summarize(ratios, (N_RESAMPLES, 1, gold_scores.shape[1]), args.calls)
 
 
 if __name__ == "__main__":

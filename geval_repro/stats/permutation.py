@@ -32,12 +32,13 @@ bit for Spearman and Kendall, within rounding for Pearson; tested):
   once (also for the observed statistic) and every resample averages the chosen ones;
 - global level, and summary level with other units: from per-item terms, without building
   any swapped matrix (:mod:`geval_repro.stats.permutation_terms`: Pearson from swap-linear
-  sums, Spearman and Kendall from quadratic forms of pair signs and tie-group counts);
+  sums, Spearman from per-label counts, Kendall from a quadratic form of pair signs);
 - system level: from the systems' means (whole systems swapped: the two metrics' means;
   Pearson with other units: swapped sums);
-- otherwise (a rank coefficient whose near-ties could merge differently in some resample,
-  groups of more than ``FORM_MAX_ITEMS`` items, rank coefficients at the system level with
-  inputs or cells swapped): every swapped matrix is recomputed.
+- otherwise (Kendall on groups of more than ``FORM_MAX_ITEMS`` items, the floating-point
+  corner case :func:`~geval_repro.stats.swapped_ranks.tie_structure` rules out, rank
+  coefficients at the system level with inputs or cells swapped): every swapped matrix is
+  recomputed.
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ import numpy as np
 from geval_repro.stats.bootstrap import UNITS
 from geval_repro.stats.levels import check_level, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
-from geval_repro.stats.permutation_terms import swapped_differences, system_differences
+from geval_repro.stats.permutation_terms import (
+    kept_mean,
+    swapped_differences,
+    system_differences,
+)
 from geval_repro.stats.results import PermutationResult
 
 DEFAULT_UNIT = {"summary": "inputs", "system": "systems", "global": "items"}
@@ -115,13 +120,8 @@ def _swapped_documents(
     added_a, added_b = np.where(kept_a, corr_a, 0.0), np.where(kept_b, corr_b, 0.0)
     moved = swap @ (kept_b.astype(np.int64) - kept_a)  # kept inputs B' gives A' (A' less B')
 
-    def level_value(own: np.ndarray, other: np.ndarray, n_groups: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(swap, other, own).sum(axis=-1) / n_groups
-        return np.where(n_groups > 0, value, np.nan)
-
-    differences = level_value(added_a, added_b, kept_a.sum() + moved) - level_value(
-        added_b, added_a, kept_b.sum() - moved
+    differences = kept_mean(np.where(swap, added_b, added_a), kept_a.sum() + moved) - kept_mean(
+        np.where(swap, added_a, added_b), kept_b.sum() - moved
     )
     return float(differences[0]), differences[1:]
 

@@ -63,7 +63,7 @@ from geval_repro.stats.swapped_ranks import (
 )
 
 FORM_MAX_ITEMS = 2048  # Kendall: larger groups' n x n forms cost more than re-ranking
-CELLS_PER_BLOCK = 2**18  # swapped cells per block of resamples (temporaries stay in cache)
+CELLS_PER_BLOCK = 2**17  # swapped cells per block of resamples (temporaries stay in cache)
 
 
 def grouped(matrix: np.ndarray, level: str) -> np.ndarray:
@@ -187,7 +187,7 @@ def rank_terms(
     rank = dense_ranks(ranked, complete)
     levels = int(rank.max(initial=0)) + 1
     offsets = np.arange(rank.shape[0])[:, None] * levels
-    counts = np.bincount((offsets + rank)[complete], minlength=rank.size and rank.shape[0] * levels)
+    counts = np.bincount((offsets + rank)[complete], minlength=rank.shape[0] * levels)
     counts = counts.reshape(rank.shape[0], levels)
     lower = np.take_along_axis(np.cumsum(counts, axis=-1) - counts, rank, axis=-1)
     equal = np.take_along_axis(counts, rank, axis=-1)
@@ -235,10 +235,12 @@ def group_terms(
     chained: str,
 ) -> GroupTerms | None:
     """:class:`GroupTerms` of grouped ``(G, m)`` scores, or None when a rank coefficient has
-    no fast path (Kendall's groups too large for its forms, or see :func:`rank_terms`). ``ranked``:
-    the human scores with near-ties merged as the level merges them; ``chained``: which
-    items the level's near-tie merging of the metric sees, "complete" or "present" (every
-    item with a metric score)."""
+    no fast path (Kendall's groups too large for its forms, or see :func:`rank_terms`).
+
+    ``ranked``: the human scores with near-ties merged as the level merges them;
+    ``chained``: which items the level's near-tie merging of the metric sees, "complete" or
+    "present" (every item with a metric score).
+    """
     complete = ~(np.isnan(a) | np.isnan(human))
     span = np.where(complete, human, -np.inf).max(axis=-1) - np.where(complete, human, np.inf).min(
         axis=-1
@@ -354,17 +356,21 @@ def swapped_differences(
 
 def level_value(terms: GroupTerms, r: np.ndarray, varies: np.ndarray, level: str) -> np.ndarray:
     """The level's value per resample from its groups' values ``(G, R)``: global, the one
-    group's (NaN unless both vectors vary); summary, the mean over the kept inputs, summed as
-    :mod:`geval_repro.stats.levels` sums them (NaN when none is kept)."""
+    group's (NaN unless both vectors vary); summary, :func:`kept_mean`."""
     kept = varies & terms.human_varies[:, None] & (terms.n >= 2)[:, None]
     if level == "global":
         return np.where(kept[0], r[0], np.nan)
     kept = np.ascontiguousarray(kept.T)
-    per_input = np.ascontiguousarray(r.T)
-    n_groups = kept.sum(axis=-1)
+    return kept_mean(np.where(kept, np.ascontiguousarray(r.T), 0.0), kept.sum(axis=-1))
+
+
+def kept_mean(added: np.ndarray, n_kept: np.ndarray) -> np.ndarray:
+    """The summary level's value: the kept inputs' correlations ``added`` ``(..., n_inputs)``
+    (0 for the others) summed over the inputs as :mod:`geval_repro.stats.levels` sums them,
+    over ``n_kept``; NaN where no input is kept."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
-    return np.where(n_groups > 0, value, np.nan)
+        value = added.sum(axis=-1) / n_kept
+    return np.where(n_kept > 0, value, np.nan)
 
 
 def system_differences(

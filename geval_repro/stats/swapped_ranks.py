@@ -194,12 +194,13 @@ def label_counts(
     # (2 below + N) Y is at most 2n * sum |c| <= 4 n^3: int32 when that fits
     dtype = np.int32 if 4 * item.size**3 < INT32_LIMIT else np.int64
     moves = label_a != label_b
-    rows = np.concatenate([label_b, label_a, k + label_b, k + label_a])
-    values = np.concatenate([np.ones_like(c), -np.ones_like(c), c, -c])
-    keep = np.tile(moves, 4)
+    rows = np.concatenate([label_b, label_a, k + label_b, k + label_a])[np.tile(moves, 4)]
+    values = np.concatenate([np.ones_like(c), -np.ones_like(c), c, -c])[np.tile(moves, 4)]
+    columns = np.tile(item, 4)[np.tile(moves, 4)]
+    order = np.argsort(rows, kind="stable")  # CSR: by row
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=2 * k))])
     change = scipy.sparse.csr_array(
-        (values[keep].astype(dtype), (rows[keep], np.tile(item, 4)[keep])),
-        shape=(2 * k, n_groups * m),
+        (values[order].astype(dtype), columns[order], indptr), shape=(2 * k, n_groups * m)
     )
     base = np.concatenate(
         [np.bincount(label_a, minlength=k), np.bincount(label_a, weights=c, minlength=k)]
@@ -442,7 +443,7 @@ def chain_corrections(
         zero = np.zeros((n_groups, n_resamples))
         return [(zero, zero), (zero, zero)]
     # A' picks A's score of an item not swapped and B's score of a swapped one: (R, q)
-    picked = swaps[loose.group, :, loose.slot % m].T == (loose.slot >= m)
+    picked = swaps.transpose(1, 0, 2)[:, loose.group, loose.slot % m] == (loose.slot >= m)
     q = picked.shape[1]
     rows = np.arange(n_resamples)[:, None]
     picks = _Prefix(_exclusive(picked), np.arange(q + 1))
