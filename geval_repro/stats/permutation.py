@@ -49,6 +49,7 @@ from geval_repro.stats.bootstrap import UNITS
 from geval_repro.stats.levels import check_level, correlate_batch, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
 from geval_repro.stats.permutation_terms import (
+    CELLS_PER_BLOCK,
     kept_mean,
     swapped_differences,
     system_differences,
@@ -58,7 +59,6 @@ from geval_repro.stats.results import PermutationResult
 DEFAULT_UNIT = {"summary": "inputs", "system": "systems", "global": "items"}
 ALTERNATIVES = ("two-sided", "greater", "less")
 TIE_TOLERANCE = 1e-12
-CELLS_PER_BLOCK = 2**21  # permuted cells evaluated per numpy batch (bounds memory)
 
 
 def _standardize(scores: np.ndarray, name: str) -> np.ndarray:

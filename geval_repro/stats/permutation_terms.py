@@ -63,7 +63,8 @@ from geval_repro.stats.swapped_ranks import (
 )
 
 FORM_MAX_ITEMS = 2048  # Kendall: larger groups' n x n forms cost more than re-ranking
-CELLS_PER_BLOCK = 2**17  # swapped cells per block of resamples (temporaries stay in cache)
+CELLS_PER_BLOCK = 2**21  # swapped cells per block of resamples (bounds memory)
+RANK_CELLS_PER_BLOCK = 2**17  # the rank paths' many temporaries stay in cache
 
 
 def grouped(matrix: np.ndarray, level: str) -> np.ndarray:
@@ -343,7 +344,8 @@ def swapped_differences(
     if terms is None:
         return None
     n_resamples = swap.shape[0]
-    block = max(1, CELLS_PER_BLOCK // metric_a.size)
+    cells = CELLS_PER_BLOCK if coefficient == "pearson" else RANK_CELLS_PER_BLOCK
+    block = max(1, cells // metric_a.size)
     differences = np.empty(n_resamples)
     for start in range(0, n_resamples, block):
         swaps = grouped_swaps(swap[start : start + block], metric_a.shape, level)
