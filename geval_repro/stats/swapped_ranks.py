@@ -197,11 +197,7 @@ def label_counts(
     rows = np.concatenate([label_b, label_a, k + label_b, k + label_a])[np.tile(moves, 4)]
     values = np.concatenate([np.ones_like(c), -np.ones_like(c), c, -c])[np.tile(moves, 4)]
     columns = np.tile(item, 4)[np.tile(moves, 4)]
-    order = np.argsort(rows, kind="stable")  # CSR: by row
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=2 * k))])
-    change = scipy.sparse.csr_array(
-        (values[order].astype(dtype), columns[order], indptr), shape=(2 * k, n_groups * m)
-    )
+    change = _csr(rows, columns, values.astype(dtype), (2 * k, n_groups * m))
     base = np.concatenate(
         [np.bincount(label_a, minlength=k), np.bincount(label_a, weights=c, minlength=k)]
     ).astype(dtype)
@@ -214,35 +210,39 @@ def label_counts(
 
 
 def spearman_sums(counts: LabelCounts, swaps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """For A' then B': ``(8 Sxy, sum_l (N_l^3 - N_l))`` ``(G, R)`` (exact integers)."""
+    """For A' then B': ``(8 Sxy, sum_l (N_l^3 - N_l))`` ``(G, R)`` (exact integers).
+
+    Works in place on the product's ``(2K, R)`` array (A''s sums, then B''s: the slots
+    less A's), so that a block of resamples allocates three large arrays.
+    """
     n_groups, _, m = swaps.shape
     columns = swaps.transpose(0, 2, 1).reshape(n_groups * m, -1)
     columns = np.ascontiguousarray(columns, dtype=counts.change.dtype)  # scipy wants C order
-    moved = np.ascontiguousarray((counts.change @ columns).T)  # (R, 2K): labels contiguous
-    k = moved.shape[1] // 2
+    sums = counts.change @ columns  # (2K, R): what the swaps move into each label
+    sums += counts.base[:, None]  # A''s counts and human sums
+    k = sums.shape[0] // 2
     starts = counts.group_start
     shared_group = np.searchsorted(starts, counts.shared, side="right") - 1
     runs = np.flatnonzero(np.concatenate([[True], shared_group[1:] != shared_group[:-1]]))
+    weight = np.empty((k, sums.shape[1]), dtype=sums.dtype)
     out = []
     for side in ("A'", "B'"):
-        if side == "A'":
-            sums = moved + counts.base
-        else:  # B' holds each item's other score: the slots less A's
-            sums = (counts.slots - counts.base) - moved
-        n, y = sums[:, :k], sums[:, k:]
-        weight = np.cumsum(n, axis=1, dtype=n.dtype)
+        if side == "B'":  # B' holds each item's other score: the slots less A's
+            np.subtract(counts.slots[:, None], sums, out=sums)
+        n, y = sums[:k], sums[k:]
+        np.cumsum(n, axis=0, out=weight)
         if starts.size > 1:  # count from each group's first label
-            first = weight[:, starts - 1] * (starts > 0)
-            weight -= np.repeat(first, np.diff([*starts, k]), axis=1)
+            first = weight[starts - 1] * (starts > 0)[:, None]
+            weight -= np.repeat(first, np.diff([*starts, k]), axis=0)
         weight *= 2
         weight -= n  # 2 (items of smaller labels) + N
         weight *= y
-        pairs = np.add.reduceat(weight, starts, axis=1, dtype=np.int64)
+        pairs = np.add.reduceat(weight, starts, axis=0, dtype=np.int64)
         ties = np.zeros_like(pairs)  # labels no two items share never tie
         if counts.shared.size:
-            shared = n[:, counts.shared].astype(np.int64)
-            ties[:, shared_group[runs]] = np.add.reduceat(shared**3 - shared, runs, axis=1)
-        out.append((2 * pairs.T, ties.T))
+            shared = n[counts.shared].astype(np.int64)
+            ties[shared_group[runs]] = np.add.reduceat(shared**3 - shared, runs, axis=0)
+        out.append((2 * pairs, ties))
     return out
 
 
@@ -291,7 +291,7 @@ def evaluate_form(form: SignForm, swaps: np.ndarray) -> tuple[np.ndarray, np.nda
     """``(F(s), F(1 - s))`` ``(G, R)`` for swap indicators ``(G, R, m)`` (exact)."""
     s = swaps[..., form.active].astype(form.matrix.dtype)
     product = s @ form.matrix  # (G, R, m'): s'E per resample, exact
-    quadratic = np.einsum("grm,grm->gr", product.astype(np.float64), s.astype(np.float64))
+    quadratic = np.einsum("grm,grm->gr", product, s, dtype=np.float64)
     row_sums = product.sum(axis=-1, dtype=np.float64)  # s'E1
     constant = form.constant[:, None]
     return constant + quadratic, constant + form.total[:, None] - 2 * row_sums + quadratic
@@ -342,35 +342,34 @@ def tie_counts(levels: TieLevels, swaps: np.ndarray) -> tuple[np.ndarray, np.nda
 class ChainTerms(NamedTuple):
     """What :func:`chain_corrections` needs of the loose entries, computed once per test.
 
-    ``links`` ``(k,)``, ``ends`` ``(k,)``: each link's first and past-last entry;
     ``attached`` ``(a,)``: the links with an entry that can merge with a value picked before
-    the link (the others always start a chain), ``inside`` their entries and ``offsets``
-    where each link's entries start in ``inside``; ``complete`` ``(q,)``: the entry's item
-    counts (metric and human score present). The human side, as exclusive prefix sums
-    ``(.., q + 1)`` over the complete entries: Spearman, ``counted`` (complete entries) and
-    ``centred`` (their ``2 (rank - mean rank)``), with ``centred_entries`` ``(q,)``;
-    Kendall, per dense human rank ``l``, ``rank_entries[l]`` (its complete entries) and
-    ``rank_before`` ``(levels, q + 1)`` (how many of them precede each entry).
+    the link (the others always start a chain); ``inside`` their entries and ``offsets``
+    where each one's entries start in ``inside``; ``sums`` ``(rows, q)``: per link, what a
+    picked entry adds, as a sparse matrix: its count (every entry; ``k`` rows), then for each
+    link ``levels`` rows over its complete entries: Spearman's count and centred human rank
+    ``2 (rank - mean rank)``, or Kendall's count per dense human rank; ``totals`` the
+    sums over all entries; ``windows`` ``(len(inside), q)``: for each entry of an attached
+    link, the entries from its ``reach`` to the link's start (it merges when one of them is
+    picked).
     """
 
-    links: np.ndarray
-    ends: np.ndarray
     attached: np.ndarray
     inside: np.ndarray
     offsets: np.ndarray
-    complete: np.ndarray
-    counted: np.ndarray
-    centred: np.ndarray | None
-    centred_entries: np.ndarray | None
-    rank_entries: list[np.ndarray] | None
-    rank_before: np.ndarray | None
+    sums: scipy.sparse.csr_array
+    totals: np.ndarray
+    windows: scipy.sparse.csr_array
+    levels: int
+    spearman: bool
 
 
-def _exclusive(values: np.ndarray) -> np.ndarray:
-    """Exclusive prefix sums along the last axis, with a leading 0 (length + 1)."""
-    sums = np.zeros((*values.shape[:-1], values.shape[-1] + 1), dtype=np.int64)
-    np.cumsum(values, axis=-1, out=sums[..., 1:])
-    return sums
+def _csr(
+    rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]
+) -> scipy.sparse.csr_array:
+    """A CSR matrix of ``values`` at (``rows``, ``columns``), built directly (no COO step)."""
+    order = np.argsort(rows, kind="stable")
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=shape[0]))])
+    return scipy.sparse.csr_array((values[order], columns[order], indptr), shape=shape)
 
 
 def chain_terms(
@@ -384,43 +383,36 @@ def chain_terms(
     human ranks ``(q,)``), Spearman's with ``centred`` ``(q,)``."""
     q = loose.reach.size
     links = loose.link_start
+    k = links.size
     ends = np.append(links[1:], q)
+    of_link = np.repeat(np.arange(k), ends - links)
     attached = np.flatnonzero(np.minimum.reduceat(loose.reach, links) < links)
-    inside = np.concatenate([np.arange(links[k], ends[k]) for k in attached] + [[]]).astype(int)
+    inside = np.concatenate([np.arange(links[a], ends[a]) for a in attached] + [[]]).astype(int)
     offsets = np.concatenate([[0], np.cumsum(ends[attached] - links[attached])[:-1]])
-    counted = _exclusive(complete.astype(np.int64))
+    counted = np.flatnonzero(complete)
+    ones = np.ones(counted.size, dtype=np.int32)
     if rank is None:
-        c = np.where(complete, centred, 0).astype(np.int64)
-        return ChainTerms(
-            links, ends, attached, inside, offsets, complete, counted, _exclusive(c), c, None, None
-        )
-    levels = int(rank.max(initial=0)) + 1
-    entries = [np.flatnonzero(complete & (rank == level)) for level in range(levels)]
-    before = np.stack([np.searchsorted(e, np.arange(q + 1)) for e in entries])
-    return ChainTerms(
-        links, ends, attached, inside, offsets, complete, counted, None, None, entries, before
+        levels = 2
+        rows = [k + 2 * of_link[counted], k + 2 * of_link[counted] + 1]
+        values, columns = [ones, centred[counted].astype(np.int32)], [counted, counted]
+    else:
+        levels = int(rank.max(initial=0)) + 1
+        rows, values, columns = [k + levels * of_link[counted] + rank[counted]], [ones], [counted]
+    rows = np.concatenate([of_link, *rows])
+    values = np.concatenate([np.ones(q, dtype=np.int32), *values])
+    columns = np.concatenate([np.arange(q), *columns])
+    sums = _csr(rows, columns, values, ((levels + 1) * k, q))
+    totals = np.bincount(rows, weights=values, minlength=(levels + 1) * k).astype(np.int32)
+    own = links[np.repeat(attached, ends[attached] - links[attached])]  # each inside's link
+    reach = loose.reach[inside]
+    lengths = np.maximum(own - reach, 0)  # reach == q (no merge) gives an empty window
+    window_rows = np.repeat(np.arange(inside.size), lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)  # each window's first position
+    window_columns = np.repeat(reach, lengths) + np.arange(window_rows.size) - starts
+    windows = _csr(
+        window_rows, window_columns, np.ones(window_rows.size, dtype=np.int32), (inside.size, q)
     )
-
-
-class _Prefix(NamedTuple):
-    """Exclusive prefix sums of a quantity over the entries A' picks (``picked`` ``(R, q +
-    1)``) and over all of them (``total`` ``(q + 1,)``): B' picks the others, so its sums
-    are the differences."""
-
-    picked: np.ndarray
-    total: np.ndarray
-
-    def at(self, position: np.ndarray, side: str, rows: np.ndarray) -> np.ndarray:
-        """The sums before ``position`` (static ``(a,)`` or per resample ``(R, a)``)."""
-        value = self.picked[:, position] if position.ndim == 1 else self.picked[rows, position]
-        return value if side == "A'" else self.total[position] - value
-
-    def spans(
-        self, start: np.ndarray, own: np.ndarray, end: np.ndarray, side: str, rows: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(sums from ``own`` to ``end``, from ``start`` to ``own``)."""
-        at_own = self.at(own, side, rows)
-        return self.at(end, side, rows) - at_own, at_own - self.at(start, side, rows)
+    return ChainTerms(attached, inside, offsets, sums, totals, windows, levels, rank is None)
 
 
 def chain_corrections(
@@ -435,61 +427,64 @@ def chain_corrections(
     sign(y_e - y_j)`` for each of their ``n nb`` merged pairs (tied pairs the labels
     missed), Spearman's ``2 (c_e - c_j)`` (``c``: centred human ranks), and Spearman's
     ``sum (t^3 - t)`` over tie groups grows by ``3 n nb (n + nb)`` (``(a + b)^3 - a^3 -
-    b^3``). Everything comes from prefix sums over A''s picks (:class:`_Prefix`).
+    b^3``). The links' sums and the merge windows are sparse products with A''s picks; B'
+    picks the entries A' does not, so its sums are the totals less A''s.
     """
     n_resamples, m = swaps.shape[1:]
-    links, attached = terms.links, terms.attached
+    attached = terms.attached
     if not attached.size:  # every link starts a chain: the labels are the tie groups
         zero = np.zeros((n_groups, n_resamples))
         return [(zero, zero), (zero, zero)]
-    # A' picks A's score of an item not swapped and B's score of a swapped one: (R, q)
-    picked = swaps.transpose(1, 0, 2)[:, loose.group, loose.slot % m] == (loose.slot >= m)
-    q = picked.shape[1]
-    rows = np.arange(n_resamples)[:, None]
-    picks = _Prefix(_exclusive(picked), np.arange(q + 1))
-    counted = picks
-    if not terms.complete.all():
-        counted = _Prefix(_exclusive(picked & terms.complete), terms.counted)
-    if terms.centred is not None:
-        centred = _Prefix(_exclusive(np.where(picked, terms.centred_entries, 0)), terms.centred)
-    else:
-        by_rank = [
-            _Prefix(_exclusive(picked[:, entries]), np.arange(entries.size + 1))
-            for entries in terms.rank_entries
-        ]
-    inside = picked[:, terms.inside]
+    # A' picks A's score of an item not swapped and B's score of a swapped one: (q, R)
+    picked = swaps[loose.group, :, loose.slot % m] == (loose.slot >= m)[:, None]
+    q = picked.shape[0]
+    as_int = picked.astype(np.int32)
+    sums = terms.sums @ as_int  # ((levels + 1) k, R): A''s, then (in place) B''s
+    windows = terms.windows @ as_int  # (inside, R): picks in each entry's window
+    window_sizes = np.diff(terms.windows.indptr)[:, None]
+    k = loose.link_start.size
+    inside = picked[terms.inside]
+    link = np.arange(k)[:, None]
+    columns = np.arange(n_resamples)
+    running = np.zeros((k + 1, terms.levels, n_resamples), dtype=np.int64)
     out = []
-    for side, picked_inside in (("A'", inside), ("B'", ~inside)):
-        first = np.where(picked_inside, terms.inside, q)
-        first = np.minimum.reduceat(first, terms.offsets, axis=1)  # attached links' first
-        reach = loose.reach[np.minimum(first, q - 1)]
-        own = links[attached]
-        merged = (first < q) & (picks.at(own, side, rows) > picks.at(reach, side, rows))
-        opens = picks.at(terms.ends, side, rows) > picks.at(links, side, rows)  # non-empty
-        opens[:, attached] &= ~merged
-        chain = np.maximum.accumulate(np.where(opens, np.arange(links.size), 0), axis=1)
-        span = (links[chain[:, attached]], own, terms.ends[attached], side, rows)
-        n, n_before = counted.spans(*span)
-        if terms.centred is not None:
-            c, c_before = centred.spans(*span)
+    for side in ("A'", "B'"):
+        if side == "A'":
+            first = np.where(inside, terms.inside[:, None], q)
+        else:  # B' picks the others: the totals less A''s
+            np.subtract(terms.totals[:, None], sums, out=sums)
+            np.subtract(window_sizes, windows, out=windows)
+            first = np.where(inside, q, terms.inside[:, None])
+        first_at = np.minimum.reduceat(first, terms.offsets, axis=0)  # (a, R): first picks
+        position = np.minimum(np.searchsorted(terms.inside, first_at), terms.inside.size - 1)
+        merged = (first_at < q) & (windows[position, columns] > 0)
+        opens = sums[:k] > 0  # a non-empty link starts a chain...
+        opens[attached] &= ~merged  # ...unless it merges
+        chain = np.maximum.accumulate(np.where(opens, link, 0), axis=0)[attached]  # (a, R)
+        per_link = sums[k:].reshape(k, terms.levels, n_resamples)
+        np.cumsum(per_link, axis=0, out=running[1:])
+        at_chain = running[chain, :, columns].transpose(0, 2, 1)  # (a, levels, R)
+        chained = running[attached] - at_chain  # the earlier links of the chain
+        mine = per_link[attached]
+        if terms.spearman:
+            n, c, n_before, c_before = mine[:, 0], mine[:, 1], chained[:, 0], chained[:, 1]
             form = -2 * (c * n_before - n * c_before)
             ties = 3 * n * n_before * (n + n_before)
-        else:  # per human rank: sign(y_e - y_j) = [j lower] - [j higher]
-            form, lower = np.zeros_like(n), np.zeros_like(n)
-            for prefix, at in zip(by_rank, terms.rank_before, strict=True):
-                start, own_at, end = (at[x] for x in span[:3])
-                h, h_before = prefix.spans(start, own_at, end, side, rows)
-                form += h * (2 * lower + h_before - n_before)
-                lower += h_before
+        else:  # sign(y_e - y_j) = [j of a lower rank] - [j of a higher one]
+            n_before = chained.sum(axis=1)
+            form, lower = np.zeros_like(n_before), np.zeros_like(n_before)
+            for level in range(terms.levels):
+                form += mine[:, level] * (2 * lower + chained[:, level] - n_before)
+                lower += chained[:, level]
             form *= -2
-            ties = n * n_before
+            ties = mine.sum(axis=1) * n_before
         out.append(tuple(_by_group(x, loose.link_group[attached], n_groups) for x in (form, ties)))
     return out
 
 
 def _by_group(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """``(R, k)`` per-link values summed per group (``group`` sorted): ``(G, R)``."""
-    totals = np.zeros((n_groups, values.shape[0]))
+    """``(a, R)`` per-link values summed per group (``group`` sorted): ``(G, R)``."""
+    totals = np.zeros((n_groups, values.shape[1]))
     starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
-    totals[group[starts]] = np.add.reduceat(values, starts, axis=1).T
+    totals[group[starts]] = np.add.reduceat(values, starts, axis=0)
     return totals
