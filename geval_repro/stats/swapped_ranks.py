@@ -209,11 +209,24 @@ def label_counts(
     )
 
 
+def _weights(n: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``2 C_l + N_l`` per label (``C_l``: the items of smaller labels of its group) from
+    the counts ``n`` ``(K, ...)``; ``starts``: each group's first label."""
+    weight = np.cumsum(n, axis=0, dtype=n.dtype)
+    if starts.size > 1:  # count from each group's first label
+        first = weight[starts - 1] * (starts > 0).reshape(-1, *[1] * (n.ndim - 1))
+        weight -= np.repeat(first, np.diff([*starts, n.shape[0]]), axis=0)
+    weight *= 2
+    weight -= n
+    return weight
+
+
 def spearman_sums(counts: LabelCounts, swaps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """For A' then B': ``(8 Sxy, sum_l (N_l^3 - N_l))`` ``(G, R)`` (exact integers).
 
-    Works in place on the product's ``(2K, R)`` array (A''s sums, then B''s: the slots
-    less A's), so that a block of resamples allocates three large arrays.
+    B''s counts and sums are the slots' (``S``) less A''s, so with ``w = 2 C + N``, ``sum
+    (w_S - w_A) (Y_S - Y_A) = sum w_S Y_S - sum w_S Y_A - sum w_A Y_S + sum w_A Y_A``: two
+    products with fixed vectors on top of A''s sums.
     """
     n_groups, _, m = swaps.shape
     columns = swaps.transpose(0, 2, 1).reshape(n_groups * m, -1)
@@ -222,25 +235,35 @@ def spearman_sums(counts: LabelCounts, swaps: np.ndarray) -> list[tuple[np.ndarr
     sums += counts.base[:, None]  # A''s counts and human sums
     k = sums.shape[0] // 2
     starts = counts.group_start
+    n, y = sums[:k], sums[k:]
+    slots_n, slots_y = counts.slots[:k, None], counts.slots[k:, None]
+    slots_w = _weights(slots_n.astype(np.int64), starts)
+
+    def by_group(values: np.ndarray, fixed: np.ndarray | None = None) -> np.ndarray:
+        """Per group, ``sum_l fixed_l values_l`` (``fixed`` None: 1), without a temporary
+        ``(K, R)`` product for one group."""
+        if fixed is None:
+            return np.add.reduceat(values, starts, axis=0, dtype=np.int64)
+        if starts.size == 1:
+            return (fixed[:, 0].astype(np.int64) @ values)[None, :]
+        return by_group(values * fixed)
+
+    weight = _weights(n, starts)
+    crossed = by_group(weight, slots_y) + by_group(y, slots_w)  # sum w_A Y_S + w_S Y_A
+    fixed = by_group(slots_w * slots_y)
+    weight *= y
+    pairs_a = by_group(weight)
+    pairs_b = fixed - crossed + pairs_a
     shared_group = np.searchsorted(starts, counts.shared, side="right") - 1
     runs = np.flatnonzero(np.concatenate([[True], shared_group[1:] != shared_group[:-1]]))
-    weight = np.empty((k, sums.shape[1]), dtype=sums.dtype)
     out = []
-    for side in ("A'", "B'"):
-        if side == "B'":  # B' holds each item's other score: the slots less A's
-            np.subtract(counts.slots[:, None], sums, out=sums)
-        n, y = sums[:k], sums[k:]
-        np.cumsum(n, axis=0, out=weight)
-        if starts.size > 1:  # count from each group's first label
-            first = weight[starts - 1] * (starts > 0)[:, None]
-            weight -= np.repeat(first, np.diff([*starts, k]), axis=0)
-        weight *= 2
-        weight -= n  # 2 (items of smaller labels) + N
-        weight *= y
-        pairs = np.add.reduceat(weight, starts, axis=0, dtype=np.int64)
+    for pairs, shared in (
+        (pairs_a, n[counts.shared]),
+        (pairs_b, slots_n[counts.shared] - n[counts.shared]),  # B''s counts: the slots less A's
+    ):
         ties = np.zeros_like(pairs)  # labels no two items share never tie
         if counts.shared.size:
-            shared = n[counts.shared].astype(np.int64)
+            shared = shared.astype(np.int64)
             ties[shared_group[runs]] = np.add.reduceat(shared**3 - shared, runs, axis=0)
         out.append((2 * pairs, ties))
     return out
