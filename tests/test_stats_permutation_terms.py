@@ -22,10 +22,10 @@ from geval_repro.stats.permutation import paired_permutation_test, permuted_diff
 from geval_repro.stats.swapped_ranks import (
     evaluate_form,
     label_counts,
+    shared_counts,
+    shared_labels,
     sign_form,
     spearman_sums,
-    tie_counts,
-    tie_levels,
     tie_structure,
 )
 
@@ -268,13 +268,13 @@ def test_spearman_sums_equal_brute_force_ranks() -> None:
             assert ties[g, r] == (counts**3 - counts).sum()
 
 
-def test_tie_counts_equal_brute_force_counts() -> None:
+def test_shared_counts_equal_brute_force_counts() -> None:
     rng = np.random.default_rng(14)
     labels_a = rng.integers(0, 5, (2, 8))
     labels_b = rng.integers(0, 5, (2, 8))
     complete = rng.random((2, 8)) < 0.8
     swaps = rng.random((2, 30, 8)) < 0.5
-    for_a, for_b = tie_counts(tie_levels(labels_a, labels_b, complete), swaps)
+    for_a, for_b = shared_counts(shared_labels(labels_a, labels_b, complete), swaps)
     for picked, counts in ((swaps, for_a), (~swaps, for_b)):
         for g, r in itertools.product(range(2), range(30)):
             x = np.where(picked[g, r], labels_b[g], labels_a[g])[complete[g]]

@@ -48,17 +48,17 @@ from geval_repro.stats.pairwise import collapsed_columns
 from geval_repro.stats.swapped_ranks import (
     ChainTerms,
     LabelCounts,
+    SharedLabels,
     SignForm,
-    TieLevels,
     TieStructure,
     chain_corrections,
     chain_terms,
     evaluate_form,
     label_counts,
+    shared_counts,
+    shared_labels,
     sign_form,
     spearman_sums,
-    tie_counts,
-    tie_levels,
     tie_structure,
 )
 
@@ -120,7 +120,7 @@ class RankTerms(NamedTuple):
     chains: ChainTerms | None
     pairs: np.ndarray
     form: SignForm | None
-    ties: TieLevels | None
+    ties: SharedLabels | None
     counts: LabelCounts | None
 
 
@@ -186,10 +186,10 @@ def rank_terms(
         return None
     labels_a, labels_b = structure.labels[:, :m], structure.labels[:, m:]
     rank = dense_ranks(ranked, complete)
-    levels = int(rank.max(initial=0)) + 1
-    offsets = np.arange(rank.shape[0])[:, None] * levels
-    counts = np.bincount((offsets + rank)[complete], minlength=rank.shape[0] * levels)
-    counts = counts.reshape(rank.shape[0], levels)
+    n_ranks = int(rank.max(initial=0)) + 1
+    offsets = np.arange(rank.shape[0])[:, None] * n_ranks
+    counts = np.bincount((offsets + rank)[complete], minlength=rank.shape[0] * n_ranks)
+    counts = counts.reshape(rank.shape[0], n_ranks)
     lower = np.take_along_axis(np.cumsum(counts, axis=-1) - counts, rank, axis=-1)
     equal = np.take_along_axis(counts, rank, axis=-1)
     n = complete.sum(axis=-1, keepdims=True)
@@ -213,7 +213,7 @@ def rank_terms(
             chains,
             untied.astype(float),
             sign_form(labels_a, labels_b, weights),
-            tie_levels(labels_a, labels_b, complete),
+            shared_labels(labels_a, labels_b, complete),
             None,
         )
     chains = None if loose is None else chain_terms(loose, complete[item], centred=centred[item])
@@ -289,7 +289,7 @@ def group_correlations(
         other = rank.pairs[:, None]
         if terms.coefficient == "kendall":
             forms = evaluate_form(rank.form, swaps)
-            counts = tie_counts(rank.ties, swaps)
+            counts = shared_counts(rank.ties, swaps)
             for f, c, (df, dt) in zip(forms, counts, corrections, strict=True):
                 untied = n * (n - 1) / 2 - ((c * (c - 1) / 2).sum(axis=-1) + dt)
                 tau = ((f + df) / 2) / (np.sqrt(untied) * np.sqrt(other))

@@ -29,8 +29,8 @@ compared through integer *labels* that order and tie like them after
   antisymmetric weights the two linear terms are equal, so ``F = C + 2 s.l + s'E s`` with
   ``E`` symmetric, and ``2 s.l`` moves onto its diagonal (``s_i^2 = s_i``).
   :func:`evaluate_form`: one ``(R x m) @ (m x m)`` product per group; B' is ``F(1 - s) = C
-  + 1'E1 - 2 s'E1 + s'E s`` from the same product. :func:`tie_levels`,
-  :func:`tie_counts`: each resample's count of every label two or more items can share
+  + 1'E1 - 2 s'E1 + s'E s`` from the same product. :func:`shared_labels`,
+  :func:`shared_counts`: each resample's count of every label two or more items can share
   (one ``(R x m) @ (m x k)`` product), for the tied pairs.
 - :func:`chain_corrections`: per resample, whether each link's first picked value merges
   with the previous picked value (the float test of ``collapse_near_ties``), and what
@@ -320,7 +320,7 @@ def evaluate_form(form: SignForm, swaps: np.ndarray) -> tuple[np.ndarray, np.nda
     return constant + quadratic, constant + form.total[:, None] - 2 * row_sums + quadratic
 
 
-class TieLevels(NamedTuple):
+class SharedLabels(NamedTuple):
     """The labels two or more complete items can share, per group ``(G, k)``: ``change``
     ``(G, m, k)`` (+1 at the item's B label, -1 at its A label: a swap's effect on the
     counts), ``base`` (counts with nothing swapped), ``slots`` (A and B counts together)."""
@@ -330,8 +330,8 @@ class TieLevels(NamedTuple):
     slots: np.ndarray
 
 
-def tie_levels(labels_a: np.ndarray, labels_b: np.ndarray, complete: np.ndarray) -> TieLevels:
-    """:class:`TieLevels` of the complete items (a label held by one item never ties)."""
+def shared_labels(labels_a: np.ndarray, labels_b: np.ndarray, complete: np.ndarray) -> SharedLabels:
+    """:class:`SharedLabels` of the complete items (a label held by one item never ties)."""
     size = int(max(labels_a.max(initial=0), labels_b.max(initial=0))) + 1
     offsets = np.arange(labels_a.shape[0])[:, None] * size
     slots = np.bincount(
@@ -352,14 +352,14 @@ def tie_levels(labels_a: np.ndarray, labels_b: np.ndarray, complete: np.ndarray)
 
     in_a, in_b = one_hot(labels_a), one_hot(labels_b)
     base = in_a.sum(axis=-2, dtype=np.int64)
-    return TieLevels(in_b - in_a, base, base + in_b.sum(axis=-2, dtype=np.int64))
+    return SharedLabels(in_b - in_a, base, base + in_b.sum(axis=-2, dtype=np.int64))
 
 
-def tie_counts(levels: TieLevels, swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def shared_counts(labels: SharedLabels, swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Counts ``(G, R, k)`` of each shared label in A' and in B' (exact)."""
-    change = swaps.astype(np.float32) @ levels.change.astype(np.float32)
-    counts_a = levels.base[:, None, :] + change.astype(np.float64)
-    return counts_a, levels.slots[:, None, :] - counts_a
+    change = swaps.astype(np.float32) @ labels.change.astype(np.float32)
+    counts_a = labels.base[:, None, :] + change.astype(np.float64)
+    return counts_a, labels.slots[:, None, :] - counts_a
 
 
 class ChainTerms(NamedTuple):
@@ -369,7 +369,7 @@ class ChainTerms(NamedTuple):
     the link (the others always start a chain); ``inside`` their entries and ``offsets``
     where each one's entries start in ``inside``; ``sums`` ``(rows, q)``: per link, what a
     picked entry adds, as a sparse matrix: its count (every entry; ``k`` rows), then for each
-    link ``levels`` rows over its complete entries: Spearman's count and centred human rank
+    link ``per_link`` rows over its complete entries: Spearman's count and centred human rank
     ``2 (rank - mean rank)``, or Kendall's count per dense human rank; ``totals`` the
     sums over all entries; ``windows`` ``(len(inside), q)``: for each entry of an attached
     link, the entries from its ``reach`` to the link's start (it merges when one of them is
@@ -382,7 +382,7 @@ class ChainTerms(NamedTuple):
     sums: scipy.sparse.csr_array
     totals: np.ndarray
     windows: scipy.sparse.csr_array
-    levels: int
+    per_link: int
     spearman: bool
 
 
@@ -415,17 +415,17 @@ def chain_terms(
     counted = np.flatnonzero(complete)
     ones = np.ones(counted.size, dtype=np.int32)
     if rank is None:
-        levels = 2
+        per_link = 2
         rows = [k + 2 * of_link[counted], k + 2 * of_link[counted] + 1]
         values, columns = [ones, centred[counted].astype(np.int32)], [counted, counted]
     else:
-        levels = int(rank.max(initial=0)) + 1
-        rows, values, columns = [k + levels * of_link[counted] + rank[counted]], [ones], [counted]
+        per_link = int(rank.max(initial=0)) + 1  # the dense human ranks
+        rows, values, columns = [k + per_link * of_link[counted] + rank[counted]], [ones], [counted]
     rows = np.concatenate([of_link, *rows])
     values = np.concatenate([np.ones(q, dtype=np.int32), *values])
     columns = np.concatenate([np.arange(q), *columns])
-    sums = _csr(rows, columns, values, ((levels + 1) * k, q))
-    totals = np.bincount(rows, weights=values, minlength=(levels + 1) * k).astype(np.int32)
+    sums = _csr(rows, columns, values, ((per_link + 1) * k, q))
+    totals = np.bincount(rows, weights=values, minlength=(per_link + 1) * k).astype(np.int32)
     own = links[np.repeat(attached, ends[attached] - links[attached])]  # each inside's link
     reach = loose.reach[inside]
     lengths = np.maximum(own - reach, 0)  # reach == q (no merge) gives an empty window
@@ -435,7 +435,7 @@ def chain_terms(
     windows = _csr(
         window_rows, window_columns, np.ones(window_rows.size, dtype=np.int32), (inside.size, q)
     )
-    return ChainTerms(attached, inside, offsets, sums, totals, windows, levels, rank is None)
+    return ChainTerms(attached, inside, offsets, sums, totals, windows, per_link, rank is None)
 
 
 def chain_corrections(
@@ -462,14 +462,14 @@ def chain_corrections(
     picked = swaps[loose.group, :, loose.slot % m] == (loose.slot >= m)[:, None]
     q = picked.shape[0]
     as_int = picked.astype(np.int32)
-    sums = terms.sums @ as_int  # ((levels + 1) k, R): A''s, then (in place) B''s
+    sums = terms.sums @ as_int  # ((per_link + 1) k, R): A''s, then (in place) B''s
     windows = terms.windows @ as_int  # (inside, R): picks in each entry's window
     window_sizes = np.diff(terms.windows.indptr)[:, None]
     k = loose.link_start.size
     inside = picked[terms.inside]
     link = np.arange(k)[:, None]
     columns = np.arange(n_resamples)
-    running = np.zeros((k + 1, terms.levels, n_resamples), dtype=np.int64)
+    running = np.zeros((k + 1, terms.per_link, n_resamples), dtype=np.int64)
     out = []
     for side in ("A'", "B'"):
         if side == "A'":
@@ -484,9 +484,9 @@ def chain_corrections(
         opens = sums[:k] > 0  # a non-empty link starts a chain...
         opens[attached] &= ~merged  # ...unless it merges
         chain = np.maximum.accumulate(np.where(opens, link, 0), axis=0)[attached]  # (a, R)
-        per_link = sums[k:].reshape(k, terms.levels, n_resamples)
+        per_link = sums[k:].reshape(k, terms.per_link, n_resamples)
         np.cumsum(per_link, axis=0, out=running[1:])
-        at_chain = running[chain, :, columns].transpose(0, 2, 1)  # (a, levels, R)
+        at_chain = running[chain, :, columns].transpose(0, 2, 1)  # (a, per_link, R)
         chained = running[attached] - at_chain  # the earlier links of the chain
         mine = per_link[attached]
         if terms.spearman:
@@ -496,9 +496,9 @@ def chain_corrections(
         else:  # sign(y_e - y_j) = [j of a lower rank] - [j of a higher one]
             n_before = chained.sum(axis=1)
             form, lower = np.zeros_like(n_before), np.zeros_like(n_before)
-            for level in range(terms.levels):
-                form += mine[:, level] * (2 * lower + chained[:, level] - n_before)
-                lower += chained[:, level]
+            for rank in range(terms.per_link):
+                form += mine[:, rank] * (2 * lower + chained[:, rank] - n_before)
+                lower += chained[:, rank]
             form *= -2
             ties = mine.sum(axis=1) * n_before
         out.append(tuple(_by_group(x, loose.link_group[attached], n_groups) for x in (form, ties)))
