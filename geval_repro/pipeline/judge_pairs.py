@@ -6,13 +6,13 @@ then the two tables of all benchmarks; and the reader of a benchmark's metrics
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
@@ -29,8 +29,6 @@ from geval_repro.tables.paired_tests import (
 )
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def read_metrics(
