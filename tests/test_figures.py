@@ -380,34 +380,45 @@ def test_sweep_figures_face_the_printed_values_of_the_runs_benchmark(
 
 
 def _ranking(floor: float) -> pd.DataFrame:
+    """A full ranking on 239 items and a partial run's ranking apart, on 30 of them (with
+    the covering judge restricted to them), of two coefficients."""
+    full = [
+        ("judge-a", "v", "judge", 1, 0.5, "fixture"),
+        ("UniEval", "v", "unieval", 1, 0.45, "recomputed"),
+        ("ROUGE-2", "vs source document", "baseline", 2, 0.2, "recomputed"),
+        ("ROUGE-L", "v", "baseline", 2, 0.1, "recomputed"),
+        ("judge-b", "most likely rating", "judge", math.nan, math.nan, "toolkit-run"),
+    ]
+    partial = [
+        ("judge-a", "v", "judge", 1, 0.7, "fixture"),
+        ("judge-p", "Eq. 1", "judge", 1, 0.6, "toolkit-run"),
+    ]
     rows = []
     for coefficient in ("pearson", "kendall"):
-        for position, (metric, variant, kind, cluster, value, status) in enumerate(
-            [
-                ("judge-a", "v", "judge", 1, 0.5, "fixture"),
-                ("UniEval", "v", "unieval", 1, 0.45, "recomputed"),
-                ("ROUGE-2", "vs source document", "baseline", 2, 0.2, "recomputed"),
-                ("ROUGE-L", "v", "baseline", 2, 0.1, "recomputed"),
-                ("judge-b", "most likely rating", "judge", math.nan, math.nan, "toolkit-run"),
-            ],
-            start=1,
+        for ranking, n_items, metrics in (
+            ("full", 239, full),
+            ("partial: judge-p, 30 items", 30, partial),
         ):
-            rows.append(
-                {
-                    "benchmark": "qags_xsum",
-                    "dimension": "consistency",
-                    "coefficient": coefficient,
-                    "position": position,
-                    "cluster": cluster,
-                    "metric": metric,
-                    "variant": variant,
-                    "kind": kind,
-                    "value": value,
-                    "n_items": 239,
-                    "holm_floor": floor,
-                    "status": status,
-                }
-            )
+            for position, (metric, variant, kind, cluster, value, status) in enumerate(
+                metrics, start=1
+            ):
+                rows.append(
+                    {
+                        "benchmark": "qags_xsum",
+                        "dimension": "consistency",
+                        "coefficient": coefficient,
+                        "ranking": ranking,
+                        "position": position,
+                        "cluster": cluster,
+                        "metric": metric,
+                        "variant": variant,
+                        "kind": kind,
+                        "value": value,
+                        "n_items": n_items,
+                        "holm_floor": floor,
+                        "status": status,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -439,6 +450,8 @@ def test_cluster_figure_draws_the_ranking_and_its_clusters(floor: float) -> None
     (legend,) = fig.legends
     key = _words(legend.get_title().get_text())
     assert "Baselines named without a variant: vs source document." in key
+    # the partial run is not drawn (no label above names it) but named with its items
+    assert "ranked apart, on its own items" in key and "judge-p (30 items)" in key
     assert ("UNRESOLVED (red title)" in key) == (not resolved)
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[0] == "model-free baseline (ROUGE-2, ROUGE-L)"
