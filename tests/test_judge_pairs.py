@@ -145,6 +145,17 @@ def _qags() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return tidy, baseline, judge
 
 
+def _qags_metrics(tidy: pd.DataFrame, baseline: pd.DataFrame, judge: pd.DataFrame) -> list[Scored]:
+    """The metrics of :func:`_qags`'s tables: ROUGE-2 (the baselines), UniEval and the judge
+    "j" (per-item scores)."""
+    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
+    return (
+        baseline_metrics(baseline, XSUM)
+        + unieval_metrics(tidy, XSUM)
+        + judge_metrics(run, {"scores": judge}, compared_only=True)
+    )
+
+
 def _difference_of(test, h: np.ndarray):
     """scipy's statistic: corr(x, h) - corr(y, h) along the last axis."""
 
@@ -202,13 +213,8 @@ def test_global_pair_matches_scipy_complete_enumeration() -> None:
 
 def test_tables_rank_cluster_and_correct_across_the_pairs_of_one_table() -> None:
     tidy, baseline, judge = _qags()
-    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
-    metrics = (
-        baseline_metrics(baseline, XSUM)
-        + unieval_metrics(tidy, XSUM)
-        + judge_metrics(run, {"scores": judge}, compared_only=True)
-        + [Scored("copy", "of j", "judge", "recomputed", {"consistency": judge})]
-    )
+    copy = Scored("copy", "of j", "judge", "recomputed", {"consistency": judge})
+    metrics = [*_qags_metrics(tidy, baseline, judge), copy]
     pairs, ranking = pairwise_significance(
         XSUM, tidy, metrics, n_resamples=300, seed=2, coefficients=["spearman", "kendall"]
     )
@@ -253,12 +259,7 @@ def test_a_partial_run_never_shrinks_the_full_ranking() -> None:
     the values and tests it has without the partial run; each of the partial run's item
     sets gets its own ranking, on its items only, the others restricted to them."""
     tidy, baseline, judge = _qags()
-    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
-    covering = (
-        baseline_metrics(baseline, XSUM)
-        + unieval_metrics(tidy, XSUM)
-        + judge_metrics(run, {"scores": judge}, compared_only=True)
-    )
+    covering = _qags_metrics(tidy, baseline, judge)
     # variant "a": items 0, 2, 3, 5 of the full six, and item 6, which the baselines do not
     # score (not a full item: left out of its ranking); variant "b": items 1, 3, 4
     partial = _partial_run({"a": [0, 2, 3, 5, 6], "b": [1, 3, 4]})
@@ -341,9 +342,7 @@ def test_rankings_of_a_benchmark_whose_protocol_leaves_items_out() -> None:
 
 def test_too_few_resamples_leave_a_table_unresolved() -> None:
     tidy, baseline, judge = _qags()
-    metrics = baseline_metrics(baseline, XSUM) + unieval_metrics(tidy, XSUM)
-    run = spec(benchmark="qags_xsum", format="scores", file={"path": "unused"})
-    metrics += judge_metrics(run, {"scores": judge}, compared_only=True)
+    metrics = _qags_metrics(tidy, baseline, judge)
     _, ranking = pairwise_significance(
         XSUM, tidy, metrics, n_resamples=40, seed=2, coefficients=["pearson"]
     )

@@ -9,6 +9,10 @@
   which :mod:`.significance` (judge rows against the best recomputed baseline) and
   :mod:`.judge_pairs` (every pair of metrics of a benchmark, judge vs judge, ranked in
   significance clusters) are views;
+- :mod:`.item_sets`: which items a comparison of metrics rests on (a benchmark's full
+  items, the metrics that cover them, a partial run's own items), read by
+  :mod:`.judge_pairs` and :mod:`.pairwise_accuracy` (acc_eq / acc*_eq per metric, ranked
+  within the rows on the same items, beside a constant and a random reference);
 - :mod:`.writer_vs_llm`: does a metric prefer the LLM's summary (Zhang et al.'s writer vs
   GPT-3.5 judgements): the paper's group means, accuracy with ties, preference rates.
 
