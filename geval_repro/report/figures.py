@@ -23,7 +23,13 @@ from matplotlib.lines import Line2D
 
 from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
 from geval_repro.files.atomic import atomic_path
-from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, protocol_variant_of, table_of
+from geval_repro.registry.benchmarks import (
+    BENCHMARKS,
+    PRINTED_NAMES,
+    level_of,
+    protocol_variant_of,
+    table_of,
+)
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
@@ -576,7 +582,10 @@ def reproduction_figure(
     printed values, and apart from them the comparisons.
 
     ``table``: rows of the correlation table; drawn are those of the table's benchmarks with
-    status ``recomputed``, a value and a ``paper_value``, split by :func:`comparison_group`
+    status ``recomputed``, a value and a ``paper_value`` at the paper's level for the
+    benchmark (the G-Eval paper's values; SummEval's own system-level ones are not this
+    table's), split by
+    :func:`comparison_group`
     into the paper's protocol and comparisons (another baseline variant or metric, another
     run of G-Eval). A cell is an outlier when the printed value lies outside our CI beyond
     its rounding (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
@@ -594,6 +603,7 @@ def reproduction_figure(
         & (table["status"] == "recomputed")
         & table["value"].notna()
         & table["paper_value"].notna()
+        & (table["level"] == table["benchmark"].map(lambda b: level_of(b).value))
     ]
     pairs = zip(part["metric"], part["variant"], strict=True)
     reasons, labels = zip(*[comparison_group(m, v, benchmarks) for m, v in pairs], strict=True) or (
