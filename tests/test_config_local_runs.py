@@ -116,10 +116,16 @@ def test_coverage_goes_into_every_note_of_the_rating_rows_of_the_dimension():
     rows = pd.DataFrame(
         {
             "dimension": ["coherence", "fluency", "AVG", "coherence", "AVG"],
-            "variant": [eq1, "most likely rating", eq1, "mean-of-20/original", "first-reply/original"],
+            "variant": [
+                eq1,
+                "most likely rating",
+                eq1,
+                "mean-of-20/original",
+                "first-reply/original",
+            ],
             "note": ["label; partial run: 80 of 1600 items", "label", "", "label", ""],
         }
-    )  # fmt: skip
+    )
     noted = with_coverage(rows, {"coherence": (80, 35), "fluency": (80, 80)})
     assert noted["note"][0] == (
         "label; partial run: 80 of 1600 items; coverage: a rating token in 35 of 80 items "

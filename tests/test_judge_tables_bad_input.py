@@ -103,10 +103,11 @@ def test_an_unscorable_dimension_gives_empty_rows_with_a_note(caplog) -> None:
 
 
 def test_mean_of_n_rows_carry_the_share_of_their_replies_the_parser_could_not_read() -> None:
-    # 18 replies; 4 the released regex cannot read ("Score: 4" twice, "n/a", "-"), of which
-    # the tolerant parser reads the two labelled ones: shares 4/18 and 2/18.
+    # 18 replies; 4 the released regex cannot read ("Coherence: 4" twice, "n/a", "-"), of
+    # which the tolerant parser reads the two labelled ones: shares 4/18 and 2/18.
     texts = [list(t) for t in GOOD]
-    texts[0][1], texts[3][0], texts[4][1], texts[8][0] = "Score: 4", "n/a", "Score: 4", "-"
+    texts[0][1], texts[3][0] = "Coherence: 4", "n/a"
+    texts[4][1], texts[8][0] = "- Coherence: 4", "-"
     rows = tables(replies({"coherence": texts}))["correlations"]
     coherence = rows[rows["dimension"] == "coherence"]
     for variant, share, treated in (

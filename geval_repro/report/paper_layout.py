@@ -71,7 +71,9 @@ def _counts(row: Any, full: tuple[float, float]) -> str:
     fewer = int(items) < full_items or (grouped and int(groups) < full_groups)
     if not fewer:
         return ""
-    return f"n={int(items)} in {int(groups)} docs" if grouped else f"n={int(items)}"
+    if not grouped:
+        return f"n={int(items)}"
+    return f"n={int(items)} in {int(groups)} doc" + ("" if int(groups) == 1 else "s")
 
 
 def _cell(row: Any | None, full: tuple[float, float], mark: str) -> tuple[str, bool]:
@@ -344,10 +346,7 @@ def _scale_note(number: int, judges: Sequence[str]) -> str:
     kept = [SYMBOL[c] for c in coefficients if order_only(level, c)]
     changed = [SYMBOL[c] for c in coefficients if not order_only(level, c)]
     runs = ", ".join(f"`{j}`" for j in judges)
-    text = (
-        f"{runs}: scores on MetricEval's rank-normal scale ({SCALES['rank-normal']}), a "
-        "strictly increasing map of the judge's scores"
-    )
+    text = f"{runs}: {SCALES['rank-normal']}; a strictly increasing map of the judge's scores"
     if kept:
         text += (
             f"; {' and '.join(kept)} read the scores' order alone, so those cells are the runs' own"

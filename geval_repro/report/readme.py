@@ -159,7 +159,9 @@ def _n(items: object, groups: object) -> str:
     """ "1600 in 100 docs" (with documents) or "300": what a row rests on."""
     if pd.isna(items):
         return "–"
-    return f"{int(items)}" + ("" if pd.isna(groups) else f" in {int(groups)} docs")
+    if pd.isna(groups):
+        return f"{int(items)}"
+    return f"{int(items)} in {int(groups)} doc" + ("" if int(groups) == 1 else "s")
 
 
 def compact_rows(table: pd.DataFrame, benchmark: str) -> pd.DataFrame:

@@ -19,14 +19,17 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import AVERAGES, NAMES, dimensions_of, level_of
 from geval_repro.registry.paper import AVERAGE, PRINTED_AVERAGE_TOLERANCE, paper_table_name
+from geval_repro.stats.level import Level
 from geval_repro.tables.rows import (
     COLUMNS,
+    MEASURED,
     VALUE_STATUSES,
     comparison_note,
     join_notes,
     printed_number,
     printed_value,
     row_key,
+    system_level_note,
     typed_counts,
 )
 
@@ -71,19 +74,7 @@ def _average_row(
 ) -> dict[str, object]:
     """The AVG row of one group: ``paper_value`` is the printed average, and the note states
     both the printed average and the mean of the printed columns it summarizes."""
-    empty = dict.fromkeys(
-        (
-            "ci_low",
-            "ci_high",
-            "n_items",
-            "n_groups",
-            "tie_rate",
-            "human_tie_rate",
-            "epsilon",
-            "share_unread",
-        ),
-        math.nan,
-    )
+    empty = dict.fromkeys(MEASURED, math.nan)
     printed = not math.isnan(printed_average)
     return {
         **template,
@@ -96,6 +87,7 @@ def _average_row(
             what,
             printed_averages_note(printed_average, printed_columns),
             comparison_note(value, printed_average, PRINTED_AVERAGE_TOLERANCE),
+            system_level_note(str(template["benchmark"]), Level(str(template["level"]))),
         ),
     }
 

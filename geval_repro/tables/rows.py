@@ -62,9 +62,8 @@ from geval_repro.stats.ties import tie_rate
 
 #: The columns that identify a row.
 KEY = ["benchmark", "dimension", "metric", "variant", "level", "coefficient"]
-COLUMNS = [
-    *KEY,
-    "value",
+#: The columns of a row measured on its items besides its value (an AVG row has none).
+MEASURED = [
     "ci_low",
     "ci_high",
     "n_items",
@@ -73,6 +72,11 @@ COLUMNS = [
     "human_tie_rate",
     "epsilon",
     "share_unread",
+]
+COLUMNS = [
+    *KEY,
+    "value",
+    *MEASURED,
     "paper_value",
     "paper",
     "delta",
@@ -265,7 +269,7 @@ def correlation_rows(
                     coefficient_note,
                     few_units_note(units, unit) if few and not math.isnan(value) else ci_note,
                     comparison_note(value, printed.value, printed.tolerance),
-                    _system_note(benchmark, level),
+                    system_level_note(benchmark, Level(level)),
                 ),
             }
         )
@@ -297,8 +301,9 @@ def _bootstrap_units(
     return counts[unit] if unit in counts else min(inputs, systems)
 
 
-def _system_note(benchmark: str, level: Level) -> str:
-    """What a SummEval system-level row says beside it (16 systems, not SummEval's 17)."""
+def system_level_note(benchmark: str, level: Level) -> str:
+    """What a SummEval system-level row (its AVG rows too) says beside it: 16 systems, not
+    SummEval's 17 (:data:`geval_repro.registry.summeval_paper.SYSTEM_LEVEL_NOTE`)."""
     if benchmark == summeval_paper.BENCHMARK and level is summeval_paper.LEVEL:
         return summeval_paper.SYSTEM_LEVEL_NOTE
     return ""
