@@ -56,7 +56,10 @@ class Settings:
     test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``;
     ``pass_threshold``: the share of the normalized judge scale an item must reach to pass
     (rollups); ``download_timeout`` (seconds per request) and ``download_retries`` (further
-    attempts) of a fetch. Steps receive the values they need, never the raw config.
+    attempts) of a fetch. A rule's job receives the values it needs from here, never the
+    raw config; the one exception is a report caption (``workflow/report/*.rst``), which
+    Snakemake renders from ``snakemake.config`` itself, so the report pages' jobs
+    (``workflow/rules/report.smk``) pass the raw config on for their captions only.
     """
 
     seed: int
@@ -198,7 +201,7 @@ def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
         raise ConfigError(
             f"{where} gives {given or 'no files'}: give exactly one of {list(judge_format.inputs)}"
         )
-    options = {"columns", "extra_items", "reads"}
+    options = {"columns", "extra_items", "reads", "scale"}
     stray = sorted((options & set(judge)) - set(judge_format.options))
     missing = sorted(set(judge_format.required) - set(judge))
     if stray or missing:
@@ -373,6 +376,7 @@ def judge_spec(name: str, judge: Mapping[str, Any]) -> JudgeSpec:
         columns=dict(judge.get("columns") or {}),
         extra_items=judge.get("extra_items", "error"),
         run=run,
+        scale=judge.get("scale", "raw"),
     )
 
 

@@ -17,6 +17,7 @@ from geval_repro.config import judge_spec
 from geval_repro.pipeline.significance import judge_significance, read_significance
 from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.report.paper_layout import paper_layout
+from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS
 from geval_repro.tables.significance import best_baselines, judge_vs_baselines
 from tests.conftest import settings
 
@@ -118,9 +119,13 @@ def test_global_level_matches_scipy_exact_permutation_test(tmp_path: Path) -> No
         )
         assert exact.pvalue < 1  # a real test: the observed difference is not the smallest
         assert row["pvalue"] == pytest.approx(exact.pvalue, abs=MC_TOLERANCE)
+        # the baseline's value on the test's items (scipy, on the 6 items both score),
+        # beside its full-set value (the best-baseline row, here a made-up 0.1)
+        assert row["baseline"] == "ROUGE-2"
+        assert row["baseline_value"] == pytest.approx(test(b, h)[0], abs=1e-12)
+        assert row["baseline_value"] != row["baseline_value_full"]
         assert (
-            row["baseline"] == "ROUGE-2"
-            and row["baseline_value"]
+            row["baseline_value_full"]
             == best.loc[best["coefficient"] == coefficient, "value"].item()
         )
 
@@ -242,11 +247,24 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
             for c in ("pearson", "spearman", "kendall")
         ]
     )
+
+    def judge_line(text: str) -> str:
+        return next(line for line in text.splitlines() if line.startswith("| j |"))
+
     text = paper_layout(table, 3, tests)
-    judge_line = next(line for line in text.splitlines() if line.startswith("| j |"))
-    assert judge_line.count("*") == 1 and "0.500 [0.400, 0.600] *" in judge_line
+    pearson = tests[tests["coefficient"] == "pearson"].iloc[0]
+    assert pearson["difference"] > 0  # the judge is better: an up arrow, no star
+    assert judge_line(text).count("↑") == 1 and "0.500 [0.400, 0.600] ↑" in judge_line(text)
+    assert "↓" not in judge_line(text) and "*" not in judge_line(text)
+    assert "↑ / ↓: the judge cell is significantly better / worse" in text
     assert "Significance against the best recomputed baseline" in text
     assert "| best baseline | | | " in text and "ROUGE-2 (vs source document) 0.100" in text
     assert "p 0.010" in text and "p 0.200" in text
     assert "swapping the two metrics' scores per item (200 resamples, seed 1" in text
     assert "Significance" not in paper_layout(table, 3, None)
+    # significantly worse: a down arrow
+    worse = tests.assign(difference=-tests["difference"].abs())
+    assert "0.500 [0.400, 0.600] ↓" in judge_line(paper_layout(table, 3, worse))
+    # a cell on fewer items than the minimum gets no mark (and shows its n)
+    few = paper_layout(table.assign(n_items=MIN_BOOTSTRAP_UNITS - 1), 3, tests)
+    assert "↑" not in judge_line(few) and "↓" not in judge_line(few)

@@ -111,11 +111,19 @@ def test_statuses():
     assert made.status == "toolkit-run"
 
 
-def test_coverage_goes_into_every_note_of_the_dimension():
+def test_coverage_goes_into_every_note_of_the_rating_rows_of_the_dimension():
+    eq1 = "probability-weighted rating (Eq. 1)"
     rows = pd.DataFrame(
         {
-            "dimension": ["coherence", "fluency", "AVG"],
-            "note": ["label; partial run: 80 of 1600 items", "label", ""],
+            "dimension": ["coherence", "fluency", "AVG", "coherence", "AVG"],
+            "variant": [
+                eq1,
+                "most likely rating",
+                eq1,
+                "mean-of-20/original",
+                "first-reply/original",
+            ],
+            "note": ["label; partial run: 80 of 1600 items", "label", "", "label", ""],
         }
     )
     noted = with_coverage(rows, {"coherence": (80, 35), "fluency": (80, 80)})
@@ -125,3 +133,5 @@ def test_coverage_goes_into_every_note_of_the_dimension():
     )
     assert noted["note"][1].endswith(coverage_note(80, 80))
     assert noted["note"][2].startswith("coherence coverage: a rating token in 35 of 80")
+    # the coverage is the log-probabilities': the replies' rows keep their notes
+    assert noted["note"][3] == "label" and noted["note"][4] == ""

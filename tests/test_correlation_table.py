@@ -22,6 +22,7 @@ from geval_repro.tables.averages import average_rows
 from geval_repro.tables.printed import paper_only_rows
 from geval_repro.tables.rows import (
     COLUMNS,
+    MIN_BOOTSTRAP_UNITS,
     check_rows,
     comparison_note,
     correlation_rows,
@@ -107,28 +108,56 @@ def test_a_summary_value_on_one_input_has_no_interval() -> None:
     assert spearman.value == pytest.approx(0.5)  # ranks (1, 2, 3) against (1, 3, 2)
     assert spearman.n_groups == 1
     assert math.isnan(spearman.ci_low) and math.isnan(spearman.ci_high)
-    assert "no CI: the value rests on one input" in spearman.note
+    assert "no CI: the value rests on 1 document, fewer than the 10" in spearman.note
     assert "bootstrap CI" not in spearman.note
-    # acc_eq pairs every input's systems: all three inputs enter, so it keeps its interval
+    # acc_eq pairs every input's systems: all three inputs enter, still fewer than 10
     assert rows.loc["acc_eq"].n_groups == 3
-    assert rows.loc["acc_eq"].ci_low <= rows.loc["acc_eq"].ci_high
-    # resampling systems too (unit "both") varies the one input: an interval again
-    both = correlation_rows(
-        benchmark="summeval",
-        dimension="coherence",
-        metric="fixture",
-        variant="fixture",
-        level="summary",
-        metric_scores=metric,
-        human_scores=human,
-        coefficients=("spearman",),
-        n_resamples=200,
-        seed=3,
-        unit="both",
-        status="fixture",
-    ).iloc[0]
-    assert both.ci_low < both.ci_high
-    assert "bootstrap CI over both" in both.note
+    assert "rests on 3 documents" in rows.loc["acc_eq"].note
+
+
+@pytest.mark.parametrize(
+    ("level", "shape", "unit", "counted"),
+    [
+        ("summary", (4, 10), None, "documents"),  # inputs kept (n_groups)
+        ("system", (4, 10), None, "documents"),  # inputs with a cell
+        ("global", (1, 10), None, "items"),  # pooled items
+        ("summary", (10, 10), "both", "units"),  # the fewer of systems and inputs
+    ],
+)
+def test_no_interval_below_the_minimum_of_bootstrap_units(
+    level: str, shape: tuple[int, int], unit: str | None, counted: str
+) -> None:
+    # MIN_BOOTSTRAP_UNITS units: an interval; one fewer (the last input, or a system, gone):
+    # none, and the note says on how many units the value rests.
+    assert MIN_BOOTSTRAP_UNITS == 10
+    rng = np.random.default_rng(7)
+    human = rng.normal(size=shape)
+    metric = human + rng.normal(size=shape)
+
+    def row(metric: np.ndarray, human: np.ndarray) -> pd.Series:
+        return correlation_rows(
+            benchmark="summeval",
+            dimension="coherence",
+            metric="fixture",
+            variant="fixture",
+            level=level,
+            metric_scores=metric,
+            human_scores=human,
+            coefficients=("pearson",),
+            n_resamples=100,
+            seed=1,
+            unit=unit,
+            status="fixture",
+        ).iloc[0]
+
+    enough = row(metric, human)
+    assert enough.ci_low < enough.ci_high
+    assert "bootstrap CI" in enough.note
+    drop = (slice(None, -1), slice(None)) if unit == "both" else (slice(None), slice(None, -1))
+    fewer = row(metric[drop], human[drop])  # one system fewer (both), else one input
+    assert math.isnan(fewer.ci_low) and math.isnan(fewer.ci_high)
+    assert f"no CI: the value rests on 9 {counted}, fewer than the 10" in fewer.note
+    assert not math.isnan(fewer.value)
 
 
 def test_no_paper_value_at_another_level_and_renamed_metrics() -> None:

@@ -17,7 +17,14 @@ import pytest
 from geval_repro.cli import main
 from tests.conftest import FIXTURES, REPO_ROOT
 
-PACKAGE_DATA = {"sources.yaml", "paper_tables.csv", "CITATIONS.bib", "config.schema.yaml"}
+PACKAGE_DATA = {
+    "sources.yaml",
+    "paper_tables.csv",
+    "summeval_table2.csv",
+    "summeval_table3.csv",
+    "CITATIONS.bib",
+    "config.schema.yaml",
+}
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:

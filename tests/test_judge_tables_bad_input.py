@@ -102,6 +102,31 @@ def test_an_unscorable_dimension_gives_empty_rows_with_a_note(caplog) -> None:
     assert significance[significance["dimension"] == "coherence"]["pvalue"].notna().all()
 
 
+def test_mean_of_n_rows_carry_the_share_of_their_replies_the_parser_could_not_read() -> None:
+    # 18 replies; 4 the released regex cannot read ("Coherence: 4" twice, "n/a", "-"), of
+    # which the tolerant parser reads the two labelled ones: shares 4/18 and 2/18.
+    texts = [list(t) for t in GOOD]
+    texts[0][1], texts[3][0] = "Coherence: 4", "n/a"
+    texts[4][1], texts[8][0] = "- Coherence: 4", "-"
+    rows = tables(replies({"coherence": texts}))["correlations"]
+    coherence = rows[rows["dimension"] == "coherence"]
+    for variant, share, treated in (
+        ("mean-of-2/original", 4 / 18, "scored 0 and still counted"),
+        ("mean-of-2/tolerant", 2 / 18, "left out"),
+        ("mode-reply/original", 4 / 18, "scored 0 and still counted"),
+    ):
+        part = coherence[coherence["variant"] == variant]
+        assert part["share_unread"].to_numpy() == pytest.approx(share), variant
+        assert (
+            part["note"]
+            .str.contains(f"{share:.0%} of the replies unread by this parser \\({treated}\\)")
+            .all()
+        )
+    first = coherence[coherence["variant"].str.startswith("first-reply")]
+    assert first["share_unread"].isna().all() and not first["note"].str.contains("unread").any()
+    assert "coverage" not in " ".join(rows["note"])  # no log-probabilities in this run
+
+
 def test_unequal_reply_counts_are_not_called_mean_of_n() -> None:
     uneven = [texts + ["3"] * (3 if i < 7 else 0) for i, texts in enumerate(GOOD)]
     rows = tables(replies({"coherence": uneven}))["correlations"]

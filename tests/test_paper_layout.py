@@ -111,3 +111,84 @@ def test_a_judge_shows_the_released_parser_and_the_rating_probabilities_only() -
         "probability-weighted rating (Eq. 1)",
         "most likely rating",
     ]
+
+
+def test_a_toolkit_run_shows_the_tolerant_parser_beside_the_released_one() -> None:
+    variants = ["mean-of-20/original", "mean-of-20/tolerant", "mode-reply/tolerant"]
+    records = [
+        row("qags_xsum", "consistency", "pearson", 0.3, 0.2, 0.4, metric="judge", variant=v)
+        | {"status": "toolkit-run"}
+        for v in variants
+    ]
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)
+    shown = [line.split(" | ")[1] for line in text.splitlines() if line.startswith("| judge |")]
+    assert shown == ["mean-of-20/original", "mean-of-20/tolerant"]
+    assert "toolkit-run" in text
+
+
+def _cells(text: str, metric: str) -> list[str]:
+    line = next(x for x in text.splitlines() if x.startswith(f"| {metric} |"))
+    return [c.strip() for c in line.strip("|").split("|")][3:]
+
+
+def test_cells_on_fewer_items_than_their_column_show_n_and_below_the_minimum_no_ci() -> None:
+    # SummEval coherence spearman: a baseline on every item; a partial run on 22 items in
+    # 4 documents (no CI: fewer than 10 documents), one on 300 items in 20 documents.
+    full = row("summeval", "coherence", "spearman", 0.17, 0.12, 0.22, metric="ROUGE-1")
+    records = [
+        full | {"n_items": 1600, "n_groups": 100},
+        row("summeval", "coherence", "spearman", -0.512, math.nan, math.nan, metric="small")
+        | {"n_items": 22, "n_groups": 4, "status": "toolkit-run"},
+        row("summeval", "coherence", "spearman", 0.3, 0.1, 0.5, metric="part")
+        | {"n_items": 300, "n_groups": 20, "status": "toolkit-run"},
+        row("summeval", "coherence", "spearman", 0.2, 0.1, 0.3, metric="judge",
+            variant="mean-of-20/original")
+        | {"n_items": 1600, "n_groups": 100, "share_unread": 0.72},
+    ]  # fmt: skip
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 1)
+    assert _cells(text, "ROUGE-1")[0] == "0.170 [0.120, 0.220]"  # full count: no n
+    assert _cells(text, "small")[0] == "-0.512; n=22 in 4 docs"
+    assert _cells(text, "part")[0] == "0.300 [0.100, 0.500]; n=300 in 20 docs"
+    assert _cells(text, "judge")[0] == "0.200 [0.100, 0.300]; 72% unread"
+    assert "n=…: the items (in how many documents" in text and "fewer than 10 documents" in text
+    assert "… unread: of a mean-of-n cell" in text
+
+
+def test_no_significance_mark_below_the_minimum_even_when_p_is_small() -> None:
+    base = row("summeval", "coherence", "spearman", 0.2, math.nan, math.nan, metric="j")
+    full = row("summeval", "coherence", "spearman", 0.19, 0.1, 0.3, metric="ROUGE-1")
+    table = pd.DataFrame.from_records(
+        [
+            full | {"n_items": 1600, "n_groups": 100},
+            base | {"n_items": 22, "n_groups": 4, "status": "toolkit-run"},
+        ],
+        columns=COLUMNS,
+    )
+    tests = pd.DataFrame(
+        [
+            {
+                "judge": "j",
+                "variant": "v",
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "coefficient": "spearman",
+                "baseline": "ROUGE-1",
+                "baseline_variant": "11 references, max",
+                "baseline_value": 0.5,
+                "baseline_value_full": 0.19,
+                "n_items": 22,
+                "difference": -0.3,
+                "pvalue": 0.01,
+                "unit": "inputs",
+                "n_resamples": 1000,
+                "seed": 1,
+            }
+        ]
+    )
+    text = paper_layout(table, 1, tests)
+    assert _cells(text, "j")[0] == "0.200; n=22 in 4 docs"  # no ↓ though p = 0.01
+    significance = text.split("Significance against the best recomputed baseline")[1]
+    assert "ROUGE-1 (11 references, max) 0.190" in significance  # chosen on every item
+    assert "-0.300, p 0.010 (baseline 0.500 on n=22)" in significance  # the same items
+    every_item = table.assign(n_items=1600, n_groups=100)
+    assert _cells(paper_layout(every_item, 1, tests), "j")[0] == "0.200 ↓"

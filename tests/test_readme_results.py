@@ -66,10 +66,12 @@ def _results(root: Path, *, fixture_judge: bool = False, released: bool = False)
         )
         _write(
             root / "tables/judges/gpt4-released/main.csv",
-            "dimension,variant,coefficient,value,ci_low,ci_high,paper_value,delta,status\n"
-            "coherence,mean-of-20/original,pearson,0.6,0.5,0.7,,,recomputed\n"
-            "coherence,mean-of-20/original,spearman,0.5861,0.52,0.64,0.582,0.0041,recomputed\n"
-            "AVG,mean-of-20/original,kendall,0.41,,,0.418,-0.008,recomputed\n",
+            "dimension,variant,coefficient,value,ci_low,ci_high,n_items,n_groups,paper_value,"
+            "delta,status\n"
+            "coherence,mean-of-20/original,pearson,0.6,0.5,0.7,1600,100,,,recomputed\n"
+            "coherence,mean-of-20/original,spearman,0.5861,0.52,0.64,1600,100,0.582,0.0041,"
+            "recomputed\n"
+            "AVG,mean-of-20/original,kendall,0.41,,,,,0.418,-0.008,recomputed\n",
         )
     _write(root / "tables/correlations.csv", pd.DataFrame(rows).to_csv(index=False))
     _write(root / "tables/table1_summeval.md", "| T1 | SUMMEVAL-TABLE |\n|---|---|\n")
@@ -111,10 +113,10 @@ def test_released_recount_is_embedded_when_present(tmp_path):
     section = render_section(_results(tmp_path, released=True))
     assert "Not in this results folder" not in section
     assert (
-        "| coherence | mean-of-20/original | spearman | 0.586 | 0.520 to 0.640 | 0.582 | +0.004 |"
-        in section
+        "| coherence | mean-of-20/original | spearman | 0.586 | 0.520 to 0.640 | 1600 in 100 docs "
+        "| 0.582 | +0.004 |" in section
     )
-    assert "| AVG | mean-of-20/original | kendall | 0.410 | – | 0.418 | -0.008 |" in section
+    assert "| AVG | mean-of-20/original | kendall | 0.410 | – | – | 0.418 | -0.008 |" in section
     assert "pearson" not in section  # Table 1 prints Spearman and Kendall only
     assert REPLY_SHA256["results/gpt4_rel_detailed.json"] in section
 

@@ -61,6 +61,11 @@ TABLE_LOADERS: dict[str, TableLoader] = {
         schemas.METRICEVAL_EXPERTS,
         ("doc_id", "system_id", "expert", "dimension"),
     ),
+    "summeval_annotated_experts": TableLoader(
+        partial(load_metriceval_experts, annotated=True),
+        schemas.METRICEVAL_ANNOTATED_EXPERTS,
+        ("doc_id", "system_id", "expert", "dimension"),
+    ),
     "qags_mturk_cnndm": TableLoader(
         partial(load_qags_mturk, subset="cnndm"), schemas.QAGS_MTURK, _MTURK_KEYS
     ),

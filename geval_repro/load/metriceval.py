@@ -3,13 +3,20 @@
 isle-dev/MetricEval ``metric_eval/data/metric_scores_long.csv`` (and ``..._2nd_run.csv``, a
 second G-Eval run) has one row per (``test_id``, ``model_id``) = (doc_id, system_id): 1,700
 rows, the 1,600 SummEval summaries of nlpyang/geval ``data/summeval.json`` plus 100 rows of
-an extra system ``M23_dynamicmix`` that summeval.json does not have. Columns
-``Expert.<e>.<DIM>`` (e = 1..3, DIM in COH/CON/FLU/REL) hold each expert's integer rating
-1-5; their mean is summeval.json's score. Columns ``G.EVAL.3.5.<DIM>`` and
-``G.EVAL.4.<DIM>`` hold G-Eval scores, like every metric column of the file standardized
-(z-scored: mean 0, sample standard deviation 1) over all 1,700 rows, ``M23_dynamicmix``
-included; the pipeline reads those as judge runs of format ``scores``
-(:mod:`geval_repro.load.scores`).
+an extra system ``M23_dynamicmix`` that summeval.json does not have (SummEval's experts
+annotated 17 systems). Columns ``Expert.<e>.<DIM>`` (e = 1..3, DIM in COH/CON/FLU/REL) hold
+each expert's integer rating 1-5; their mean is summeval.json's score. Columns
+``G.EVAL.3.5.<DIM>`` and ``G.EVAL.4.<DIM>`` hold G-Eval scores which, like every metric
+column of the file, are MetricEval's rank-normal scores, not the judge's: its
+``normalize2`` (``supplementary_materials/MetricEval_CaseStudy.Rmd`` of the same
+repository), ``scale(qnorm(0.001 + 0.998 * F(x)))`` with ``F(x)`` the share of the column's
+1,700 rows (``M23_dynamicmix`` included) scoring at most ``x``, then standardized (mean 0,
+sample standard deviation 1). That is a strictly increasing map, not an affine one: it
+keeps every order and tie of the raw scores, so their rank statistics, but not a Pearson r
+or a mean. The pipeline reads those columns as judge runs of format ``scores`` with
+``scale: rank-normal`` (:mod:`geval_repro.load.scores`,
+:data:`geval_repro.registry.judges.SCALES`); tests/test_load_metriceval.py checks the
+identity on the pinned files with an implementation of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.load.schemas import (
+    METRICEVAL_ANNOTATED_EXPERTS,
     METRICEVAL_EXPERTS,
     METRICEVAL_N_EXPERTS,
     SUMMEVAL_DIMENSIONS,
@@ -37,17 +45,25 @@ EXPERT_COLUMNS = {
 KEY_COLUMNS = {"test_id": "doc_id", "model_id": "system_id"}
 
 
-def _long(path: str | Path, columns: dict[str, tuple], labels: tuple[str, str]) -> pd.DataFrame:
+def _long(
+    path: str | Path,
+    columns: dict[str, tuple],
+    labels: tuple[str, str],
+    *,
+    annotated: bool = False,
+) -> pd.DataFrame:
     """The file's ``columns`` melted to rows of (doc_id, system_id, *labels, score).
 
-    Rows of systems not in summeval.json are dropped first; each melted column's two labels
-    come from ``columns[name]``.
+    Rows of systems not in summeval.json are dropped first unless ``annotated`` (every
+    system SummEval annotated); each melted column's two labels come from
+    ``columns[name]``.
     """
     frame = read_csv(path)
     missing = [name for name in (*KEY_COLUMNS, *columns) if name not in frame.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {missing}. Fix: {UPSTREAM_FIX}.")
-    frame = frame.loc[~frame["model_id"].isin(SYSTEMS_NOT_IN_SUMMEVAL)]
+    if not annotated:
+        frame = frame.loc[~frame["model_id"].isin(SYSTEMS_NOT_IN_SUMMEVAL)]
     long = frame.rename(columns=KEY_COLUMNS).melt(
         id_vars=list(KEY_COLUMNS.values()),
         value_vars=list(columns),
@@ -61,16 +77,17 @@ def _long(path: str | Path, columns: dict[str, tuple], labels: tuple[str, str]) 
     return long.drop(columns="column")
 
 
-def load_metriceval_experts(path: str | Path) -> pd.DataFrame:
-    """The three experts' SummEval ratings in long form, the 1,600 summeval.json summaries only.
+def load_metriceval_experts(path: str | Path, *, annotated: bool = False) -> pd.DataFrame:
+    """The three experts' SummEval ratings in long form, the 1,600 summeval.json summaries only
+    (``annotated``: of every system SummEval annotated, ``M23_dynamicmix`` too).
 
     Columns: doc_id, system_id, expert (1..3), dimension (coherence, consistency, fluency,
-    relevance), score (int 1-5). 19,200 rows = 1,600 summaries x 3 experts x 4 dimensions.
+    relevance), score (int 1-5). 19,200 rows = 1,600 summaries x 3 experts x 4 dimensions
+    (``annotated``: 20,400, of 1,700 summaries).
     """
-    table = _long(path, EXPERT_COLUMNS, ("expert", "dimension"))
+    table = _long(path, EXPERT_COLUMNS, ("expert", "dimension"), annotated=annotated)
     table = table[["doc_id", "system_id", "expert", "dimension", "score"]].astype(
         {"expert": "int64"}
     )
-    return validate_table(
-        table, METRICEVAL_EXPERTS, path, ["doc_id", "system_id", "expert", "dimension"]
-    )
+    schema = METRICEVAL_ANNOTATED_EXPERTS if annotated else METRICEVAL_EXPERTS
+    return validate_table(table, schema, path, ["doc_id", "system_id", "expert", "dimension"])

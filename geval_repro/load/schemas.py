@@ -23,6 +23,8 @@ from geval_repro.registry.benchmarks import get_benchmark
 SUMMEVAL_DIMENSIONS = get_benchmark("summeval").dimension_names
 SUMMEVAL_N_DOCS = 100
 SUMMEVAL_N_SYSTEMS = 16
+#: The systems SummEval's experts annotated: summeval.json's 16 and M23_dynamicmix.
+SUMMEVAL_N_ANNOTATED_SYSTEMS = 17
 MULTIREF_N_REFS = 11
 #: Every human score of the Topical-Chat table (USR's), the judged dimensions first.
 TOPICAL_CHAT_DIMENSIONS = tuple(get_benchmark("topical_chat").human_scales)
@@ -207,6 +209,25 @@ METRICEVAL_EXPERTS = pa.DataFrameSchema(
     strict=True,
     ordered=True,
     name="metriceval_experts",
+)
+
+#: Every expert rating MetricEval's file holds: the 17 systems SummEval annotated.
+METRICEVAL_ANNOTATED_EXPERTS = pa.DataFrameSchema(
+    METRICEVAL_EXPERTS.columns,
+    checks=[
+        _n_rows(
+            SUMMEVAL_N_DOCS
+            * SUMMEVAL_N_ANNOTATED_SYSTEMS
+            * METRICEVAL_N_EXPERTS
+            * len(SUMMEVAL_DIMENSIONS)
+        ),
+        _n_unique("doc_id", SUMMEVAL_N_DOCS),
+        _n_unique("system_id", SUMMEVAL_N_ANNOTATED_SYSTEMS),
+    ],
+    unique=["doc_id", "system_id", "expert", "dimension"],
+    strict=True,
+    ordered=True,
+    name="metriceval_annotated_experts",
 )
 
 _FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")

@@ -2,7 +2,9 @@
 
 - SummEval experts (MetricEval's per-expert ratings): Krippendorff's alpha per dimension,
   and the human ceiling: each expert's ratings against the mean of the other two at the
-  summary level (the paper's SummEval protocol), per expert and averaged over the three.
+  summary level (the paper's SummEval protocol), per expert and averaged over the three;
+  each annotated system's mean rating (all 17, M23_dynamicmix too) against SummEval's own
+  Table 3 (:mod:`geval_repro.registry.summeval_paper`), a check of the pinned ratings.
 - QAGS: per-summary consistency re-derived from the MTurk answers (majority of 3 workers
   per sentence, then the share of consistent sentences), checked item by item against
   UniEval's conversion; worker agreement (Krippendorff's alpha, nominal) per subset.
@@ -28,6 +30,8 @@ from geval_repro.human.qags_consistency import (
     summary_consistency,
     worker_agreement,
 )
+from geval_repro.human.system_means import compare_with_printed, system_means
+from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.outputs import HUMAN_TABLES
 from geval_repro.report.figures import distribution_figure, save_figure
@@ -61,7 +65,9 @@ def ceiling_rows(experts: pd.DataFrame) -> pd.DataFrame:
             "tie_rate": np.nan,
             "human_tie_rate": np.nan,
             "epsilon": np.nan,
+            "share_unread": np.nan,
             "paper_value": np.nan,
+            "paper": "",
             "delta": np.nan,
             "status": "recomputed",
             "note": "MetricEval per-expert SummEval ratings; the reference is the mean of two "
@@ -78,8 +84,9 @@ def human_tables(
     ``out_dir``, the figure of the score distributions (``<figure_stem>.png|.svg``) and the
     human ceiling's rows for correlations.csv (``rows``).
 
-    ``processed`` maps table names (summeval, summeval_experts, topical_chat, qags_cnndm,
-    qags_xsum, qags_mturk_cnndm, qags_mturk_xsum) to their parquet files.
+    ``processed`` maps table names (summeval, summeval_experts, summeval_annotated_experts,
+    topical_chat, qags_cnndm, qags_xsum, qags_mturk_cnndm, qags_mturk_xsum) to their
+    parquet files.
     """
     out = Path(out_dir)
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
@@ -98,9 +105,11 @@ def human_tables(
         )
         ties.append(rates.assign(level=benchmark.level.value, benchmark=benchmark.name))
     counts_table = pd.concat(counts, ignore_index=True)
+    annotated = system_means(tables["summeval_annotated_experts"])
     results = (
         expert_alpha(experts),
         ceiling,
+        compare_with_printed(annotated, summeval_paper.table3()),
         compare_with_unieval(summary_consistency(mturk), unieval),
         worker_agreement(mturk),
         _benchmark_first(counts_table),

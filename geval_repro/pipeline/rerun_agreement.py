@@ -8,7 +8,11 @@ Per dimension and coefficient, on the items both runs score:
   reproducibly a rerun ranks the same items;
 - ``value_a``/``value_b``: each run's correlation with the human scores at the benchmark's
   level, ``difference`` = a - b, and ``pvalue`` of a paired permutation test of that
-  difference (swapping the runs' scores per unit of the level: per document on SummEval).
+  difference (swapping the runs' scores per unit of the level: per document on SummEval);
+- ``scale`` of the runs' numbers (``rank-normal`` when either run's is: MetricEval's
+  transform) and a ``note`` saying whether that scale leaves the row's coefficient
+  unchanged (:func:`geval_repro.tables.judge_rows.scale_note`; the transform is strictly
+  increasing, so Spearman and Kendall are the runs' own, Pearson is not).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.tables.judge_rows import scale_note
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +63,10 @@ def rerun_agreement(
         )
         log.info("%s vs %s: %d items scored by both", judge_a, judge_b, len(merged))
         levels = tuple(dict.fromkeys((Level.GLOBAL, benchmark.level)))
+        transformed = sorted({specs[judge_a].scale, specs[judge_b].scale} - {"raw"})
+        if len(transformed) > 1:
+            raise ValueError(f"rerun pair {judge_a}, {judge_b}: the runs' scores are on two scales")
+        scale = transformed[0] if transformed else "raw"
         for dimension in tqdm(benchmark.dimension_names, desc=f"{judge_a} vs {judge_b}"):
             a, gold = paired_matrices(merged, human, dimension, "score_a")
             b, _ = paired_matrices(merged, human, dimension, "score_b")
@@ -90,6 +99,8 @@ def rerun_agreement(
                             "value_b": with_human["b"],
                             "difference": with_human["a"] - with_human["b"],
                             "pvalue": test.pvalue,
+                            "scale": scale,
+                            "note": scale_note(scale, benchmark.level, coefficient),
                         }
                     )
     write_pair(pd.DataFrame.from_records(records), stem)

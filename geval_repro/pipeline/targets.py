@@ -141,6 +141,7 @@ ROW_FILES: tuple[str, ...] = ("unieval", "baselines", "human_ceiling", "judge_av
 HUMAN_INPUTS: tuple[str, ...] = (
     *BENCHMARKS,
     "summeval_experts",
+    "summeval_annotated_experts",
     "qags_mturk_cnndm",
     "qags_mturk_xsum",
 )

@@ -39,7 +39,8 @@ the report derive their lists from here and spell no benchmark's name:
 - ``sources``: the ids (in :mod:`geval_repro.registry.sources`) of the upstream files its
   tidy table is built from, in the order its loader takes them; ``other_tables``: the
   further tidy tables made from its upstream files (name -> source id: SummEval's eleven
-  references and expert ratings, QAGS's MTurk answers), each loader registered under the
+  references and expert ratings, of summeval.json's 16 systems and of the 17 its experts
+  annotated, QAGS's MTurk answers), each loader registered under the
   table's name in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`;
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
@@ -253,6 +254,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             other_tables={
                 "summeval_references": "summeval_multiref",
                 "summeval_experts": "metriceval_scores",
+                "summeval_annotated_experts": "metriceval_scores",
             },
             released_replies=True,
             citations=("fabbri2021summeval",),

@@ -107,7 +107,7 @@ FORMATS: dict[str, JudgeFormat] = {
             name="scores",
             description="a CSV of per-item scores, one column per dimension",
             inputs=("file",),
-            options=("columns", "extra_items"),
+            options=("columns", "extra_items", "scale"),
             required=("columns",),
             fixed_contents=("item_scores",),
         ),

@@ -14,7 +14,9 @@ what its entry says and what follows from it:
 - ``files``: its input files by dimension (``"*"`` for the one file of a ``scores`` run),
   ``manifest`` (the run's manifest.json, provenance only), ``dir`` (a geval-jsonl folder);
 - ``run``: a :class:`RunSpec`, the ``run:`` block with the command line's defaults
-  (:data:`RUN_DEFAULTS`) filled in, or None.
+  (:data:`RUN_DEFAULTS`) filled in, or None;
+- ``scale``: the scale of a ``scores`` run's numbers (:data:`SCALES`): ``raw`` (the
+  judge's own scores) or ``rank-normal`` (MetricEval's transform of them).
 
 Light on purpose: the workflow builds every spec when it is parsed.
 """
@@ -35,6 +37,21 @@ from geval_repro.registry.formats import (
 )
 
 Status = Literal["recomputed", "toolkit-run", "fixture"]
+Scale = Literal["raw", "rank-normal"]
+
+#: The scales a ``scores`` run's numbers may be on (its entry's ``scale:``, default ``raw``):
+#: scale -> what the numbers are. ``rank-normal`` is MetricEval's ``normalize2``
+#: (isle-dev/MetricEval, ``supplementary_materials/MetricEval_CaseStudy.Rmd``), applied to
+#: every metric column of its published tables over all of the file's rows: a strictly
+#: increasing map of the raw scores, so a statistic that depends on their order alone
+#: (:func:`geval_repro.stats.invariance.order_only`) equals the raw scores' value, and any
+#: other (Pearson, the system level, a tie threshold) does not.
+SCALES: dict[Scale, str] = {
+    "raw": "the judge's scores as it gave them",
+    "rank-normal": "MetricEval's rank-normal scores (its normalize2: the normal quantile "
+    "qnorm(0.001 + 0.998 F(x)) of each score's empirical CDF F over all the file's rows, "
+    "then standardized), not the judge's own scale",
+}
 
 #: The command line's defaults of the ``run:`` keys (``n`` depends on the mode:
 #: :func:`default_n`); ``geval-repro judge`` and the ``run:`` block share them.
@@ -144,6 +161,7 @@ class JudgeSpec:
     columns: Mapping[str, str] = field(default_factory=dict)
     extra_items: str = "error"
     run: RunSpec | None = None
+    scale: Scale = "raw"
 
     @property
     def dimensions(self) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ REPRODUCTION_FIGURES: dict[int, str] = {n: f"reproduction_{s}" for n, s in PAPER
 HUMAN_TABLES: tuple[str, ...] = (
     "summeval_expert_agreement",
     "summeval_human_ceiling",
+    "summeval_system_means",
     "qags_mturk_vs_unieval",
     "qags_worker_agreement",
     "score_distributions",

@@ -95,6 +95,15 @@ def _lookup(path: Path) -> dict[tuple[str, str, str, str], float]:
     return dict(zip(key, table.value.astype(float), strict=True))
 
 
+#: Whose numbers these are, as the ``paper`` column of a row names them.
+PAPER = "G-Eval (Liu et al. 2023)"
+
+
+def paper_table_name(benchmark: str) -> str:
+    """How a row names the G-Eval table that prints ``benchmark`` in its ``paper`` column."""
+    return f"{PAPER}, Table {table_of(benchmark)}"
+
+
 def paper_value(
     benchmark: str, dimension: str, metric: str, coefficient: str, path: Path = PAPER_TABLES_PATH
 ) -> float | None:

@@ -27,6 +27,7 @@ from geval_repro.registry.benchmarks import (
     BENCHMARKS,
     PRINTED_NAMES,
     average_of,
+    level_of,
     protocol_variant_of,
     short_of,
     table_of,
@@ -583,7 +584,10 @@ def reproduction_figure(
     printed values, and apart from them the comparisons.
 
     ``table``: rows of the correlation table; drawn are those of the table's benchmarks with
-    status ``recomputed``, a value and a ``paper_value``, split by :func:`comparison_group`
+    status ``recomputed``, a value and a ``paper_value`` at the paper's level for the
+    benchmark (the G-Eval paper's values; SummEval's own system-level ones are not this
+    table's), split by
+    :func:`comparison_group`
     into the paper's protocol and comparisons (another baseline variant or metric, another
     run of G-Eval). A cell is an outlier when the printed value lies outside our CI beyond
     its rounding (:func:`geval_repro.report.markdown.outside_ci`) or, without a CI, when
@@ -601,6 +605,7 @@ def reproduction_figure(
         & (table["status"] == "recomputed")
         & table["value"].notna()
         & table["paper_value"].notna()
+        & (table["level"] == table["benchmark"].map(lambda b: level_of(b).value))
     ]
     pairs = zip(part["metric"], part["variant"], strict=True)
     reasons, labels = zip(*[comparison_group(m, v, benchmarks) for m, v in pairs], strict=True) or (

@@ -1,14 +1,18 @@
 """The paper's Tables 1-3 laid out as printed, from the correlation rows (display only).
 
-Each cell reads "ours [95 % CI] (paper)"; a dagger marks a printed value outside our CI, a
-star a judge cell that differs from the best recomputed baseline (p < 0.05), and a second
-table under the first gives every tested cell's difference and p-value.
+Each cell reads "ours [95 % CI] (paper)": a dagger marks a printed value outside our CI,
+an arrow a judge cell significantly better (↑) or worse (↓) than the best recomputed
+baseline of its column (p < 0.05), ``n=…`` the items (and documents) a cell rests on where
+they are fewer than its column's full count, and ``… unread`` the share of a mean-of-n
+cell's replies its parser could not read. A second table under the first gives every
+tested cell's difference and p-value.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -16,65 +20,140 @@ from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
     dimensions_of,
+    level_of,
     printed_coefficients,
     short_of,
     table_benchmarks,
 )
-from geval_repro.registry.judges import JudgeSpec
+from geval_repro.registry.judges import SCALES, JudgeSpec
 from geval_repro.registry.paper import TABLE_NOTES
 from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_ci, with_ci
+from geval_repro.scoring.parse import PARSERS
+from geval_repro.stats.invariance import order_only
 from geval_repro.stats.level import Level
 from geval_repro.tables.judge_rows import beyond_the_paper
-from geval_repro.tables.rows import CONFIDENCE
+from geval_repro.tables.rows import CONFIDENCE, MIN_BOOTSTRAP_UNITS, too_few_units
 
 SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+BETTER, WORSE = "↑", "↓"
+SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets BETTER or WORSE below this p-value
+TOOLKIT_RUN = "toolkit-run"
+#: Columns of the rows a layout shows when present (counts, the unread share).
+OPTIONAL_COLUMNS = ("n_items", "n_groups", "share_unread")
+#: Under a table: what each mark and count in its cells says (shown when a cell has one).
+SIGNIFICANCE_LEGEND = (
+    f"{BETTER} / {WORSE}: the judge cell is significantly better / worse than the best "
+    f"recomputed baseline of its column (two-sided paired permutation test on the items "
+    f"both score, p < {SIGNIFICANCE_LEVEL:g}; every test is in the table under this one)."
+)
+COUNTS_LEGEND = (
+    "n=…: the items (in how many documents, at the summary level) a cell rests on, shown "
+    "where they are fewer than its column's full count (the most any row of the column "
+    "rests on: the benchmark's items under its protocol). A cell resting on fewer than "
+    f"{MIN_BOOTSTRAP_UNITS} documents (summary level) or items (turn and dataset levels) has "
+    "no interval and no significance mark (docs/protocol.md)."
+)
+UNREAD_LEGEND = (
+    "… unread: of a mean-of-n cell, the share of its replies the parser could not read; the "
+    "released parser (`original`) scores them 0 and still counts them, so such a cell "
+    "measures format failures as much as ratings; the tolerant parser leaves them out."
+)
 
 
-def _cell(value: float, low: float, high: float, printed: float) -> tuple[str, bool]:
-    """ "ours [CI] (paper)" with a † when the printed value lies outside our CI, and the flag."""
+def _counts(row: Any, full: tuple[float, float]) -> str:
+    """ "n=22 in 4 docs" (summary level) or "n=30" (pooled) when the row rests on fewer
+    items or documents than its column's full count ``full`` (items, documents); else ""."""
+    items, groups = row.n_items, row.n_groups
+    if pd.isna(items):
+        return ""
+    full_items, full_groups = full
+    grouped = Level(row.level).grouped and not pd.isna(groups)
+    fewer = int(items) < full_items or (grouped and int(groups) < full_groups)
+    if not fewer:
+        return ""
+    if not grouped:
+        return f"n={int(items)}"
+    return f"n={int(items)} in {int(groups)} doc" + ("" if int(groups) == 1 else "s")
+
+
+def _cell(row: Any | None, full: tuple[float, float], mark: str) -> tuple[str, bool]:
+    """ "ours [CI] (paper)" with a † when the printed value lies outside our CI, the
+    significance ``mark``, the counts where fewer than ``full`` and the unread share; and
+    the † flag. ``row``: the cell's row (None: "–")."""
+    if row is None:
+        return "–", False
+    value, low, high, printed = (float(row.value), row.ci_low, row.ci_high, row.paper_value)
     ours = "–" if math.isnan(value) else with_ci(value, low, high, decimals=3)
     flagged = outside_ci(printed, low, high)
-    paper = "" if math.isnan(printed) else f" ({printed:.3f})"
-    return ours + paper + (f" {OUTSIDE_CI}" if flagged else ""), flagged
+    paper = "" if pd.isna(printed) else f" ({float(printed):.3f})"
+    text = ours + paper + (f" {OUTSIDE_CI}" if flagged else "") + (f" {mark}" if mark else "")
+    if math.isnan(value):
+        return text, flagged
+    share = getattr(row, "share_unread", math.nan)
+    extras = [_counts(row, full), "" if pd.isna(share) else f"{float(share):.0%} unread"]
+    return "; ".join([text, *(e for e in extras if e)]), flagged
 
 
-SIGNIFICANT = "*"
+def _full_counts(part: pd.DataFrame) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """(benchmark, dimension, coefficient) -> the most items and documents any row of that
+    column rests on (the benchmark's items under its protocol)."""
+    counted = part.dropna(subset=["n_items"])
+    full = counted.groupby(["benchmark", "dimension", "coefficient"])[["n_items", "n_groups"]]
+    return {
+        key: (float(r["n_items"]), float(r["n_groups"]) if pd.notna(r["n_groups"]) else math.nan)
+        for key, r in full.max().iterrows()
+    }
 
 
-SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets SIGNIFICANT below this p-value
-
-
-def _significance_lookup(significance: pd.DataFrame | None) -> dict[tuple, tuple]:
-    """(judge, variant, benchmark, dimension, coefficient) -> (difference, p-value, baseline)."""
+def _significance_lookup(significance: pd.DataFrame | None) -> dict[tuple, Any]:
+    """(judge, variant, benchmark, dimension, coefficient) -> the test's row."""
     if significance is None or significance.empty:
         return {}
     return {
-        (r.judge, r.variant, r.benchmark, r.dimension, r.coefficient): (
-            float(r.difference),
-            float(r.pvalue),
-            f"{r.baseline} ({r.baseline_variant}) {float(r.baseline_value):.3f}",
-        )
+        (r.judge, r.variant, r.benchmark, r.dimension, r.coefficient): r
         for r in significance.itertuples()
     }
 
 
+def _mark(test: Any | None, row: Any | None) -> str:
+    """↑ or ↓ for a significant test of a cell that rests on enough units, else ""."""
+    if test is None or row is None or not float(test.pvalue) < SIGNIFICANCE_LEVEL:
+        return ""
+    if too_few_units(row.level, row.n_items, row.n_groups):
+        return ""
+    return BETTER if float(test.difference) > 0 else WORSE
+
+
+def _baseline_label(test: Any) -> str:
+    """ "ROUGE-1 (11 references, max) 0.189": the best baseline and its full-set value."""
+    full = getattr(test, "baseline_value_full", test.baseline_value)
+    return f"{test.baseline} ({test.baseline_variant}) {float(full):.3f}"
+
+
 def _significance_lines(
-    significance: pd.DataFrame, tested: list[tuple[str, str, str]], columns: list, headers: list
+    significance: pd.DataFrame,
+    tested: list[tuple[str, str, str]],
+    columns: list,
+    headers: list,
+    full: Mapping[tuple[str, str, str], tuple[float, float]],
 ) -> list[str]:
     """The table under a paper layout: per judge row and column, the difference to the best
-    baseline and its p-value, with a first row naming the best baseline of each column."""
+    baseline and its p-value (where the test rests on fewer items than the column's full
+    count, the baseline's value on those items and their number), with a first row naming
+    the best baseline of each column and its value on every item."""
     lookup = _significance_lookup(significance)
     first = significance.iloc[0]
     unit = "document" if first["unit"] == "inputs" else "item"
-    baselines = {key[2:]: baseline for key, (_, _, baseline) in lookup.items()}
+    baselines = {key[2:]: _baseline_label(test) for key, test in lookup.items()}
     lines = [
         "",
-        f"Significance against the best recomputed baseline ({SIGNIFICANT} above: p < "
-        f"{SIGNIFICANCE_LEVEL:g}): difference judge minus baseline on the items both score, "
-        "and the p-value of a two-sided paired permutation test swapping the two metrics' "
-        f"scores per {unit} ({first['n_resamples']} resamples, seed {first['seed']}; "
+        f"Significance against the best recomputed baseline ({BETTER} better, {WORSE} worse "
+        f"above: p < {SIGNIFICANCE_LEVEL:g}): difference judge minus baseline on the items both "
+        "score (where they are fewer than the column's, the baseline's value on them and "
+        "their n), and the p-value of a two-sided paired permutation test swapping the two "
+        f"metrics' scores per {unit} ({first['n_resamples']} resamples, seed {first['seed']}; "
         "significance_vs_baseline.csv has every test). Baselines: the model-free metrics "
-        "recomputed here (ROUGE, BLEU, METEOR), best per column.",
+        "recomputed here, best per column, with their value on every item they score.",
         "",
         "| metric | variant | status | " + " | ".join(headers) + " |",
         "|---|---|---|" + "---|" * len(headers),
@@ -83,14 +162,34 @@ def _significance_lines(
     for metric, variant, status in tested:
         cells = []
         for column in columns:
-            difference, pvalue, _ = lookup.get((metric, variant, *column), (math.nan,) * 3)
-            cells.append("" if math.isnan(pvalue) else f"{difference:+.3f}, p {_p_value(pvalue)}")
+            test = lookup.get((metric, variant, *column))
+            if test is None or pd.isna(test.pvalue):
+                cells.append("")
+                continue
+            text = f"{float(test.difference):+.3f}, p {_p_value(float(test.pvalue))}"
+            if int(test.n_items) < full.get(column, (math.inf, math.inf))[0]:
+                text += f" (baseline {float(test.baseline_value):.3f} on n={int(test.n_items)})"
+            cells.append(text)
         lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
     return lines
 
 
 def _p_value(pvalue: float) -> str:
     return f"{pvalue:.4f}" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def shown_variant(variant: str, status: str) -> bool:
+    """Whether a row's variant is shown in a paper layout: every variant the paper's
+    tables have a row for; of this toolkit's own runs (``toolkit-run``) the tolerant
+    parser's too, beside the released one (most of their replies do not parse under it).
+    The modal reply is in each run's own tables."""
+    if not beyond_the_paper(variant):
+        return True
+    return (
+        status == TOOLKIT_RUN
+        and variant.endswith(f"/{PARSERS[1]}")
+        and (not variant.startswith("mode-reply"))
+    )
 
 
 def paper_layout(
@@ -102,16 +201,18 @@ def paper_layout(
     """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
 
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
-    a † marks a printed value outside our CI (legend under the table). A judge run shows the
-    released parser's mean of the replies and first reply, and its rating-probability scores;
-    the tolerant parser and the modal reply are in its own tables. Of a baseline with
-    several variants, the one whose row the paper prints
-    (its benchmark's ``baselines.protocol_variant`` in the registry) comes first and is
-    marked.
+    a † marks a printed value outside our CI, ``n=…`` a cell resting on fewer items or
+    documents than its column's full count, ``… unread`` a mean-of-n cell's share of
+    replies its parser could not read (legends under the table). A judge run shows the
+    released parser's mean of the replies and first reply, and its rating-probability
+    scores; a toolkit run the tolerant parser's too (:func:`shown_variant`). Of a baseline
+    with several variants, the one whose row the paper prints (its benchmark's
+    ``baselines.protocol_variant`` in the registry) comes first and is marked.
     ``significance`` (:mod:`geval_repro.tables.significance`): a judge cell whose test
-    against the best baseline has p < 0.05 gets a ``*``, and a second table under the first
-    gives every tested cell's difference and p-value. ``notes``: lines under the table
-    (:func:`table_notes`).
+    against the best baseline has p < 0.05 gets ↑ (better) or ↓ (worse) unless it rests on
+    fewer than :data:`~geval_repro.tables.rows.MIN_BOOTSTRAP_UNITS` bootstrap units, and a
+    second table under the first gives every tested cell's difference and p-value.
+    ``notes``: lines under the table (:func:`table_notes`).
     """
     benchmarks = list(table_benchmarks(number))
     # The coefficients the table prints (Table 2's caption says Spearman/Kendall, its
@@ -124,16 +225,20 @@ def paper_layout(
         dims = [*dimensions_of(benchmarks[0]), "AVG"]
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
         headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
-    part = table[table["benchmark"].isin(benchmarks)]
-    part = _protocol_first(part[part["level"] != Level.SYSTEM], benchmarks)
-    part = part[~part["variant"].map(beyond_the_paper)]
+    optional = [c for c in OPTIONAL_COLUMNS if c not in table.columns]
+    part = table[table["benchmark"].isin(benchmarks)].assign(**dict.fromkeys(optional, math.nan))
+    part = part[part["level"] == part["benchmark"].map(lambda b: level_of(b).value)]
+    part = _protocol_first(part, benchmarks)
+    shown_rows = [shown_variant(*vs) for vs in zip(part["variant"], part["status"], strict=True)]
+    part = part[shown_rows]
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
         "Status: recomputed = computed here from the pinned data; "
         + (
             "toolkit-run = this toolkit's own judge run of an open model (not the paper's "
-            "judge; its notes in correlations.csv say how many items and the coverage); "
-            if (part["status"] == "toolkit-run").any()
+            "judge; partial: its cells say how many items they rest on, its notes in "
+            "correlations.csv the coverage); "
+            if (part["status"] == TOOLKIT_RUN).any()
             else ""
         )
         + "fixture = synthetic test "
@@ -144,35 +249,48 @@ def paper_layout(
         "|---|---|---|" + "---|" * len(headers),
     ]
     keys = ["metric", "variant", "status"]
-    missing = (math.nan,) * 4
-    any_flag = False
+    full = _full_counts(part)
     tests = _significance_lookup(significance)
     tested: list[tuple[str, str, str]] = []
+    shown: set[str] = set()
     for (metric, variant, status), group in part.groupby(keys, sort=False):
-        lookup = {
-            (r.benchmark, r.dimension, r.coefficient): (r.value, r.ci_low, r.ci_high, r.paper_value)
-            for r in group.itertuples()
-        }
-        cells = [_cell(*[float(v) for v in lookup.get(col, missing)]) for col in columns]
-        if all(text == "–" for text, _ in cells):
+        rows = {(r.benchmark, r.dimension, r.coefficient): r for r in group.itertuples()}
+        cells = []
+        for column in columns:
+            row, test = rows.get(column), tests.get((metric, variant, *column))
+            mark = _mark(test, row)
+            text, flagged = _cell(row, full.get(column, (math.nan, math.nan)), mark)
+            cells.append(text)
+            shown |= {
+                legend
+                for legend, present in (
+                    (OUTSIDE_CI_LEGEND, flagged),
+                    (SIGNIFICANCE_LEGEND, bool(mark)),
+                    (COUNTS_LEGEND, "n=" in text),
+                    (UNREAD_LEGEND, " unread" in text),
+                )
+                if present
+            }
+        if all(text == "–" for text in cells):
             continue
-        any_flag |= any(flag for _, flag in cells)
-        pvalues = [tests.get((metric, variant, *col), (math.nan,) * 3)[1] for col in columns]
-        if any(not math.isnan(p) for p in pvalues):
+        if any(
+            pd.notna(getattr(tests.get((metric, variant, *c)), "pvalue", None)) for c in columns
+        ):
             tested.append((metric, variant, status))
-        texts = [
-            text + (f" {SIGNIFICANT}" if p < SIGNIFICANCE_LEVEL else "")
-            for (text, _), p in zip(cells, pvalues, strict=True)
-        ]
-        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(texts) + " |")
-    if any_flag:
-        lines += ["", OUTSIDE_CI_LEGEND]
+        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+    legends = [
+        legend
+        for legend in (OUTSIDE_CI_LEGEND, SIGNIFICANCE_LEGEND, COUNTS_LEGEND, UNREAD_LEGEND)
+        if legend in shown
+    ]
+    if legends:
+        lines += ["", *legends]
     if part["variant"].str.endswith(PROTOCOL_MARK).any():
         notes = [PROTOCOL_LEGEND, *notes]
     if notes:
         lines += ["", *notes]
-    if tested:
-        lines += _significance_lines(significance, tested, columns, headers)
+    if tested and significance is not None:
+        lines += _significance_lines(significance, tested, columns, headers, full)
     return "\n".join(lines) + "\n"
 
 
@@ -214,9 +332,30 @@ RERUN_NOTE = (
     "(`paper_metric`); a run by other authors or with another model is a different run, so "
     "its distance from the printed value is a finding about re-running G-Eval, not a failed "
     "reproduction. Shown: the released parser's mean of the replies and first reply, and the "
-    "rating-probability scores; the tolerant parser and the modal reply are in the run's own "
-    "tables."
+    "rating-probability scores; of this toolkit's own runs (toolkit-run) the tolerant parser's "
+    "too, because most of their replies do not parse under the released one; the modal reply "
+    "(and the tolerant parser of other runs) are in the run's own tables."
 )
+
+
+def _scale_note(number: int, judges: Sequence[str]) -> str:
+    """What MetricEval's rank-normal scale means for the cells of paper table ``number``
+    (``judges``: its runs on that scale): which of its coefficients the transform keeps."""
+    level = level_of(table_benchmarks(number)[0])
+    coefficients = printed_coefficients(table_benchmarks(number)[0])
+    kept = [SYMBOL[c] for c in coefficients if order_only(level, c)]
+    changed = [SYMBOL[c] for c in coefficients if not order_only(level, c)]
+    runs = ", ".join(f"`{j}`" for j in judges)
+    text = f"{runs}: {SCALES['rank-normal']}; a strictly increasing map of the judge's scores"
+    if kept:
+        text += (
+            f"; {' and '.join(kept)} read the scores' order alone, so those cells are the runs' own"
+        )
+    if changed:
+        text += (
+            f"; the {' and '.join(changed)} cells are of the transformed scores, not the judge's"
+        )
+    return text + " (correlations.csv labels every row)."
 
 
 def table_notes(number: int, judges: Mapping[str, JudgeSpec], released: str) -> list[str]:
@@ -229,6 +368,9 @@ def table_notes(number: int, judges: Mapping[str, JudgeSpec], released: str) -> 
             "Judge runs: " + "; ".join(f"`{j}`: {s.label}" for j, s in judges.items()) + "."
         )
         lines.append(RERUN_NOTE)
+    transformed = [j for j, s in judges.items() if s.scale != "raw"]
+    if transformed:
+        lines.append(_scale_note(number, transformed))
     benchmarks = table_benchmarks(number)
     if any(BENCHMARKS[b].released_replies for b in benchmarks if b in BENCHMARKS) and (
         released not in judges

@@ -17,7 +17,11 @@ Markdown that goes between :data:`START` and :data:`END` in README.md:
 4. the paper-layout tables (``table1_summeval.md``, ``table2_topical_chat.md``,
    ``table3_qags.md``) as written by the pipeline; a table built with fixture rows is
    replaced by a note;
-5. links to the human-data tables and figure.
+5. what the paper does not print: pairwise accuracy, judge vs judge, and SummEval's system
+   level beside SummEval's own Table 2 (the rows of ``correlations.csv`` whose ``paper``
+   is SummEval's, with why they differ) and its Table 3 checked against the pinned expert
+   ratings (``tables/human/summeval_system_means.csv``);
+6. links to the human-data tables and figure.
 
 The text depends on the folder's contents only (no dates), so regenerating it from the same
 results gives the same bytes. :func:`update_readme` swaps it into README.md; the command
@@ -36,10 +40,13 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
+from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import (
     PAPER_TABLES,
     PRINTED_NAMES,
+    dimensions_of,
     printed_coefficients,
+    protocol_variant_of,
     released_benchmark,
     table_benchmarks,
     table_title,
@@ -78,6 +85,8 @@ COMPACT_COLUMNS: tuple[str, ...] = (
     "value",
     "ci_low",
     "ci_high",
+    "n_items",
+    "n_groups",
     "paper_value",
     "delta",
 )
@@ -146,9 +155,18 @@ def _number(value: float, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
+def _n(items: object, groups: object) -> str:
+    """ "1600 in 100 docs" (with documents) or "300": what a row rests on."""
+    if pd.isna(items):
+        return "–"
+    if pd.isna(groups):
+        return f"{int(items)}"
+    return f"{int(items)} in {int(groups)} doc" + ("" if int(groups) == 1 else "s")
+
+
 def compact_rows(table: pd.DataFrame, benchmark: str) -> pd.DataFrame:
-    """The coefficients the paper prints for ``benchmark``, with our value, 95 % CI, paper
-    value and delta."""
+    """The coefficients the paper prints for ``benchmark``, with our value, 95 % CI, the
+    items (and documents) it rests on, paper value and delta."""
     printed = printed_coefficients(benchmark)
     rows = table[table["coefficient"].isin(printed)].loc[:, list(COMPACT_COLUMNS)]
     return pd.DataFrame(
@@ -161,6 +179,7 @@ def compact_rows(table: pd.DataFrame, benchmark: str) -> pd.DataFrame:
                 f"{_number(low)} to {_number(high)}" if pd.notna(low) else "–"
                 for low, high in zip(rows["ci_low"], rows["ci_high"], strict=True)
             ],
+            "n": [_n(i, g) for i, g in zip(rows["n_items"], rows["n_groups"], strict=True)],
             "paper": rows["paper_value"].map(_number),
             "delta": rows["delta"].map(lambda v: _number(v, signed=True)),
         }
@@ -310,9 +329,90 @@ def _ties_pairs_systems(results_dir: Path, link: str) -> list[str]:
     lines += [f"- [`{n}.md`]({link}/tables/{n}.md): {what}." for n, what in present.items()]
     lines += [
         f"- SummEval's system level (16 systems' mean scores) is in "
-        f"[`correlations.csv`]({link}/tables/correlations.csv), level `system`.",
+        f"[`correlations.csv`]({link}/tables/correlations.csv), level `system`; its ROUGE "
+        "rows beside SummEval's own Table 2 below.",
         "",
     ]
+    return lines
+
+
+SYSTEM_LEVEL_WHY = (
+    "Not a reproduction: SummEval correlates the 17 systems its experts annotated "
+    f"(`{summeval_paper.EXTRA_SYSTEM}` too, whose summaries summeval.json lacks, so no metric "
+    "can be computed for it here) and scores ROUGE with ROUGE-1.5.5 (SummEval's toolkit); "
+    "this toolkit correlates the 16 systems of summeval.json and scores with Google's "
+    "rouge-score. SummEval's τ count the 136 pairs of 17 systems (an integer over 136; over "
+    "sqrt(136 · 135) for fluency, whose expert means tie one pair), ours the 120 pairs of 16. "
+    "Every system-level row of `correlations.csv` says so in its note."
+)
+
+
+def _system_level(results_dir: Path, correlations: pd.DataFrame, link: str) -> list[str]:
+    """SummEval's system level beside SummEval's own Table 2 (the rows whose ``paper`` is
+    SummEval's), why they differ, and SummEval's Table 3 against the pinned expert ratings
+    (``tables/human/summeval_system_means.csv``)."""
+    if "paper" not in correlations.columns:
+        return []
+    rows = correlations[
+        correlations["paper"].fillna("").str.startswith(summeval_paper.PAPER)
+        & correlations["value"].notna()
+    ]
+    means = results_dir / "tables" / "human" / "summeval_system_means.csv"
+    if rows.empty and not means.is_file():
+        return []
+    benchmark = summeval_paper.BENCHMARK
+    lines = ["### SummEval's system level beside SummEval's own tables", ""]
+    if not rows.empty:
+        dimensions = [d for d in dimensions_of(benchmark) if d in set(rows["dimension"])]
+        protocol = protocol_variant_of(benchmark)
+        order = rows.assign(_p=rows["variant"] != protocol).sort_values(
+            ["metric", "_p", "variant"], kind="stable"
+        )
+        records = []
+        for (metric, variant), group in order.groupby(["metric", "variant"], sort=False):
+            cells = {r.dimension: r for r in group.itertuples()}
+            records.append(
+                {
+                    "metric": metric,
+                    "variant": variant,
+                    **{
+                        f"{d[:3]} τ": (
+                            f"{_number(cells[d].value)} [{_number(cells[d].ci_low)}, "
+                            f"{_number(cells[d].ci_high)}] ({cells[d].paper_value:.4f})"
+                            if d in cells
+                            else "–"
+                        )
+                        for d in dimensions
+                    },
+                }
+            )
+        lines += [
+            "System-level Kendall τ with the expert mean: ours over 16 systems [95 % bootstrap "
+            f"CI over documents] (SummEval's printed value, {summeval_paper.paper_table(2)}), "
+            f"from [`correlations.csv`]({link}/tables/correlations.csv), level `system`.",
+            "",
+            _markdown_table(pd.DataFrame(records)),
+            "",
+            SYSTEM_LEVEL_WHY,
+            "",
+        ]
+    if means.is_file():
+        table = pd.read_csv(means)
+        wrong = table[~table["reproduces"].astype(bool)]
+        others = "; ".join(
+            f"{r.system_id} {r.dimension}: {r.ours:.3f} here, {r.printed:.2f} printed"
+            for r in wrong.itertuples()
+        )
+        path = f"{link}/tables/human/summeval_system_means.md"
+        right = len(table) - len(wrong)
+        lines += [
+            f"{summeval_paper.paper_table(3)} (each system's mean expert rating) as a check of "
+            f"the pinned data: the expert ratings of MetricEval's file give {right} of its "
+            f"{len(table)} cells ({table['system_id'].nunique()} systems) to two decimals"
+            + (f"; not: {others}" if others else "")
+            + f" ([`summeval_system_means.md`]({path})).",
+            "",
+        ]
     return lines
 
 
@@ -382,6 +482,7 @@ def render_section(
         *_other_judges(results_dir, link, labels or {}),
         *_paper_tables(results_dir, correlations, link),
         *_ties_pairs_systems(results_dir, link),
+        *_system_level(results_dir, correlations, link),
         *_human_data(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "
         "the SHA-256 of the upstream files it rests on, the config and package versions (the "

@@ -17,16 +17,19 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import AVERAGES, NAMES, dimensions_of
-from geval_repro.registry.paper import AVERAGE, PRINTED_AVERAGE_TOLERANCE
+from geval_repro.registry.benchmarks import AVERAGES, NAMES, dimensions_of, level_of
+from geval_repro.registry.paper import AVERAGE, PRINTED_AVERAGE_TOLERANCE, paper_table_name
+from geval_repro.stats.level import Level
 from geval_repro.tables.rows import (
     COLUMNS,
+    MEASURED,
     VALUE_STATUSES,
     comparison_note,
     join_notes,
     printed_number,
     printed_value,
     row_key,
+    system_level_note,
     typed_counts,
 )
 
@@ -71,20 +74,20 @@ def _average_row(
 ) -> dict[str, object]:
     """The AVG row of one group: ``paper_value`` is the printed average, and the note states
     both the printed average and the mean of the printed columns it summarizes."""
-    empty = dict.fromkeys(
-        ("ci_low", "ci_high", "n_items", "n_groups", "tie_rate", "human_tie_rate", "epsilon"),
-        math.nan,
-    )
+    empty = dict.fromkeys(MEASURED, math.nan)
+    printed = not math.isnan(printed_average)
     return {
         **template,
         **empty,
         "value": value,
         "paper_value": printed_average,
+        "paper": paper_table_name(str(template["benchmark"])) if printed else "",
         "delta": value - printed_average,
         "note": join_notes(
             what,
             printed_averages_note(printed_average, printed_columns),
             comparison_note(value, printed_average, PRINTED_AVERAGE_TOLERANCE),
+            system_level_note(str(template["benchmark"]), Level(str(template["level"]))),
         ),
     }
 
@@ -147,9 +150,10 @@ def average_rows(
                     printed_value(
                         averaged.benchmark, averaged.dimension, printed_name, coefficient, level
                     ),
-                    [
+                    [  # the paper's columns (no other source prints an average)
                         printed_value(b, d, printed_name, coefficient, level)
                         for b, d in averaged.columns
+                        if level == level_of(averaged.benchmark)
                     ],
                     averaged.what,
                 )

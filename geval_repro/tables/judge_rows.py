@@ -16,7 +16,11 @@ first reply and the modal reply. The mean is compared with the paper's row for t
 permutation test asks whether the mean beats one reply. A run with rating probabilities
 (``geval-jsonl`` reading ``rating_probs``) gives the Eq. 1 weighted score (against
 ``paper_metric``) and the most likely rating (against its "-Probs" row). A run of format
-``scores`` (per-item scores) gives the correlation rows only.
+``scores`` (per-item scores) gives the correlation rows only; on a scale other than the
+judge's own (``scale: rank-normal``, MetricEval's transform) its variant names the scale and
+each row's note says whether the transform leaves the row's statistic unchanged
+(:func:`geval_repro.stats.invariance.order_only`) or the value is one of the transformed
+scores, not of the judge's.
 
 A dimension that cannot be scored (every item unscored, or constant scores) yields rows with
 an empty value and a note saying why, and a warning in the log; the other dimensions'
@@ -38,15 +42,16 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import AVERAGES, average_of, get_benchmark
-from geval_repro.registry.judges import JudgeSpec
+from geval_repro.registry.judges import JudgeSpec, Scale
 from geval_repro.scoring.diagnostics import reply_diagnostics
 from geval_repro.scoring.pairing import paired_items, paired_matrices
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.scoring.rating_probs import RATING_SCORES, rating_results, rating_scores
 from geval_repro.scoring.rollups import rollup
+from geval_repro.stats.invariance import order_only
 from geval_repro.stats.permutation import paired_permutation_test
 from geval_repro.tables.averages import average_rows
-from geval_repro.tables.rows import COLUMNS, table_rows
+from geval_repro.tables.rows import COLUMNS, join_notes, table_rows
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,32 @@ RATING_VARIANTS = {
 PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
 UNSCORABLE = "not scorable"
 SCORES_VARIANT = "per-item scores"
+#: The variant of a ``scores`` run's rows, by the scale of its numbers
+#: (:data:`geval_repro.registry.judges.SCALES`).
+SCORES_VARIANTS: dict[Scale, str] = {
+    "raw": SCORES_VARIANT,
+    "rank-normal": f"{SCORES_VARIANT}, MetricEval's rank-normal scale",
+}
+#: The note of a rank-normal run's row whose statistic the transform leaves unchanged, and
+#: of one whose value it changes.
+RANK_NORMAL_ORDER_NOTE = (
+    "a statistic of the scores' order alone: MetricEval's rank-normal transform (strictly "
+    "increasing over all the file's rows) leaves it unchanged, so it is the run's own value"
+)
+RANK_NORMAL_SCALE_NOTE = (
+    "computed on MetricEval's rank-normal scale (its normalize2), not on the judge's own "
+    "scores: the transform changes this value (a Pearson r, a tie threshold or the system "
+    "level's means of scores)"
+)
+
+
+def scale_note(scale: Scale, level: str, coefficient: str) -> str:
+    """What the scale of a run's numbers means for a row at ``level`` with
+    ``coefficient``: "" for the judge's own scores (``raw``); for ``rank-normal``, whether
+    the transform leaves the statistic unchanged."""
+    if scale == "raw":
+        return ""
+    return RANK_NORMAL_ORDER_NOTE if order_only(level, coefficient) else RANK_NORMAL_SCALE_NOTE
 
 
 def coverage_note(answered: int, rated: int) -> str:
@@ -71,9 +102,12 @@ def coverage_note(answered: int, rated: int) -> str:
 
 
 def with_coverage(table: pd.DataFrame, coverage: Mapping[str, tuple[int, int]]) -> pd.DataFrame:
-    """``table`` with each row's note extended by its dimension's coverage (AVG rows: every
-    dimension's); a table without a ``note`` column is returned as is."""
-    if "note" not in table.columns or not coverage or table.empty:
+    """``table`` with the note of each row of a rating-probability variant
+    (:data:`RATING_VARIANTS`) extended by its dimension's coverage (AVG rows: every
+    dimension's): the coverage is the log-probabilities', so rows of the replies (mean of
+    the replies, one reply) keep their notes. A table without a ``note`` or ``variant``
+    column is returned as is."""
+    if not {"note", "variant"} <= set(table.columns) or not coverage or table.empty:
         return table
 
     def note(dimension: str) -> str:
@@ -81,9 +115,11 @@ def with_coverage(table: pd.DataFrame, coverage: Mapping[str, tuple[int, int]]) 
             return coverage_note(*coverage[dimension])
         return "; ".join(f"{d} {coverage_note(*c)}" for d, c in coverage.items())
 
+    rated = table["variant"].isin(list(RATING_VARIANTS.values()))
     extra = table["dimension"].map(note)
     notes = table["note"].fillna("").astype(str)
-    return table.assign(note=notes.where(notes == "", notes + "; ") + extra)
+    extended = notes.where(notes == "", notes + "; ") + extra
+    return table.assign(note=extended.where(rated, notes))
 
 
 def mean_label(items: pd.DataFrame) -> tuple[str, str]:
@@ -186,6 +222,10 @@ def _rows_for(
             paper_metric=paper_metric,
             status=spec.status,
         )
+        if score in UNREAD_SCORES and {"n_replies", "n_parsed"} <= set(items.columns):
+            share = unread_share(items[items["dimension"] == dimension])
+            rows["share_unread"] = share
+            rows["note"] = rows["note"] + "; " + unread_note(share, variant)
         if reason:
             # A constant judge's pairwise accuracy is defined (the human tie share), but it
             # measures nothing of the judge: every statistic of the dimension stays empty.
@@ -194,6 +234,26 @@ def _rows_for(
             rows["note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)
+
+
+#: The per-item scores made from every reply of an item, whose rows carry the share of
+#: those replies their parser could not read (``share_unread``).
+UNREAD_SCORES = ("mean", "mode")
+
+
+def unread_share(items: pd.DataFrame) -> float:
+    """The share of the replies behind ``items`` (per-item scores of one parser, with
+    ``n_replies`` and ``n_parsed``) that the parser could not read."""
+    total = int(items["n_replies"].sum())
+    return 1 - int(items["n_parsed"].sum()) / total if total else math.nan
+
+
+def unread_note(share: float, variant: str) -> str:
+    """The note of a reply-based row: how many of its replies its parser could not read,
+    and what that parser does with them."""
+    released = variant.endswith(f"/{PARSERS[0]}")
+    treated = "scored 0 and still counted" if released else "left out"
+    return f"{share:.0%} of the replies unread by this parser ({treated})"
 
 
 def _partial_note(n_run: int, n_benchmark: int) -> str:
@@ -412,19 +472,27 @@ def scores_rows(
     n_resamples: int,
     seed: int,
 ) -> pd.DataFrame:
-    """The correlation rows of a ``scores`` run (per-item scores), with AVG rows."""
-    log.info("%s: %d item scores", spec.name, len(scores))
+    """The correlation rows of a ``scores`` run (per-item scores), with AVG rows; their
+    variant names the run's scale and each note says what the scale means for it
+    (:func:`scale_note`)."""
+    log.info("%s: %d item scores (scale %s)", spec.name, len(scores), spec.scale)
     rows = _rows_for(
         scores,
         human,
         spec=spec,
         score="score",
-        variant=SCORES_VARIANT,
+        variant=SCORES_VARIANTS[spec.scale],
         paper_metric=spec.paper_metric,
         n_resamples=n_resamples,
         seed=seed,
     )
-    return _with_averages(rows, spec.name, spec.paper_metric)
+    rows = _with_averages(rows, spec.name, spec.paper_metric)
+    notes = [
+        scale_note(spec.scale, level, coefficient)
+        for level, coefficient in zip(rows["level"], rows["coefficient"], strict=True)
+    ]
+    joined = [join_notes(str(n), extra) for n, extra in zip(rows["note"], notes, strict=True)]
+    return rows.assign(note=joined)
 
 
 def score_variants(
@@ -446,7 +514,7 @@ def score_variants(
         for score, variant in RATING_VARIANTS.items():
             yield variant, scores, score
     if "item_scores" in contents:
-        yield SCORES_VARIANT, processed["scores"], "score"
+        yield SCORES_VARIANTS[spec.scale], processed["scores"], "score"
 
 
 def subset_average_rows(

@@ -24,7 +24,7 @@ from geval_repro.registry.benchmarks import (
     dimensions_of,
     level_of,
 )
-from geval_repro.registry.paper import AVERAGE, paper_table
+from geval_repro.registry.paper import AVERAGE, paper_table, paper_table_name
 from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.tables.averages import printed_averages_note
 from geval_repro.tables.rows import (
@@ -87,6 +87,7 @@ def paper_only_rows(
                         **dict.fromkeys(COLUMNS, math.nan),
                         **row_key(benchmark, dimension, metric, variant, level, coefficient),
                         "paper_value": printed,
+                        "paper": paper_table_name(benchmark),
                         "status": status,
                         "note": join_notes(note, averages_note),
                     }

@@ -6,11 +6,21 @@ Computation only: the pipeline writes the rows (:mod:`geval_repro.report.table_f
 
 - ``value``: our correlation (NaN for numbers we cannot recompute);
 - ``ci_low``/``ci_high``: percentile bootstrap interval (the note says unit, resamples,
-  seed and confidence);
+  seed and confidence); none when the value rests on fewer than
+  :data:`MIN_BOOTSTRAP_UNITS` of the bootstrap's units (documents at SummEval's summary
+  and system levels, items at the global level): the note says so;
 - ``n_items``/``n_groups``/``tie_rate``/``human_tie_rate``: as in :mod:`geval_repro.stats`
   (tie rates over the complete cells, at the row's level);
-- ``paper_value``: the printed number when the paper prints this (benchmark, dimension,
-  metric, coefficient) at this level, ``delta`` = value - paper_value;
+- ``epsilon``: a pairwise accuracy's metric tie threshold (0 for ``acc_eq``, the fitted
+  one for ``acc_eq_calibrated``; empty for a correlation);
+- ``share_unread``: of a judge run's reply-based rows (mean of the replies, modal reply),
+  the share of the replies its parser could not read (the released parser scores them 0);
+  empty elsewhere;
+- ``paper_value``: the printed number of this (benchmark, dimension, metric, coefficient)
+  at this level, ``paper`` whose it is: the G-Eval paper's at the paper's level (its
+  Tables 1-3, :mod:`geval_repro.registry.paper`), SummEval's own Table 2 at SummEval's
+  system level (:mod:`geval_repro.registry.summeval_paper`); ``delta`` = value -
+  paper_value;
 - ``status``: recomputed (from real released data), toolkit-run (from replies this
   toolkit's judge runner obtained from a model, e.g. its own SmolLM2-135M run: not a
   reproduction of a printed number), fixture (from a test fixture: never a result),
@@ -27,12 +37,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import PRINTED_NAMES, Benchmark, level_of
-from geval_repro.registry.paper import paper_value
+from geval_repro.registry.paper import paper_table_name, paper_value
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.stats.accuracy import (
     ACCURACIES,
@@ -50,9 +62,8 @@ from geval_repro.stats.ties import tie_rate
 
 #: The columns that identify a row.
 KEY = ["benchmark", "dimension", "metric", "variant", "level", "coefficient"]
-COLUMNS = [
-    *KEY,
-    "value",
+#: The columns of a row measured on its items besides its value (an AVG row has none).
+MEASURED = [
     "ci_low",
     "ci_high",
     "n_items",
@@ -60,7 +71,14 @@ COLUMNS = [
     "tie_rate",
     "human_tie_rate",
     "epsilon",
+    "share_unread",
+]
+COLUMNS = [
+    *KEY,
+    "value",
+    *MEASURED,
     "paper_value",
+    "paper",
     "delta",
     "status",
     "note",
@@ -76,16 +94,55 @@ STATUSES = (
 VALUE_STATUSES = ("recomputed", "toolkit-run", "fixture")
 ROUNDING_TOLERANCE = 0.0005  # half a unit in the printed third decimal
 CONFIDENCE = 0.95
+#: The fewest bootstrap units (documents at the summary and system levels, items at the
+#: global level) a value's interval may rest on: with fewer, a row gets no interval and a
+#: paper layout no interval and no significance mark (docs/protocol.md). A percentile
+#: bootstrap over a handful of documents repeats the same few values and looks far more
+#: certain than it is.
+MIN_BOOTSTRAP_UNITS = 10
 
 
 def printed_value(
     benchmark: str, dimension: str, metric: str, coefficient: str, level: Level
 ) -> float:
-    """The printed value when the paper prints it at this level, else NaN."""
-    if benchmark not in PRINTED_NAMES or level_of(benchmark) != level:
-        return math.nan
-    value = paper_value(benchmark, dimension, metric, coefficient)
-    return math.nan if value is None else value
+    """The printed value of this cell at this level (:func:`printed_cell`), else NaN."""
+    return printed_cell(benchmark, dimension, metric, coefficient, level).value
+
+
+class Printed(NamedTuple):
+    """A printed number: its ``value`` (NaN: none), ``paper`` (whose it is, the column of
+    that name) and the rounding ``tolerance`` of its decimals."""
+
+    value: float
+    paper: str = ""
+    tolerance: float = ROUNDING_TOLERANCE
+
+
+def printed_cell(
+    benchmark: str, dimension: str, metric: str, coefficient: str, level: Level
+) -> Printed:
+    """The printed number of this cell: the G-Eval paper's at the paper's level for
+    ``benchmark`` (3 decimals); SummEval's own Table 2 at SummEval's system level (4
+    decimals); else none."""
+    if benchmark in PRINTED_NAMES and level_of(benchmark) == level:
+        value = paper_value(benchmark, dimension, metric, coefficient)
+        return Printed(math.nan) if value is None else Printed(value, paper_table_name(benchmark))
+    value = summeval_paper.system_level_value(benchmark, dimension, metric, coefficient, level)
+    if math.isnan(value):
+        return Printed(math.nan)
+    return Printed(value, summeval_paper.paper_table(2), summeval_paper.ROUNDING_TOLERANCE)
+
+
+def too_few_units(level: Level | str, n_items: object, n_groups: object) -> bool:
+    """Whether a row of ``level`` with these counts rests on fewer than
+    :data:`MIN_BOOTSTRAP_UNITS` bootstrap units: documents (``n_groups``) at the summary
+    level, items at the global level (a system-level row's documents are not in its counts:
+    :func:`correlation_rows` checks those itself). Missing counts (an AVG row): False."""
+    level = Level(level)
+    count = n_groups if level.grouped else n_items
+    if level is Level.SYSTEM or count is None or pd.isna(count):
+        return False
+    return int(count) < MIN_BOOTSTRAP_UNITS
 
 
 def comparison_note(value: float, printed: float, tolerance: float = ROUNDING_TOLERANCE) -> str:
@@ -151,9 +208,12 @@ def correlation_rows(
     bootstrap resample); the ``epsilon`` column holds an accuracy's metric tie threshold.
     The bootstrap uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI)
     and ``seed``; the same seed for every coefficient, so their intervals share resamples;
-    no interval when a summary-level value rests on one input (:data:`SINGLE_INPUT_NOTE`).
-    The paper value is looked up under ``paper_metric`` (default ``metric``) when ``level``
-    is the paper's level for ``benchmark``. ``note`` is prepended to the generated note.
+    no interval when the value rests on fewer than :data:`MIN_BOOTSTRAP_UNITS` of the
+    units the bootstrap draws (:func:`_bootstrap_units`; the note says so). The printed
+    value is looked up under ``paper_metric`` (default ``metric``) (:func:`printed_cell`).
+    ``note`` is prepended to the generated note; a system-level row of SummEval also says
+    how its systems differ from SummEval's own
+    (:data:`geval_repro.registry.summeval_paper.SYSTEM_LEVEL_NOTE`).
     """
     if status not in VALUE_STATUSES:
         raise ValueError(f"correlation rows carry values: status must be one of {VALUE_STATUSES}")
@@ -180,13 +240,14 @@ def correlation_rows(
             value, epsilon, coefficient_note = result.value, math.nan, ""
             n_items, n_groups = result.n_items, result.n_groups
         low = high = math.nan
-        single = _single_unit(level, unit, n_groups)
-        if n_resamples > 0 and not math.isnan(value) and not single:
+        units = _bootstrap_units(level, unit, complete, n_items, n_groups)
+        few = units < MIN_BOOTSTRAP_UNITS
+        if n_resamples > 0 and not math.isnan(value) and not few:
             interval = _interval(
                 metric_matrix, human_matrix, level, coefficient, unit, n_resamples, seed
             )
             low, high = interval.low, interval.high
-        printed = printed_value(benchmark, dimension, paper_metric or metric, coefficient, level)
+        printed = printed_cell(benchmark, dimension, paper_metric or metric, coefficient, level)
         records.append(
             {
                 **row_key(benchmark, dimension, metric, variant, level, coefficient),
@@ -198,31 +259,54 @@ def correlation_rows(
                 "tie_rate": metric_ties.rate,
                 "human_tie_rate": human_ties.rate,
                 "epsilon": epsilon,
-                "paper_value": printed,
-                "delta": value - printed,
+                "share_unread": math.nan,
+                "paper_value": printed.value,
+                "paper": printed.paper,
+                "delta": value - printed.value,
                 "status": status,
                 "note": join_notes(
                     note,
                     coefficient_note,
-                    SINGLE_INPUT_NOTE if single and not math.isnan(value) else ci_note,
-                    comparison_note(value, printed),
+                    few_units_note(units, unit) if few and not math.isnan(value) else ci_note,
+                    comparison_note(value, printed.value, printed.tolerance),
+                    system_level_note(benchmark, Level(level)),
                 ),
             }
         )
     return typed_counts(pd.DataFrame.from_records(records, columns=COLUMNS))
 
 
-SINGLE_INPUT_NOTE = (
-    "no CI: the value rests on one input (the others have no defined value), and a "
-    "bootstrap over inputs cannot vary one input"
-)
+UNIT_NAMES = {"inputs": "document", "systems": "system", "items": "item", "both": "unit"}
 
 
-def _single_unit(level: Level, unit: str, n_groups: int) -> bool:
-    """True when a summary-level value rests on fewer than two inputs and the bootstrap
-    resamples inputs only: every resample would repeat that one input (a zero-width
-    interval; resampling systems too, unit ``both``, still varies it)."""
-    return level.grouped and unit == "inputs" and n_groups < 2
+def few_units_note(units: int, unit: str) -> str:
+    """The note of a value with no interval because it rests on too few bootstrap units."""
+    name = UNIT_NAMES[unit] + ("" if units == 1 else "s")
+    return (
+        f"no CI: the value rests on {units} {name}, fewer than the {MIN_BOOTSTRAP_UNITS} a "
+        "bootstrap interval needs (docs/protocol.md)"
+    )
+
+
+def _bootstrap_units(
+    level: Level, unit: str, complete: np.ndarray, n_items: int, n_groups: int
+) -> int:
+    """How many of the units the bootstrap draws (``unit``) the value rests on: at the
+    summary level the inputs kept (``n_groups``) or the systems with a complete cell; at
+    the system level the inputs or systems with a complete cell; pooled, the items
+    (``n_items``); ``both``: the fewer of inputs and systems."""
+    inputs = n_groups if level.grouped else int(complete.any(axis=0).sum())
+    systems = int(complete.any(axis=1).sum())
+    counts = {"inputs": inputs, "systems": systems, "items": n_items}
+    return counts[unit] if unit in counts else min(inputs, systems)
+
+
+def system_level_note(benchmark: str, level: Level) -> str:
+    """What a SummEval system-level row (its AVG rows too) says beside it: 16 systems, not
+    SummEval's 17 (:data:`geval_repro.registry.summeval_paper.SYSTEM_LEVEL_NOTE`)."""
+    if benchmark == summeval_paper.BENCHMARK and level is summeval_paper.LEVEL:
+        return summeval_paper.SYSTEM_LEVEL_NOTE
+    return ""
 
 
 ACCURACY_NOTE = (

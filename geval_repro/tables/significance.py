@@ -17,8 +17,13 @@ scores) and each (dimension, coefficient) of its benchmark, the test asks whethe
   scores of whole documents, Topical-Chat and QAGS (global) swap single items; ``n_resamples``
   and ``seed`` from the config (``permutation.n_resamples``, ``seed``).
 
-One tidy row per test (:data:`COLUMNS`); a test that cannot be made (constant or unscored
-judge scores, no recomputed baseline) has an empty p-value and a note saying why. The
+One tidy row per test (:data:`COLUMNS`): ``baseline_value`` is the baseline's correlation
+on the items of the test (the same items as ``difference`` and ``pvalue``; the test's
+``value_b``), ``baseline_value_full`` its value on every item it scores (its row in the
+correlation table, by which it was chosen), ``n_items`` the items of the test. A test that
+cannot be made (constant or unscored judge scores, no recomputed baseline) has an empty
+p-value and a note saying why; a test of a run whose scores are not on the judge's own
+scale (MetricEval's rank-normal scores) says in its note whether the scale changes it. The
 pipeline runs the tests of each judge run in a job of its own
 (:func:`geval_repro.pipeline.significance.judge_significance`).
 """
@@ -34,7 +39,7 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import AVERAGE
 from geval_repro.stats.coefficients import COEFFICIENTS
-from geval_repro.tables.judge_rows import UNSCORABLE
+from geval_repro.tables.judge_rows import UNSCORABLE, scale_note
 from geval_repro.tables.paired_tests import (
     Comparison,
     Scored,
@@ -42,6 +47,7 @@ from geval_repro.tables.paired_tests import (
     judge_metrics,
     paired_tests,
 )
+from geval_repro.tables.rows import join_notes
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,7 @@ COLUMNS = [
     "baseline",
     "baseline_variant",
     "baseline_value",
+    "baseline_value_full",
     "n_items",
     "difference",
     "pvalue",
@@ -139,6 +146,7 @@ def judge_vs_baselines(
             "baseline": "",
             "baseline_variant": "",
             "baseline_value": float("nan"),
+            "baseline_value_full": float("nan"),
             "n_items": 0,
             "difference": float("nan"),
             "pvalue": float("nan"),
@@ -153,12 +161,15 @@ def judge_vs_baselines(
             record.update(
                 baseline=row["metric"],
                 baseline_variant=row["variant"],
-                baseline_value=row["value"],
+                baseline_value=test["value_b"],
+                baseline_value_full=row["value"],
                 n_items=test["n_items"],
                 difference=test["difference"],
                 pvalue=test["pvalue"],
                 status=test["status"],
-                note=test["note"] or protocol,
+                note=join_notes(
+                    test["note"] or protocol, scale_note(spec.scale, benchmark.level, coefficient)
+                ),
             )
         records.append(record)
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
