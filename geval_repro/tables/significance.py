@@ -17,8 +17,11 @@ scores) and each (dimension, coefficient) of its benchmark, the test asks whethe
   scores of whole documents, Topical-Chat and QAGS (global) swap single items; ``n_resamples``
   and ``seed`` from the config (``permutation.n_resamples``, ``seed``).
 
-One tidy row per test (:data:`COLUMNS`); a test that cannot be made (constant or unscored
-judge scores, no recomputed baseline) has an empty p-value and a note saying why. The
+One tidy row per test (:data:`COLUMNS`): ``baseline_value`` is the best baseline's value on
+its benchmark (what chose it), ``value_judge`` and ``value_baseline`` the two correlations
+on the ``n_items`` tested, whose difference is ``difference``; a test that cannot be made
+(constant or unscored judge scores, no recomputed baseline) has an empty p-value and a note
+saying why. The
 pipeline runs the tests of each judge run in a job of its own
 (:func:`geval_repro.pipeline.significance.judge_significance`).
 """
@@ -56,6 +59,8 @@ COLUMNS = [
     "baseline_variant",
     "baseline_value",
     "n_items",
+    "value_judge",
+    "value_baseline",
     "difference",
     "pvalue",
     "unit",
@@ -140,6 +145,8 @@ def judge_vs_baselines(
             "baseline_variant": "",
             "baseline_value": float("nan"),
             "n_items": 0,
+            "value_judge": float("nan"),
+            "value_baseline": float("nan"),
             "difference": float("nan"),
             "pvalue": float("nan"),
             "unit": unit,
@@ -155,6 +162,8 @@ def judge_vs_baselines(
                 baseline_variant=row["variant"],
                 baseline_value=row["value"],
                 n_items=test["n_items"],
+                value_judge=test["value_a"],
+                value_baseline=test["value_b"],
                 difference=test["difference"],
                 pvalue=test["pvalue"],
                 status=test["status"],
