@@ -1,10 +1,11 @@
-"""Time the paired permutation test per test (issue 27, target 1): previous implementation,
-ours, and nlpstats, on real-sized inputs, 1,000 resamples.
+"""Time the paired permutation test per test (issue 27, target 1; issue 17's tie rule):
+recomputing, the fast paths before the tie rule, ours, and nlpstats, on real-sized inputs,
+1,000 resamples.
 
 Not a test: run ``python perf/time_permutation.py`` (``--calls`` per timing, ``--dimension``
 of Topical-Chat, ``--skip-nlpstats``). It needs the offline mirror (``GEVAL_REPRO_MIRROR`` or
-``../shared/mirror``) and the git history (the previous implementation is read with ``git
-show``).
+``../shared/mirror``) and the git history (the fast paths before the tie rule are read
+with ``git show``).
 
 Inputs:
 
@@ -21,22 +22,26 @@ Inputs:
 - SummEval, summary level (16 systems x 100 documents, whole documents swapped): the expert
   coherence means (mirror) and two synthetic judges as in ``perf/time_stats.py``.
 
-Timed, per test (``paired_permutation_test`` with 1,000 resamples, seed 0): (a) the previous
-implementation, commit :data:`PREVIOUS` (it recomputed every swapped matrix), (b) ours, (c)
-``nlpstats.correlations.permutation_test`` on the same matrices with 1,000 resamples
-(permutation method "inputs": at the global level the one row's columns are the items). CPU
-seconds of this process (``time.process_time``, BLAS threads included), the best of
-``--calls`` calls for (a) and (b) and one call for (c); the machine is shared, so the ratios
-are the numbers to read. The distributions of (a) and (b) are asserted identical (bit for bit
-for Spearman and Kendall, 1e-12 for Pearson) and their p-values equal. nlpstats draws its own
-permutations (``np.random``, not our seeded generator), so its p-value agrees with ours only
-statistically (and it reports k / n, ours (1 + k) / (1 + n)); for BLEU-4 with Spearman and
-Kendall not even that: nlpstats ranks the standardized scores by exact equality, this package
-merges their near-ties (BLEU-4's Spearman with engagingness: 0.316 on the raw scores and for
-scipy on the standardized ones, 0.359 after the merge), a property of the test as it was,
-kept unchanged here. The floor line is the cost of
-drawing the swap masks alone (``default_rng(seed).random(...) < 0.5``), which the test keeps.
-nlpstats at the summary level takes about two minutes per test (``--skip-nlpstats``).
+Timed, per test (``paired_permutation_test`` with 1,000 resamples, seed 0): (a) recomputing
+every swapped matrix with the tie rule (what the test did before the fast paths; the
+reference the fast paths are asserted equal to), (b) the fast
+paths as they were before ties were decided on each metric's own scores, commit
+:data:`BEFORE_TIES` (their tie rule merged BLEU-4's near-zero scores once standardized), (c)
+ours, (d) ``nlpstats.correlations.permutation_test`` on the same matrices with 1,000
+resamples (permutation method "inputs": at the global level the one row's columns are the
+items). CPU seconds of this process (``time.process_time``, BLAS threads included), the best
+of ``--calls`` calls for (a) to (c) and one call for (d); the machine is shared, so the
+ratios are the numbers to read. Ours is asserted equal to (a) (``correlate_batch`` on
+:func:`~geval_repro.stats.permutation.tie_codes`, or on the standardized scores for Pearson:
+bit for bit for Spearman and Kendall, 1e-12 for Pearson), and its statistic to the raw
+scores' difference. (b) differs from ours where
+standardized near-ties merged (BLEU-4's Spearman with engagingness: 0.316 on the raw scores,
+0.359 after the merge); its p-values are printed beside ours. nlpstats draws its own
+permutations (``np.random``, not our seeded generator) and ranks the standardized scores by
+exact equality, so its p-value agrees with ours only statistically (and it reports k / n,
+ours (1 + k) / (1 + n)). The floor line is the cost of drawing the swap masks alone
+(``default_rng(seed).random(...) < 0.5``), which the test keeps. nlpstats at the summary
+level takes about two minutes per test (``--skip-nlpstats``).
 """
 
 from __future__ import annotations
@@ -61,26 +66,34 @@ from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.registry.sources import REPO_ROOT, get_source
 from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.level import Level
+from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.stats.permutation import (
+    _recomputed_differences,
+    _standardize,
+    _swap_masks,
+    paired_permutation_test,
+    tie_codes,
+)
 
-PREVIOUS = "d2e3e70"  # the last commit whose permutation test recomputed every swapped matrix
+BEFORE_TIES = "c1d198f"  # the fast paths with ties decided after standardizing
 N_RESAMPLES = 1000
 NLPSTATS_LEVEL = {"summary": "input", "global": "global"}
 TopicalScores = dict[str, np.ndarray]
 
 
-def previous_implementation() -> Callable[..., object]:
-    """``paired_permutation_test`` of commit :data:`PREVIOUS`, read with ``git show``."""
+def implementation_of(commit: str) -> Callable[..., object]:
+    """``paired_permutation_test`` of ``commit``, read with ``git show``."""
     source = subprocess.run(
-        ["git", "-C", str(REPO_ROOT), "show", f"{PREVIOUS}:geval_repro/stats/permutation.py"],
+        ["git", "-C", str(REPO_ROOT), "show", f"{commit}:geval_repro/stats/permutation.py"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(source)
-    spec = importlib.util.spec_from_file_location("previous_permutation", handle.name)
+    spec = importlib.util.spec_from_file_location(f"permutation_{commit}", handle.name)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     os.unlink(handle.name)
@@ -150,14 +163,26 @@ def masked(a: np.ndarray, b: np.ndarray, human: np.ndarray):
     return tuple(np.where(both, m, np.nan) for m in (a, b, human))
 
 
-def bench(title, level, human, pairs, previous, calls, nlpstats) -> list[float]:
-    """Print one block of timings; return the ratios previous / ours."""
+def reference(a, b, gold, level, coefficient) -> np.ndarray:
+    """Every swapped matrix recomputed with the tie rule (the module docstring)."""
+    level = Level(level)
+    if coefficient == "pearson" or level is Level.SYSTEM:
+        x_a, x_b = _standardize(a, "a"), _standardize(b, "b")
+    else:
+        x_a, x_b = tie_codes(a, b, gold, level, coefficient)
+    swap = _swap_masks(np.random.default_rng(0), level.permutation_unit, N_RESAMPLES, *a.shape)
+    return _recomputed_differences(x_a, x_b, gold, level, coefficient, swap)
+
+
+def bench(title, level, human, pairs, before, calls, nlpstats) -> list[list[float]]:
+    """Print one block of timings; return the ratios recomputed / ours and before / ours."""
     print(f"\n{title}")
     print(
-        f"   {'pair':<32} {'coef.':<8} {'previous':>9} {'ours':>8} {'ratio':>6}"
-        f" {'nlpstats':>9} {'ratio':>6}   p previous / ours / nlpstats"
+        f"   {'pair':<22} {'coef.':<8} {'recomp.':>9} {'before':>8} {'ours':>8}"
+        f" {'rec/ours':>9} {'bef/ours':>8} {'nlpstats':>9} {'ratio':>6}"
+        "   p before / ours / nlpstats"
     )
-    ratios = []
+    ratios = [[], []]
     for name_a, name_b, a, b in pairs:
         a, b, gold = masked(a, b, human)
         for coefficient in COEFFICIENTS:
@@ -165,14 +190,20 @@ def bench(title, level, human, pairs, previous, calls, nlpstats) -> list[float]:
             def test(implementation, a=a, b=b, gold=gold, c=coefficient):
                 return implementation(a, b, gold, level, c, n_resamples=N_RESAMPLES, seed=0)
 
-            t_old, old = best_cpu(lambda: test(previous), max(1, calls // 2))
+            t_old, want = best_cpu(
+                lambda a=a, b=b, gold=gold, c=coefficient: reference(a, b, gold, level, c),
+                max(1, calls // 2),
+            )
+            t_before, fast = best_cpu(lambda: test(before), calls)
             t_new, new = best_cpu(lambda: test(paired_permutation_test), calls)
             if coefficient == "pearson":
-                np.testing.assert_allclose(new.distribution, old.distribution, rtol=0, atol=1e-12)
+                np.testing.assert_allclose(new.distribution, want, rtol=0, atol=1e-12)
             else:
-                np.testing.assert_array_equal(new.distribution, old.distribution)
-            assert new.pvalue == old.pvalue and new.statistic == old.statistic
-            ratios.append(t_old / t_new)
+                np.testing.assert_array_equal(new.distribution, want)
+            raw = [correlate(m, gold, level, coefficient).value for m in (a, b)]
+            assert new.statistic == raw[0] - raw[1]
+            ratios[0].append(t_old / t_new)
+            ratios[1].append(t_before / t_new)
             theirs = "       -      -"
             p_theirs = "-"
             if nlpstats:
@@ -188,18 +219,23 @@ def bench(title, level, human, pairs, previous, calls, nlpstats) -> list[float]:
                 theirs = f"{t_nlp:8.3f}s {t_nlp / t_new:6.0f}"
                 p_theirs = f"{result.pvalue:.4f}"
             print(
-                f"   {name_a + ' vs ' + name_b:<32} {coefficient:<8} {t_old * 1e3:7.1f}ms"
-                f" {t_new * 1e3:6.1f}ms {t_old / t_new:6.1f} {theirs}   "
-                f"{old.pvalue:.4f} / {new.pvalue:.4f} / {p_theirs}"
+                f"   {name_a + ' vs ' + name_b:<22} {coefficient:<8} {t_old * 1e3:7.1f}ms"
+                f" {t_before * 1e3:6.1f}ms {t_new * 1e3:6.1f}ms {t_old / t_new:9.1f}"
+                f" {t_before / t_new:8.2f} {theirs}   "
+                f"{fast.pvalue:.4f} / {new.pvalue:.4f} / {p_theirs}"
             )
     return ratios
 
 
-def summarize(ratios: list[float], shape: tuple[int, ...], calls: int) -> None:
+def summarize(ratios: list[list[float]], shape: tuple[int, ...], calls: int) -> None:
     """Print the ratios' range and the floor: drawing the swap masks alone (CPU seconds)."""
     floor = best_cpu(lambda: np.random.default_rng(0).random(shape) < 0.5, calls)[0]
     print(f"   drawing the swap masks alone: {floor * 1e3:.1f} ms (the floor of every test)")
-    print(f"   ratio previous / ours: min {min(ratios):.1f}, median {np.median(ratios):.1f}")
+    for name, values in zip(("recomputed", "before"), ratios, strict=True):
+        print(
+            f"   ratio {name} / ours: min {min(values):.2f}, median {np.median(values):.2f},"
+            f" max {max(values):.2f}"
+        )
 
 
 def main() -> None:
@@ -209,14 +245,15 @@ def main() -> None:
     parser.add_argument("--skip-nlpstats", action="store_true", help="do not time nlpstats")
     args = parser.parse_args()
     mirror = mirror_path()
-    previous = previous_implementation()
+    before = implementation_of(BEFORE_TIES)
     print(
         f"Paired permutation test, {N_RESAMPLES} resamples, CPU per test (best of {args.calls}; "
-        f"previous = commit {PREVIOUS}, best of {max(1, args.calls // 2)}; nlpstats: 1 call)."
+        f"recomputed: best of {max(1, args.calls // 2)}; before = commit {BEFORE_TIES}; "
+        "nlpstats: 1 call)."
     )
     print(
-        "Previous and ours: identical distributions and p-values (asserted). nlpstats draws "
-        "its own permutations: its p-values (k/n) agree with ours ((1+k)/(1+n)) only "
+        "Ours equals recomputing every swapped matrix with its tie rule (asserted). nlpstats "
+        "draws its own permutations: its p-values (k/n) agree with ours ((1+k)/(1+n)) only "
         "statistically."
     )
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset: one per core")
@@ -252,7 +289,7 @@ def main() -> None:
     ]
     for title, level, gold_scores, compared in blocks:
         ratios = bench(
-            title, level, gold_scores, compared, previous, args.calls, not args.skip_nlpstats
+            title, level, gold_scores, compared, before, args.calls, not args.skip_nlpstats
         )
         summarize(ratios, (N_RESAMPLES, 1, gold_scores.shape[1]), args.calls)
 

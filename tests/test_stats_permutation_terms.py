@@ -1,10 +1,11 @@
 """The permutation test's fast paths against recomputing every swapped matrix.
 
 Reference: ``correlate_batch`` on the stacked swapped matrices ``where(swap, B, A)`` and
-``where(swap, A, B)`` (what the test computed before the fast paths). Spearman and Kendall
-must match bit for bit, Pearson within 1e-12, with the same undefined (NaN) resamples, on
-matrices with ties, missing cells, constant vectors, near-ties (tight and chained) and the
-real shapes. The pair-sign forms are also checked against brute-force sums.
+``where(swap, A, B)`` (what the test computed before the fast paths); for the test itself,
+of the rank coefficients' reference codes (tests/test_stats_permutation_ties.py).
+Spearman and Kendall must match bit for bit, Pearson within 1e-12, with the same undefined
+(NaN) resamples, on matrices with ties, missing cells, constant vectors, near-ties (tight
+and chained) and the real shapes. The pair-sign forms are also checked against brute-force sums.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from geval_repro.stats.swapped_ranks import (
     spearman_sums,
     tie_structure,
 )
+from tests.test_stats_permutation_ties import reference_codes
 
 LEVELS = ("global", "summary", "system")
 UNITS = ("items", "inputs", "systems", "both")
@@ -169,23 +171,29 @@ def test_real_shapes(coefficient, level, shape, unit) -> None:
 @pytest.mark.parametrize("unit", UNITS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_test_draws_the_documented_masks(level, unit) -> None:
-    """paired_permutation_test: statistic and distribution from the documented draws of
-    ``default_rng(seed).random(...) < 0.5`` (systems before inputs), recomputed."""
+    """paired_permutation_test: the statistic from the raw scores, the distribution from
+    the documented draws of ``default_rng(seed).random(...) < 0.5`` (systems before inputs),
+    recomputed on the standardized scores (Pearson, and every coefficient at the system
+    level) or on the reference codes of the rank coefficients' ties."""
     rng = np.random.default_rng(7)
     human = rng.integers(1, 6, (5, 12)) / 1.0
     metric_a = np.round(human + rng.normal(0, 1, human.shape), 1)
     metric_b = np.round(human + rng.normal(0, 2, human.shape), 1)
-    a, b = standardized(metric_a), standardized(metric_b)
+    metric_b[0, :4] = 10.0 ** -np.arange(12, 16)  # raw-distinct, near-ties once standardized
     for coefficient in COEFFICIENTS:
         result = paired_permutation_test(
             metric_a, metric_b, human, level, coefficient, n_resamples=80, seed=11, unit=unit
         )
-        swap = draw_swaps(np.random.default_rng(11), unit, 80, a.shape)
+        swap = draw_swaps(np.random.default_rng(11), unit, 80, metric_a.shape)
         observed = (
-            correlate_batch(a, human, level, coefficient).value
-            - correlate_batch(b, human, level, coefficient).value
+            correlate_batch(metric_a, human, level, coefficient).value
+            - correlate_batch(metric_b, human, level, coefficient).value
         )
         assert result.statistic == float(observed)  # the same float
+        if coefficient == "pearson" or level == "system":
+            a, b = standardized(metric_a), standardized(metric_b)
+        else:
+            a, b = reference_codes(metric_a, metric_b, level)
         assert_same(
             result.distribution, recomputed(a, b, human, level, coefficient, swap), coefficient
         )

@@ -14,9 +14,27 @@ difference at the same level with the same coefficient. Units (the level's defau
 
 Scale: A and B are first standardized, each by the mean and standard deviation of all its
 present cells (as nlpstats does), so that a swapped cell is on the scale of the scores
-around it. Correlations are invariant to this positive affine map, so the observed statistic
-is unchanged (up to rounding); it is computed on the standardized scores, like the
-permuted ones.
+around it. The observed statistic is not taken from the standardized scores: it is
+``corr(A, human) - corr(B, human)`` computed by ``correlate_batch`` on the raw matrices, the
+floats the results tables print, so a table's difference is its two values' difference.
+
+Ties (Spearman and Kendall at the summary and global levels; :func:`tie_codes`): two values of
+one metric tie exactly when they tie in its raw scores under the levels' near-tie rule (the
+clusters ``collapse_near_ties`` forms on the raw vector the level ranks: each input's
+systems, or the global level's cells); a value of A and a value of B are compared on the
+standardized scale, and tie when their standardized values are equal floats. Standardizing
+is monotone (``fl(x - mean)`` and ``fl(y / sd)`` never invert an order, tested) but can
+round distinct raw values onto one float, and the near-tie rule applied after centering
+merges raw-distinct values (BLEU-4's scores of 1e-17 to 1e-10 sit a few 1e-10 apart around
+``-mean / sd``): so each raw cluster is replaced by its representative's standardized value
+``z``, the pooled values are ordered by ``(z, c)`` with no second tolerance, and ``c``
+breaks the ties of one metric's clusters that standardize to the same float by their raw
+order (centred: ``c = i - (k - 1) / 2`` for the ``i``-th of ``k`` such clusters, 0 for a
+cluster alone on its float). The swapped scores are these keys' dense ranks, integers that
+the levels' near-tie rule leaves as they are, so with nothing swapped each metric's ranks
+are those of its raw scores. Constant vectors are then those with one key. At the system
+level the rank coefficients rank the systems' means of the standardized scores (a swapped
+mean mixes both metrics: no raw scale exists), with the levels' rule.
 
 P-value: ``(1 + k) / (1 + n)`` where ``n`` counts permuted differences that are defined and
 ``k`` those at least as extreme as the observed one (|d| >= |observed| two-sided, d >=
@@ -45,11 +63,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from geval_repro.stats.coefficients import collapse_near_ties
 from geval_repro.stats.level import UNITS, Level
-from geval_repro.stats.levels import correlate_batch, kept_mean, summary_terms
+from geval_repro.stats.levels import (
+    NEAR_TIE_RTOL,
+    RANK_COEFFICIENTS,
+    correlate_batch,
+    kept_mean,
+    summary_terms,
+)
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
 from geval_repro.stats.permutation_terms import (
     CELLS_PER_BLOCK,
+    grouped,
     swapped_differences,
     system_differences,
 )
@@ -70,6 +96,76 @@ def _standardize(scores: np.ndarray, name: str) -> np.ndarray:
     return (scores - np.nanmean(scores)) / sd
 
 
+def _metric_keys(
+    raw: np.ndarray, seen: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One metric's keys ``(z, c)`` ``(G, m)`` of its grouped ``raw`` scores (module
+    docstring, Ties): the near-tie clusters of each group's ``seen`` values (present ones
+    not seen keep their value), standardized by ``scores``' mean and sd like
+    :func:`_standardize`; ``c`` orders the clusters of a group that standardize to one
+    float by their raw values."""
+    representative = raw.copy()
+    collapsed = collapse_near_ties(np.where(seen, raw, np.nan), NEAR_TIE_RTOL)
+    representative[seen] = collapsed[seen]
+    z = (representative - np.nanmean(scores)) / np.nanstd(scores)
+    c = np.zeros(raw.shape)
+    group, item = np.nonzero(~np.isnan(raw))
+    zs, rs = z[group, item], representative[group, item]
+    order = np.lexsort((rs, zs, group))
+    group, item, zs, rs = group[order], item[order], zs[order], rs[order]
+    run = np.ones(order.size, dtype=bool)  # a new (group, z) float
+    run[1:] = (group[1:] != group[:-1]) | (zs[1:] != zs[:-1])
+    distinct = run.copy()  # a new cluster
+    distinct[1:] |= rs[1:] != rs[:-1]
+    cluster = np.cumsum(distinct)
+    run_of = np.cumsum(run) - 1
+    index = cluster - cluster[run][run_of]  # the cluster's place on its float
+    if order.size:
+        size = np.maximum.reduceat(index, np.flatnonzero(run)) + 1
+        c[group, item] = index - (size[run_of] - 1) / 2
+    return z, c
+
+
+def tie_codes(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    level: Level | str,
+    coefficient: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A's and B's scores as the rank coefficients compare them in the test, at the summary
+    or global level (module docstring, Ties): the dense ranks (floats, NaN where missing) of
+    the keys ``(z, c)`` pooled over A and B in each vector the level ranks.
+
+    The level's near-tie clusters are formed over the values it collapses: the complete
+    cells for the global level's Spearman, every present metric score otherwise.
+    """
+    level = Level(level)
+    raw_a, raw_b = grouped(metric_a, level), grouped(metric_b, level)
+    seen = ~np.isnan(raw_a)
+    if level.pooled and coefficient == "spearman":
+        seen &= ~np.isnan(grouped(human, level))
+    keys_a, keys_b = _metric_keys(raw_a, seen, metric_a), _metric_keys(raw_b, seen, metric_b)
+    z = np.concatenate([keys_a[0], keys_b[0]], axis=-1)
+    c = np.concatenate([keys_a[1], keys_b[1]], axis=-1)
+    group, item = np.nonzero(~np.isnan(z))
+    zs, cs = z[group, item], c[group, item]
+    order = np.lexsort((cs, zs, group))
+    group, item, zs, cs = group[order], item[order], zs[order], cs[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    new = first.copy()
+    new[1:] |= (zs[1:] != zs[:-1]) | (cs[1:] != cs[:-1])
+    label = np.cumsum(new)
+    codes = np.full(z.shape, np.nan)
+    codes[group, item] = label - label[first][np.cumsum(first) - 1]  # from 0 in each vector
+    m = raw_a.shape[-1]
+    shape = metric_a.shape
+    if level.pooled:
+        return codes[0, :m].reshape(shape), codes[0, m:].reshape(shape)
+    return np.ascontiguousarray(codes[:, :m].T), np.ascontiguousarray(codes[:, m:].T)
+
+
 def permuted_differences(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -86,7 +182,7 @@ def permuted_differences(
     swap = np.asarray(swap, dtype=bool)
     fast = None
     if swap.ndim == 3 and Level(level).grouped and swap.shape[1] == 1:
-        fast = _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])[1]
+        fast = _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])
     elif swap.ndim == 3 and Level(level) is Level.SYSTEM:
         fast = system_differences(metric_a, metric_b, human, coefficient, swap)
     elif swap.ndim == 3:
@@ -102,26 +198,22 @@ def _swapped_documents(
     human: np.ndarray,
     coefficient: str,
     swap: np.ndarray,
-) -> tuple[float, np.ndarray]:
+) -> np.ndarray:
     """Summary level, whole inputs swapped: each input's correlations once, then means.
 
     Swapping input ``j`` only exchanges which of its two correlations (A's or B's) enters
     each average, together with its kept flag. ``swap``: ``(n_resamples, n_inputs)``.
-    Returns the observed difference (nothing swapped; the floats of ``correlate_batch``) and
-    the permuted ones.
+    Returns the permuted differences.
     """
     corr_a, kept_a, _ = summary_terms(metric_a, human, coefficient)
     corr_b, kept_b, _ = summary_terms(metric_b, human, coefficient)
     swap = np.broadcast_to(swap, (swap.shape[0], metric_a.shape[1]))
-    swap = np.concatenate([np.zeros((1, swap.shape[1]), dtype=bool), swap])  # observed first
     # what each input adds to the sum of its metric's kept correlations, and to their count
     added_a, added_b = np.where(kept_a, corr_a, 0.0), np.where(kept_b, corr_b, 0.0)
     moved = swap @ (kept_b.astype(np.int64) - kept_a)  # kept inputs B' gives A' (A' less B')
-
-    differences = kept_mean(np.where(swap, added_b, added_a), kept_a.sum() + moved) - kept_mean(
+    return kept_mean(np.where(swap, added_b, added_a), kept_a.sum() + moved) - kept_mean(
         np.where(swap, added_a, added_b), kept_b.sum() - moved
     )
-    return float(differences[0]), differences[1:]
 
 
 def _recomputed_differences(
@@ -215,19 +307,17 @@ def paired_permutation_test(
 
     a = _standardize(metric_a, "metric_a")
     b = _standardize(metric_b, "metric_b")
-    swap = _swap_masks(np.random.default_rng(seed), unit, n_resamples, *a.shape)
-    differences = None
-    if level.grouped and unit == "inputs":  # the inputs' correlations serve both
-        observed, differences = _swapped_documents(a, b, human, coefficient, swap[:, 0, :])
-    else:
-        observed = float(
-            correlate_batch(a, human, level, coefficient).value
-            - correlate_batch(b, human, level, coefficient).value
-        )
+    # the observed statistic: the floats of the results tables (raw scores, module docstring)
+    observed = float(
+        correlate_batch(metric_a, human, level, coefficient).value
+        - correlate_batch(metric_b, human, level, coefficient).value
+    )
     if np.isnan(observed):
         raise ValueError(f"the {level}-level {coefficient} correlation of A or B is undefined")
-    if differences is None:
-        differences = permuted_differences(a, b, human, level, coefficient, swap)
+    if coefficient in RANK_COEFFICIENTS and level is not Level.SYSTEM:
+        a, b = tie_codes(metric_a, metric_b, human, level, coefficient)
+    swap = _swap_masks(np.random.default_rng(seed), unit, n_resamples, *a.shape)
+    differences = permuted_differences(a, b, human, level, coefficient, swap)
     differences.setflags(write=False)
     return PermutationResult(
         statistic=observed,

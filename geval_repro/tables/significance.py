@@ -19,11 +19,13 @@ scores) and each (dimension, coefficient) of its benchmark, the test asks whethe
 
 One tidy row per test (:data:`COLUMNS`): ``baseline_value`` is the baseline's correlation
 on the items of the test (the same items as ``difference`` and ``pvalue``; the test's
-``value_b``), ``baseline_value_full`` its value on every item it scores (its row in the
-correlation table, by which it was chosen), ``n_items`` the items of the test. A test that
-cannot be made (constant or unscored judge scores, no recomputed baseline) has an empty
-p-value and a note saying why; a test of a run whose scores are not on the judge's own
-scale (MetricEval's rank-normal scores) says in its note whether the scale changes it. The
+``value_b``), ``value_judge`` the judge's on them (``difference`` = ``value_judge -
+baseline_value``), ``baseline_value_full`` the baseline's value on every item it scores
+(its row in the correlation table, by which it was chosen), ``n_items`` the items of the
+test. A test that cannot be made (constant or unscored judge scores, no recomputed
+baseline) has an empty p-value and a note saying why; a test of a run whose scores are not
+on the judge's own scale (MetricEval's rank-normal scores) says in its note whether the
+scale changes it. The
 pipeline runs the tests of each judge run in a job of its own
 (:func:`geval_repro.pipeline.significance.judge_significance`).
 """
@@ -63,6 +65,7 @@ COLUMNS = [
     "baseline_value",
     "baseline_value_full",
     "n_items",
+    "value_judge",
     "difference",
     "pvalue",
     "unit",
@@ -148,6 +151,7 @@ def judge_vs_baselines(
             "baseline_value": float("nan"),
             "baseline_value_full": float("nan"),
             "n_items": 0,
+            "value_judge": float("nan"),
             "difference": float("nan"),
             "pvalue": float("nan"),
             "unit": unit,
@@ -164,6 +168,7 @@ def judge_vs_baselines(
                 baseline_value=test["value_b"],
                 baseline_value_full=row["value"],
                 n_items=test["n_items"],
+                value_judge=test["value_a"],
                 difference=test["difference"],
                 pvalue=test["pvalue"],
                 status=test["status"],
