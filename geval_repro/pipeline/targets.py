@@ -54,6 +54,18 @@ class Targets:
         return [name for name, spec in self.judges.items() if spec.has_replies]
 
     @property
+    def swept(self) -> list[str]:
+        """The runs whose replies-per-item sweep is made (replies, on a benchmark with
+        per-item human scores)."""
+        return [name for name, spec in self.judges.items() if spec.has_sweep]
+
+    @property
+    def correlated(self) -> list[str]:
+        """The runs on a benchmark with per-item human scores: correlation rows, tests
+        against the baselines (a run on a benchmark of pairwise preferences gets neither)."""
+        return [n for n, spec in self.judges.items() if spec.benchmark.has_human_scores]
+
+    @property
     def scored(self) -> list[str]:
         """The runs of per-item scores (format ``scores``)."""
         return [name for name, spec in self.judges.items() if "item_scores" in spec.contents]
@@ -136,10 +148,19 @@ class Targets:
 ROW_FILES: tuple[str, ...] = ("unieval", "baselines", "human_ceiling", "judge_averages")
 
 
+#: The benchmarks with per-item human scores (correlations, judge-vs-judge tests, the human
+#: tables): every benchmark but those of pairwise preferences.
+SCORED_BENCHMARKS: tuple[str, ...] = tuple(n for n, b in BENCHMARKS.items() if b.has_human_scores)
+
+#: The benchmarks of pairwise human preferences (the writer-vs-LLM analysis).
+PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
+    n for n, b in BENCHMARKS.items() if not b.has_human_scores
+)
+
 #: The tidy tables the human-data tables read (geval_repro.pipeline.human_tables): every
-#: benchmark's, SummEval's expert ratings and QAGS's MTurk answers.
+#: scored benchmark's, SummEval's expert ratings and QAGS's MTurk answers.
 HUMAN_INPUTS: tuple[str, ...] = (
-    *BENCHMARKS,
+    *SCORED_BENCHMARKS,
     "summeval_experts",
     "qags_mturk_cnndm",
     "qags_mturk_xsum",

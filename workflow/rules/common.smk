@@ -8,7 +8,7 @@ block): Snakemake compares params of builtin types only, so those make a changed
 rerun the job."""
 
 from geval_repro.pipeline.layout import rule_name
-from geval_repro.pipeline.targets import tidy_tables
+from geval_repro.pipeline.targets import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS, tidy_tables
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
     BASELINE_FAMILIES,
@@ -21,10 +21,13 @@ from geval_repro.registry.formats import SWEEP_FIGURES
 
 OTHER_TABLES = tidy_tables()
 WITH_REPLIES = TARGETS.with_replies
+SWEPT = TARGETS.swept
+CORRELATED = TARGETS.correlated
 SCORED = TARGETS.scored
 RERUN_PAIRS = TARGETS.rerun_pairs
 TABLE_JUDGES = {n: TARGETS.in_table(n) for n in PAPER_TABLES}
-BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in BENCHMARK_NAMES}
+BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in SCORED_BENCHMARKS}
+PREFERENCE_JUDGES = {b: TARGETS.on_benchmark(b) for b in PREFERENCE_BENCHMARKS}
 READER_OUTPUTS = TARGETS.reader_outputs
 
 
