@@ -7,7 +7,7 @@ also takes their config entries as written (params entries, or run for a judge r
 block): Snakemake compares params of builtin types only, so those make a changed entry
 rerun the job."""
 
-from geval_repro.pipeline.layout import rule_name
+from geval_repro.pipeline.layout import one_of, rule_name
 from geval_repro.pipeline.targets import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS, tidy_tables
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
@@ -30,7 +30,3 @@ BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in SCORED_BENCHMARKS}
 PREFERENCE_JUDGES = {b: TARGETS.on_benchmark(b) for b in PREFERENCE_BENCHMARKS}
 READER_OUTPUTS = TARGETS.reader_outputs
 
-
-def one_of(names):
-    """A wildcard constraint matching exactly one of ``names`` (nothing when empty)."""
-    return "|".join(re.escape(str(n)) for n in names) or "(?!)"
