@@ -31,7 +31,7 @@ from geval_repro.config import (
     judge_spec,
     load_config,
 )
-from geval_repro.pipeline.targets import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
+from geval_repro.registry.benchmarks import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
 from geval_repro.registry.outputs import PAPER_LAYOUTS, WRITER_VS_LLM_FIGURE
 from geval_repro.report.cluster_figure import cluster_title
 from tests.conftest import REPO_ROOT

@@ -27,7 +27,9 @@ FIXTURE_DIR = REPO_ROOT / "tests" / "fixtures" / "judge_fixture_writer_vs_llm"
 
 
 def _judgements(mirror_dir: Path) -> list[dict]:
-    (path,) = mirror_dir.glob("Tiiiger/benchmark_llm_summarization/*/pairwise_evaluation_results.json")
+    (path,) = mirror_dir.glob(
+        "Tiiiger/benchmark_llm_summarization/*/pairwise_evaluation_results.json"
+    )
     return json.loads(path.read_text(encoding="utf-8"))
 
 

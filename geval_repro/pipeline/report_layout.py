@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from geval_repro.pipeline.layout import Layout, rule_name
-from geval_repro.pipeline.targets import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
 from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import BENCHMARKS
+from geval_repro.registry.benchmarks import BENCHMARKS, PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
 from geval_repro.registry.formats import SWEEP_FIGURES
 from geval_repro.registry.judges import JudgeSpec
 
@@ -29,6 +28,7 @@ NOTEBOOKS: tuple[str, ...] = (
     "02_summeval_recount",
     "03_sweep",
     "04_topical_chat_qags",
+    "05_writer_vs_llm",
 )
 #: The tidy tables the data tour reads: every benchmark's, then the further tables each
 #: names.
@@ -93,6 +93,10 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             layout.paper_layout(3),
             *(p for p in layout.human_tables() if p.suffix == ".md"),
             layout.human_figure.with_suffix(".png"),
+        ],
+        "05_writer_vs_llm": [
+            *(p for b in PREFERENCE_BENCHMARKS for p in layout.writer_vs_llm_tables(b)),
+            *(layout.writer_vs_llm_figure(b)[0] for b in PREFERENCE_BENCHMARKS),
         ],
     }
 

@@ -18,7 +18,7 @@ from typing import Any
 from geval_repro.config import judge_specs
 from geval_repro.pipeline.layout import Layout
 from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES
+from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES, SCORED_BENCHMARKS
 from geval_repro.registry.judges import JudgeSpec
 
 
@@ -147,15 +147,6 @@ class Targets:
 #: The row files that need no judge run (results/work/rows/<name>.csv).
 ROW_FILES: tuple[str, ...] = ("unieval", "baselines", "human_ceiling", "judge_averages")
 
-
-#: The benchmarks with per-item human scores (correlations, judge-vs-judge tests, the human
-#: tables): every benchmark but those of pairwise preferences.
-SCORED_BENCHMARKS: tuple[str, ...] = tuple(n for n, b in BENCHMARKS.items() if b.has_human_scores)
-
-#: The benchmarks of pairwise human preferences (the writer-vs-LLM analysis).
-PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
-    n for n, b in BENCHMARKS.items() if not b.has_human_scores
-)
 
 #: The tidy tables the human-data tables read (geval_repro.pipeline.human_tables): every
 #: scored benchmark's, SummEval's expert ratings and QAGS's MTurk answers.

@@ -104,14 +104,10 @@ def judge_rows(
     items, pairs = pd.read_parquet(benchmark_table), pd.read_parquet(pairs_table)
     parts = {}
     for variant, scores in judge_scores(spec, tables):
-        log.info(
-            "%s, %s: %d of %d item scores", spec.name, variant, scores["score"].notna().sum(),
-            len(scores),
-        )  # fmt: skip
-        parts[variant] = _rows(
-            spec.benchmark, items, pairs, scores, settings, metric=spec.name, variant=variant,
-            status=spec.status,
-        )  # fmt: skip
+        scored = int(scores["score"].notna().sum())
+        log.info("%s, %s: %d of %d item scores", spec.name, variant, scored, len(scores))
+        labels = {"metric": spec.name, "variant": variant, "status": spec.status}
+        parts[variant] = _rows(spec.benchmark, items, pairs, scores, settings, **labels)
     _write_rows(combined(parts), outs)
 
 
@@ -125,17 +121,9 @@ def surface_rows(
     """The writer-vs-LLM rows of the reference-free measures (length in words, share of
     novel bigrams; :func:`geval_repro.tables.writer_vs_llm.surface_scores`) -> work CSVs."""
     items, pairs = pd.read_parquet(benchmark_table), pd.read_parquet(pairs_table)
+    labels = {"variant": SURFACE_VARIANT, "status": "recomputed"}
     parts = {
-        metric: _rows(
-            benchmark,
-            items,
-            pairs,
-            scores,
-            settings,
-            metric=metric,
-            variant=SURFACE_VARIANT,
-            status="recomputed",
-        )  # fmt: skip
+        metric: _rows(benchmark, items, pairs, scores, settings, metric=metric, **labels)
         for metric, scores in surface_scores(items).items()
     }
     _write_rows(combined(parts), outs)

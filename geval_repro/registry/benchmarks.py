@@ -334,9 +334,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             paper_table=None,
             item_keys=("item_id",),
             item_key_type=str,
-            dimensions=tuple(
-                Dimension(d.name, None, d.judge_scale) for d in _SUMMEVAL_DIMENSIONS
-            ),
+            dimensions=tuple(Dimension(d.name, None, d.judge_scale) for d in _SUMMEVAL_DIMENSIONS),
             level=Level.SUMMARY,
             level_name="pair",
             printed_coefficients=(),
@@ -372,6 +370,15 @@ PAPER_TABLES: dict[int, PaperTable] = {
 
 #: Benchmarks in the registry's order: the paper's Tables 1, 2, 3, then the others.
 NAMES: tuple[str, ...] = tuple(BENCHMARKS)
+
+#: The benchmarks with per-item human scores (correlations, judge-vs-judge tests, the sweep,
+#: the human tables): every benchmark but those of pairwise preferences.
+SCORED_BENCHMARKS: tuple[str, ...] = tuple(n for n, b in BENCHMARKS.items() if b.has_human_scores)
+
+#: The benchmarks of pairwise human preferences (the writer-vs-LLM analysis).
+PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
+    n for n, b in BENCHMARKS.items() if not b.has_human_scores
+)
 
 #: Every name under which the paper prints numbers: the benchmarks of its tables, then the
 #: averages.

@@ -8,12 +8,14 @@ block): Snakemake compares params of builtin types only, so those make a changed
 rerun the job."""
 
 from geval_repro.pipeline.layout import one_of, rule_name
-from geval_repro.pipeline.targets import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS, tidy_tables
+from geval_repro.pipeline.targets import tidy_tables
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
     BASELINE_FAMILIES,
     NAMES as BENCHMARK_NAMES,
     PAPER_TABLES,
+    PREFERENCE_BENCHMARKS,
+    SCORED_BENCHMARKS,
     baseline_inputs,
 )
 from geval_repro.registry.formats import SWEEP_FIGURES
