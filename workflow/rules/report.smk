@@ -64,6 +64,8 @@ rule readme_results:
         [LAYOUT.judge_figures(j) / "sweep_spearman.png" for j in SWEPT],
         [p for p in LAYOUT.human_tables() if p.suffix == ".md"],
         LAYOUT.human_figure.with_suffix(".png"),
+        [p for b in PREFERENCE_JUDGES for p in LAYOUT.writer_vs_llm_tables(b)],
+        [LAYOUT.writer_vs_llm_figure(b)[0] for b in PREFERENCE_JUDGES],
         "geval_repro/data/sources.yaml",
     output:
         LAYOUT.results / "readme_results.md",
