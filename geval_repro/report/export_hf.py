@@ -345,8 +345,9 @@ def dataset_card(
                 f"none: pairwise preferences ({questions}) in `{benchmark.preferences.table}`"
             )
         runs = ", ".join(f"`{j}` ({n})" for j, n in scored[name].items()) or "none"
+        table = benchmark.paper_table or "–"
         lines.append(
-            f"| `{name}` | {benchmark.title} | {benchmark.paper_table or '–'} | {dataset.num_rows} | "
+            f"| `{name}` | {benchmark.title} | {table} | {dataset.num_rows} | "
             f"{', '.join(benchmark.item_keys)} | {dimensions} | {runs} | "
             f"{', '.join(f'`{key}`' for key in benchmark.citations)} |"
         )
