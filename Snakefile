@@ -38,6 +38,7 @@ include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
 include: "workflow/rules/correlations.smk"
 include: "workflow/rules/judge_pairs.smk"
+include: "workflow/rules/writer_vs_llm.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/export.smk"
 
@@ -49,6 +50,7 @@ rule all:
         rules.judges.input,
         rules.paper_tables.input,
         rules.judge_pairs.input,
+        rules.writer_vs_llm.input,
         rules.human_tables.output,
         rules.notebooks.input,
         rules.readme_results.output,

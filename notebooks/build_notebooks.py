@@ -676,11 +676,118 @@ show_figure("human_distributions")
 """),
 ]
 
+WRITER_VS_LLM = [
+    md("""
+# Does a judge prefer LLM-written summaries? Writer vs GPT-3.5
+
+The G-Eval paper asks "Will G-Eval prefer LLM-based outputs?" and answers with the human
+judgements of Zhang et al. (2023): annotators compared a freelance writer's summary of a
+news article with GPT-3.5's (text-davinci-002). The paper: "G-Eval-4 always gives higher
+scores to GPT-3.5 summaries than human-written summaries, even when human judges prefer
+human-written summaries". Its G-Eval-4 scores of these summaries were not released, so this
+notebook shows the same analysis for the judge runs of this results folder and for two
+measures that need no judge (length in words, share of novel bigrams). Every number is read
+from `results/tables/writer_vs_llm/` (docs/writer-vs-llm.md says how each is computed).
+"""),
+    code("""
+means = read_table("writer_vs_llm/group_means")
+preferences = read_table("writer_vs_llm/preferences")
+accuracy = read_table("writer_vs_llm/accuracy")
+status = dict(zip(means["metric"], means["status"]))
+say("Metrics in this folder: " + ", ".join(f"`{m}` ({s})" for m, s in status.items()))
+for metric, s in status.items():
+    if s == FIXTURE:
+        fixture_banner(metric)
+"""),
+    md("""
+## The paper's figure, redrawn
+
+One row of panels per judge run and score variant, a last row for the reference-free
+measures; `n` under each group counts the judgements whose two summaries are both scored.
+"""),
+    code("""
+show_figure("writer_vs_llm_group_means")
+"""),
+    md("""
+## Group means: the mean over the dimensions (`AVG`) and the length
+
+In each group of the humans' overall preference, the mean score of the writers' summaries,
+of GPT-3.5's, and their difference with its 95 % bootstrap interval over articles.
+"""),
+    code("""
+shown = means[(means["question"] == "overall") & means["dimension"].isin(["AVG", "words"])]
+table = shown.pivot_table(index=["metric", "variant", "preference"], columns="author",
+                          values="value", sort=False)
+table["n_judgements"] = shown.groupby(["metric", "variant", "preference"], sort=False)[
+    "n_judgements"].first()
+display(table)
+"""),
+    md("""
+## Beyond the paper: does the metric prefer GPT-3.5's summary more often than the humans do?
+
+The net preference for GPT-3.5's summary (share of judgements where it scores higher, minus
+the share where the writer's does) of each metric against the humans', overall and within
+length strata (where GPT-3.5's summary is the longer or the shorter one), with the p-value
+of the paired permutation test over articles. A metric whose net preference exceeds the
+humans' also where GPT-3.5's summary is the shorter one prefers more than length.
+"""),
+    code("""
+net = preferences[(preferences["question"] == "overall") & (preferences["outcome"] == "llm - writer")
+                  & preferences["dimension"].isin(["AVG", "words"])]
+display(net.pivot_table(index=["metric", "variant", "length_stratum"], columns="rater",
+                        values="value", sort=False))
+display(net[net["rater"] == "metric - humans"][
+    ["metric", "variant", "length_stratum", "value", "ci_low", "ci_high", "pvalue",
+     "n_judgements"]])
+"""),
+    md("""
+## Agreement with the humans: pairwise accuracy with ties
+
+`acc_eq` counts a judgement as agreed when the metric orders the two summaries as the human
+did, an "Equally Good" answer being a tie; `acc_eq_calibrated` fits the metric's tie
+threshold. `ceiling` is the best any metric could reach, since evaluators disagree.
+"""),
+    code("""
+display(accuracy[(accuracy["question"] == "overall") & accuracy["dimension"].isin(["AVG", "words"])][
+    ["metric", "variant", "coefficient", "value", "ci_low", "ci_high", "tie_rate",
+     "human_tie_rate", "ceiling", "n_judgements"]])
+"""),
+    md("""
+## What a 135M model can and cannot show
+
+The toolkit's own run (status `toolkit-run`) is SmolLM2-135M-Instruct on llama.cpp, on a
+labelled subset of the summaries, sized for a 2-core CPU. It shows that the whole analysis
+runs end to end with the four released SummEval prompts, offline, and what the numbers of a
+tiny model look like: most of its replies do not start with a rating, so its scores rest on
+few judgements (the `n` columns below), its intervals are wide, and any difference between
+the writers' and GPT-3.5's summaries it shows is the preference of a 135M model, not of
+GPT-4. It cannot confirm or refute the paper's finding about G-Eval-4: that needs G-Eval-4's
+scores of these summaries (not released) or a rerun with a strong judge
+(docs/writer-vs-llm.md gives the command).
+"""),
+    code("""
+runs = [m for m, s in status.items() if s == "toolkit-run"]
+length = means[(means["metric"] == "length") & (means["question"] == "overall")
+               & (means["author"] == "writer")]
+total = int(length["n_judgements"].sum())  # every judgement: length scores every summary
+if not runs:
+    say("*No toolkit run in this results folder.*")
+for run in runs:
+    rows = means[(means["metric"] == run) & (means["question"] == "overall")
+                 & (means["author"] == "llm - writer")]
+    say(f"`{run}`: judgements with both summaries scored, per variant and dimension "
+        f"(of {total}):")
+    display(rows.pivot_table(index="variant", columns="dimension", values="n_judgements",
+                             aggfunc="sum", sort=False))
+"""),
+]
+
 NOTEBOOKS = {
     "01_data_tour": DATA_TOUR,
     "02_summeval_recount": SUMMEVAL_RECOUNT,
     "03_sweep": SWEEP,
     "04_topical_chat_qags": TOPICAL_QAGS,
+    "05_writer_vs_llm": WRITER_VS_LLM,
 }
 
 

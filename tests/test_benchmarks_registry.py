@@ -22,13 +22,18 @@ from geval_repro.registry.benchmarks import (
     BENCHMARKS,
     NAMES,
     PAPER_TABLES,
+    SUMMEVAL_PROMPTS,
     get_benchmark,
+    human_scale,
     table_title,
 )
 from geval_repro.registry.formats import NAMES as FORMAT_NAMES
 from geval_repro.registry.paper import PAPER_TABLES_PATH
 from geval_repro.registry.sources import load_registry
 from geval_repro.runner.prompts import PROMPTS_DIR
+
+#: The benchmarks of the paper's Tables 1-3 (the registry also holds writer_vs_llm).
+PAPER_NAMES = tuple(name for name in NAMES if BENCHMARKS[name].paper_table is not None)
 
 PROMPT_FILES = {
     "coherence": "coh_detailed.txt",
@@ -44,12 +49,13 @@ def _printed() -> list[dict[str, str]]:
 
 
 def test_benchmarks_are_listed_in_the_papers_table_order() -> None:
-    assert NAMES == ("summeval", "topical_chat", "qags_cnndm", "qags_xsum")
-    tables = [BENCHMARKS[name].paper_table for name in NAMES]
+    assert NAMES == ("summeval", "topical_chat", "qags_cnndm", "qags_xsum", "writer_vs_llm")
+    assert PAPER_NAMES == NAMES[:4]
+    tables = [BENCHMARKS[name].paper_table for name in PAPER_NAMES]
     assert tables == sorted(tables) == [1, 2, 3, 3]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", PAPER_NAMES)
 def test_dimensions_are_the_printed_columns(name: str) -> None:
     printed = [row for row in _printed() if row["benchmark"] == name]
     columns = list(dict.fromkeys(row["dimension"] for row in printed if row["dimension"] != "AVG"))
@@ -86,7 +92,8 @@ def test_every_baseline_family_has_its_scorer_and_a_protocol_variant() -> None:
         "topical_chat": ("topical_chat",),
         "qags": ("qags_cnndm", "qags_xsum"),
     }
-    for name in NAMES:
+    assert get_benchmark("writer_vs_llm").baselines is None
+    for name in PAPER_NAMES:
         baselines = get_benchmark(name).baselines
         assert baselines is not None and baselines.protocol_variant
         assert set(baselines.reads) <= set(get_benchmark(name).other_tables)
@@ -116,7 +123,7 @@ def test_keys_texts_and_dimensions_are_columns_of_the_tidy_schema(name: str) -> 
     columns = set(BENCHMARK_LOADERS[name].schema.columns)
     assert set(benchmark.item_keys) <= columns
     assert set(benchmark.texts.values()) <= columns
-    assert set(benchmark.dimension_names) <= columns
+    assert set(benchmark.human_dimensions) <= columns
     if benchmark.group_key is not None:
         assert benchmark.group_key in columns
 
@@ -137,7 +144,7 @@ def test_levels_follow_the_papers_protocol() -> None:
     assert get_benchmark("summeval").group_key == "doc_id"
     assert get_benchmark("topical_chat").level_name == "turn"
     assert {get_benchmark(n).level_name for n in ("qags_cnndm", "qags_xsum")} == {"dataset"}
-    assert {get_benchmark(n).level for n in NAMES[1:]} == {"global"}
+    assert {get_benchmark(n).level for n in PAPER_NAMES[1:]} == {"global"}
 
 
 def test_unknown_names_are_refused_with_the_valid_ones() -> None:
@@ -160,3 +167,26 @@ def test_every_benchmark_cites_entries_of_the_bibliography(name: str) -> None:
 def test_every_benchmark_and_format_has_its_loader() -> None:
     assert set(BENCHMARK_LOADERS) == set(NAMES)
     assert set(FORMAT_LOADERS) == set(FORMAT_NAMES)
+
+
+def test_writer_vs_llm_is_judged_on_summevals_prompts_and_has_preferences_only() -> None:
+    # Zhang et al.'s judgements: pairwise preferences (no per-item human score), judged with
+    # SummEval's four released prompts on their scales (Tables 1-3 print nothing of it).
+    entry, summeval = get_benchmark("writer_vs_llm"), get_benchmark("summeval")
+    assert entry.paper_table is None and not entry.has_human_scores
+    assert all(get_benchmark(n).has_human_scores for n in PAPER_NAMES)
+    assert entry.prompts == SUMMEVAL_PROMPTS == summeval.prompts
+    assert {d.name: d.judge_scale for d in entry.dimensions} == {
+        "coherence": (1, 5),
+        "consistency": (1, 5),
+        "fluency": (1, 3),
+        "relevance": (1, 5),
+    }
+    assert entry.human_dimensions == () and entry.human_scales == {}
+    assert entry.texts == {"Document": "article", "Summary": "summary"}
+    assert entry.item_keys == ("item_id",) and entry.item_key_type is str
+    preferences = entry.preferences
+    assert preferences is not None and preferences.table in entry.other_tables
+    assert set(preferences.questions) <= set(TABLE_LOADERS[preferences.table].schema.columns)
+    with pytest.raises(ValueError, match="pairwise human preferences"):
+        human_scale("writer_vs_llm", "coherence")

@@ -176,7 +176,13 @@ def test_registry_names_fill_the_schema() -> None:
     from geval_repro.config import config_schema
 
     judge = config_schema()["$defs"]["judge"]["properties"]
-    assert judge["benchmark"]["enum"] == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum"]
+    assert judge["benchmark"]["enum"] == [
+        "summeval",
+        "topical_chat",
+        "qags_cnndm",
+        "qags_xsum",
+        "writer_vs_llm",
+    ]
     assert judge["format"]["enum"] == ["geval-released", "scores", "geval-jsonl"]
 
 

@@ -48,9 +48,20 @@ def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
     for name, spec in judge_specs(config).items():
         assert spec.run is not None
         assert request_params(spec.run).model == "smollm2-135m"  # the server's model
-        assert spec.run.mode == "both" and spec.run.n == 20
+        # writer vs GPT-3.5: n = 10, sized for 2 shared cores (docs/local-model.md)
+        assert spec.run.mode == "both"
+        assert spec.run.n == (10 if spec.benchmark.name == "writer_vs_llm" else 20)
         assert targets.threads(name) == 1
         assert spec.status == "toolkit-run"
+
+
+def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None:
+    config = load_config(DEFAULT_CONFIG_PATH, LOCAL_CONFIG.with_name("writer_vs_llm_gpu.yaml"))
+    (spec,) = judge_specs(config).values()
+    assert spec.benchmark.name == "writer_vs_llm" and spec.run is not None
+    assert spec.run.server is None and spec.run.base_urls == ("http://127.0.0.1:8000/v1",)
+    assert spec.run.limit is None and spec.run.mode == "both" and spec.run.n == 20
+    assert spec.run.dimensions == spec.benchmark.dimension_names
 
 
 @pytest.mark.parametrize(

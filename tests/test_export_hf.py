@@ -26,7 +26,7 @@ DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
 @pytest.fixture(scope="module")
 def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """data/processed as the pipeline builds it: four benchmarks and the FIXTURE judge."""
+    """data/processed as the pipeline builds it: every benchmark and the FIXTURE judge."""
     root = tmp_path_factory.mktemp("processed")
 
     def raw(source_id: str) -> Path:
@@ -59,12 +59,19 @@ def test_export_round_trip(
     argv = ["export", "--format", "hf", str(out), "--processed", str(processed)]
     assert main([*argv, "--config", str(config)]) == 0
     exported = datasets.load_from_disk(str(out))
-    assert list(exported) == ["summeval", "topical_chat", "qags_cnndm", "qags_xsum"]
+    assert list(exported) == [
+        "summeval",
+        "topical_chat",
+        "qags_cnndm",
+        "qags_xsum",
+        "writer_vs_llm",
+    ]
     for name, n_items in [
         ("summeval", 1600),
         ("topical_chat", 360),
         ("qags_cnndm", 235),
         ("qags_xsum", 239),
+        ("writer_vs_llm", 188),
     ]:
         table = pd.read_parquet(processed / f"{name}.parquet")
         assert exported[name].num_rows == len(table) == n_items
@@ -128,6 +135,9 @@ def test_export_round_trip(
     for source_id in ("summeval", "topical_chat", "qags_cnndm", "qags_xsum"):
         assert get_source(source_id).sha256 in card
     assert "MIT (UniEval repository LICENSE)" in card
+    # writer vs GPT-3.5: no human score column, the card says what its humans gave
+    assert "none: pairwise preferences (overall, informativeness)" in card
+    assert not {"coherence", "fluency"} & set(exported["writer_vs_llm"].features)
     for key in ("liu2023geval", "fabbri2021summeval", "wang2020qags", "zhong2022unieval"):
         assert f"{{{key}," in card
 
@@ -136,7 +146,7 @@ def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) 
     """A hand-built item-scores table of a Topical-Chat run with per-level probabilities."""
     work = tmp_path / "processed"
     work.mkdir()
-    for name in ("summeval", "topical_chat", "qags_cnndm", "qags_xsum"):
+    for name in NAMES:
         (work / f"{name}.parquet").symlink_to(processed / f"{name}.parquet")
     judge = work / "judges" / "probs-run"
     judge.mkdir(parents=True)

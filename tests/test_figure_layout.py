@@ -31,8 +31,8 @@ from geval_repro.config import (
     judge_spec,
     load_config,
 )
-from geval_repro.registry.benchmarks import BENCHMARKS
-from geval_repro.registry.outputs import PAPER_LAYOUTS
+from geval_repro.registry.benchmarks import PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
+from geval_repro.registry.outputs import PAPER_LAYOUTS, WRITER_VS_LLM_FIGURE
 from geval_repro.report.cluster_figure import cluster_title
 from tests.conftest import REPO_ROOT
 
@@ -250,6 +250,17 @@ def _sweep(judge: str, name: str) -> Callable[[], Figure]:
     return draw
 
 
+def _writer_vs_llm(tables: Path, benchmark: str) -> Callable[[], Figure]:
+    def draw() -> Figure:
+        from geval_repro.pipeline.writer_vs_llm import figure_panels, read_rows
+        from geval_repro.report.writer_vs_llm_figure import group_means_figure
+
+        means = read_rows([tables / benchmark / "group_means.csv"])
+        return group_means_figure(means, figure_panels(means))
+
+    return draw
+
+
 def _distributions() -> Figure:
     from geval_repro.report.figures import distribution_figure
 
@@ -260,8 +271,12 @@ def _committed_figures() -> dict[str, Callable[[], Figure]]:
     figures: dict[str, Callable[[], Figure]] = {"human_distributions": _distributions}
     for number, stem in PAPER_LAYOUTS.items():
         figures[f"reproduction_{stem}"] = _reproduction(number)
-    for benchmark in BENCHMARKS:
+    for benchmark in SCORED_BENCHMARKS:
         figures[f"significance_clusters_{benchmark}"] = _clusters(benchmark)
+    for benchmark in PREFERENCE_BENCHMARKS:
+        figures[WRITER_VS_LLM_FIGURE.format(benchmark=benchmark)] = _writer_vs_llm(
+            TABLES, benchmark
+        )
     for sweep in sorted((TABLES / "judges").glob("*/sweep.csv")):
         judge = sweep.parent.name
         for png in sorted((RESULTS / "figures" / "judges" / judge).glob("*.png")):

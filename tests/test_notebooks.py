@@ -107,12 +107,18 @@ EXPECTED = {
         "FIXTURE: `fixture-gpt4` is synthetic test data",
     ],
     "04_topical_chat_qags": ["Rows by benchmark and status"],
+    "05_writer_vs_llm": [
+        "`fixture-writer-vs-llm` (fixture)",
+        "FIXTURE: `fixture-writer-vs-llm` is synthetic test data",
+        "No toolkit run in this results folder",
+    ],
 }
 MIN_IMAGES = {
     "01_data_tour": 1,
     "02_summeval_recount": 4,
     "03_sweep": 3,
     "04_topical_chat_qags": 5,
+    "05_writer_vs_llm": 1,
 }
 
 

@@ -145,6 +145,34 @@ def test_other_benchmarks_use_toolkit_prompts(
     assert not (out / "coherence.jsonl").exists()
 
 
+@pytest.mark.parametrize(("mode", "n"), [("logprobs", 1), ("sample", 3), ("both", 3)])
+def test_writer_vs_llm_with_the_released_summeval_prompt_in_every_mode(
+    server, tmp_path, mirror_dir, monkeypatch, mode, n
+):
+    # Zhang et al.'s summaries judged with SummEval's released fluency prompt (unchanged, on
+    # its 1-3 scale; it shows the summary only): the first 4 items, keyed by their string
+    # item_id.
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    out = tmp_path / "run"
+    params = RequestParams("m", mode, n, 1, 1, 5, 5)
+    run_judge(options(server, out, benchmark="writer_vs_llm", dimension="fluency", params=params))
+    table = load_items_table(get_benchmark("writer_vs_llm"), tmp_path / "raw", None).iloc[:4]
+    rows = records(out / "fluency.jsonl")
+    assert [r["item_id"] for r in rows] == table["item_id"].tolist()
+    assert all(len(r["replies"]) == n for r in rows)
+    assert all(("level_probs" in r) == (mode != "sample") for r in rows)
+    assert server.requests[0].endswith("- Fluency (1-3):")
+    assert table["summary"].iloc[0] in server.requests[0]
+    assert table["article"].iloc[0] not in server.requests[0]  # the released prompt has none
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["benchmark"] == "writer_vs_llm"
+    released = get_benchmark("writer_vs_llm").prompts.released["fluency"]
+    assert manifest["dimensions"]["fluency"]["prompt"]["sha256"] == (
+        "cd996012a744fea5007ba49e8508c1407eee4df05f39b395a4ad9d073f72ca7b"  # sources.yaml
+    )
+    assert released == "summeval_prompt_flu"
+
+
 def test_retries_429_and_500_then_success(server):
     waits: list[float] = []
 

@@ -20,12 +20,14 @@ from geval_repro.tables.writer_vs_llm import (
     ACCURACY_COLUMNS,
     GROUP_MEAN_COLUMNS,
     PREFERENCE_COLUMNS,
+    SURFACE_VARIANT,
     combined,
     surface_scores,
     writer_vs_llm_rows,
 )
 
 SEED = 12345
+VARIANT = "mean-of-3/original"  # the fixture metric's variant (a label only)
 
 # item -> (article, author, writer)
 ITEMS = {
@@ -109,6 +111,7 @@ def fixture_rows(
         fixture_pairs() if pairs is None else pairs,
         fixture_scores() if scores is None else scores,
         metric="judge",
+        variant=VARIANT,
         status="fixture",
         n_resamples=n_resamples,
         permutation_resamples=permutation_resamples,
@@ -469,6 +472,7 @@ def length_rows(mirror_dir: Path):
             release.pairs,
             scores,
             metric=metric,
+            variant=SURFACE_VARIANT,
             status="recomputed",
             n_resamples=200,
             permutation_resamples=200,

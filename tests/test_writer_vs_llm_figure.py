@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 
 from geval_repro.report.figures import save_figure
 from geval_repro.report.writer_vs_llm_figure import group_means_figure
-from tests.test_tables_writer_vs_llm import fixture_rows
+from tests.test_tables_writer_vs_llm import VARIANT, fixture_rows
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def means():
 
 
 def test_three_groups_two_bars_each_with_their_intervals(means) -> None:
-    fig = group_means_figure(means, [("judge", "coherence"), ("judge", "AVG")])
+    fig = group_means_figure(means, [[("judge", VARIANT, "coherence"), ("judge", VARIANT, "AVG")]])
     for ax, dimension in zip(fig.axes, ("coherence", "AVG"), strict=True):
         bars = [p for p in ax.patches if isinstance(p, Rectangle)]
         assert len(bars) == 6
@@ -39,19 +39,21 @@ def test_three_groups_two_bars_each_with_their_intervals(means) -> None:
         assert lows == pytest.approx(sorted(intervals["ci_low"]))
         labels = [t.get_text() for t in ax.get_xticklabels()]
         assert labels == [
-            "writer better\n(2 judgements)",
-            "LLM better\n(3 judgements)",
-            "equally good\n(2 judgements)"
-            if dimension == "coherence"
-            else "equally good\n(1 judgement)",
+            "writer better\nn = 2",
+            "LLM better\nn = 3",
+            "equally good\nn = 2" if dimension == "coherence" else "equally good\nn = 1",
         ]
         assert "[FIXTURE]" in ax.get_title()
 
 
 def test_nothing_overlaps_or_is_clipped(means) -> None:
     for panels in (
-        [("judge", "fluency")],
-        [("judge", "coherence"), ("judge", "fluency"), ("judge", "AVG")],
+        [[("judge", VARIANT, "fluency")]],
+        [[("judge", VARIANT, d) for d in ("coherence", "fluency", "AVG")]],
+        [
+            [("judge", VARIANT, d) for d in ("coherence", "fluency", "AVG")],
+            [("judge", VARIANT, "AVG")],
+        ],
     ):
         fig = group_means_figure(means, panels, question="informativeness")
         canvas = FigureCanvasAgg(fig)
@@ -74,11 +76,9 @@ def test_nothing_overlaps_or_is_clipped(means) -> None:
 
 
 def test_saved_as_png_and_svg_identically_twice(means, tmp_path: Path) -> None:
-    fig = group_means_figure(means, [("judge", "coherence")])
-    save_figure(fig, tmp_path / "a.png", tmp_path / "a.svg")
-    save_figure(
-        group_means_figure(means, [("judge", "coherence")]), tmp_path / "b.png", tmp_path / "b.svg"
-    )
+    panels = [[("judge", VARIANT, "coherence")]]
+    save_figure(group_means_figure(means, panels), tmp_path / "a.png", tmp_path / "a.svg")
+    save_figure(group_means_figure(means, panels), tmp_path / "b.png", tmp_path / "b.svg")
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
     assert np.frombuffer((tmp_path / "a.png").read_bytes()[:8], np.uint8).tolist()[1:4] == [
@@ -89,7 +89,9 @@ def test_saved_as_png_and_svg_identically_twice(means, tmp_path: Path) -> None:
 
 
 def test_a_panel_without_rows_is_refused(means) -> None:
-    with pytest.raises(ValueError, match="no group means of metric 'judge', dimension 'relevance'"):
-        group_means_figure(means, [("judge", "relevance")])
+    with pytest.raises(ValueError, match="no group means of metric 'judge', variant"):
+        group_means_figure(means, [[("judge", VARIANT, "relevance")]])
     with pytest.raises(ValueError, match="at least one"):
         group_means_figure(means, [])
+    with pytest.raises(ValueError, match="at least one"):
+        group_means_figure(means, [[]])

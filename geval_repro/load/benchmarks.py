@@ -26,6 +26,7 @@ from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags, load_qags_mturk
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
+from geval_repro.load.writer_vs_llm import ITEMS, PAIRS, load_items, load_pairs
 from geval_repro.registry.benchmarks import get_benchmark
 
 
@@ -51,6 +52,7 @@ BENCHMARK_LOADERS: dict[str, BenchmarkLoader] = {
     "topical_chat": BenchmarkLoader(load_topical_chat, schemas.TOPICAL_CHAT),
     "qags_cnndm": BenchmarkLoader(partial(load_qags, subset="cnndm"), schemas.QAGS),
     "qags_xsum": BenchmarkLoader(partial(load_qags, subset="xsum"), schemas.QAGS),
+    "writer_vs_llm": BenchmarkLoader(load_items, ITEMS),
 }
 
 _MTURK_KEYS = ("summary_index", "sentence_index", "worker_id")
@@ -72,6 +74,7 @@ TABLE_LOADERS: dict[str, TableLoader] = {
     "qags_mturk_xsum": TableLoader(
         partial(load_qags_mturk, subset="xsum"), schemas.QAGS_MTURK, _MTURK_KEYS
     ),
+    "writer_vs_llm_pairs": TableLoader(load_pairs, PAIRS, ("judgement", "article_id")),
 }
 
 

@@ -3,7 +3,8 @@
 Each line is one JSON object for one item of the benchmark:
 
 - the benchmark's item keys (SummEval ``doc_id``, ``system_id``; Topical-Chat and QAGS
-  ``item_id``, the tidy table's integer id);
+  ``item_id``, the tidy table's integer id; writer vs GPT-3.5 ``item_id``, its 12 hex
+  digits);
 - ``replies``: the sampled reply texts, in the order the API returned them;
 - ``level_probs``: ``{"<rating>": p, ...}``, the probability of each valid rating of the
   dimension's judge scale (top log-probabilities after ``exp``), or ``null`` when no rating
@@ -237,7 +238,7 @@ def load_geval_jsonl(
         raise ValueError(f"{path}: every item carries an error: nothing to score")
 
     keys, replies, probs, off_scale, carried = [], [], [], [], []
-    names = entry.dimension_names
+    names = entry.human_dimensions  # the human scores an item may carry (``scores``)
     for index in kept:
         record = records[index][1]
         keys.append(judge_items.item_key(record, entry, fail, index))

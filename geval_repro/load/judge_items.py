@@ -2,8 +2,10 @@
 table, human scores carried by an item, and reply lists.
 
 An item of a judge file names one judged text by the item keys of its benchmark
-(:mod:`geval_repro.registry.benchmarks`): ``doc_id`` and ``system_id`` (strings) for SummEval,
-``item_id`` (a non-negative integer, as in ``data/processed``) for Topical-Chat and QAGS.
+(:mod:`geval_repro.registry.benchmarks`), of its ``item_key_type``: ``doc_id`` and
+``system_id`` (strings) for SummEval, ``item_id`` (a non-negative integer, as in
+``data/processed``) for Topical-Chat and QAGS, ``item_id`` (a string of 12 hex digits) for
+writer vs GPT-3.5.
 Every check raises a ``ValueError`` naming the file, the item (list index or line, and its
 keys) and the fix.
 """
@@ -32,11 +34,12 @@ def describe(item: object, where: str, keys: Sequence[str]) -> str:
 
 
 def item_key(item: dict, benchmark: Benchmark, fail: Fail, index: int) -> tuple:
-    """The item's keys, type-checked (strings for SummEval, integers >= 0 for item_id)."""
+    """The item's keys, type-checked against the benchmark's ``item_key_type`` (strings, or
+    integers >= 0)."""
     values = []
     for key in benchmark.item_keys:
         value = item.get(key)
-        if key == "item_id":
+        if benchmark.item_key_type is int:
             ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
             wanted = "a non-negative integer"
         else:

@@ -10,7 +10,9 @@ plus ``prompt``. Only the keys, the human scores and the replies are read.
 - SummEval: ``doc_id`` and ``system_id`` (strings) and ``scores`` (the four dimensions and,
   when present, ``overall``), which must equal summeval.json's, as in the release;
 - Topical-Chat, QAGS: ``item_id`` (the tidy table's integer id); ``scores`` is optional and,
-  when given, its values for the benchmark's dimensions must equal the tidy table's.
+  when given, its values for the benchmark's dimensions must equal the tidy table's;
+- writer vs GPT-3.5: ``item_id`` (the tidy table's 12 hex digits); it has no per-item human
+  score, so ``scores`` is not read.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from geval_repro.registry.benchmarks import get_benchmark
 
 FORMAT_FIX = (
     "a replies file is a JSON list of items, each with the benchmark's item keys (SummEval: "
-    "doc_id, system_id and scores unchanged from summeval.json; Topical-Chat, QAGS: item_id) "
+    "doc_id, system_id and scores unchanged from summeval.json; other benchmarks: item_id) "
     "and 'all_responses' a non-empty list of reply strings (a released file must match its "
     "SHA-256 in geval_repro/data/sources.yaml)"
 )
@@ -72,7 +74,7 @@ def load_released_replies(
 
     # The released files (SummEval's) repeat each item's human scores; elsewhere optional.
     carried_by_release = entry.released_replies
-    score_names = tuple(entry.human_scales) if carried_by_release else entry.dimension_names
+    score_names = tuple(entry.human_scales) if carried_by_release else entry.human_dimensions
     keys, replies, carried = [], [], []
     for index, item in enumerate(items):
         if not isinstance(item, dict):

@@ -10,7 +10,9 @@ is better overall (``overall_writer_better``) and in informativeness
 the string ``"Equally Good"``. ``writer_summaries.json`` lists every summary the writers
 wrote (302, with ``article_id``, ``article``, ``summary``), judged or not.
 
-Two tables (and the writers' file's coverage):
+Two tables (and the writers' file's coverage); the registry's benchmark ``writer_vs_llm``
+takes the items as its tidy table (:func:`load_items`) and the pairs as its further table
+``writer_vs_llm_pairs`` (:func:`load_pairs`, from the judgements file alone):
 
 - **items**: one row per distinct judged summary of an article (unique by its article and
   its text, exactly as released: whitespace kept): ``item_id``, ``article_id``, ``author``
@@ -307,10 +309,26 @@ def _check_counts(counts: Mapping[str, int], paths: str) -> None:
         )
 
 
-def load_writer_vs_llm(pairwise_path: PathLike, writer_summaries_path: PathLike) -> WriterVsLlm:
-    """The items, pairs and writer-summary coverage of the release (module docstring)."""
+def _judgements(pairwise_path: PathLike) -> pd.DataFrame:
+    """The judgements file as a checked table (one row per record, ``record`` = index), with
+    the ids of each record's two summaries (``writer_item_id``, ``llm_item_id``)."""
     records = require_records(read_json(pairwise_path), PAIRWISE_KEYS, pairwise_path)
     judged = _check_pairwise(records, pairwise_path)
+    for column, text in (("writer_item_id", "writer_summary"), ("llm_item_id", LLM_SUMMARY_KEY)):
+        judged[column] = [
+            item_id(a, s) for a, s in zip(judged["article_id"], judged[text], strict=True)
+        ]
+    return judged
+
+
+def _pairs(judged: pd.DataFrame, pairwise_path: PathLike) -> pd.DataFrame:
+    pairs = judged.rename(columns={"record": "judgement"})[list(PAIRS.columns)]
+    return validate_table(pairs, PAIRS, pairwise_path, ["judgement", "article_id", "writer_id"])
+
+
+def load_writer_vs_llm(pairwise_path: PathLike, writer_summaries_path: PathLike) -> WriterVsLlm:
+    """The items, pairs and writer-summary coverage of the release (module docstring)."""
+    judged = _judgements(pairwise_path)
     written = require_records(
         read_json(writer_summaries_path), WRITER_SUMMARY_KEYS, writer_summaries_path
     )
@@ -320,12 +338,6 @@ def load_writer_vs_llm(pairwise_path: PathLike, writer_summaries_path: PathLike)
     )
     listed = set(zip(writers_file["article_id"], writers_file["summary"], strict=True))
 
-    judged["writer_item_id"] = [
-        item_id(a, s) for a, s in zip(judged["article_id"], judged["writer_summary"], strict=True)
-    ]
-    judged["llm_item_id"] = [
-        item_id(a, s) for a, s in zip(judged["article_id"], judged[LLM_SUMMARY_KEY], strict=True)
-    ]
     writer_items = pd.DataFrame(
         {
             "order": judged["record"] * 2,
@@ -360,7 +372,6 @@ def load_writer_vs_llm(pairwise_path: PathLike, writer_summaries_path: PathLike)
         author == "writer" and (a, s) in listed
         for author, a, s in zip(items["author"], items["article_id"], items["summary"], strict=True)
     ]
-    pairs = judged.rename(columns={"record": "judgement"})[list(PAIRS.columns)]
     writers_file["item_id"] = [
         item_id(a, s)
         for a, s in zip(writers_file["article_id"], writers_file["summary"], strict=True)
@@ -370,29 +381,51 @@ def load_writer_vs_llm(pairwise_path: PathLike, writer_summaries_path: PathLike)
 
     both = f"{pairwise_path} and {writer_summaries_path}"
     items = validate_table(items, ITEMS, pairwise_path, ["item_id", "article_id", "author"])
-    pairs = validate_table(pairs, PAIRS, pairwise_path, ["judgement", "article_id", "writer_id"])
+    pairs = _pairs(judged, pairwise_path)
     coverage = validate_table(coverage, WRITER_SUMMARIES, writer_summaries_path, ["article_id"])
     _check_counts(release_counts(items, pairs, coverage), both)
     return WriterVsLlm(items, pairs, coverage)
 
 
-def release_counts(
-    items: pd.DataFrame, pairs: pd.DataFrame, writer_summaries: pd.DataFrame
-) -> dict[str, int]:
-    """The counts of :data:`PINNED_COUNTS`, of these tables."""
+def load_items(pairwise_path: PathLike, writer_summaries_path: PathLike) -> pd.DataFrame:
+    """The benchmark's tidy table (registry ``writer_vs_llm``, sources in this order): the
+    items of :func:`load_writer_vs_llm`, every check of the release made."""
+    return load_writer_vs_llm(pairwise_path, writer_summaries_path).items
+
+
+def load_pairs(pairwise_path: PathLike) -> pd.DataFrame:
+    """The pairs (one row per human judgement) from the judgements file alone: the pairs of
+    :func:`load_writer_vs_llm`, with the checks and pinned counts that file carries."""
+    pairs = _pairs(_judgements(pairwise_path), pairwise_path)
+    _check_counts(pair_counts(pairs), str(pairwise_path))
+    return pairs
+
+
+def pair_counts(pairs: pd.DataFrame) -> dict[str, int]:
+    """The counts of :data:`PINNED_COUNTS` that the judgements alone give."""
     counts = {
         "judgements": len(pairs),
         "articles": pairs["article_id"].nunique(),
         "writers": pairs["writer_id"].nunique(),
         "evaluators": pairs["evaluator_id"].nunique(),
-        "writer summaries judged": int((items["author"] == "writer").sum()),
-        "model summaries judged": int((items["author"] == "llm").sum()),
+        "writer summaries judged": pairs["writer_item_id"].nunique(),
+        "model summaries judged": pairs["llm_item_id"].nunique(),
     }
     names = {"writer": "writer better", "llm": "model better", "tie": "equally good"}
     for question in QUESTIONS:
         tally = pairs[question].value_counts()
         for preference, name in names.items():
             counts[f"{question} {name}"] = int(tally.get(preference, 0))
+    return counts
+
+
+def release_counts(
+    items: pd.DataFrame, pairs: pd.DataFrame, writer_summaries: pd.DataFrame
+) -> dict[str, int]:
+    """The counts of :data:`PINNED_COUNTS`, of these tables."""
+    counts = pair_counts(pairs)
+    counts["writer summaries judged"] = int((items["author"] == "writer").sum())
+    counts["model summaries judged"] = int((items["author"] == "llm").sum())
     writers = items[items["author"] == "writer"]
     counts["summaries in writer_summaries.json"] = len(writer_summaries)
     counts["of them judged"] = int(writer_summaries["judged"].sum())

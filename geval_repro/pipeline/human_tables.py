@@ -96,7 +96,7 @@ def human_tables(
     mturk = pd.concat([tables["qags_mturk_cnndm"], tables["qags_mturk_xsum"]], ignore_index=True)
     unieval = pd.concat([tables["qags_cnndm"], tables["qags_xsum"]], ignore_index=True)
     counts, ties = [], []
-    for benchmark in BENCHMARKS.values():
+    for benchmark in (b for b in BENCHMARKS.values() if b.has_human_scores):
         table, dimensions = tables[benchmark.name], benchmark.dimension_names
         systems, inputs = matrix_axes(benchmark)
         counts.append(score_counts(table, dimensions).assign(benchmark=benchmark.name))

@@ -25,6 +25,7 @@ from geval_repro.tables.judge_rows import (
     replies_tables,
     scores_rows,
     subset_average_rows,
+    tables_without_human_scores,
     with_coverage,
 )
 
@@ -53,7 +54,9 @@ def write_result_tables(
 
     ``processed``: the run's tables by name: ``item_scores`` and ``replies`` for a run with
     replies, ``rating_probs`` for one with rating probabilities, ``scores`` for per-item
-    scores. Tables that several contents give (correlations, rollups) are concatenated.
+    scores. Tables that several contents give (correlations, rollups) are concatenated. A
+    run on a benchmark without per-item human scores gets only the tables that read none
+    (:func:`~geval_repro.tables.judge_rows.tables_without_human_scores`).
     ``run_files``: a run with rating probabilities, its ``<dimension>.jsonl`` files: every
     note of its tables then gives the dimension's coverage (items with a rating token).
     """
@@ -64,6 +67,13 @@ def write_result_tables(
         log.info(
             "%s %s: a rating token in %d of %d answered items", judge, dimension, rated, answered
         )
+    out = Path(out_dir)
+    if not spec.benchmark.has_human_scores:
+        tables = {name: pd.read_parquet(processed[name]) for name in spec.processed_tables}
+        made = tables_without_human_scores(spec, tables, pass_threshold=settings.pass_threshold)
+        for name in spec.result_tables:
+            write_pair(with_coverage(made[name], coverage), out / name)
+        return
     resampling = {"n_resamples": settings.bootstrap_resamples, "seed": settings.seed}
     parts: list[dict[str, pd.DataFrame]] = []
     if "replies" in contents:
@@ -95,7 +105,6 @@ def write_result_tables(
     if "item_scores" in contents:
         scores = pd.read_parquet(processed["scores"])
         parts.append({"correlations": scores_rows(spec, scores, human, **resampling)})
-    out = Path(out_dir)
     for name in spec.result_tables:
         tables = [part[name] for part in parts if name in part]
         write_pair(with_coverage(pd.concat(tables, ignore_index=True), coverage), out / name)

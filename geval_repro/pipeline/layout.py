@@ -181,9 +181,9 @@ class Layout:
         return [p for name in SWEEP_FIGURES for p in self.figure(self.judge_figures(judge) / name)]
 
     def judge_outputs(self, spec: JudgeSpec) -> list[Path]:
-        """Every result file of one judge run (its tables; with replies, its sweep)."""
+        """Every result file of one judge run (its tables; with a sweep, the sweep)."""
         files = self.judge_result_files(spec)
-        if spec.has_replies:
+        if spec.has_sweep:
             judge = spec.name
             files += [self.judge_tables(judge) / "sweep.csv", *self.sweep_figures(judge)]
         return files
@@ -222,6 +222,24 @@ class Layout:
     def cluster_figure(self, benchmark: str) -> list[Path]:
         """The figure of one benchmark's clusters (``benchmark`` may be a wildcard)."""
         return self.figure(self.figures / outputs.CLUSTER_FIGURE.format(benchmark=benchmark))
+
+    # --- the writer-vs-LLM analysis ----------------------------------------------------
+
+    def writer_vs_llm_rows(self, benchmark: str, judge: str | None = None) -> dict[str, Path]:
+        """The work rows of one metric of a benchmark's writer-vs-LLM analysis, by table: a
+        judge run's (``judge``), or the reference-free measures' (None)."""
+        folder = self.rows / benchmark
+        folder = folder / "judges" / judge if judge else folder / outputs.REFERENCE_FREE
+        return {name: folder / f"{name}.csv" for name in outputs.WRITER_VS_LLM_TABLES}
+
+    def writer_vs_llm_tables(self, benchmark: str) -> list[Path]:
+        """A benchmark's writer-vs-LLM tables (CSV and Markdown)."""
+        folder = self.tables / benchmark
+        return [p for name in outputs.WRITER_VS_LLM_TABLES for p in self.pair(folder / name)]
+
+    def writer_vs_llm_figure(self, benchmark: str) -> list[Path]:
+        """The figure of a benchmark's writer-vs-LLM analysis (PNG, SVG)."""
+        return self.figure(self.figures / outputs.WRITER_VS_LLM_FIGURE.format(benchmark=benchmark))
 
     def human_tables(self) -> list[Path]:
         human = self.tables / "human"

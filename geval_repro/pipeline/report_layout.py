@@ -18,8 +18,7 @@ from typing import Any
 
 from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import BENCHMARKS
-from geval_repro.registry.benchmarks import NAMES as BENCHMARK_NAMES
+from geval_repro.registry.benchmarks import BENCHMARKS, PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
 from geval_repro.registry.formats import SWEEP_FIGURES
 from geval_repro.registry.judges import JudgeSpec
 
@@ -29,6 +28,7 @@ NOTEBOOKS: tuple[str, ...] = (
     "02_summeval_recount",
     "03_sweep",
     "04_topical_chat_qags",
+    "05_writer_vs_llm",
 )
 #: The tidy tables the data tour reads: every benchmark's, then the further tables each
 #: names.
@@ -38,6 +38,7 @@ DATA_TOUR_TABLES: tuple[str, ...] = (
 )
 MAIN = "Tables: ours vs the paper"
 HUMAN = "Human judgements"
+WRITER_VS_LLM = "Does a judge prefer LLM-written summaries?"
 JUDGE_VS_JUDGE = "Judge vs judge: every pair of metrics"
 
 
@@ -71,7 +72,7 @@ class Page:
 
 def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str, list]:
     """What each notebook reads (its job waits for these). ``judges``: the runs by name."""
-    with_replies = [j for j, spec in judges.items() if spec.has_replies]
+    swept = [j for j, spec in judges.items() if spec.has_sweep]
     return {
         "01_data_tour": [layout.table(name) for name in DATA_TOUR_TABLES],
         "02_summeval_recount": [
@@ -81,10 +82,10 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             layout.cluster_figure("summeval")[0],
         ],
         "03_sweep": [
-            *(layout.judge_tables(j) / "sweep.csv" for j in with_replies),
+            *(layout.judge_tables(j) / "sweep.csv" for j in swept),
             # it finds the runs through their correlations.csv (report.readme.judges_in)
-            *(layout.judge_tables(j) / "correlations.csv" for j in with_replies),
-            *(layout.judge_figures(j) / f"{f}.png" for j in with_replies for f in SWEEP_FIGURES),
+            *(layout.judge_tables(j) / "correlations.csv" for j in swept),
+            *(layout.judge_figures(j) / f"{f}.png" for j in swept for f in SWEEP_FIGURES),
         ],
         "04_topical_chat_qags": [
             layout.tables / f"{outputs.CORRELATIONS}.csv",
@@ -92,6 +93,10 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             layout.paper_layout(3),
             *(p for p in layout.human_tables() if p.suffix == ".md"),
             layout.human_figure.with_suffix(".png"),
+        ],
+        "05_writer_vs_llm": [
+            *(p for b in PREFERENCE_BENCHMARKS for p in layout.writer_vs_llm_tables(b)),
+            *(layout.writer_vs_llm_figure(b)[0] for b in PREFERENCE_BENCHMARKS),
         ],
     }
 
@@ -148,7 +153,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             "Does it reproduce?",
             wildcards={"table": str(number)},
         )
-    for benchmark in BENCHMARK_NAMES:
+    for benchmark in SCORED_BENCHMARKS:
         png = layout.cluster_figure(benchmark)[0]
         pages[layout.report / "figures" / png.name] = Page(
             "figure",
@@ -160,6 +165,31 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         )
     pages[layout.report / "figures" / f"{outputs.HUMAN_DISTRIBUTIONS}.png"] = Page(
         "figure", layout.human_figure.with_suffix(".png"), "human_distributions", HUMAN, "Figures"
+    )
+    for benchmark in PREFERENCE_BENCHMARKS:
+        pages.update(_writer_vs_llm_pages(layout, benchmark))
+    return pages
+
+
+def _writer_vs_llm_pages(layout: Layout, benchmark: str) -> dict[Path, Page]:
+    """A benchmark's writer-vs-LLM tables and figure (captions ``writer_vs_llm_<table>``)."""
+    wildcards = {"benchmark": benchmark}
+    folder = layout.tables / benchmark
+    pages = {
+        layout.report / "tables" / benchmark / f"{name}.html": Page(
+            "table",
+            folder / f"{name}.md",
+            f"writer_vs_llm_{name}",
+            WRITER_VS_LLM,
+            "Tables",
+            csv=folder / f"{name}.csv",
+            wildcards=wildcards,
+        )
+        for name in outputs.WRITER_VS_LLM_TABLES
+    }
+    png = layout.writer_vs_llm_figure(benchmark)[0]
+    pages[layout.report / "figures" / png.name] = Page(
+        "figure", png, "writer_vs_llm_figure", WRITER_VS_LLM, "Figures", wildcards=wildcards
     )
     return pages
 
@@ -180,7 +210,7 @@ def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
         )
         for table in spec.result_tables
     }
-    for figure in SWEEP_FIGURES if spec.has_replies else ():
+    for figure in SWEEP_FIGURES if spec.has_sweep else ():
         pages[layout.report / "figures" / "judges" / judge / f"{figure}.png"] = Page(
             "figure",
             layout.judge_figures(judge) / f"{figure}.png",

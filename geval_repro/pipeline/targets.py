@@ -18,7 +18,7 @@ from typing import Any
 from geval_repro.config import judge_specs
 from geval_repro.pipeline.layout import Layout
 from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES
+from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES, SCORED_BENCHMARKS
 from geval_repro.registry.judges import JudgeSpec
 
 
@@ -52,6 +52,18 @@ class Targets:
     def with_replies(self) -> list[str]:
         """The runs with reply texts (item scores, a sweep and its figures)."""
         return [name for name, spec in self.judges.items() if spec.has_replies]
+
+    @property
+    def swept(self) -> list[str]:
+        """The runs whose replies-per-item sweep is made (replies, on a benchmark with
+        per-item human scores)."""
+        return [name for name, spec in self.judges.items() if spec.has_sweep]
+
+    @property
+    def correlated(self) -> list[str]:
+        """The runs on a benchmark with per-item human scores: correlation rows, tests
+        against the baselines (a run on a benchmark of pairwise preferences gets neither)."""
+        return [n for n, spec in self.judges.items() if spec.benchmark.has_human_scores]
 
     @property
     def scored(self) -> list[str]:
@@ -137,9 +149,9 @@ ROW_FILES: tuple[str, ...] = ("unieval", "baselines", "human_ceiling", "judge_av
 
 
 #: The tidy tables the human-data tables read (geval_repro.pipeline.human_tables): every
-#: benchmark's, SummEval's expert ratings and QAGS's MTurk answers.
+#: scored benchmark's, SummEval's expert ratings and QAGS's MTurk answers.
 HUMAN_INPUTS: tuple[str, ...] = (
-    *BENCHMARKS,
+    *SCORED_BENCHMARKS,
     "summeval_experts",
     "summeval_annotated_experts",
     "qags_mturk_cnndm",

@@ -1,6 +1,8 @@
 """The registry of benchmarks: one entry per benchmark the paper meta-evaluates on.
 
-A benchmark is SummEval, Topical-Chat or one QAGS subset. Each entry states every fact about
+A benchmark is SummEval, Topical-Chat or one QAGS subset (the paper's Tables 1-3), or
+Zhang et al.'s writer-vs-GPT-3.5 judgements (``writer_vs_llm``: the paper's analysis "Will
+G-Eval prefer LLM-based outputs?", pairwise human preferences). Each entry states every fact about
 it that another part of the toolkit needs, so rules, tables, judge runs, the judge runner and
 the report derive their lists from here and spell no benchmark's name:
 
@@ -11,14 +13,24 @@ the report derive their lists from here and spell no benchmark's name:
   identify one judged text (``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise),
   and ``item_key_type``, the type of their values (``str`` or ``int``);
 - ``dimensions``: the paper's dimensions, each with the human ``human_scale`` of the tidy
-  table and the ``judge_scale`` (integer ratings) a G-Eval prompt asks for;
-  ``other_human_scores``: the tidy table's further human columns (not judged) and scales;
+  table (None for a benchmark of ``preferences``) and the ``judge_scale`` (integer ratings)
+  a G-Eval prompt asks for; ``other_human_scores``: the tidy table's further human columns
+  (not judged) and scales;
+- ``preferences``: None for a benchmark whose tidy table holds per-item human scores (every
+  benchmark of the paper's Tables 1-3); else its human judgements are pairwise preferences
+  (:class:`Preferences`: the further tidy table with one row per human judgement of two
+  items, and the questions the judges answered). Such a benchmark has no per-item human
+  score, so nothing that correlates a judge with human scores is made for it (correlation
+  rows, judge-vs-judge tests, the sweep, the human tables, the paper's tables, the
+  export's human columns): each of those reads :attr:`Benchmark.has_human_scores`;
 - ``level``: the correlation level of the paper's protocol
   (:class:`~geval_repro.stats.level.Level`). ``summary``: correlate within each document
   (``group_key``) over its systems (``unit_key``), then average (SummEval, after UniEval);
   ``global``: one correlation over all items, called turn level for Topical-Chat and
   dataset level for QAGS (``level_name``). :attr:`Benchmark.system_key` and
-  :attr:`Benchmark.input_key` are the score matrix's axes at that level;
+  :attr:`Benchmark.input_key` are the score matrix's axes at that level. A benchmark of
+  ``preferences`` compares two items of one group (writer vs GPT-3.5: two summaries of an
+  article), named the ``pair`` level;
 - ``printed_coefficients``: the coefficients the paper prints for it (the comparisons a
   reader of its table makes: SummEval Spearman and Kendall, Topical-Chat Pearson and
   Spearman, QAGS all three);
@@ -62,10 +74,11 @@ from geval_repro.stats.level import Level
 
 @dataclass(frozen=True)
 class Dimension:
-    """One quality dimension of a benchmark: its human scale and the judge's rating scale."""
+    """One quality dimension of a benchmark: its human scale (None: the benchmark's humans
+    gave preferences, not scores) and the judge's rating scale."""
 
     name: str
-    human_scale: tuple[float, float]
+    human_scale: tuple[float, float] | None
     judge_scale: tuple[int, int]
 
     @property
@@ -102,6 +115,17 @@ class Baselines:
 
 
 @dataclass(frozen=True)
+class Preferences:
+    """Pairwise human preferences, a benchmark's human judgements in place of per-item
+    scores: the further tidy table (one of the benchmark's ``other_tables``) with one row
+    per human judgement of two of its items, and the ``questions`` each judgement answered
+    (columns of that table)."""
+
+    table: str
+    questions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark of the paper's meta-evaluation (see the module docstring)."""
 
@@ -127,6 +151,13 @@ class Benchmark:
     other_tables: Mapping[str, str] = field(default_factory=dict)
     released_replies: bool = False
     citations: tuple[str, ...] = ()
+    preferences: Preferences | None = None
+
+    @property
+    def has_human_scores(self) -> bool:
+        """Whether its tidy table holds per-item human scores (False: pairwise
+        ``preferences``), the fact every table that correlates with humans reads."""
+        return self.preferences is None
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -134,9 +165,17 @@ class Benchmark:
         return tuple(d.name for d in self.dimensions)
 
     @property
+    def human_dimensions(self) -> tuple[str, ...]:
+        """The dimensions with a human score column in the tidy table (all of them; none for
+        a benchmark of ``preferences``)."""
+        return tuple(d.name for d in self.dimensions if d.human_scale is not None)
+
+    @property
     def human_scales(self) -> dict[str, tuple[float, float]]:
-        """Every human score column of the tidy table and its scale, dimensions first."""
-        return {**{d.name: d.human_scale for d in self.dimensions}, **self.other_human_scores}
+        """Every human score column of the tidy table and its scale, dimensions first (none
+        for a benchmark of ``preferences``)."""
+        scored = {d.name: d.human_scale for d in self.dimensions if d.human_scale is not None}
+        return {**scored, **self.other_human_scores}
 
     @property
     def system_key(self) -> str | None:
@@ -194,6 +233,13 @@ SUMMEVAL_PROMPTS = Prompts(
         "relevance": "summeval_prompt_rel",
     }
 )
+#: SummEval's dimensions, human scales (expert means, 1-5) and the released prompts' scales.
+_SUMMEVAL_DIMENSIONS = (
+    Dimension("coherence", (1.0, 5.0), (1, 5)),
+    Dimension("consistency", (1.0, 5.0), (1, 5)),
+    Dimension("fluency", (1.0, 5.0), (1, 3)),
+    Dimension("relevance", (1.0, 5.0), (1, 5)),
+)
 _QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
 _QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
 
@@ -231,12 +277,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             paper_table=1,
             item_keys=("doc_id", "system_id"),
             item_key_type=str,
-            dimensions=(
-                Dimension("coherence", (1.0, 5.0), (1, 5)),
-                Dimension("consistency", (1.0, 5.0), (1, 5)),
-                Dimension("fluency", (1.0, 5.0), (1, 3)),
-                Dimension("relevance", (1.0, 5.0), (1, 5)),
-            ),
+            dimensions=_SUMMEVAL_DIMENSIONS,
             other_human_scores={"overall": (1.0, 5.0)},
             level=Level.SUMMARY,
             level_name="summary",
@@ -288,6 +329,29 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         _qags("cnndm", "QAGS-CNN/DM"),
         _qags("xsum", "QAGS-XSum"),
+        Benchmark(
+            name="writer_vs_llm",
+            title="Writer vs GPT-3.5 (Zhang et al.)",
+            short="writer_vs_llm",
+            paper_table=None,
+            item_keys=("item_id",),
+            item_key_type=str,
+            dimensions=tuple(Dimension(d.name, None, d.judge_scale) for d in _SUMMEVAL_DIMENSIONS),
+            level=Level.SUMMARY,
+            level_name="pair",
+            printed_coefficients=(),
+            group_key="article_id",
+            unit_key="author",
+            texts={"Document": "article", "Summary": "summary"},
+            shared_text="Document",
+            prompts=SUMMEVAL_PROMPTS,
+            sources=("zhang2023_pairwise", "zhang2023_writer_summaries"),
+            other_tables={"writer_vs_llm_pairs": "zhang2023_pairwise"},
+            citations=("zhang2024benchmarking",),
+            preferences=Preferences(
+                table="writer_vs_llm_pairs", questions=("overall", "informativeness")
+            ),
+        ),
     )
 }
 
@@ -306,11 +370,24 @@ PAPER_TABLES: dict[int, PaperTable] = {
     )
 }
 
-#: Benchmarks in the paper's order (Tables 1, 2, 3).
+#: Benchmarks in the registry's order: the paper's Tables 1, 2, 3, then the others.
 NAMES: tuple[str, ...] = tuple(BENCHMARKS)
 
-#: Every name under which the paper prints numbers: the benchmarks, then the averages.
-PRINTED_NAMES: tuple[str, ...] = (*NAMES, *AVERAGES)
+#: The benchmarks with per-item human scores (correlations, judge-vs-judge tests, the sweep,
+#: the human tables): every benchmark but those of pairwise preferences.
+SCORED_BENCHMARKS: tuple[str, ...] = tuple(n for n, b in BENCHMARKS.items() if b.has_human_scores)
+
+#: The benchmarks of pairwise human preferences (the writer-vs-LLM analysis).
+PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
+    n for n, b in BENCHMARKS.items() if not b.has_human_scores
+)
+
+#: Every name under which the paper prints numbers: the benchmarks of its tables, then the
+#: averages.
+PRINTED_NAMES: tuple[str, ...] = (
+    *(name for name, b in BENCHMARKS.items() if b.paper_table is not None),
+    *AVERAGES,
+)
 
 #: Every dimension of any benchmark, in first-seen order (for the config schema).
 ALL_DIMENSIONS: tuple[str, ...] = tuple(
@@ -428,5 +505,12 @@ def judge_scale(benchmark: str, dimension: str) -> tuple[int, int]:
 
 
 def human_scale(benchmark: str, dimension: str) -> tuple[float, float]:
-    """(min, max) of the human scores of the benchmark's tidy table for ``dimension``."""
-    return get_benchmark(benchmark).dimension(dimension).human_scale
+    """(min, max) of the human scores of the benchmark's tidy table for ``dimension``; raise
+    for a benchmark of pairwise preferences (no per-item human score)."""
+    scale = get_benchmark(benchmark).dimension(dimension).human_scale
+    if scale is None:
+        raise ValueError(
+            f"{title_of(benchmark)} has pairwise human preferences, no human {dimension} "
+            "scores: nothing correlates a judge with them (see Benchmark.has_human_scores)"
+        )
+    return scale

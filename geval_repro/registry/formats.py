@@ -58,6 +58,12 @@ CONTENT_RESULTS: dict[Content, tuple[str, ...]] = {
     "rating_probs": ("correlations", "rating_items", "rollups"),
 }
 
+#: The result tables that read no per-item human score, the only ones a run on a benchmark
+#: of pairwise preferences gets (``Benchmark.has_human_scores`` False): the replies'
+#: diagnostics and the per-item rating results. Its scores go into the benchmark's own
+#: analysis instead (the writer-vs-LLM tables).
+WITHOUT_HUMAN_SCORES: tuple[str, ...] = ("diagnostics", "rating_items")
+
 #: What the files of a ``run:`` block hold, by its mode: ``sample`` replies, ``logprobs``
 #: rating probabilities (its single reply per item is not a sample), ``both`` both.
 MODE_CONTENTS: dict[str, tuple[Content, ...]] = {

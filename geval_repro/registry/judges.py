@@ -32,6 +32,7 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.formats import (
     CONTENT_RESULTS,
     CONTENT_TABLES,
+    WITHOUT_HUMAN_SCORES,
     Content,
     JudgeFormat,
 )
@@ -176,6 +177,12 @@ class JudgeSpec:
         return "replies" in self.contents
 
     @property
+    def has_sweep(self) -> bool:
+        """Whether the run gets the replies-per-item sweep and its figures: replies, on a
+        benchmark with per-item human scores (the sweep correlates with them)."""
+        return self.has_replies and self.benchmark.has_human_scores
+
+    @property
     def processed_tables(self) -> tuple[str, ...]:
         """The processed tables its files are read into (``replies``, ``scores``,
         ``rating_probs``: ``data/processed/judges/<judge>/<name>.parquet``)."""
@@ -184,8 +191,11 @@ class JudgeSpec:
     @property
     def result_tables(self) -> tuple[str, ...]:
         """Its result tables (``results/tables/judges/<judge>/<name>.csv|.md``), in a fixed
-        order, each once."""
+        order, each once; on a benchmark without per-item human scores only those that read
+        none (:data:`~geval_repro.registry.formats.WITHOUT_HUMAN_SCORES`)."""
         names = [name for content in self.contents for name in CONTENT_RESULTS[content]]
+        if not self.benchmark.has_human_scores:
+            names = [name for name in names if name in WITHOUT_HUMAN_SCORES]
         return tuple(dict.fromkeys(names))
 
     @property

@@ -48,3 +48,12 @@ HUMAN_TABLES: tuple[str, ...] = (
 )
 #: The figure of the human score distributions: ``figures/<name>.png|.svg``.
 HUMAN_DISTRIBUTIONS = "human_distributions"
+#: The writer-vs-LLM analysis of a benchmark of pairwise human preferences (the G-Eval
+#: paper's "Will G-Eval prefer LLM-based outputs?"): its tables,
+#: ``tables/<benchmark>/<name>.csv|.md``, in the order they are written.
+WRITER_VS_LLM_TABLES: tuple[str, ...] = ("group_means", "accuracy", "preferences")
+#: Its figure in the paper's layout: ``figures/<name>.png|.svg``, the name formatted with the
+#: benchmark.
+WRITER_VS_LLM_FIGURE = "{benchmark}_group_means"
+#: The folder of the reference-free measures' work rows, beside the judge runs' folders.
+REFERENCE_FREE = "reference_free"

@@ -335,11 +335,19 @@ def dataset_card(
     for name, dataset in splits.items():
         benchmark = BENCHMARKS[name]
         dimensions = ", ".join(
-            f"{d.name} ({d.human_scale[0]:g}-{d.human_scale[1]:g})" for d in benchmark.dimensions
+            f"{name} ({low:g}-{high:g})"
+            for name, (low, high) in benchmark.human_scales.items()
+            if name in benchmark.dimension_names
         )
+        if benchmark.preferences is not None:  # no per-item human score: say what there is
+            questions = ", ".join(benchmark.preferences.questions)
+            dimensions = (
+                f"none: pairwise preferences ({questions}) in `{benchmark.preferences.table}`"
+            )
         runs = ", ".join(f"`{j}` ({n})" for j, n in scored[name].items()) or "none"
+        table = benchmark.paper_table or "–"
         lines.append(
-            f"| `{name}` | {benchmark.title} | {benchmark.paper_table} | {dataset.num_rows} | "
+            f"| `{name}` | {benchmark.title} | {table} | {dataset.num_rows} | "
             f"{', '.join(benchmark.item_keys)} | {dimensions} | {runs} | "
             f"{', '.join(f'`{key}`' for key in benchmark.citations)} |"
         )

@@ -21,7 +21,11 @@ Markdown that goes between :data:`START` and :data:`END` in README.md:
    level beside SummEval's own Table 2 (the rows of ``correlations.csv`` whose ``paper``
    is SummEval's, with why they differ) and its Table 3 checked against the pinned expert
    ratings (``tables/human/summeval_system_means.csv``);
-6. links to the human-data tables and figure.
+6. links to the human-data tables and figure;
+7. for each benchmark of pairwise human preferences (writer vs GPT-3.5): the paper's
+   sentence, each metric's group means of the overall question (a judge run's mean over
+   its dimensions ``AVG``, length in words; fixtures left out), links to its three tables
+   and its figure.
 
 The text depends on the folder's contents only (no dates), so regenerating it from the same
 results gives the same bytes. :func:`update_readme` swaps it into README.md; the command
@@ -43,6 +47,7 @@ from geval_repro.files.atomic import write_text
 from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import (
     PAPER_TABLES,
+    PREFERENCE_BENCHMARKS,
     PRINTED_NAMES,
     dimensions_of,
     printed_coefficients,
@@ -52,6 +57,7 @@ from geval_repro.registry.benchmarks import (
     table_title,
     title_of,
 )
+from geval_repro.registry.outputs import WRITER_VS_LLM_FIGURE, WRITER_VS_LLM_TABLES
 from geval_repro.registry.sources import REPO_ROOT, get_source
 
 log = logging.getLogger(__name__)
@@ -433,6 +439,80 @@ def _human_data(results_dir: Path, link: str) -> list[str]:
     return [*lines, ""]
 
 
+#: The paper's finding the writer-vs-LLM analysis redraws (its analysis "Will G-Eval prefer
+#: LLM-based outputs?"), quoted in the README and as the anchor of the tables' captions.
+PAPER_SENTENCE = (
+    "G-Eval-4 always gives higher scores to GPT-3.5 summaries than human-written summaries, "
+    "even when human judges prefer human-written summaries"
+)
+#: The group-means rows the README shows: a judge's mean over its dimensions, the length.
+WRITER_VS_LLM_SHOWN = ("AVG", "words")
+_GROUPS = {"writer": "writer better", "llm": "LLM better", "tie": "equally good"}
+
+
+def _group_cells(rows: pd.DataFrame) -> list[str]:
+    by_author = rows.set_index("author")
+    cells = [_number(by_author.loc[a, "value"]) for a in ("writer", "llm")]
+    diff = by_author.loc["llm - writer"]
+    interval = f"[{_number(diff['ci_low'], True)}, {_number(diff['ci_high'], True)}]"
+    return [*cells, f"{_number(diff['value'], True)} {interval}", str(diff["n_judgements"])]
+
+
+def _writer_vs_llm(results_dir: Path, link: str) -> list[str]:
+    """The writer-vs-LLM analysis of each benchmark of preferences in the folder."""
+    lines = []
+    for benchmark in PREFERENCE_BENCHMARKS:
+        folder = results_dir / "tables" / benchmark
+        if not (folder / "group_means.csv").is_file():
+            continue
+        means = pd.read_csv(folder / "group_means.csv")
+        shown = means[
+            (means["status"] != FIXTURE)
+            & (means["question"] == "overall")
+            & means["dimension"].isin(WRITER_VS_LLM_SHOWN)
+        ]
+        rows = []
+        for (metric, variant, preference), group in shown.groupby(
+            ["metric", "variant", "preference"], sort=False
+        ):
+            rows.append([metric, variant, _GROUPS[preference], *_group_cells(group)])
+        table = pd.DataFrame(
+            rows,
+            columns=[
+                "metric",
+                "variant",
+                "humans' preference",
+                "writer",
+                "GPT-3.5",
+                "GPT-3.5 - writer [95 % CI]",
+                "n",
+            ],
+        )
+        names = ", ".join(
+            f"[`{n}.md`]({link}/tables/{benchmark}/{n}.md)" for n in WRITER_VS_LLM_TABLES
+        )
+        figure = f"{link}/figures/{WRITER_VS_LLM_FIGURE.format(benchmark=benchmark)}.png"
+        lines += [
+            f"### Does a judge prefer LLM-written summaries? {title_of(benchmark)}",
+            "",
+            f'The paper: "{PAPER_SENTENCE}". The same analysis on Zhang et al.\'s 599 '
+            "judgements (a freelance writer's summary against GPT-3.5's, per news article): "
+            "each metric's mean score of both summaries in each group of the humans' overall "
+            "preference (a judge run: the mean over its dimensions, `AVG`; length in "
+            "words), 95 % bootstrap intervals over articles, `n` the judgements whose two "
+            "summaries are scored. Tables (with informativeness, per dimension, pairwise "
+            f"accuracy with ties and preference rates against the humans'): {names}; "
+            "[what they are](docs/writer-vs-llm.md).",
+            "",
+            _markdown_table(table) if rows else "No metric of this folder has rows.",
+            "",
+            f"![Mean score of the writers' and GPT-3.5's summaries per human preference group]"
+            f"({figure})",
+            "",
+        ]
+    return lines
+
+
 def render_section(
     results_dir: str | os.PathLike[str],
     link: str = "results",
@@ -484,6 +564,7 @@ def render_section(
         *_ties_pairs_systems(results_dir, link),
         *_system_level(results_dir, correlations, link),
         *_human_data(results_dir, link),
+        *_writer_vs_llm(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "
         "the SHA-256 of the upstream files it rests on, the config and package versions (the "
         "git commit a run was made from is in its `results/run_manifest.json`).",

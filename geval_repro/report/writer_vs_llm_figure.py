@@ -5,7 +5,8 @@ Drawn from the rows of :func:`geval_repro.tables.writer_vs_llm.group_mean_rows` 
 computed here), in the paper's layout: three groups of the human preference (writer
 better, LLM better, equally good), two bars each (the writers' summaries, the model's),
 with their 95 % bootstrap intervals over articles as error bars, each bar's value above it
-and each group's judgement count under it. One panel per (metric, dimension). The paper's
+and each group's judgement count (n) under it. One panel per (metric, variant, dimension), a
+row of panels per metric and variant. The paper's
 bar values are not drawn: the paper prints them only as bars of a figure, which no source
 this toolkit can cite reads out.
 """
@@ -29,12 +30,9 @@ BAR_WIDTH = 0.38
 CHARACTERS_PER_INCH = 10  # of the 10-point title: it wraps within the figure's width
 
 
-def _judgements(n: int) -> str:
-    return f"{n} judgement" if n == 1 else f"{n} judgements"
-
-
 def _panel(ax, rows: pd.DataFrame, label: str) -> None:
-    """One (metric, dimension): the groups on x, a bar per author with its interval."""
+    """One (metric, variant, dimension): the groups on x, a bar per author with its
+    interval (a note in the panel when no judgement has a value)."""
     x = np.arange(len(GROUPS))
     tops = []
     for offset, (author, (name, colour)) in zip((-0.5, 0.5), AUTHOR_STYLE.items(), strict=True):
@@ -59,49 +57,78 @@ def _panel(ax, rows: pd.DataFrame, label: str) -> None:
                     fontsize=8,
                 )
                 tops.append(top)
+    if not tops:
+        ax.text(
+            0.5,
+            0.5,
+            "no judgement has both\nsummaries scored",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
     counts = rows[rows["author"] == "writer"].set_index("preference")["n_judgements"]
-    ax.set_xticks(
-        x, [f"{GROUPS[g]}\n({_judgements(counts.get(g, 0))})" for g in GROUPS], fontsize=9
-    )
+    ax.set_xticks(x, [f"{GROUPS[g]}\nn = {counts.get(g, 0)}" for g in GROUPS], fontsize=9)
     ax.set_ylabel(label, fontsize=9)
     ax.set_ylim(0, 1.15 * max(tops, default=1.0))  # room for the value labels
     ax.grid(axis="y", alpha=0.3, zorder=0)
     ax.tick_params(axis="y", labelsize=8)
 
 
+#: The size of one panel (inches): room for the three groups' two-line labels.
+PANEL_WIDTH, PANEL_HEIGHT = 3.5, 3.0
+#: How a panel's title marks rows that are not a recomputation of released data.
+STATUS_MARKS = {"fixture": " [FIXTURE]", "toolkit-run": " [toolkit run]"}
+
+Panel = tuple[str, str, str]  # (metric, variant, dimension)
+
+
 def group_means_figure(
     group_means: pd.DataFrame,
-    panels: Sequence[tuple[str, str]],
+    panels: Sequence[Sequence[Panel]],
     *,
     question: str = "overall",
 ) -> Figure:
-    """Mean score of each author's summaries per human preference group, one panel per
-    ``(metric, dimension)`` of ``panels``, for the humans' answer to ``question``."""
-    if not panels:
-        raise ValueError("give at least one (metric, dimension) panel")
-    width = max(5.4, 4.6 * len(panels))
-    fig = Figure(figsize=(width, 4.1), layout="constrained")
-    axes = fig.subplots(1, len(panels), squeeze=False)[0]
-    for ax, (metric, dimension) in zip(axes, panels, strict=True):
-        rows = group_means[
-            (group_means["metric"] == metric)
-            & (group_means["dimension"] == dimension)
-            & (group_means["question"] == question)
-        ]
-        if rows.empty:
-            raise ValueError(
-                f"no group means of metric {metric!r}, dimension {dimension!r}, question "
-                f"{question!r}: make them with tables.writer_vs_llm.writer_vs_llm_rows"
+    """Mean score of each author's summaries per human preference group, for the humans'
+    answer to ``question``: one row of panels per entry of ``panels``, a panel per
+    ``(metric, variant, dimension)`` of it."""
+    if not any(panels):
+        raise ValueError("give at least one (metric, variant, dimension) panel")
+    n_cols = max(len(row) for row in panels)
+    width = max(5.4, PANEL_WIDTH * n_cols)
+    fig = Figure(figsize=(width, 1.0 + PANEL_HEIGHT * len(panels)), layout="constrained")
+    grid = fig.subplots(len(panels), n_cols, squeeze=False)
+    for axes, row in zip(grid, panels, strict=True):
+        for ax in axes[len(row) :]:
+            ax.remove()
+        for ax, (metric, variant, dimension) in zip(axes, row, strict=False):
+            rows = group_means[
+                (group_means["metric"] == metric)
+                & (group_means["variant"] == variant)
+                & (group_means["dimension"] == dimension)
+                & (group_means["question"] == question)
+            ]
+            if rows.empty:
+                raise ValueError(
+                    f"no group means of metric {metric!r}, variant {variant!r}, dimension "
+                    f"{dimension!r}, question {question!r}: make them with "
+                    "tables.writer_vs_llm.writer_vs_llm_rows"
+                )
+            mark = "".join(dict.fromkeys(STATUS_MARKS.get(s, "") for s in rows["status"]))
+            title = (
+                textwrap.fill(f"{metric}{mark}", 38)
+                + "\n"
+                + textwrap.fill(f"{variant}: {dimension}", 38)
             )
-        fixture = " [FIXTURE]" if (rows["status"] == "fixture").any() else ""
-        ax.set_title(textwrap.fill(f"{metric}: {dimension}{fixture}", 40), fontsize=10)
-        _panel(ax, rows, f"mean {dimension} (95 % CI over articles)")
-    handles, labels = axes[0].get_legend_handles_labels()
+            ax.set_title(title, fontsize=9)
+            _panel(ax, rows, f"mean {dimension}\n(95 % CI over articles)")
+    handles, labels = grid[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=9)
     fig.suptitle(
         textwrap.fill(
             "Writer vs GPT-3.5 summaries of the same articles, grouped by the human judges' "
-            f"{question} preference (Zhang et al. 2023 judgements)",
+            f"{question} preference (Zhang et al. 2023 judgements; n: the group's judgements "
+            "with both summaries scored)",
             int(CHARACTERS_PER_INCH * width),
         ),
         fontsize=10,

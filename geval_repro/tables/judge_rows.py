@@ -386,6 +386,22 @@ def rating_tables(
     }
 
 
+def tables_without_human_scores(
+    spec: JudgeSpec, processed: Mapping[str, pd.DataFrame], *, pass_threshold: float
+) -> dict[str, pd.DataFrame]:
+    """The tables of a run on a benchmark without per-item human scores (pairwise
+    preferences): those of :data:`~geval_repro.registry.formats.WITHOUT_HUMAN_SCORES` its
+    contents give, ``diagnostics`` of its replies and ``rating_items`` of its rating
+    probabilities. ``processed``: the run's processed tables by name."""
+    tables = {}
+    if "replies" in spec.contents:
+        tables["diagnostics"] = reply_diagnostics(processed["replies"])
+    if "rating_probs" in spec.contents:
+        scores = rating_scores(processed["rating_probs"])
+        tables["rating_items"] = rating_results(scores, pass_threshold)
+    return tables
+
+
 def parser_comparison(rows: pd.DataFrame) -> pd.DataFrame:
     """Every correlation under both parsers side by side, with their difference (empty
     where a parser gave no value)."""

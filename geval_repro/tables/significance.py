@@ -25,8 +25,7 @@ baseline_value``), ``baseline_value_full`` the baseline's value on every item it
 test. A test that cannot be made (constant or unscored judge scores, no recomputed
 baseline) has an empty p-value and a note saying why; a test of a run whose scores are not
 on the judge's own scale (MetricEval's rank-normal scores) says in its note whether the
-scale changes it. The
-pipeline runs the tests of each judge run in a job of its own
+scale changes it. The pipeline runs the tests of each judge run in a job of its own
 (:func:`geval_repro.pipeline.significance.judge_significance`).
 """
 

@@ -11,7 +11,7 @@ when both its summaries have a score there. A metric with several dimensions als
 ``AVG``, each summary's mean over the dimensions (unscored where one is missing; raw
 scores, as the paper averages them).
 
-Three tables, one row per (metric, dimension, question, ...) with ``n_judgements`` and
+Three tables, one row per (metric, variant, dimension, question, ...) with ``n_judgements`` and
 ``n_articles`` (the judgements and articles the value rests on):
 
 - :func:`group_mean_rows`, the paper's analysis: in each group of the human preference
@@ -85,8 +85,10 @@ CONFIDENCE = 0.95
 STRATA: dict[str, int | None] = {"all": None, "llm longer": 1, "llm shorter": -1, "same length": 0}
 #: The reference-free measures of :func:`surface_scores`: metric -> its dimension.
 SURFACE_METRICS = {"length": "words", "novel bigrams": "share"}
+#: The variant of the reference-free measures' rows.
+SURFACE_VARIANT = "reference-free measure"
 
-_KEY = ["benchmark", "metric", "dimension", "question"]
+_KEY = ["benchmark", "metric", "variant", "dimension", "question"]
 _COUNTS = ["n_judgements", "n_articles"]
 GROUP_MEAN_COLUMNS = [
     *_KEY,
@@ -450,6 +452,7 @@ def writer_vs_llm_rows(
     scores: pd.DataFrame,
     *,
     metric: str,
+    variant: str,
     status: str,
     n_resamples: int,
     permutation_resamples: int,
@@ -458,8 +461,10 @@ def writer_vs_llm_rows(
     questions: Sequence[str] = QUESTIONS,
 ) -> WriterVsLlmRows:
     """The three tables of ``metric`` (its ``scores``: ``item_id, dimension, score``), per
-    dimension (and ``AVG``) and question, every row labelled with ``status`` (recomputed,
-    toolkit-run, fixture: as in the correlation rows)."""
+    dimension (and ``AVG``) and question, every row labelled with its ``variant`` (which of
+    the metric's scores: a judge run's mean of its replies under one parser, its Eq. 1 score;
+    :data:`SURFACE_VARIANT`) and ``status`` (recomputed, toolkit-run, fixture: as in the
+    correlation rows)."""
     check_pairs(items, pairs, f"writer-vs-LLM tables of {metric!r}")
     unknown = [q for q in questions if q not in QUESTIONS]
     if unknown:
@@ -473,7 +478,12 @@ def writer_vs_llm_rows(
         writer = column.reindex(pairs["writer_item_id"]).to_numpy(dtype=float)
         llm = column.reindex(pairs["llm_item_id"]).to_numpy(dtype=float)
         for question in questions:
-            key = {"metric": metric, "dimension": dimension, "question": question}
+            key = {
+                "metric": metric,
+                "variant": variant,
+                "dimension": dimension,
+                "question": question,
+            }
             judgements = Judgements(pairs, writer, llm, question, resampling)
             means.append(group_mean_rows(judgements).assign(**key))
             accuracy.append(accuracy_rows(judgements).assign(**key))

@@ -14,6 +14,8 @@ from geval_repro.registry.benchmarks import (
     BASELINE_FAMILIES,
     NAMES as BENCHMARK_NAMES,
     PAPER_TABLES,
+    PREFERENCE_BENCHMARKS,
+    SCORED_BENCHMARKS,
     baseline_inputs,
 )
 from geval_repro.registry.formats import SWEEP_FIGURES
@@ -21,9 +23,12 @@ from geval_repro.registry.formats import SWEEP_FIGURES
 
 OTHER_TABLES = tidy_tables()
 WITH_REPLIES = TARGETS.with_replies
+SWEPT = TARGETS.swept
+CORRELATED = TARGETS.correlated
 SCORED = TARGETS.scored
 RERUN_PAIRS = TARGETS.rerun_pairs
 TABLE_JUDGES = {n: TARGETS.in_table(n) for n in PAPER_TABLES}
-BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in BENCHMARK_NAMES}
+BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in SCORED_BENCHMARKS}
+PREFERENCE_JUDGES = {b: TARGETS.on_benchmark(b) for b in PREFERENCE_BENCHMARKS}
 READER_OUTPUTS = TARGETS.reader_outputs
 

@@ -66,7 +66,7 @@ rule correlations:
 rule significance_vs_baseline:
     """Every judge row against the best recomputed baseline (one job per run makes them)."""
     input:
-        [LAYOUT.judge_significance(j) for j in JUDGES],
+        [LAYOUT.judge_significance(j) for j in CORRELATED],
     output:
         LAYOUT.pair(LAYOUT.tables / outputs.SIGNIFICANCE_VS_BASELINE),
     log:

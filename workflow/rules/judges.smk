@@ -52,6 +52,11 @@ for _judge, _spec in JUDGES.items():
                 params.run_files,
             )
 
+
+# One rule per run with correlation rows: its tests against the best baselines.
+for _judge in CORRELATED:
+    _spec = JUDGES[_judge]
+
     rule:
         """The run's rows against the best recomputed baseline: paired permutation tests."""
         name:
@@ -91,7 +96,7 @@ rule judge_sweep:
     output:
         LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
     wildcard_constraints:
-        judge=one_of(WITH_REPLIES),
+        judge=one_of(SWEPT),
     params:
         judges=lambda wildcards: [wildcards.judge],
     log:
@@ -113,7 +118,7 @@ rule judge_sweep_figures:
             ext=["png", "svg"],
         ),
     wildcard_constraints:
-        judge=one_of(WITH_REPLIES),
+        judge=one_of(SWEPT),
     params:
         spec=lambda wildcards: JUDGES[wildcards.judge],
         entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
@@ -157,7 +162,7 @@ rule rerun_agreement:
 
 rule sweep_all:
     input:
-        [LAYOUT.judge_tables(judge) / "sweep.csv" for judge in WITH_REPLIES],
+        [LAYOUT.judge_tables(judge) / "sweep.csv" for judge in SWEPT],
     output:
         LAYOUT.tables / f"{outputs.SWEEP}.csv",
     log:
@@ -173,4 +178,4 @@ rule judges:
     input:
         [LAYOUT.judge_outputs(spec) for spec in JUDGES.values()],
         [rules.rerun_agreement.output] if RERUN_PAIRS else [],
-        [rules.sweep_all.output] if WITH_REPLIES else [],
+        [rules.sweep_all.output] if SWEPT else [],

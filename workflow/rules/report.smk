@@ -59,11 +59,13 @@ rule readme_results:
     input:
         LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
         [LAYOUT.paper_layout(n) for n in outputs.PAPER_LAYOUTS],
-        [LAYOUT.judge_tables(j) / "correlations.csv" for j in JUDGES],
-        [LAYOUT.judge_tables(j) / f"{t}.csv" for j in WITH_REPLIES for t in ("main", "one_reply")],
-        [LAYOUT.judge_figures(j) / "sweep_spearman.png" for j in WITH_REPLIES],
+        [LAYOUT.judge_tables(j) / "correlations.csv" for j in CORRELATED],
+        [LAYOUT.judge_tables(j) / f"{t}.csv" for j in SWEPT for t in ("main", "one_reply")],
+        [LAYOUT.judge_figures(j) / "sweep_spearman.png" for j in SWEPT],
         [p for p in LAYOUT.human_tables() if p.suffix == ".md"],
         LAYOUT.human_figure.with_suffix(".png"),
+        [p for b in PREFERENCE_JUDGES for p in LAYOUT.writer_vs_llm_tables(b)],
+        [LAYOUT.writer_vs_llm_figure(b)[0] for b in PREFERENCE_JUDGES],
         "geval_repro/data/sources.yaml",
     output:
         LAYOUT.results / "readme_results.md",
