@@ -9,7 +9,9 @@ the report derive their lists from here and spell no benchmark's name:
   number, title, file stem; None for a benchmark the paper does not meta-evaluate on);
 - ``item_keys``: the columns of its tidy table (``data/processed/<name>.parquet``) that
   identify one judged text (``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise),
-  and ``item_key_type``, the type of their values (``str`` or ``int``);
+  and ``item_key_type``, the type of their values (``str`` or ``int``); ``item_count``:
+  its number of items, one row each of the tidy table (None: not stated; a judge job on a
+  cluster then needs a ``limit`` or a ``runtime`` to ask for its time);
 - ``dimensions``: the paper's dimensions, each with the human ``human_scale`` of the tidy
   table and the ``judge_scale`` (integer ratings) a G-Eval prompt asks for;
   ``other_human_scores``: the tidy table's further human columns (not judged) and scales;
@@ -126,6 +128,7 @@ class Benchmark:
     other_tables: Mapping[str, str] = field(default_factory=dict)
     released_replies: bool = False
     citations: tuple[str, ...] = ()
+    item_count: int | None = None
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -197,7 +200,7 @@ _QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
 _QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
 
 
-def _qags(subset: str, title: str) -> Benchmark:
+def _qags(subset: str, title: str, item_count: int) -> Benchmark:
     """One QAGS subset: consistency of a summary with its source, at the dataset level."""
     return Benchmark(
         name=f"qags_{subset}",
@@ -217,6 +220,7 @@ def _qags(subset: str, title: str) -> Benchmark:
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
         other_tables={f"qags_mturk_{subset}": f"qags_mturk_{subset}"},
         citations=("wang2020qags",),
+        item_count=item_count,
     )
 
 
@@ -256,6 +260,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             },
             released_replies=True,
             citations=("fabbri2021summeval",),
+            item_count=1600,  # 100 documents x 16 systems
         ),
         Benchmark(
             name="topical_chat",
@@ -283,9 +288,10 @@ BENCHMARKS: dict[str, Benchmark] = {
             unieval_predictions=True,
             sources=("topical_chat", "unieval_pred_topical_chat"),
             citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
+            item_count=360,  # 60 conversations x 6 responses
         ),
-        _qags("cnndm", "QAGS-CNN/DM"),
-        _qags("xsum", "QAGS-XSum"),
+        _qags("cnndm", "QAGS-CNN/DM", 235),
+        _qags("xsum", "QAGS-XSum", 239),
     )
 }
 
