@@ -1,6 +1,6 @@
 """Files in and out: upstream files fetched and verified (:mod:`.fetch`), the offline mirror
-(:mod:`.mirror`), atomic writes (:mod:`.atomic`: temporary file, verify, rename) and the
-SHA-256 of a file (:mod:`.digest`).
+(:mod:`.mirror`), atomic writes (:mod:`.atomic`: temporary file, verify, rename), the
+SHA-256 of a file (:mod:`.digest`), and the type of a path argument (:mod:`.paths`).
 
 May import :mod:`geval_repro.registry`.
 """

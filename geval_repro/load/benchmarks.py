@@ -12,7 +12,6 @@ beside the loaders, registered under the names the registry gives.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -20,6 +19,7 @@ from functools import partial
 import pandas as pd
 import pandera.pandas as pa
 
+from geval_repro.files.paths import PathLike
 from geval_repro.load import schemas
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.multiref import load_multiref
@@ -27,8 +27,6 @@ from geval_repro.load.qags import load_qags, load_qags_mturk
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.registry.benchmarks import get_benchmark
-
-PathLike = str | os.PathLike[str]
 
 
 @dataclass(frozen=True)

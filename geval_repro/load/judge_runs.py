@@ -10,20 +10,18 @@ schema factory that validates its table.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 
 import pandas as pd
 import pandera.pandas as pa
 
+from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.schemas import item_scores_schema, rating_probs_schema, replies_schema
 from geval_repro.load.scores import load_item_scores
 from geval_repro.registry.formats import FIELD_CONTENTS
 from geval_repro.registry.judges import JudgeSpec
-
-PathLike = str | os.PathLike[str]
 
 
 def released_run(

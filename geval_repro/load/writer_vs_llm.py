@@ -41,16 +41,14 @@ not in ``writer_summaries.json``, although its README calls it all the summaries
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import pandas as pd
 import pandera.pandas as pa
 
+from geval_repro.files.paths import PathLike
 from geval_repro.load.schemas import UPSTREAM_FIX, read_json, require_records, validate_table
-
-PathLike = str | os.PathLike[str]
 
 AUTHORS = ("writer", "llm")
 PREFERENCES = ("writer", "llm", "tie")

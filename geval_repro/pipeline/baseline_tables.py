@@ -17,7 +17,6 @@ Protocols (sources in docs/baselines.md):
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +39,7 @@ from geval_repro.baselines.references import (
 from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.benchmarks import BASELINE_FAMILIES, BENCHMARKS, get_benchmark
 from geval_repro.report.table_files import write_rows
 from geval_repro.tables.averages import average_rows
@@ -47,7 +47,6 @@ from geval_repro.tables.rows import table_rows
 
 log = logging.getLogger(__name__)
 
-PathLike = str | os.PathLike[str]
 ROUGE_TYPES = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-L": "rougeLsum"}
 SENTENCE_SEPARATOR = " . "
 METRIC_NOTES = {

@@ -9,12 +9,12 @@ SummEval's judge files. ``correlations.csv`` concatenates the three in the paper
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
+from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.significance import read_significance
 from geval_repro.registry.benchmarks import table_benchmarks
 from geval_repro.registry.judges import JudgeSpec
@@ -25,8 +25,6 @@ from geval_repro.tables.pairwise_accuracy import pairwise_accuracy_table
 from geval_repro.tables.printed import combined_table
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def paper_table_rows(parts: Sequence[PathLike], number: int, out: PathLike) -> None:

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.judges import JudgeSpec
-
-PathLike = str | os.PathLike[str]
 
 
 def export_hf(processed: PathLike, out: PathLike, judges: Mapping[str, JudgeSpec]) -> None:

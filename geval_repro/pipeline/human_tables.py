@@ -13,13 +13,13 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from geval_repro.files.paths import PathLike
 from geval_repro.human.agreement import expert_alpha
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
@@ -37,7 +37,6 @@ from geval_repro.tables.rows import COLUMNS
 
 log = logging.getLogger(__name__)
 
-PathLike = str | os.PathLike[str]
 CEILING_METRIC = "Human: one expert vs mean of the other two"
 
 

@@ -5,13 +5,13 @@ then the two tables of all benchmarks."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
@@ -23,8 +23,6 @@ from geval_repro.tables.judge_pairs import (
 from geval_repro.tables.paired_tests import baseline_metrics, judge_metrics, unieval_metrics
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def benchmark_pairs(

@@ -10,11 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.processes import run_in_process
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def judge_run(

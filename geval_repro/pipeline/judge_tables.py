@@ -5,7 +5,6 @@ in :mod:`geval_repro.tables.judge_rows` and :mod:`geval_repro.scoring.sweep`).""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet, write_text
+from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import rating_coverage
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
@@ -29,8 +29,6 @@ from geval_repro.tables.judge_rows import (
 )
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def build_item_scores(replies_path: PathLike, out: PathLike) -> None:

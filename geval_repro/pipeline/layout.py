@@ -21,7 +21,7 @@ Light on purpose: the workflow imports it when it is parsed (no pandas).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,11 @@ def rule_name(prefix: str, name: str) -> str:
     """A rule name for ``name`` (a judge run, a notebook): ``<prefix>_<name>`` with every
     character that may not stand in a Python identifier replaced by ``_``."""
     return f"{prefix}_{re.sub(r'[^A-Za-z0-9_]', '_', name)}"
+
+
+def one_of(names: Iterable[object]) -> str:
+    """A wildcard constraint matching exactly one of ``names`` (nothing when empty)."""
+    return "|".join(re.escape(str(n)) for n in names) or "(?!)"
 
 
 @dataclass(frozen=True)

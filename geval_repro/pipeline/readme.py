@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
+from geval_repro.files.paths import PathLike
 from geval_repro.report import readme
-
-PathLike = str | os.PathLike[str]
 
 
 def write_section(results: PathLike, out: PathLike, labels: Mapping[str, str]) -> None:

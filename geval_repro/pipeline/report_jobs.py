@@ -8,9 +8,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.processes import run_in_process
-
-PathLike = str | os.PathLike[str]
 
 
 def notebook(source: PathLike, target: PathLike, *, results: PathLike, processed: PathLike) -> None:

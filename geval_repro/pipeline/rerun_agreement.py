@@ -14,13 +14,13 @@ Per dimension and coefficient, on the items both runs score:
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from tqdm import tqdm
 
 from geval_repro.config import Settings
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.scoring.pairing import paired_matrices
@@ -30,8 +30,6 @@ from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def rerun_agreement(

@@ -4,21 +4,19 @@ all of them (the tests are computed in :mod:`geval_repro.tables.significance`)."
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.significance import COLUMNS, best_baselines, judge_vs_baselines
 
 log = logging.getLogger(__name__)
-
-PathLike = str | os.PathLike[str]
 
 
 def judge_significance(

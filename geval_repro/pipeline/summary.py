@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from geval_repro.files.fetch import fetch_failures
+from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.layout import Layout
 
-PathLike = str | os.PathLike[str]
 LISTED = 8  # missing files named in the summary (each also has its own line while running)
 MIRRORED_RUN = (
     "snakemake --cores all --configfile workflow/configs/mirrored_data.yaml --config mirror=DIR"

@@ -15,6 +15,7 @@ import pandera.pandas as pa
 
 from geval_repro.files.atomic import write_parquet
 from geval_repro.files.fetch import check_pinned
+from geval_repro.files.paths import PathLike
 from geval_repro.load import schemas
 from geval_repro.load.benchmarks import BENCHMARK_LOADERS, TABLE_LOADERS, load_benchmark
 from geval_repro.load.judge_runs import CONTENT_SCHEMAS, FORMAT_LOADERS
@@ -22,7 +23,6 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.registry.formats import CONTENT_TABLES
 from geval_repro.registry.judges import JudgeSpec
 
-PathLike = str | os.PathLike[str]
 log = logging.getLogger(__name__)
 WRITE_FIX = "delete the file and rerun the pipeline"
 

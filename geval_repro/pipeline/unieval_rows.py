@@ -10,12 +10,12 @@ vectors skipped, averaged over the documents kept; bootstrap over documents).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 
 import pandas as pd
 
 from geval_repro.config import Settings
+from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.targets import unieval_benchmarks
 from geval_repro.registry.benchmarks import BENCHMARKS, UNIEVAL, UNIEVAL_VARIANT
 from geval_repro.registry.paper import PRINTED_ROW_NOTES
@@ -25,7 +25,6 @@ from geval_repro.tables.rows import table_rows
 
 log = logging.getLogger(__name__)
 
-PathLike = str | os.PathLike[str]
 NOTE = "UniEval's released predictions (maszhongming/UniEval reproduce/unieval_predict)"
 SAME = (
     "Pearson, Spearman and Kendall equal UniEval's own reproduce/README.md table for "

@@ -16,7 +16,7 @@ A format maps to:
   system, global).
 
 Each format's loader (the function that reads its files into those tables) is registered
-beside the loaders, in :data:`geval_repro.load.judge_runs.RUN_LOADERS`: this module stays
+beside the loaders, in :data:`geval_repro.load.judge_runs.FORMAT_LOADERS`: this module stays
 free of pandas, so the workflow can read it when it is parsed.
 
 Rules, the config check, the report and the README generator derive their lists from here.

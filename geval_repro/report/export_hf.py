@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import uuid
@@ -45,11 +44,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geval_repro.files.paths import PathLike
 from geval_repro.registry.benchmarks import BENCHMARKS, NAMES
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import PACKAGE_DATA, get_source
 
-PathLike = str | os.PathLike[str]
 CITATIONS_PATH = PACKAGE_DATA / "CITATIONS.bib"
 JUDGE_TABLES = ("replies.parquet", "item_scores.parquet", "scores.parquet", "rating_probs.parquet")
 _KEYS = ("judge", "benchmark", "dimension", "parser", "reply_index")

@@ -23,7 +23,14 @@ from matplotlib.lines import Line2D
 
 from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
 from geval_repro.files.atomic import atomic_path
-from geval_repro.registry.benchmarks import BENCHMARKS, PRINTED_NAMES, protocol_variant_of, table_of
+from geval_repro.registry.benchmarks import (
+    BENCHMARKS,
+    PRINTED_NAMES,
+    average_of,
+    protocol_variant_of,
+    short_of,
+    table_of,
+)
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
@@ -424,10 +431,10 @@ def comparison_group(metric: str, variant: str, benchmarks: Sequence[str]) -> tu
 
 
 def _cell_label(r: Any) -> str:
-    """ "metric (variant), cell": the cell is the dimension (a QAGS subset) and coefficient;
-    wrapped, never cut."""
-    where = r.dimension if r.benchmark in ("summeval", "topical_chat") else r.benchmark
-    label = f"{r.metric} ({r.variant}), {where.removeprefix('qags_')} {_SYMBOL[r.coefficient]}"
+    """ "metric (variant), cell": the cell is the dimension (a part of an average: its short
+    name, e.g. a QAGS subset) and coefficient; wrapped, never cut."""
+    where = short_of(r.benchmark) if average_of(r.benchmark) else r.dimension
+    label = f"{r.metric} ({r.variant}), {where} {_SYMBOL[r.coefficient]}"
     return _wrapped(label, _LABEL_WIDTH)
 
 

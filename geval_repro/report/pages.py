@@ -36,6 +36,7 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from geval_repro.files.atomic import atomic_path, write_text
+from geval_repro.files.paths import PathLike
 
 RESULTS_ENV = "GEVAL_REPRO_RESULTS"
 PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
@@ -61,8 +62,6 @@ FIXTURE_BANNER = (
     '<p class="fixture">FIXTURE: rows with status "fixture" come from synthetic test data '
     "(tests/fixtures), not from any released judge output. They are not results.</p>"
 )
-
-PathLike = str | os.PathLike[str]
 
 
 def execute_notebook(

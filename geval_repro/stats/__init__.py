@@ -2,7 +2,9 @@
 with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch of coded
 matrices against one human matrix; :mod:`.comparison` for binary comparisons of two texts),
 uncertainty (:mod:`.clustered`: a bootstrap and a sign-flip test over clusters of
-observations).
+observations), paired permutation tests (:mod:`.permutation`; its resamples' statistics
+without recomputing swapped matrices in :mod:`.permutation_terms` and, for the rank
+coefficients, :mod:`.swapped_ranks`).
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing. A
 correlation level is a :class:`~geval_repro.stats.level.Level` (:mod:`.level`, light: no

@@ -152,7 +152,7 @@ def _kendall_terms_by_offsets(
     return concordance, untied_x, untied_y
 
 
-def _dense_ranks(values: np.ndarray, present: np.ndarray) -> np.ndarray:
+def dense_ranks(values: np.ndarray, present: np.ndarray) -> np.ndarray:
     """0-based dense ranks along the last axis (missing positions share the top rank)."""
     keyed = np.where(present, values, np.inf)
     order = np.argsort(keyed, axis=-1, kind="stable")
@@ -208,8 +208,8 @@ def _kendall_terms_by_table(
     1-5 scale, binary judgements), as at the global level of every benchmark here.
     """
     n = x.shape[-1]
-    rank_x = _dense_ranks(x, present).reshape(-1, n)
-    rank_y = _dense_ranks(y, present).reshape(-1, n)
+    rank_x = dense_ranks(x, present).reshape(-1, n)
+    rank_y = dense_ranks(y, present).reshape(-1, n)
     if 2 * (int(rank_x.max()) + 1) * (int(rank_y.max()) + 1) > n * n:
         return None
     terms = kendall_terms_from_ranks(rank_x, rank_y, present.reshape(-1, n))

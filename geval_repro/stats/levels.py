@@ -199,13 +199,19 @@ def summary_terms(metric: np.ndarray, human: np.ndarray, coefficient: str) -> Su
     return summary_terms_by_coefficient(metric, human, (coefficient,))[coefficient]
 
 
+def kept_mean(added: np.ndarray, n_kept: np.ndarray) -> np.ndarray:
+    """The summary level's value: the kept inputs' correlations ``added`` ``(..., n_inputs)``
+    (0 for the others) summed over the inputs, over ``n_kept``; NaN where no input is kept."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = added.sum(axis=-1) / n_kept
+    return np.where(n_kept > 0, value, np.nan)
+
+
 def _summary_level(terms: SummaryTerms) -> BatchedCorrelation:
-    """The summary-level value: mean correlation over the kept inputs."""
+    """The summary-level value: mean correlation over the kept inputs (:func:`kept_mean`)."""
     per_input, kept, n_present = terms
     n_groups = kept.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(kept, per_input, 0.0).sum(axis=-1) / n_groups
-    value = np.where(n_groups > 0, value, np.nan)
+    value = kept_mean(np.where(kept, per_input, 0.0), n_groups)
     n_items = np.where(kept, n_present, 0).sum(axis=-1)
     return BatchedCorrelation(value, n_groups, n_items, np.where(kept, per_input, np.nan))
 

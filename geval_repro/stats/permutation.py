@@ -24,9 +24,21 @@ observed for "greater", d <= observed for "less"; differences within 1e-12 count
 ties). The +1 makes the Monte Carlo p-value valid and never zero (Phipson & Smyth, 2010);
 nlpstats reports ``k / n_resamples`` instead, which ``distribution`` lets you recompute.
 
-At the summary level with whole inputs swapped, a swap only exchanges which of an input's
-two correlations (A's or B's) enters each average: each input's correlations are computed
-once and every resample averages the chosen ones (same values as recomputing).
+Evaluation (same values as recomputing each swapped matrix with ``correlate_batch``: bit for
+bit for Spearman and Kendall, within rounding for Pearson; tested):
+
+- summary level, whole inputs swapped: a swap only exchanges which of an input's two
+  correlations (A's or B's) enters each average, so each input's correlations are computed
+  once (also for the observed statistic) and every resample averages the chosen ones;
+- global level, and summary level with other units: from per-item terms, without building
+  any swapped matrix (:mod:`geval_repro.stats.permutation_terms`: Pearson from swap-linear
+  sums, Spearman from per-label counts, Kendall from a quadratic form of pair signs);
+- system level: from the systems' means (whole systems swapped: the two metrics' means;
+  Pearson with other units: swapped sums);
+- otherwise (Kendall on groups of more than ``FORM_MAX_ITEMS`` items, the floating-point
+  corner case :func:`~geval_repro.stats.swapped_ranks.tie_structure` rules out, rank
+  coefficients at the system level with inputs or cells swapped): every swapped matrix is
+  recomputed.
 """
 
 from __future__ import annotations
@@ -34,13 +46,17 @@ from __future__ import annotations
 import numpy as np
 
 from geval_repro.stats.level import UNITS, Level
-from geval_repro.stats.levels import correlate_batch, summary_terms
+from geval_repro.stats.levels import correlate_batch, kept_mean, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
+from geval_repro.stats.permutation_terms import (
+    CELLS_PER_BLOCK,
+    swapped_differences,
+    system_differences,
+)
 from geval_repro.stats.results import PermutationResult
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 TIE_TOLERANCE = 1e-12
-CELLS_PER_BLOCK = 2**21  # permuted cells evaluated per numpy batch (bounds memory)
 
 
 def _standardize(scores: np.ndarray, name: str) -> np.ndarray:
@@ -68,8 +84,15 @@ def permuted_differences(
     A' takes B's score and B' takes A's. Returns ``(n_resamples,)`` (NaN where undefined).
     """
     swap = np.asarray(swap, dtype=bool)
-    if Level(level).grouped and swap.ndim == 3 and swap.shape[1] == 1:
-        return _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])
+    fast = None
+    if swap.ndim == 3 and Level(level).grouped and swap.shape[1] == 1:
+        fast = _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])[1]
+    elif swap.ndim == 3 and Level(level) is Level.SYSTEM:
+        fast = system_differences(metric_a, metric_b, human, coefficient, swap)
+    elif swap.ndim == 3:
+        fast = swapped_differences(metric_a, metric_b, human, level, coefficient, swap)
+    if fast is not None:
+        return fast
     return _recomputed_differences(metric_a, metric_b, human, level, coefficient, swap)
 
 
@@ -79,27 +102,26 @@ def _swapped_documents(
     human: np.ndarray,
     coefficient: str,
     swap: np.ndarray,
-) -> np.ndarray:
+) -> tuple[float, np.ndarray]:
     """Summary level, whole inputs swapped: each input's correlations once, then means.
 
     Swapping input ``j`` only exchanges which of its two correlations (A's or B's) enters
     each average, together with its kept flag. ``swap``: ``(n_resamples, n_inputs)``.
+    Returns the observed difference (nothing swapped; the floats of ``correlate_batch``) and
+    the permuted ones.
     """
     corr_a, kept_a, _ = summary_terms(metric_a, human, coefficient)
     corr_b, kept_b, _ = summary_terms(metric_b, human, coefficient)
     swap = np.broadcast_to(swap, (swap.shape[0], metric_a.shape[1]))
+    swap = np.concatenate([np.zeros((1, swap.shape[1]), dtype=bool), swap])  # observed first
+    # what each input adds to the sum of its metric's kept correlations, and to their count
+    added_a, added_b = np.where(kept_a, corr_a, 0.0), np.where(kept_b, corr_b, 0.0)
+    moved = swap @ (kept_b.astype(np.int64) - kept_a)  # kept inputs B' gives A' (A' less B')
 
-    def level_value(own: tuple, other: tuple) -> np.ndarray:
-        corr = np.where(swap, other[0], own[0])
-        kept = np.where(swap, other[1], own[1])
-        n_groups = kept.sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(kept, corr, 0.0).sum(axis=-1) / n_groups
-        return np.where(n_groups > 0, value, np.nan)
-
-    return level_value((corr_a, kept_a), (corr_b, kept_b)) - level_value(
-        (corr_b, kept_b), (corr_a, kept_a)
+    differences = kept_mean(np.where(swap, added_b, added_a), kept_a.sum() + moved) - kept_mean(
+        np.where(swap, added_a, added_b), kept_b.sum() - moved
     )
+    return float(differences[0]), differences[1:]
 
 
 def _recomputed_differences(
@@ -140,6 +162,22 @@ def permutation_pvalue(permuted: np.ndarray, observed: float, alternative: str) 
     return (1 + int(extreme.sum())) / (1 + defined.size)
 
 
+def _swap_masks(
+    rng: np.random.Generator, unit: str, n_resamples: int, n_systems: int, n_inputs: int
+) -> np.ndarray:
+    """The swap masks, broadcastable to ``(n_resamples, n_systems, n_inputs)``: items
+    ``rng.random((n_resamples, n_systems, n_inputs)) < 0.5``; systems (rows) drawn first,
+    then inputs (columns), a cell swapped when exactly one of its row and column is."""
+    if unit == "items":
+        return rng.random((n_resamples, n_systems, n_inputs)) < 0.5
+    swap = np.zeros((n_resamples, 1, 1), dtype=bool)
+    if unit in ("systems", "both"):
+        swap = swap ^ (rng.random((n_resamples, n_systems, 1)) < 0.5)
+    if unit in ("inputs", "both"):
+        swap = swap ^ (rng.random((n_resamples, 1, n_inputs)) < 0.5)
+    return swap
+
+
 def paired_permutation_test(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -177,24 +215,19 @@ def paired_permutation_test(
 
     a = _standardize(metric_a, "metric_a")
     b = _standardize(metric_b, "metric_b")
-    observed = float(
-        correlate_batch(a, human, level, coefficient).value
-        - correlate_batch(b, human, level, coefficient).value
-    )
+    swap = _swap_masks(np.random.default_rng(seed), unit, n_resamples, *a.shape)
+    differences = None
+    if level.grouped and unit == "inputs":  # the inputs' correlations serve both
+        observed, differences = _swapped_documents(a, b, human, coefficient, swap[:, 0, :])
+    else:
+        observed = float(
+            correlate_batch(a, human, level, coefficient).value
+            - correlate_batch(b, human, level, coefficient).value
+        )
     if np.isnan(observed):
         raise ValueError(f"the {level}-level {coefficient} correlation of A or B is undefined")
-
-    rng = np.random.default_rng(seed)
-    n_systems, n_inputs = a.shape
-    if unit == "items":
-        swap = rng.random((n_resamples, n_systems, n_inputs)) < 0.5
-    else:
-        swap = np.zeros((n_resamples, 1, 1), dtype=bool)
-        if unit in ("systems", "both"):
-            swap = swap ^ (rng.random((n_resamples, n_systems, 1)) < 0.5)
-        if unit in ("inputs", "both"):
-            swap = swap ^ (rng.random((n_resamples, 1, n_inputs)) < 0.5)
-    differences = permuted_differences(a, b, human, level, coefficient, swap)
+    if differences is None:
+        differences = permuted_differences(a, b, human, level, coefficient, swap)
     differences.setflags(write=False)
     return PermutationResult(
         statistic=observed,

@@ -7,7 +7,7 @@ also takes their config entries as written (params entries, or run for a judge r
 block): Snakemake compares params of builtin types only, so those make a changed entry
 rerun the job."""
 
-from geval_repro.pipeline.layout import rule_name
+from geval_repro.pipeline.layout import one_of, rule_name
 from geval_repro.pipeline.targets import tidy_tables
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
@@ -27,7 +27,3 @@ TABLE_JUDGES = {n: TARGETS.in_table(n) for n in PAPER_TABLES}
 BENCHMARK_JUDGES = {b: TARGETS.on_benchmark(b) for b in BENCHMARK_NAMES}
 READER_OUTPUTS = TARGETS.reader_outputs
 
-
-def one_of(names):
-    """A wildcard constraint matching exactly one of ``names`` (nothing when empty)."""
-    return "|".join(re.escape(str(n)) for n in names) or "(?!)"
