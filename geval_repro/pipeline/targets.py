@@ -102,7 +102,7 @@ class Targets:
         (:func:`geval_repro.registry.judges.job_resources`); none for a job on the
         submitting node."""
         spec = self.judges[name]
-        if self.runs_locally(name) or spec.run is None:
+        if spec.run is None or not spec.run.on_cluster:
             return {}
         return job_resources(spec.run, spec.benchmark)
 

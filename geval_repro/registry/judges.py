@@ -100,11 +100,10 @@ class LocalServer:
 class JobResources:
     """What a judge job on a compute node asks the cluster for beyond its CPUs (the local
     server's ``threads``), as Snakemake resources of its rule (docs/cluster.md): ``mem_mb``
-    and ``runtime`` (minutes; each estimated when not given:
-    :mod:`geval_repro.pipeline.judge_jobs`), ``gpu`` (GPUs, ``--gpus``), ``gpu_model``,
-    ``gres`` (``--gres``, e.g. ``gpu:a100:1``), ``slurm_partition``, ``slurm_account`` and
-    ``slurm_extra`` (further ``sbatch`` options). None: not asked for (the profile's
-    default)."""
+    and ``runtime`` (minutes; each estimated when not given: :func:`job_resources`), ``gpu``
+    (GPUs, ``--gpus``), ``gpu_model``, ``gres`` (``--gres``, e.g. ``gpu:a100:1``),
+    ``slurm_partition``, ``slurm_account`` and ``slurm_extra`` (further ``sbatch``
+    options). None: not asked for (the profile's default)."""
 
     mem_mb: int | None = None
     runtime: int | None = None

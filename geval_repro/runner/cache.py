@@ -154,12 +154,13 @@ def request_key(server: str, body: dict[str, Any], item: dict[str, Any] | None =
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_system(folder: Path, mounts: Path = MOUNTS) -> str | None:
-    """The type of the file system ``folder`` is on (the mount table's entry with the longest
-    mount point that holds it; the last of equal ones), or None without a mount table."""
+def file_system(folder: Path, mounts: Path | None = None) -> str | None:
+    """The type of the file system ``folder`` is on (the mount table ``mounts``, default
+    :data:`MOUNTS`: the entry with the longest mount point that holds it; the last of equal
+    ones), or None without a mount table."""
     path = folder.resolve()
     try:
-        table = mounts.read_text(encoding="utf-8", errors="replace").splitlines()
+        table = (mounts or MOUNTS).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     found, depth = None, -1
