@@ -296,9 +296,14 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
 
     # 4. nothing left running; each job within its memory and time
     assert llama_servers(checkout) == {}
-    fields = "JobID,MaxRSS,ReqMem"
+    peak: dict[str, float] = {}  # a job's largest step (its batch script, its srun)
     ids = ",".join(j["JobID"] for j in jobs)
-    for step in sacct(cluster, "--jobs", ids, "--format", fields):
-        if "." in step["JobID"] and step["MaxRSS"]:
-            assert megabytes(step["MaxRSS"]) <= megabytes(step["ReqMem"]), step
+    for step in sacct(cluster, "--jobs", ids, "--format", "JobID,MaxRSS"):
+        job, _, name = step["JobID"].partition(".")
+        if name and step["MaxRSS"]:
+            peak[job] = max(peak.get(job, 0.0), megabytes(step["MaxRSS"]))
+    for job in jobs:
+        assert peak.get(job["JobID"], 0.0) <= megabytes(job["ReqMem"]), (job, peak)
+        assert seconds(job["Elapsed"]) <= seconds(job["Timelimit"]), job
+    print(f"peak memory of the judge's jobs (MB): {peak}; asked {asked['mem_mb']}")
     print(f"the cancelled job's server stopped {stopped_after:.1f} s after scancel")
