@@ -29,10 +29,12 @@ from geval_repro.registry import benchmarks, formats, local_models
 from geval_repro.registry.judges import (
     RUN_DEFAULTS,
     FileSpec,
+    JobResources,
     JudgeSpec,
     LocalServer,
     RunSpec,
     default_n,
+    job_resources,
     status_of,
 )
 from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, load_registry
@@ -286,10 +288,12 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: run: first_position applies to mode logprobs (its biased replies are "
             "not samples)"
         )
+    spec = _run_spec(judge, benchmark)
     try:
-        request_params(_run_spec(judge, benchmark))
+        request_params(spec)
     except ValueError as error:
         raise ConfigError(f"{where}: run: {error}") from None
+    _check_cluster_job(spec, benchmark, where)
     written = formats.MODE_CONTENTS[run["mode"]]
     unread = sorted(set(judge.get("reads", ())) - set(written))
     if unread:
@@ -297,6 +301,27 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: reads {unread}, which mode {run['mode']} does not write; drop reads "
             f"(the default for this mode is {list(written)}) or change the mode"
         )
+
+
+def _check_cluster_job(run: RunSpec, benchmark: benchmarks.Benchmark, where: str) -> None:
+    """``resources`` apply to a job on a compute node, which can ask for them
+    (:func:`geval_repro.registry.judges.job_resources`); one GPU request at most."""
+    given = run.resources.given()
+    if not run.on_cluster:
+        if given:
+            raise ConfigError(
+                f"{where}: run: resources {sorted(given)} apply to a job on a compute node; "
+                "add on_cluster: true or drop them"
+            )
+        return
+    if "gpu" in given and "gpu" in str(given.get("gres", "")):
+        raise ConfigError(
+            f"{where}: run: resources: GPUs through gpu (--gpus) or gres (--gres), not both"
+        )
+    try:
+        job_resources(run, benchmark)
+    except ValueError as error:
+        raise ConfigError(f"{where}: run: {error}") from None
 
 
 def _file_specs(judge: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
@@ -349,6 +374,8 @@ def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunS
         first_position=values["first_position"],
         prompts=dict(run.get("prompts") or {}),
         server=server,
+        on_cluster=bool(run.get("on_cluster", server is not None)),
+        resources=JobResources(**run.get("resources", {})),
     )
 
 

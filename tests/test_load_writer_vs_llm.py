@@ -23,6 +23,7 @@ from geval_repro.load.writer_vs_llm import (
     load_writer_vs_llm,
     release_counts,
 )
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.registry.sources import get_source
 
 LLM = "text-davinci-002_summary"
@@ -112,6 +113,7 @@ def test_items_are_unique_by_text_with_documented_ids(raw, loaded) -> None:
     )
     assert items["item_id"].is_unique and not items.duplicated(["article_id", "summary"]).any()
     assert Counter(items["author"]) == {"writer": 112, "llm": 76}
+    assert len(items) == get_benchmark("writer_vs_llm").item_count  # the registry's count
     llm = items[items["author"] == "llm"]
     assert llm["writer_id"].isna().all() and llm["article_id"].is_unique
     assert items.loc[items["author"] == "writer", "writer_id"].notna().all()

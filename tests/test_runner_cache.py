@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
-from geval_repro.runner.cache import ResponseCache, request_key, server_name
+from geval_repro.runner import cache as cache_module
+from geval_repro.runner.cache import (
+    CACHE_FILE,
+    ResponseCache,
+    file_system,
+    journal_mode,
+    request_key,
+    server_name,
+)
 from geval_repro.runner.client import read_completion
 
 BODY = {
@@ -73,3 +82,57 @@ def test_answers_replace_failures_and_persist(tmp_path):
 def test_unreadable_completions_are_rejected(text, message):
     with pytest.raises(ValueError, match=message):
         read_completion(text)
+
+
+MOUNT_TABLE = """\
+overlay / overlay rw,relatime 0 0
+proc /proc proc rw 0 0
+srv:/export {shared} nfs4 rw,vers=4.2 0 0
+/dev/sdb1 /mnt/my\\040disk lustre rw 0 0
+"""
+
+
+def _header_journal(path) -> int:
+    """Bytes 18-19 of an SQLite file's header (the file format's read/write versions):
+    1 for a rollback journal, 2 for WAL (sqlite.org/fileformat.html)."""
+    header = path.read_bytes()[:20]
+    assert header[18] == header[19]
+    return header[18]
+
+
+def test_the_file_system_of_a_folder_is_its_longest_mount_point(tmp_path):
+    mounts = tmp_path / "mounts"
+    mounts.write_text(MOUNT_TABLE.format(shared="/work/shared"))
+    assert file_system(Path("/work/shared/cache/x"), mounts) == "nfs4"
+    assert file_system(Path("/work/shared"), mounts) == "nfs4"
+    assert file_system(Path("/work/sharedness"), mounts) == "overlay"  # not a parent
+    assert file_system(Path("/mnt/my disk/cache"), mounts) == "lustre"  # an escaped space
+    assert file_system(Path("/proc/1"), mounts) == "proc"
+    assert file_system(Path("/work"), tmp_path / "absent") is None
+
+
+def test_a_cache_on_a_shared_file_system_keeps_a_rollback_journal(tmp_path, monkeypatch):
+    local, shared = tmp_path / "local", tmp_path / "shared"
+    mounts = tmp_path / "mounts"
+    mounts.write_text(MOUNT_TABLE.format(shared=tmp_path.resolve() / "shared"))
+    monkeypatch.setattr(cache_module, "MOUNTS", mounts)
+    for folder in (local, shared):
+        cache = ResponseCache(folder)
+        cache.store("k", BODY, '{"choices": []}')
+        cache.close()
+    assert journal_mode(local) == "WAL" and _header_journal(local / CACHE_FILE) == 2
+    assert journal_mode(shared) == "DELETE" and _header_journal(shared / CACHE_FILE) == 1
+    assert not (shared / f"{CACHE_FILE}-wal").exists()
+    # A WAL cache moved onto the shared file system is converted when opened, answers kept.
+    moved = shared / "moved"
+    moved.mkdir()
+    (moved / CACHE_FILE).write_bytes((local / CACHE_FILE).read_bytes())
+    assert _header_journal(moved / CACHE_FILE) == 2
+    cache = ResponseCache(moved)
+    try:
+        assert cache.response("k") == '{"choices": []}'
+        (synchronous,) = cache._db.execute("PRAGMA synchronous").fetchone()
+        assert synchronous == 2  # FULL
+    finally:
+        cache.close()
+    assert _header_journal(moved / CACHE_FILE) == 1

@@ -19,7 +19,7 @@ from geval_repro.config import judge_specs
 from geval_repro.pipeline.layout import Layout
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES, SCORED_BENCHMARKS
-from geval_repro.registry.judges import JudgeSpec
+from geval_repro.registry.judges import JudgeSpec, job_resources
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,21 @@ class Targets:
         if run is None or run.server is None:
             return 1
         return int(run.server.threads or os.cpu_count() or 1)
+
+    def runs_locally(self, name: str) -> bool:
+        """Whether the job of judge run ``name`` stays on the submitting node under a cluster
+        profile (its rule's ``localrule``): unless its ``run:`` block is ``on_cluster``."""
+        run = self.judges[name].run
+        return run is None or not run.on_cluster
+
+    def resources(self, name: str) -> dict[str, int | str]:
+        """The resources the job of judge run ``name`` asks a compute node for
+        (:func:`geval_repro.registry.judges.job_resources`); none for a job on the
+        submitting node."""
+        spec = self.judges[name]
+        if spec.run is None or not spec.run.on_cluster:
+            return {}
+        return job_resources(spec.run, spec.benchmark)
 
     def specs(self, names: list[str]) -> dict[str, JudgeSpec]:
         """The specs of ``names``, by name."""

@@ -11,7 +11,9 @@ the report derive their lists from here and spell no benchmark's name:
   number, title, file stem; None for a benchmark the paper does not meta-evaluate on);
 - ``item_keys``: the columns of its tidy table (``data/processed/<name>.parquet``) that
   identify one judged text (``(doc_id, system_id)`` for SummEval, ``item_id`` otherwise),
-  and ``item_key_type``, the type of their values (``str`` or ``int``);
+  and ``item_key_type``, the type of their values (``str`` or ``int``); ``item_count``:
+  its number of items, one row each of the tidy table (None: not stated; a judge job on a
+  cluster then needs a ``limit`` or a ``runtime`` to ask for its time);
 - ``dimensions``: the paper's dimensions, each with the human ``human_scale`` of the tidy
   table (None for a benchmark of ``preferences``) and the ``judge_scale`` (integer ratings)
   a G-Eval prompt asks for; ``other_human_scores``: the tidy table's further human columns
@@ -151,6 +153,7 @@ class Benchmark:
     other_tables: Mapping[str, str] = field(default_factory=dict)
     released_replies: bool = False
     citations: tuple[str, ...] = ()
+    item_count: int | None = None
     preferences: Preferences | None = None
 
     @property
@@ -244,7 +247,7 @@ _QAGS_TEXTS = {"Document": "source", "Summary": "summary"}
 _QAGS_CONSISTENCY = (Dimension("consistency", (0.0, 1.0), (1, 5)),)
 
 
-def _qags(subset: str, title: str) -> Benchmark:
+def _qags(subset: str, title: str, item_count: int) -> Benchmark:
     """One QAGS subset: consistency of a summary with its source, at the dataset level."""
     return Benchmark(
         name=f"qags_{subset}",
@@ -264,6 +267,7 @@ def _qags(subset: str, title: str) -> Benchmark:
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
         other_tables={f"qags_mturk_{subset}": f"qags_mturk_{subset}"},
         citations=("wang2020qags",),
+        item_count=item_count,
     )
 
 
@@ -299,6 +303,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             },
             released_replies=True,
             citations=("fabbri2021summeval",),
+            item_count=1600,  # 100 documents x 16 systems
         ),
         Benchmark(
             name="topical_chat",
@@ -326,9 +331,10 @@ BENCHMARKS: dict[str, Benchmark] = {
             unieval_predictions=True,
             sources=("topical_chat", "unieval_pred_topical_chat"),
             citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
+            item_count=360,  # 60 conversations x 6 responses
         ),
-        _qags("cnndm", "QAGS-CNN/DM"),
-        _qags("xsum", "QAGS-XSum"),
+        _qags("cnndm", "QAGS-CNN/DM", 235),
+        _qags("xsum", "QAGS-XSum", 239),
         Benchmark(
             name="writer_vs_llm",
             title="Writer vs GPT-3.5 (Zhang et al.)",
@@ -348,6 +354,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             sources=("zhang2023_pairwise", "zhang2023_writer_summaries"),
             other_tables={"writer_vs_llm_pairs": "zhang2023_pairwise"},
             citations=("zhang2024benchmarking",),
+            item_count=188,  # unique by text: 112 writer and 76 GPT-3.5 summaries judged
             preferences=Preferences(
                 table="writer_vs_llm_pairs", questions=("overall", "informativeness")
             ),

@@ -14,7 +14,8 @@ what its entry says and what follows from it:
 - ``files``: its input files by dimension (``"*"`` for the one file of a ``scores`` run),
   ``manifest`` (the run's manifest.json, provenance only), ``dir`` (a geval-jsonl folder);
 - ``run``: a :class:`RunSpec`, the ``run:`` block with the command line's defaults
-  (:data:`RUN_DEFAULTS`) filled in, or None;
+  (:data:`RUN_DEFAULTS`) filled in, or None; where its job runs under a cluster profile
+  (``on_cluster``) and what it asks the cluster for (``resources``, a :class:`JobResources`);
 - ``scale``: the scale of a ``scores`` run's numbers (:data:`SCALES`): ``raw`` (the
   judge's own scores) or ``rank-normal`` (MetricEval's transform of them).
 
@@ -23,8 +24,9 @@ Light on purpose: the workflow builds every spec when it is parsed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -113,11 +115,38 @@ class LocalServer:
 
 
 @dataclass(frozen=True)
+class JobResources:
+    """What a judge job on a compute node asks the cluster for beyond its CPUs (the local
+    server's ``threads``), as Snakemake resources of its rule (docs/cluster.md): ``mem_mb``
+    and ``runtime`` (minutes; each estimated when not given: :func:`job_resources`), ``gpu``
+    (GPUs, ``--gpus``), ``gpu_model``, ``gres`` (``--gres``, e.g. ``gpu:a100:1``),
+    ``slurm_partition``, ``slurm_account`` and ``slurm_extra`` (further ``sbatch``
+    options). None: not asked for (the profile's default)."""
+
+    mem_mb: int | None = None
+    runtime: int | None = None
+    gpu: int | None = None
+    gpu_model: str | None = None
+    gres: str | None = None
+    slurm_partition: str | None = None
+    slurm_account: str | None = None
+    slurm_extra: str | None = None
+
+    def given(self) -> dict[str, int | str]:
+        """The resources the block names, by Snakemake's resource name."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """A ``run:`` block with every default filled in (the flags of ``geval-repro judge``;
     docs/judge-runner.md). ``model`` is the local server's when the block has a
     ``server``; ``dimensions`` are every dimension of the benchmark unless the block names
-    some; ``prompts``: dimension -> a template file used instead of the default prompt."""
+    some; ``prompts``: dimension -> a template file used instead of the default prompt.
+    ``on_cluster``: under a cluster profile its job runs on a compute node, asking for
+    ``resources`` (default: with a ``server``, which the job then starts on that node);
+    otherwise it runs on the submitting node (a hosted API that compute nodes may not
+    reach)."""
 
     mode: str
     model: str
@@ -138,11 +167,71 @@ class RunSpec:
     first_position: str | None = RUN_DEFAULTS["first_position"]
     prompts: Mapping[str, str] = field(default_factory=dict)
     server: LocalServer | None = None
+    on_cluster: bool = False
+    resources: JobResources = field(default_factory=JobResources)
 
     @property
     def threads(self) -> int | None:
         """The CPU threads its local server takes (None: no local server)."""
         return None if self.server is None else self.server.threads
+
+
+#: What the estimate of a judge job's memory adds up (MB of 2^20 bytes; measured on CI's
+#: machine type, docs/cluster.md): Snakemake's two processes in the job (the batch script's
+#: and its job step's) and the judge process; llama_cpp.server without its model file, KV
+#: cache and logits.
+JOB_MB = 800
+SERVER_MB = 500
+#: float32 copies of a prompt's logits (tokens x vocabulary) llama-cpp-python holds at once
+#: while it returns log-probabilities (3.0-3.7 measured); the prompt is at most ``n_ctx``.
+LOGIT_COPIES = 4
+#: The estimate of a judge job's time: minutes to start (Snakemake twice, the server, the
+#: plan), and the factor on the model's measured time per item (a slower or shared node).
+STARTUP_MINUTES = 5
+TIME_MARGIN = 2
+
+
+def job_resources(run: RunSpec, benchmark: Benchmark) -> dict[str, int | str]:
+    """The Snakemake resources of a judge job on a compute node (``on_cluster``), its CPUs
+    aside (its ``threads``): ``run.resources`` as given, ``mem_mb`` and ``runtime``
+    (minutes) estimated when not given (docs/cluster.md):
+
+    - ``mem_mb`` = :data:`JOB_MB`, plus for a local server :data:`SERVER_MB` + its model
+      file + ``n_ctx`` x the model's KV bytes per token, plus in a mode with
+      log-probabilities :data:`LOGIT_COPIES` x ``n_ctx`` x vocabulary x 4 bytes;
+    - ``runtime`` = :data:`STARTUP_MINUTES` + :data:`TIME_MARGIN` x items x dimensions x the
+      model's seconds per item (measured at ``n = 20``) x ``max(1, n / 20)``, items being
+      ``limit`` or the benchmark's ``item_count``.
+
+    Raises ``ValueError`` when the time cannot be estimated (no local server, whose model's
+    speed is known; or neither a limit nor the benchmark's item count): give ``runtime``.
+    """
+    from geval_repro.registry.local_models import get_local_model
+
+    given = run.resources.given()
+    mem_mb, runtime = JOB_MB, None
+    if run.server is not None:
+        model = get_local_model(run.server.model)
+        context = run.server.n_ctx
+        server = model.bytes + context * model.kv_bytes_per_token
+        if run.mode != "sample":
+            server += LOGIT_COPIES * context * model.vocabulary * 4
+        mem_mb += SERVER_MB + math.ceil(server / 2**20)
+        counts = [c for c in (run.limit, benchmark.item_count) if c is not None]
+        if counts:
+            items = min(counts)
+            seconds = items * len(run.dimensions) * model.seconds_per_item * max(1, run.n / 20)
+            runtime = STARTUP_MINUTES + math.ceil(TIME_MARGIN * seconds / 60)
+    if "runtime" not in given and runtime is None:
+        raise ValueError(
+            "its job on a compute node needs resources: runtime (minutes): its time cannot be "
+            + (
+                f"estimated ({benchmark.title} states no item count: or give limit)"
+                if run.server is not None
+                else "estimated without a local server (server:), whose model's speed is known"
+            )
+        )
+    return {"mem_mb": mem_mb, **({} if runtime is None else {"runtime": runtime}), **given}
 
 
 @dataclass(frozen=True)

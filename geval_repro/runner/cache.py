@@ -9,15 +9,26 @@ of replies (in SummEval, 99 items share their summary with another system of the
 document: 54 more requests than distinct prompts). The stored answer is the response text
 exactly as received.
 
-Each answer is committed on its own as soon as it arrives (WAL journal, ``synchronous=NORMAL``:
-a committed answer survives the process being killed; only a power cut may lose the last
-ones), so a killed run loses no answer it received, and a rerun sends only the requests
-without an answer. A request that failed (HTTP error after the retries, timeout, a body
-that is not a readable completion) is stored in ``failures`` with its reason and reported
-per item; it is retried by the next run, and its failure row is deleted once an answer
-arrives. ``meta`` keeps what a rerun needs to rebuild its request bodies without asking the
-server again (the rating tokens' ids of a first-position reading), and which servers the
-stored answers came from (a rerun that sends nothing still names them in its manifest).
+Each answer is committed on its own as soon as it arrives, so a killed run loses no answer it
+received, and a rerun sends only the requests without an answer. On a local file system the
+journal is a write-ahead log (WAL, ``synchronous=NORMAL``: a committed answer survives the
+process being killed; only a power cut may lose the last ones). On a file system that several
+hosts mount (:data:`SHARED_FILE_SYSTEMS`: NFS, Lustre, GPFS, BeeGFS, CephFS, ...; where a
+cluster's compute nodes and the node that submits their jobs find the cache) it is a rollback
+journal (``journal_mode=DELETE``, ``synchronous=FULL``: each commit is on the file server
+when it returns, so a node that fails loses no committed answer): WAL keeps its index in
+memory shared by every process that opens the database, which processes on two hosts cannot
+share, and SQLite does not support WAL over a network file system. A cache found there in
+WAL mode (made by an earlier version, or copied from a local disk) is converted when it is
+opened (the run holds its folder's lock, which keeps every other run out). The file system's
+type is read from the mount table (``/proc/self/mounts``).
+
+A request that failed (HTTP error after the retries, timeout, a body that is not a readable
+completion) is stored in ``failures`` with its reason and reported per item; it is retried
+by the next run, and its failure row is deleted once an answer arrives. ``meta`` keeps what
+a rerun needs to rebuild its request bodies without asking the server again (the rating
+tokens' ids of a first-position reading), and which servers the stored answers came from (a
+rerun that sends nothing still names them in its manifest).
 
 **Faults.** A cache SQLite cannot read (a truncated or overwritten file) raises
 :class:`CacheDamaged`, naming the file and the command that sets it aside; a write that
@@ -34,6 +45,7 @@ import errno
 import functools
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -54,6 +66,18 @@ CREATE TABLE IF NOT EXISTS failures (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
+
+#: File system types (``/proc/self/mounts``) that several hosts mount: a cache on one keeps a
+#: rollback journal instead of WAL (module docstring).
+SHARED_FILE_SYSTEMS = frozenset(
+    {
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "lustre", "gpfs", "beegfs",
+        "ceph", "fuse.ceph-fuse", "glusterfs", "fuse.glusterfs", "gfs2", "ocfs2", "panfs",
+        "pvfs2", "orangefs", "wekafs", "fuse.sshfs", "fuse.s3fs", "fuse.gcsfuse",
+        "fuse.juicefs",
+    }
+)  # fmt: skip
+MOUNTS = Path("/proc/self/mounts")
 
 T = TypeVar("T")
 #: OS errors that mean "no space to write" (a full disk, a quota, a file size limit).
@@ -130,6 +154,33 @@ def request_key(server: str, body: dict[str, Any], item: dict[str, Any] | None =
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def file_system(folder: Path, mounts: Path | None = None) -> str | None:
+    """The type of the file system ``folder`` is on (the mount table ``mounts``, default
+    :data:`MOUNTS`: the entry with the longest mount point that holds it; the last of equal
+    ones), or None without a mount table."""
+    path = folder.resolve()
+    try:
+        table = (mounts or MOUNTS).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    found, depth = None, -1
+    for line in table:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        # spaces, tabs and backslashes in a mount point are written as octal escapes
+        point = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[1]))
+        if (point == path or point in path.parents) and len(point.parts) >= depth:
+            found, depth = fields[2], len(point.parts)
+    return found
+
+
+def journal_mode(folder: Path) -> str:
+    """SQLite's journal for a cache in ``folder``: ``DELETE`` (a rollback journal) on a file
+    system several hosts mount, else ``WAL`` (module docstring)."""
+    return "DELETE" if file_system(folder) in SHARED_FILE_SYSTEMS else "WAL"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -158,8 +209,15 @@ class ResponseCache:
 
     @_guarded
     def _open(self) -> None:
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # durable when the process dies
+        wanted = journal_mode(self.path.parent)
+        (mode,) = self._db.execute(f"PRAGMA journal_mode={wanted}").fetchone()
+        if mode.upper() != wanted:
+            raise CacheDamaged(
+                f"{self.path}: the response cache stays in journal mode {mode}, not {wanted} "
+                "(another process has it open?). Fix: stop that process, then rerun"
+            )
+        # durable when the process dies (WAL), and when the host does (a rollback journal)
+        self._db.execute(f"PRAGMA synchronous={'NORMAL' if wanted == 'WAL' else 'FULL'}")
         self._db.executescript(_SCHEMA)
         self._db.execute("SELECT count(*) FROM responses").fetchone()  # readable at all?
 

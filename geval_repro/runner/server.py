@@ -299,6 +299,15 @@ class ManagedServer:
             self._previous_sigterm = None
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity: a cluster job's own where the cluster
+    binds them, not the node's), or the machine's where the affinity is unknown."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def _version(distribution: str) -> str | None:
     from importlib import metadata
 
@@ -320,9 +329,9 @@ def llama_cpp_server(
     """A :class:`ManagedServer` running ``llama_cpp.server`` with a registered local model.
 
     Checks first that ``llama_cpp.server`` is installed and the model file is intact (size
-    and SHA-256). ``threads`` defaults to the number of CPUs; ``n_ctx`` is the context in
-    tokens (a longer prompt is refused per item, see :mod:`geval_repro.runner.run`);
-    ``port`` defaults to a free one.
+    and SHA-256). ``threads`` defaults to the number of CPUs this process may run on
+    (:func:`usable_cpus`); ``n_ctx`` is the context in tokens (a longer prompt is refused per
+    item, see :mod:`geval_repro.runner.run`); ``port`` defaults to a free one.
     """
     model = get_local_model(model_name)
     if util.find_spec("llama_cpp") is None:
@@ -330,7 +339,7 @@ def llama_cpp_server(
             f"llama-cpp-python is not installed in {sys.executable}; {INSTALL_HINT}"
         )
     path = local_model_path(model)
-    threads = threads or os.cpu_count() or 1
+    threads = threads or usable_cpus()
 
     def arguments(port: int) -> list[str]:
         return [

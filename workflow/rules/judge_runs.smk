@@ -5,7 +5,9 @@ only param (with the judge's name and cache), so changing any of its keys reruns
 (the cache keeps every answer already received), and nothing else of the judge's entry
 does; the API key is read from the environment only. A run: block with server: starts that
 local server for the job (only when an answer is missing) and stops it; the job then takes
-the server's threads."""
+the server's threads. Under a cluster profile the job runs on the submitting node, or with
+on_cluster (the default with server:) on a compute node with the resources it asks for
+(TARGETS.runs_locally, TARGETS.resources; docs/cluster.md)."""
 
 
 for _judge in TARGETS.made_here:
@@ -27,7 +29,9 @@ for _judge in TARGETS.made_here:
             run=LAYOUT.logs / "judges" / f"{_judge}_run.log",
             server=LAYOUT.logs / "judges" / f"{_judge}_server.log",
         threads: TARGETS.threads(_judge)
-        localrule: True  # it calls a server (API or local), as downloads do: the submit node
+        resources:
+            **TARGETS.resources(_judge),
+        localrule: TARGETS.runs_locally(_judge)
         run:
             from geval_repro.pipeline.judge_runs import judge_run
 
