@@ -104,8 +104,11 @@ def fixture_rows(
     n_resamples: int = 400,
     permutation_resamples: int = 500,
     seed: int = SEED,
+    min_articles: int = 1,
 ):
-    """The tables of the fixture (or of the given parts) as metric "judge", status fixture."""
+    """The tables of the fixture (or of the given parts) as metric "judge", status fixture;
+    intervals on every row (``min_articles`` 1: the fixture has 3 articles), so that their
+    arithmetic can be checked."""
     return writer_vs_llm_rows(
         fixture_items() if items is None else items,
         fixture_pairs() if pairs is None else pairs,
@@ -116,6 +119,7 @@ def fixture_rows(
         n_resamples=n_resamples,
         permutation_resamples=permutation_resamples,
         seed=seed,
+        min_articles=min_articles,
     )
 
 
@@ -188,6 +192,30 @@ def test_group_mean_interval_equals_the_written_out_resamples(tables) -> None:
         author="llm",
     )
     assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_no_interval_on_fewer_articles_than_the_minimum() -> None:
+    """By default (tables.rows.MIN_BOOTSTRAP_UNITS = 10) the fixture's 3 articles give no
+    interval, and every row with articles says why; the values are those with intervals."""
+    default = writer_vs_llm_rows(
+        fixture_items(),
+        fixture_pairs(),
+        fixture_scores(),
+        metric="judge",
+        variant=VARIANT,
+        status="fixture",
+        n_resamples=50,
+        permutation_resamples=50,
+        seed=SEED,
+    )
+    full = fixture_rows(n_resamples=50, permutation_resamples=50)
+    for name in ("group_means", "accuracy", "preferences"):
+        table, reference = getattr(default, name), getattr(full, name)
+        assert table[["ci_low", "ci_high"]].isna().all().all(), name
+        assert reference["ci_low"].notna().any(), name
+        np.testing.assert_array_equal(table["value"], reference["value"])
+        with_articles = table["n_articles"] > 0
+        assert table.loc[with_articles, "note"].str.contains("no interval: fewer than 10").all()
 
 
 def brute_accuracy(d: np.ndarray, h: np.ndarray, calibrate: bool) -> float:

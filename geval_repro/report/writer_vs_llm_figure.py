@@ -4,7 +4,8 @@ scores of the writers' and the model's summaries, divided by the human judges' p
 Drawn from the rows of :func:`geval_repro.tables.writer_vs_llm.group_mean_rows` (nothing is
 computed here), in the paper's layout: three groups of the human preference (writer
 better, LLM better, equally good), two bars each (the writers' summaries, the model's),
-with their 95 % bootstrap intervals over articles as error bars, each bar's value above it
+with their 95 % bootstrap intervals over articles as error bars (none on fewer than
+:data:`geval_repro.tables.rows.MIN_BOOTSTRAP_UNITS` articles), each bar's value above it
 and each group's judgement count (n) under it. One panel per (metric, variant, dimension), a
 row of panels per metric and variant. The paper's
 bar values are not drawn: the paper prints them only as bars of a figure, which no source
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS
 from geval_repro.tables.writer_vs_llm import GROUPS
 
 AUTHOR_STYLE = {
@@ -128,7 +130,8 @@ def group_means_figure(
         textwrap.fill(
             "Writer vs GPT-3.5 summaries of the same articles, grouped by the human judges' "
             f"{question} preference (Zhang et al. 2023 judgements; n: the group's judgements "
-            "with both summaries scored)",
+            f"with both summaries scored; no interval on fewer than {MIN_BOOTSTRAP_UNITS} "
+            "articles)",
             int(CHARACTERS_PER_INCH * width),
         ),
         fontsize=10,

@@ -42,6 +42,8 @@ Three tables, one row per (metric, variant, dimension, question, ...) with ``n_j
 Intervals: percentile bootstrap over articles (every judgement of a drawn article, as
 often as it is drawn; ``n_resamples`` and ``seed`` from the run's settings), one set of
 draws for every statistic of a call; the accuracy re-fits its threshold in every resample.
+A row resting on fewer than :data:`geval_repro.tables.rows.MIN_BOOTSTRAP_UNITS` articles
+gets no interval (as every correlation row on fewer bootstrap units), and its note says so.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from geval_repro.stats.comparison import (
     comparison_accuracy,
     metric_preferences,
 )
+from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS
 
 BENCHMARK = "writer_vs_llm"
 AVERAGE = "AVG"
@@ -441,8 +444,20 @@ def preference_rows(judgements: Judgements) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _framed(parts: Sequence[pd.DataFrame], columns: Sequence[str], status: str) -> pd.DataFrame:
+def _framed(
+    parts: Sequence[pd.DataFrame], columns: Sequence[str], status: str, min_articles: int
+) -> pd.DataFrame:
+    """The rows of one table in ``columns``; no interval on fewer than ``min_articles``
+    articles (a row on none has none anyway)."""
     table = pd.concat(parts, ignore_index=True).assign(benchmark=BENCHMARK, status=status)
+    few = table["n_articles"].between(1, min_articles - 1)
+    table.loc[few, ["ci_low", "ci_high"]] = np.nan
+    table.loc[few, "note"] = (
+        table.loc[few, "note"]
+        + f"; no interval: fewer than {min_articles} articles ("
+        + table.loc[few, "n_articles"].astype(int).astype(str)
+        + ")"
+    )
     return table.loc[:, list(columns)].astype({"n_judgements": "Int64", "n_articles": "Int64"})
 
 
@@ -459,12 +474,13 @@ def writer_vs_llm_rows(
     seed: int,
     confidence: float = CONFIDENCE,
     questions: Sequence[str] = QUESTIONS,
+    min_articles: int = MIN_BOOTSTRAP_UNITS,
 ) -> WriterVsLlmRows:
     """The three tables of ``metric`` (its ``scores``: ``item_id, dimension, score``), per
     dimension (and ``AVG``) and question, every row labelled with its ``variant`` (which of
     the metric's scores: a judge run's mean of its replies under one parser, its Eq. 1 score;
     :data:`SURFACE_VARIANT`) and ``status`` (recomputed, toolkit-run, fixture: as in the
-    correlation rows)."""
+    correlation rows). A row on fewer than ``min_articles`` articles gets no interval."""
     check_pairs(items, pairs, f"writer-vs-LLM tables of {metric!r}")
     unknown = [q for q in questions if q not in QUESTIONS]
     if unknown:
@@ -491,9 +507,9 @@ def writer_vs_llm_rows(
                 rows = preference_rows(judgements.within(member))
                 preferences.append(rows.assign(length_stratum=stratum, **key))
     return WriterVsLlmRows(
-        _framed(means, GROUP_MEAN_COLUMNS, status).astype({"n_summaries": "Int64"}),
-        _framed(accuracy, ACCURACY_COLUMNS, status),
-        _framed(preferences, PREFERENCE_COLUMNS, status),
+        _framed(means, GROUP_MEAN_COLUMNS, status, min_articles).astype({"n_summaries": "Int64"}),
+        _framed(accuracy, ACCURACY_COLUMNS, status, min_articles),
+        _framed(preferences, PREFERENCE_COLUMNS, status, min_articles),
     )
 
 
