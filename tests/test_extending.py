@@ -151,7 +151,7 @@ def test_a_fourth_benchmark_through_its_registry_entry_a_loader_and_its_prompt(
         encoding="utf-8",
     )
     # 2. its entry in the registry of benchmarks
-    _insert(package / "registry" / "benchmarks.py", '        _qags("cnndm", "QAGS-CNN/DM"),\n',
+    _insert(package / "registry" / "benchmarks.py", '        _qags("cnndm", "QAGS-CNN/DM", 235),\n',
             REGISTRY_ENTRY)  # fmt: skip
     # 3. its loader, registered under its name
     (package / "load" / "toy.py").write_text(LOADER, encoding="utf-8")
