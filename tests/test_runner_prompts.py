@@ -26,7 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 TOOLKIT_PROMPTS = [
     (name, dimension)
     for name, benchmark in BENCHMARKS.items()
-    if name != "summeval"
+    if not benchmark.prompts.released  # SummEval's and writer_vs_llm's are the released ones
     for dimension in benchmark.dimensions
 ]
 
