@@ -16,7 +16,7 @@ from scipy import stats
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.tables.paired_tests import Scored
 from geval_repro.tables.pairwise_accuracy import accuracy_blocks, pairwise_accuracy_table
-from geval_repro.tables.rows import COLUMNS, table_rows
+from geval_repro.tables.rows import COLUMNS, MIN_BOOTSTRAP_UNITS, table_rows
 
 SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
 
@@ -47,7 +47,9 @@ def _pairs(metric: np.ndarray, human: np.ndarray) -> list[tuple[float, float]]:
 @pytest.fixture
 def summary_table() -> pd.DataFrame:
     rng = np.random.default_rng(5)
-    docs, systems = [f"d{i}" for i in range(7)], [f"S{k}" for k in range(5)]
+    # as many documents as a row needs for an interval (tables.rows.MIN_BOOTSTRAP_UNITS)
+    docs = [f"d{i}" for i in range(MIN_BOOTSTRAP_UNITS)]
+    systems = [f"S{k}" for k in range(5)]
     keys = pd.DataFrame(list(itertools.product(docs, systems)), columns=["doc_id", "system_id"])
     human = rng.integers(1, 4, size=len(keys)).astype(float)
     judge = np.round(human + rng.integers(-1, 2, size=len(keys)) * 0.5, 1)
@@ -88,7 +90,7 @@ def test_summary_level_accuracies_equal_the_definition(summary_table: pd.DataFra
     assert fitted["value"] == pytest.approx(value, abs=1e-12)
     assert fitted["epsilon"] == pytest.approx(epsilon, abs=1e-9)
     assert fitted["ci_low"] <= fitted["value"] <= fitted["ci_high"]
-    assert fitted["n_groups"] == 7 and fitted["n_items"] == 35
+    assert fitted["n_groups"] == 10 and fitted["n_items"] == 50
 
 
 def test_system_level_rows_equal_scipy_on_the_system_means(summary_table: pd.DataFrame) -> None:
