@@ -13,6 +13,9 @@ skip, and never the same error once for each of the hundreds of tests that need 
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import subprocess
 import sys
@@ -41,18 +44,64 @@ def _has_manifest(path: Path) -> bool:
 NO_MIRROR_EXIT = pytest.ExitCode.TESTS_FAILED
 
 
-@pytest.fixture(scope="session")
-def mirror_dir() -> Path:
-    """The mirror of the upstream files (see the module docstring); stops the whole run,
-    failing, when there is none and none can be made."""
+#: Under pytest-xdist, what the controller found (the mirror's path) or why it found none,
+#: for its workers (which inherit the controller's environment).
+FOUND_MIRROR, NO_MIRROR = "GEVAL_REPRO_TESTS_MIRROR", "GEVAL_REPRO_TESTS_NO_MIRROR"
+
+
+def _find_mirror() -> Path:
     shared = REPO_ROOT.parent / "shared" / "mirror"
+    return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config) -> None:
+    """Before pytest-xdist starts its workers, the controller finds (or makes) the mirror
+    once and tells them the outcome, so that no two workers fetch into the cache at once.
+    What it fetches is logged nowhere: a failure's message names it."""
+    logging.disable(logging.CRITICAL)
     try:
-        return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+        with contextlib.redirect_stderr(io.StringIO()):
+            os.environ[FOUND_MIRROR] = str(_find_mirror())
     except pytest.fail.Exception as failure:
-        pytest.exit(
-            f"{failure.msg}. Stopped at the first test that needs the mirror.",
-            returncode=NO_MIRROR_EXIT,
-        )
+        os.environ[NO_MIRROR] = failure.msg
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist, a run its workers stopped for want of a mirror ends with the
+    serial run's status (NO_MIRROR_EXIT), not "interrupted"."""
+    if NO_MIRROR in os.environ and session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        session.exitstatus = NO_MIRROR_EXIT
+
+
+@pytest.fixture(scope="session")
+def mirror_dir(request: pytest.FixtureRequest) -> Path:
+    """The mirror of the upstream files (see the module docstring); stops the whole run,
+    failing, when there is none and none can be made. A pytest-xdist worker takes the
+    controller's outcome (:func:`pytest_xdist_setupnodes`); without a mirror it fails the
+    first test that needs one with the message and stops the run (``session.shouldfail``:
+    pytest.exit would crash the worker)."""
+    if hasattr(request.config, "workerinput"):
+        if FOUND_MIRROR in os.environ:
+            return Path(os.environ[FOUND_MIRROR])
+        request.session.shouldfail = "no mirror of the upstream files"
+        pytest.fail(f"{os.environ[NO_MIRROR]}. {STOPPED}", pytrace=False)
+    try:
+        return _find_mirror()
+    except pytest.fail.Exception as failure:
+        pytest.exit(f"{failure.msg}. {STOPPED}", returncode=NO_MIRROR_EXIT)
+
+
+STOPPED = "Stopped at the first test that needs the mirror."
+
+
+@pytest.fixture
+def prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
+    """GEVAL_REPRO_MIRROR set to the tests' mirror, for the runs that fetch SummEval's
+    released prompts (CI sets none: the mirror is found beside the checkout)."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 def find_or_make_mirror(
@@ -154,12 +203,61 @@ def pipeline_run(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 PIPELINE_FIXTURES = {"pipeline_run", "fixture_run", "regenerated"}
 
 
+#: The test modules that use a pipeline run (PIPELINE_FIXTURES): under pytest-xdist one
+#: worker runs them all, so the shared run is made once per session (checked when collecting).
+PIPELINE_MODULES = frozenset(
+    {
+        "test_notebooks.py",
+        "test_offline_run.py",
+        "test_pipeline.py",
+        "test_pipeline_writer_vs_llm.py",
+        "test_regenerate.py",
+    }
+)
+#: The modules that start the one-node SLURM cluster (fixed ports): one worker runs them.
+SLURM_MODULES = frozenset({"test_slurm_cluster.py", "test_slurm_judge.py"})
+#: Modules whose tests are spread over the workers one by one: each test takes a minute or
+#: more of its own llama.cpp server, its module's fixtures (a server start) a few seconds.
+SPREAD_MODULES = frozenset({"test_real_server.py"})
+
+
+def worker_group(nodeid: str) -> str:
+    """The pytest-xdist group of a test: ``pipeline``, ``slurm``, the test itself in
+    SPREAD_MODULES, else its module (whose module-scoped fixtures are then made once)."""
+    module = nodeid.split("::", 1)[0]
+    name = module.rsplit("/", 1)[-1]
+    if name in PIPELINE_MODULES:
+        return "pipeline"
+    if name in SLURM_MODULES:
+        return "slurm"
+    return nodeid if name in SPREAD_MODULES else module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scope scheduling with :func:`worker_group` as the scope: each group's
+    tests run in one worker, the groups spread over the workers."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    return GroupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that use a pipeline run are marked ``pipeline``; every ``pipeline`` and
-    ``real_server`` test is also ``slow``, so ``pytest -m "not slow"`` is the fast loop."""
+    ``real_server`` test is also ``slow``, so ``pytest -m "not slow"`` is the fast loop. A
+    pipeline test outside PIPELINE_MODULES stops the collection, naming its module."""
     for item in items:
         if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.pipeline)
+            if worker_group(item.nodeid) != "pipeline":
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses a pipeline run: add its module to PIPELINE_MODULES "
+                    "in tests/conftest.py (one test worker makes the run)"
+                )
         if item.get_closest_marker("pipeline") or item.get_closest_marker("real_server"):
             item.add_marker(pytest.mark.slow)
 

@@ -48,7 +48,9 @@ def test_another_plain_one():
 CLOSED_PORT = "http://127.0.0.1:9"  # nothing listens on the discard port
 
 
-def _run(tmp_path: Path, *, env_mirror: str | None) -> tuple[subprocess.CompletedProcess, Path]:
+def _run(
+    tmp_path: Path, *, env_mirror: str | None, options: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess, Path]:
     checkout = tmp_path / "checkout"
     (checkout / "tests").mkdir(parents=True)
     shutil.copy(REPO_ROOT / "tests" / "conftest.py", checkout / "tests" / "conftest.py")
@@ -71,7 +73,7 @@ def _run(tmp_path: Path, *, env_mirror: str | None) -> tuple[subprocess.Complete
     if env_mirror is not None:
         env["GEVAL_REPRO_MIRROR"] = env_mirror
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *options, "tests"],
         cwd=checkout,
         env=env,
         capture_output=True,
@@ -99,3 +101,19 @@ def test_without_a_mirror_the_run_stops_at_the_first_test_that_needs_it(
     assert "geval-repro mirror DIR" in output
     assert "Traceback" not in output, output
     assert len(output.splitlines()) < 15, output
+
+
+@pytest.mark.slow
+def test_with_test_workers_the_run_fails_with_the_message_and_stops(tmp_path: Path) -> None:
+    """The project's default options run pytest-xdist workers: the controller looks for the
+    mirror once; the worker of the first test that needs it fails that test with the message
+    (at most once more for the test it had already started) and the run stops, failing."""
+    done, ran = _run(tmp_path, env_mirror=None, options=("-n", "2"))
+    output = done.stdout + done.stderr
+    assert done.returncode == NO_MIRROR_EXIT, output
+    assert ran.read_text().splitlines() == ["plain"], output  # the module's worker stopped
+    assert 1 <= output.count("GEVAL_REPRO_MIRROR") <= 2, output
+    assert "Stopped at the first test that needs the mirror" in output
+    assert "geval-repro mirror DIR" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output
+    assert len(output.splitlines()) < 30, output

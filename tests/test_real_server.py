@@ -25,7 +25,7 @@ from geval_repro.runner.run import load_items_table
 from geval_repro.runner.server import ServerStartError, llama_cpp_server
 from tests.recording_proxy import RecordingProxy
 
-pytestmark = pytest.mark.real_server
+pytestmark = [pytest.mark.real_server, pytest.mark.usefixtures("prompts_from_the_mirror")]
 
 MODEL = "smollm2-135m"
 MODES = {"sample": 2, "logprobs": 1, "both": 2}  # mode -> n (small: fast)
@@ -37,13 +37,6 @@ def _start(n_ctx: int):
         return llama_cpp_server(MODEL, n_ctx=n_ctx, threads=1).__enter__()
     except ServerStartError as error:  # a failure, never a skip
         pytest.fail(f"the real server could not start: {error}")
-
-
-@pytest.fixture(autouse=True)
-def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
-    """SummEval's runs fetch its released prompts from the tests' mirror (CI sets no
-    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
-    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 @pytest.fixture(scope="module")

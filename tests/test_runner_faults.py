@@ -30,16 +30,11 @@ from geval_repro.runner.keys import MIN_FRAGMENT, KeyRefused, redact, server_key
 from geval_repro.runner.lock import LOCK_FILE
 from tests.fake_openai_server import KEY_AT, FakeOpenAIServer
 
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-test-SECRET-1234"  # 19 characters, as in the issue
 KEY_ENV = "FAULTS_TEST_KEY"
-
-
-@pytest.fixture(autouse=True)
-def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
-    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
-    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
-    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 @pytest.fixture(scope="module")

@@ -25,15 +25,10 @@ from geval_repro.runner.run import RunOptions, run_judge
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.test_runner_servers import processed  # noqa: F401 (a fixture)
 
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCAL_CONFIG = REPO_ROOT / "workflow" / "configs" / "local_model.yaml"
-
-
-@pytest.fixture(autouse=True)
-def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
-    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
-    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
-    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 def options(url: str, out: Path, cache: Path, processed: Path, **changes) -> RunOptions:  # noqa: F811

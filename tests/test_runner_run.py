@@ -29,6 +29,8 @@ from geval_repro.runner.requests import RequestParams
 from geval_repro.runner.run import RunOptions, load_items_table, run_judge
 from tests.fake_openai_server import FakeOpenAIServer, distribution
 
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-test-DISTINCT-7f3a9c41e0"
 
@@ -42,10 +44,9 @@ def server():
 @pytest.fixture(scope="session")
 def processed(tmp_path_factory, mirror_dir) -> Path:
     """data/processed-like folder with summeval.parquet built from the mirror."""
-    os.environ.setdefault("GEVAL_REPRO_MIRROR", str(mirror_dir))
     folder = tmp_path_factory.mktemp("processed")
     raw = tmp_path_factory.mktemp("raw")
-    table = load_items_table(get_benchmark("summeval"), raw, None)
+    table = load_items_table(get_benchmark("summeval"), raw, None, mirror_dir)
     table.to_parquet(folder / "summeval.parquet", index=False)
     return folder
 

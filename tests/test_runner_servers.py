@@ -24,6 +24,8 @@ from geval_repro.runner.requests import RequestParams
 from geval_repro.runner.run import RunOptions, Session, load_items_table, run_judge
 from tests.fake_openai_server import FakeOpenAIServer, distribution, reply_level
 
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
 
 @pytest.fixture(scope="module")
 def processed(tmp_path_factory, mirror_dir) -> Path:

@@ -29,18 +29,13 @@ from geval_repro.runner.lock import LOCK_FILE
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.test_runner_run import _stored_prompts as stored_prompts
 
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: From the signal to the process's end; the run itself stops at once, Python's own exit
 #: takes about a second on a loaded 2-core machine.
 STOP_SECONDS = 3.5
 N_ITEMS = 30
-
-
-@pytest.fixture(autouse=True)
-def _prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -> None:
-    """The runs fetch SummEval's released prompts from the tests' mirror (CI sets no
-    GEVAL_REPRO_MIRROR: the mirror is found beside the checkout)."""
-    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
 
 
 @pytest.fixture(scope="module")

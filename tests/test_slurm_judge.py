@@ -43,7 +43,7 @@ from geval_repro.registry.judges import job_resources
 from geval_repro.runner.cache import CACHE_FILE
 from tests import test_slurm_cluster
 from tests.conftest import FIXTURES, REPO_ROOT
-from tests.test_slurm_cluster import Cluster, fresh_copy, megabytes, sacct, seconds
+from tests.test_slurm_cluster import POLL, Cluster, fresh_copy, megabytes, sacct, seconds
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 #: The module-scoped fixture of tests/test_slurm_cluster.py: this module starts and stops the
@@ -208,7 +208,7 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
     console = tmp_path / "slurm-run.txt"
     with console.open("w") as sink:
         process = subprocess.Popen(
-            snakemake(node_config, "--profile", "profiles/slurm"),
+            snakemake(node_config, "--profile", "profiles/slurm", *POLL),
             cwd=checkout,
             env=env,
             stdout=sink,
@@ -280,7 +280,7 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
 
     # 3. reruns from the cache: through SLURM, then locally; nothing sent, same bytes
     rerun = run_to_end(
-        checkout, env, node_config, "--profile", "profiles/slurm", "--forcerun", RULE
+        checkout, env, node_config, "--profile", "profiles/slurm", *POLL, "--forcerun", RULE
     )
     ids += submitted(rerun)
     jobs = judge_jobs(cluster, ids)
