@@ -59,6 +59,8 @@ def pytest_xdist_setupnodes(config: pytest.Config) -> None:
     """Before pytest-xdist starts its workers, the controller finds (or makes) the mirror
     once and tells them the outcome, so that no two workers fetch into the cache at once.
     What it fetches is logged nowhere: a failure's message names it."""
+    for name in (FOUND_MIRROR, NO_MIRROR):  # not an outer test run's
+        os.environ.pop(name, None)
     logging.disable(logging.CRITICAL)
     try:
         with contextlib.redirect_stderr(io.StringIO()):
