@@ -9,6 +9,9 @@ the offline mirror holds, SHA-256 checked). Without a mirror and without network
 stops at the first test that reads upstream files, with one message naming both ways
 (``GEVAL_REPRO_MIRROR``, or a networked first run) and a failing exit status; never a silent
 skip, and never the same error once for each of the hundreds of tests that need the mirror.
+Under pytest-xdist's workers (the project's default options) the controller looks once,
+before the workers start (:func:`pytest_xdist_setupnodes`), and :func:`worker_group` decides
+which tests share a worker.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ NO_MIRROR_EXIT = pytest.ExitCode.TESTS_FAILED
 #: Under pytest-xdist, what the controller found (the mirror's path) or why it found none,
 #: for its workers (which inherit the controller's environment).
 FOUND_MIRROR, NO_MIRROR = "GEVAL_REPRO_TESTS_MIRROR", "GEVAL_REPRO_TESTS_NO_MIRROR"
+#: The end of the message, and the reason a worker gives for stopping the run.
+STOPPED = "Stopped at the first test that needs the mirror."
+NO_MIRROR_STOP = "no mirror of the upstream files"
 
 
 def _find_mirror() -> Path:
@@ -72,9 +78,13 @@ def pytest_xdist_setupnodes(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Under pytest-xdist, a run its workers stopped for want of a mirror ends with the
-    serial run's status (NO_MIRROR_EXIT), not "interrupted"."""
-    if NO_MIRROR in os.environ and session.exitstatus == pytest.ExitCode.INTERRUPTED:
+    """Under pytest-xdist, a run its workers stopped for want of a mirror (NO_MIRROR_STOP)
+    ends with the serial run's status (NO_MIRROR_EXIT), not "interrupted"."""
+    controller = session.config.pluginmanager.get_plugin("dsession")
+    if (
+        getattr(controller, "shouldstop", None) == NO_MIRROR_STOP
+        and session.exitstatus == pytest.ExitCode.INTERRUPTED
+    ):
         session.exitstatus = NO_MIRROR_EXIT
 
 
@@ -88,15 +98,12 @@ def mirror_dir(request: pytest.FixtureRequest) -> Path:
     if hasattr(request.config, "workerinput"):
         if FOUND_MIRROR in os.environ:
             return Path(os.environ[FOUND_MIRROR])
-        request.session.shouldfail = "no mirror of the upstream files"
+        request.session.shouldfail = NO_MIRROR_STOP
         pytest.fail(f"{os.environ[NO_MIRROR]}. {STOPPED}", pytrace=False)
     try:
         return _find_mirror()
     except pytest.fail.Exception as failure:
         pytest.exit(f"{failure.msg}. {STOPPED}", returncode=NO_MIRROR_EXIT)
-
-
-STOPPED = "Stopped at the first test that needs the mirror."
 
 
 @pytest.fixture
