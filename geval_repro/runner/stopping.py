@@ -18,6 +18,7 @@ In another thread (Snakemake's ``run:`` jobs) signals cannot be handled: nothing
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import threading
 from collections.abc import Iterator
@@ -39,6 +40,19 @@ class Interrupted(SystemExit):
         return signal.Signals(self.signum).name
 
 
+class _StopNotLoggedAsError(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" record of a task that ended with
+    :class:`Interrupted` (the signal landed while that task ran): that is the stop itself,
+    already handled by whoever catches it, not an error (and no traceback for it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, Interrupted)
+
+
+STOP_FILTER = _StopNotLoggedAsError()
+
+
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """While the block runs in the main thread, SIGINT and SIGTERM raise :class:`Interrupted`
@@ -55,6 +69,7 @@ def stop_on_signals() -> Iterator[None]:
         raised = True
         raise Interrupted(signum)
 
+    logging.getLogger("asyncio").addFilter(STOP_FILTER)  # kept: a task may be freed later
     previous = {number: signal.signal(number, interrupt) for number in SIGNALS}
     try:
         yield
