@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FOUND_MIRROR, NO_MIRROR, NO_MIRROR_EXIT, REPO_ROOT
+from tests.conftest import NO_MIRROR_EXIT, REPO_ROOT
 
 TINY = """
 from pathlib import Path
@@ -61,7 +61,6 @@ def _run(
         key: value
         for key, value in os.environ.items()
         if key.lower() not in {"geval_repro_mirror", "no_proxy", "http_proxy", "https_proxy"}
-        and key not in {FOUND_MIRROR, NO_MIRROR}  # what this run's workers were told
     }
     env |= {
         "PYTHONPATH": str(REPO_ROOT),
