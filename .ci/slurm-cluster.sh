@@ -122,7 +122,7 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-# Accounting (sacct, which the executor plugin reads job states with) through slurmdbd;
+# Accounting (sacct, which the tests read the jobs' states and steps with) through slurmdbd
 # (its connection reads the munge socket from AccountingStoragePass, not AuthInfo), with
 # the job comments the plugin writes (rule and wildcards). /proc, sampled every 5 s, gives
 # each job's MaxRSS, and a job above its memory request is killed, as cgroups would.
@@ -134,6 +134,10 @@ JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=5
 JobAcctGatherParams=OverMemoryKill
 AccountingStoreFlags=job_comment
+# A finished job stays in slurmctld (squeue, the profile's status command) for 300 s, Slurm's
+# default, set here because the profile relies on it: above the plugin's longest gap between
+# status checks (180 s) and 3 x its first check's delay (below that it falls back to sacct).
+MinJobAge=300
 MpiDefault=none
 ReturnToService=2
 MailProg=/bin/true

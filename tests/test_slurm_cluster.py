@@ -30,6 +30,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,8 +46,12 @@ COMMAND = (
 )
 # The one option the tests add to COMMAND: the executor plugin's first status check 5 s after
 # a submission instead of its default 40 s (then 10 s longer each time nothing finished).
-# sacct answers in milliseconds on this one-node cluster; a real cluster keeps the default.
+# squeue (the profile's status command) answers in milliseconds on this one-node cluster; a
+# real cluster keeps the default.
 POLL = ("--slurm-init-seconds-before-status-checks", "5")
+#: sacct's states of a job that has not ended. The profile reads states from squeue
+#: (slurmctld), and slurmdbd records a job's end a moment later: a run can end first.
+UNFINISHED = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "RESIZING"}
 SCRIPT = REPO_ROOT / ".ci" / "slurm-cluster.sh"
 SYSTEM_CONF = Path("/etc/slurm/slurm.conf")
 # The workflow's local rules, as Snakemake decides them (Workflow.is_local, less its "no
@@ -151,6 +156,7 @@ def profile_run(
         pytest.fail(f"{COMMAND} failed in {checkout}:\n{output[-8000:]}", pytrace=False)
     run_id = re.search(r"SLURM run ID: (\S+)", output)
     assert run_id, f"no SLURM run ID in the output of {COMMAND}:\n{output[-3000:]}"
+    sacct_ended(cluster, "--allocations", "--name", run_id.group(1), "--format", "JobID,State")
     return ProfileRun(checkout, output, run_id.group(1))
 
 
@@ -165,6 +171,19 @@ def sacct(cluster: Cluster, *options: str) -> list[dict[str, str]]:
         check=True,
     )
     return [dict(zip(fields, line.split("|"), strict=True)) for line in done.stdout.splitlines()]
+
+
+def sacct_ended(cluster: Cluster, *options: str, timeout: float = 60) -> list[dict[str, str]]:
+    """:func:`sacct`'s rows (its ``--format`` with State) once none of them is UNFINISHED:
+    slurmdbd has recorded their ends (within ``timeout`` seconds, else the last rows)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = sacct(cluster, *options)
+        if not any(row["State"].partition(" ")[0] in UNFINISHED for row in rows):
+            return rows
+        if time.monotonic() > deadline:
+            return rows  # the test's own assertions say what is wrong
+        time.sleep(1)
 
 
 def megabytes(value: str) -> float:

@@ -11,12 +11,12 @@ runner (the cache's rows, the server's own access log, sacct, /proc):
 1. a local run (no profile) of the same judge, into a folder of its own: the reference;
 2. the job through ``--profile profiles/slurm``: sbatch runs it (sacct: its rule, the CPUs and
    memory its block asks for); its llama_cpp.server runs inside the SLURM job (the process's
-   SLURM_JOB_ID); SIGTERM to the job's processes (``scancel --signal=TERM --full``, what
-   ``scancel`` and a time limit send) once some answers are cached stops that server within
-   seconds, and the profile's retry resubmits the failed job, which sends only the missing items
-   (the server's log of that attempt: its POSTs less the probe's); the JSONL equals the local
-   run's byte for byte and the manifest equals it but for where and when it ran and what
-   this attempt sent;
+   SLURM_JOB_ID); a plain ``scancel JOBID`` once some answers are cached (SIGTERM to every
+   process of the job, as a time limit sends it) stops that server within seconds, the job
+   ends CANCELLED, and the profile's retry (the plugin reads job states with squeue:
+   profiles/slurm) resubmits it; the new job sends only the missing items (the server's log
+   of that attempt: its POSTs less the probe's); the JSONL equals the local run's byte for
+   byte and the manifest equals it but for where and when it ran and what this attempt sent;
 3. a rerun through SLURM sends nothing and starts no server; a local rerun from that cache
    writes the same JSONL and manifest, byte for byte (a cached rerun keeps the answering
    run's manifest entry);
@@ -43,7 +43,15 @@ from geval_repro.registry.judges import job_resources
 from geval_repro.runner.cache import CACHE_FILE
 from tests import test_slurm_cluster
 from tests.conftest import FIXTURES, REPO_ROOT
-from tests.test_slurm_cluster import POLL, Cluster, fresh_copy, megabytes, sacct, seconds
+from tests.test_slurm_cluster import (
+    POLL,
+    Cluster,
+    fresh_copy,
+    megabytes,
+    sacct,
+    sacct_ended,
+    seconds,
+)
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 #: The module-scoped fixture of tests/test_slurm_cluster.py: this module starts and stops the
@@ -158,9 +166,9 @@ def submitted(output: str) -> list[str]:
 
 
 def judge_jobs(cluster: Cluster, ids: list[str]) -> list[dict[str, str]]:
-    """sacct's rows of the SLURM jobs ``ids``, in that order."""
+    """sacct's rows of the SLURM jobs ``ids``, in that order, once they ended."""
     fields = "JobID,State,ReqCPUS,ReqMem,Timelimit,Elapsed"
-    rows = sacct(cluster, "--allocations", "--jobs", ",".join(ids), "--format", fields)
+    rows = sacct_ended(cluster, "--allocations", "--jobs", ",".join(ids), "--format", fields)
     by_id = {row["JobID"]: row for row in rows}
     return [by_id[i] for i in ids]
 
@@ -230,11 +238,10 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
             f"{CANCEL_AFTER} answers cached",
             process,
         )
-        # SIGTERM to every process of the job, as `scancel JOBID` and a time limit send it; a
-        # plain `scancel` also marks the job "CANCELLED by <uid>", which the executor plugin
-        # 2.8.0 does not match (it waits for ever: docs/cluster.md), so no retry would come.
-        signal = ["scancel", "--signal=TERM", "--full", first]
-        subprocess.run(signal, env=cluster.env, check=True)
+        # A plain scancel: SIGTERM to every process of the job (SIGKILL KillWait s later). sacct
+        # then says "CANCELLED by 0", which the executor plugin 2.8.0 would not match (it
+        # would wait for ever); squeue, the profile's status command, says "CANCELLED".
+        subprocess.run(["scancel", first], env=cluster.env, check=True)
         cancelled = time.monotonic()
         wait_for(
             lambda: not set(servers) & set(llama_servers(checkout)),
@@ -253,7 +260,8 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
     assert process.returncode == 0, f"the SLURM run failed:\n{output[-6000:]}"
     ids = submitted(output)
     jobs = judge_jobs(cluster, ids)
-    assert [j["State"] for j in jobs] == ["FAILED", "COMPLETED"], jobs  # stopped, resumed
+    # cancelled ("CANCELLED by 0"), resumed
+    assert [j["State"].split()[0] for j in jobs] == ["CANCELLED", "COMPLETED"], jobs
     assert cached_answers(node_root) == ITEMS
     assert posts(server_log) - probe_posts == ITEMS - kept, "the resumed job sent more"
     assert f"sent {ITEMS - kept}, cached {kept}, failed 0" in run_log.read_text()
@@ -306,4 +314,5 @@ def test_a_judge_job_with_its_server_on_a_compute_node(
         assert peak.get(job["JobID"], 0.0) <= megabytes(job["ReqMem"]), (job, peak)
         assert seconds(job["Elapsed"]) <= seconds(job["Timelimit"]), job
     print(f"peak memory of the judge's jobs (MB): {peak}; asked {asked['mem_mb']}")
+    print(f"the judge's jobs in sacct: {[(j['JobID'], j['State']) for j in jobs]}")
     print(f"the cancelled job's server stopped {stopped_after:.1f} s after scancel")
