@@ -755,14 +755,20 @@ display(accuracy[(accuracy["question"] == "overall") & accuracy["dimension"].isi
     md("""
 ## What a 135M model can and cannot show
 
-The toolkit's own run (status `toolkit-run`) is SmolLM2-135M-Instruct on llama.cpp, on a
-labelled subset of the summaries, sized for a 2-core CPU. It shows that the whole analysis
-runs end to end with the four released SummEval prompts, offline, and what the numbers of a
-tiny model look like: most of its replies do not start with a rating, so its scores rest on
-few judgements (the `n` columns below), its intervals are wide, and any difference between
-the writers' and GPT-3.5's summaries it shows is the preference of a 135M model, not of
-GPT-4. It cannot confirm or refute the paper's finding about G-Eval-4: that needs G-Eval-4's
-scores of these summaries (not released) or a rerun with a strong judge
+The toolkit's own run (status `toolkit-run`) is SmolLM2-135M-Instruct on llama.cpp, on every
+one of the 188 summaries with the four released SummEval prompts, offline on a 2-core CPU.
+The model mostly prefaces its rating ("Rating: 3"), so the run reads its distribution at the
+first generated token, which a logit bias makes a rating (the reported probabilities are the
+model's own, unbiased; docs/local-model.md): every summary gets a score and every judgement
+counts (the `n` columns below); its one reply per request is a rating drawn under that
+bias, so its `mean-of-1` rows sample the distribution its Eq. 1 rows average. That shows
+the whole analysis end to end on real judge scores, with intervals and tests over all 76
+articles, and it lets a reader set a tiny model's preference beside the humans' and beside
+length's. What it cannot show: any difference between the writers' and GPT-3.5's summaries
+here is the preference of a 135M model read at its first token (G-Eval-4's released scores
+average 20 free replies), not of GPT-4; it cannot confirm or refute
+the paper's finding about G-Eval-4, which needs G-Eval-4's scores of these summaries (not
+released) or a rerun with a strong judge
 (docs/writer-vs-llm.md gives the command).
 """),
     code("""

@@ -42,17 +42,23 @@ def run(**keys) -> dict:
     return with_judge(dir="runs/not-made-yet", run={"mode": "logprobs", **keys})
 
 
-def test_the_local_model_config_is_valid_and_starts_a_one_thread_server():
+def test_the_local_model_config_is_valid_and_sized_for_two_cores():
     config = load_config(DEFAULT_CONFIG_PATH, LOCAL_CONFIG)  # checked as merged
     targets = Targets.from_config(config, Layout.from_config(config))
     for name, spec in judge_specs(config).items():
         assert spec.run is not None
         assert request_params(spec.run).model == "smollm2-135m"  # the server's model
-        # writer vs GPT-3.5: n = 10, sized for 2 shared cores (docs/local-model.md)
-        assert spec.run.mode == "both"
-        assert spec.run.n == (10 if spec.benchmark.name == "writer_vs_llm" else 20)
-        assert targets.threads(name) == 1
         assert spec.status == "toolkit-run"
+        if spec.benchmark.name == "writer_vs_llm":
+            # every summary, one request each: the first-position reading with a
+            # two-thread server, alone on 2 cores (docs/local-model.md)
+            assert spec.run.mode == "logprobs" and spec.run.first_position == "logit_bias"
+            assert spec.run.limit is None
+            assert targets.threads(name) == 2
+        else:  # labelled subsets, two one-thread servers side by side
+            assert spec.run.mode == "both" and spec.run.n == 20
+            assert spec.run.limit is not None
+            assert targets.threads(name) == 1
 
 
 def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None:
