@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -26,6 +27,7 @@ from geval_repro.runner.server import (
     ServerCommand,
     ServerStartError,
     local_model_path,
+    port_is_free,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -154,3 +156,22 @@ def test_the_model_file_is_found_through_its_package_and_verified(tmp_path, monk
     missing = dataclasses.replace(model, package="no_such_model_package")
     with pytest.raises(ServerStartError, match=r"not installed.*\.\[local\]"):
         local_model_path(missing)
+
+
+def test_a_port_is_in_use_while_something_listens_and_free_once_it_stopped():
+    """port_is_free binds as servers do: a listening socket makes the port in use; the
+    closed connections a stopped server leaves behind (TIME_WAIT) do not."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = server.accept()
+    assert not port_is_free(port)
+    accepted.close()  # the server's side closes first: its port's connection is in TIME_WAIT
+    client.close()
+    server.close()
+    with socket.socket() as plain, pytest.raises(OSError):
+        plain.bind(("127.0.0.1", port))  # the TIME_WAIT is there: a plain bind is refused
+    assert port_is_free(port)

@@ -79,8 +79,11 @@ class ServerStartError(RuntimeError):
 
 
 def port_is_free(port: int) -> bool:
-    """Whether nothing listens on ``port`` of 127.0.0.1 (and it may be bound)."""
+    """Whether nothing listens on ``port`` of 127.0.0.1, so a server may bind it. Bound as
+    servers bind (``SO_REUSEADDR``, as uvicorn does): the closed connections of a server
+    that just stopped (TIME_WAIT) leave the port free."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((HOST, port))
         except OSError:

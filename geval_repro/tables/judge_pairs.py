@@ -64,7 +64,7 @@ from geval_repro.tables.item_sets import ItemSet, rankings
 from geval_repro.tables.paired_tests import (
     Comparison,
     Scored,
-    common_matrices,
+    ScoreGrid,
     paired_tests,
 )
 
@@ -113,16 +113,16 @@ SWAPPED = {"inputs": "whole documents", "items": "single items"}
 
 
 def _order(
-    benchmark: Benchmark,
-    human: pd.DataFrame,
+    grid: ScoreGrid,
     dimension: str,
     metrics: Sequence[Scored],
     coefficient: str,
 ) -> tuple[list[int], np.ndarray, int]:
     """Metric indices best first by their correlation on the items every metric scores
     (undefined values last; ties by name and variant), those values, and that item count."""
-    scores, gold = common_matrices(benchmark, human, dimension, metrics)
-    values = np.array([correlate(m, gold, benchmark.level, coefficient).value for m in scores])
+    scores, gold = grid.common(dimension, metrics)
+    level = grid.benchmark.level
+    values = np.array([correlate(m, gold, level, coefficient).value for m in scores])
     order = sorted(
         range(len(metrics)),
         key=lambda i: (
@@ -136,8 +136,7 @@ def _order(
 
 
 def _table(
-    benchmark: Benchmark,
-    human: pd.DataFrame,
+    grid: ScoreGrid,
     dimension: str,
     coefficient: str,
     ranked: ItemSet,
@@ -146,16 +145,17 @@ def _table(
     seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pair rows and the ranking rows of one (benchmark, dimension, coefficient,
-    ranking)."""
+    ranking) on the benchmark's ``grid``."""
+    benchmark = grid.benchmark
     unit = benchmark.level.permutation_unit
     metrics = ranked.metrics
-    order, ranked_values, n_common = _order(benchmark, human, dimension, metrics, coefficient)
+    order, ranked_values, n_common = _order(grid, dimension, metrics, coefficient)
     positions = [(x, y) for x in range(len(order)) for y in range(x + 1, len(order))]
     comparisons = [
         Comparison(metrics[order[x]], metrics[order[y]], dimension, coefficient)
         for x, y in positions
     ]
-    tests = paired_tests(benchmark, human, comparisons, n_resamples=n_resamples, seed=seed)
+    tests = paired_tests(grid, comparisons, n_resamples=n_resamples, seed=seed)
     pairs = tests.drop(columns="level").reindex(columns=PAIR_COLUMNS)
     pairs["ranking"] = ranked.name
     pairs["pvalue_holm"] = holm(pairs["pvalue"].to_numpy(dtype=float))
@@ -241,6 +241,7 @@ def pairwise_significance(
     two metrics (module docstring). ``tidy``: the benchmark's tidy table (item keys and
     human scores)."""
     pair_parts, ranking_parts = [], []
+    grid = ScoreGrid(benchmark, tidy)
     for dimension in benchmark.dimension_names:
         present = [m for m in metrics if dimension in m.scores]
         if len(present) < 2:
@@ -249,8 +250,7 @@ def pairwise_significance(
         for coefficient in coefficients or benchmark.printed_coefficients:
             for items in ranked:
                 pairs, ranking = _table(
-                    benchmark,
-                    tidy,
+                    grid,
                     dimension,
                     coefficient,
                     items,

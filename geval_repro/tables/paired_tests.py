@@ -19,7 +19,7 @@ A comparison (:class:`Comparison`) is two metrics, a dimension and a coefficient
 swap unit (:attr:`~geval_repro.stats.level.Level.permutation_unit`: SummEval swaps the two
 metrics' scores of whole documents, Topical-Chat and QAGS single items), on the items both
 metrics and the humans score (the score matrices span the benchmark's grid, NaN elsewhere:
-:func:`common_matrices`), with ``n_resamples`` and ``seed`` from the config.
+:class:`ScoreGrid`), with ``n_resamples`` and ``seed`` from the config.
 ``value_a``/``value_b``: each metric's correlation on those items; ``difference``: the
 test's statistic (``value_a - value_b`` up to rounding, on the standardized scores). A
 test that cannot be made (a constant or unscored metric) has an empty p-value and a note
@@ -183,41 +183,65 @@ def judge_metrics(
     return out
 
 
-def common_matrices(
-    benchmark: Benchmark, human: pd.DataFrame, dimension: str, metrics: Sequence[Scored]
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """Each metric's score matrix and the human matrix of ``dimension`` on the benchmark's
-    grid (every item of its tidy table ``human``, at its level), present only at the items
-    that every one of ``metrics`` and the humans score (NaN elsewhere). The grid is the
-    same for every comparison of a benchmark, so a test's swaps of a document or an item
-    are the same whichever metrics it compares."""
-    keys = list(benchmark.item_keys)
-    systems, inputs = matrix_axes(benchmark)
-    joined = pooled(human, benchmark)[list(dict.fromkeys([*keys, systems, inputs, dimension]))]
-    for index, metric in enumerate(metrics):
-        scores = metric.scores[dimension].rename(columns={"score": f"_m{index}"})
-        joined = joined.merge(scores, on=keys, how="left", validate="one_to_one")
-    columns = [*(f"_m{index}" for index in range(len(metrics))), dimension]
-    matrices = [to_matrix(joined, c, systems=systems, inputs=inputs)[0] for c in columns]
-    present = np.logical_and.reduce([~np.isnan(m) for m in matrices])
-    *scored, gold = (np.where(present, m, np.nan) for m in matrices)
-    return scored, gold
+class ScoreGrid:
+    """The score matrices of one benchmark on its grid (every item of its tidy table
+    ``human``, at its level): each metric's and the humans' matrix of a dimension, each
+    made once (NaN where it has no score). The grid is the same for every comparison of a
+    benchmark, so a test's swaps of a document or an item are the same whichever metrics
+    it compares."""
+
+    def __init__(self, benchmark: Benchmark, human: pd.DataFrame) -> None:
+        self.benchmark = benchmark
+        self._keys = list(benchmark.item_keys)
+        self._axes = matrix_axes(benchmark)
+        self._table = pooled(human, benchmark)
+        self._items = self._table[list(dict.fromkeys([*self._keys, *self._axes]))]
+        self._human: dict[str, np.ndarray] = {}
+        # By the metric's id; the metric is kept with its matrices, so the id stays its own.
+        self._metrics: dict[tuple[int, str], tuple[Scored, np.ndarray]] = {}
+
+    def _matrix(self, table: pd.DataFrame, column: str) -> np.ndarray:
+        systems, inputs = self._axes
+        return to_matrix(table, column, systems=systems, inputs=inputs)[0]
+
+    def human(self, dimension: str) -> np.ndarray:
+        """The human scores of ``dimension`` on the grid."""
+        if dimension not in self._human:
+            self._human[dimension] = self._matrix(self._table, dimension)
+        return self._human[dimension]
+
+    def metric(self, metric: Scored, dimension: str) -> np.ndarray:
+        """``metric``'s scores of ``dimension`` on the grid (an item listed twice raises)."""
+        key = (id(metric), dimension)
+        if key not in self._metrics:
+            scores = metric.scores[dimension].rename(columns={"score": "_metric"})
+            joined = self._items.merge(scores, on=self._keys, how="left", validate="one_to_one")
+            self._metrics[key] = (metric, self._matrix(joined, "_metric"))
+        return self._metrics[key][1]
+
+    def common(
+        self, dimension: str, metrics: Sequence[Scored]
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each of ``metrics``' matrices and the human matrix of ``dimension``, present only
+        at the items that every one of them and the humans score (NaN elsewhere)."""
+        matrices = [*(self.metric(m, dimension) for m in metrics), self.human(dimension)]
+        present = np.logical_and.reduce([~np.isnan(m) for m in matrices])
+        *scored, gold = (np.where(present, m, np.nan) for m in matrices)
+        return scored, gold
 
 
 def paired_tests(
-    benchmark: Benchmark,
-    human: pd.DataFrame,
+    grid: ScoreGrid,
     comparisons: Sequence[Comparison],
     *,
     n_resamples: int,
     seed: int,
 ) -> pd.DataFrame:
-    """One row (:data:`TEST_COLUMNS`) per comparison, in order (module docstring).
-    ``human``: the benchmark's tidy table (item keys and human scores)."""
+    """One row (:data:`TEST_COLUMNS`) per comparison, in order (module docstring), on the
+    benchmark's ``grid``."""
+    benchmark = grid.benchmark
     unit = benchmark.level.permutation_unit
     records = []
-    # The coefficients of a pair share its items: build its matrices once.
-    matrices: dict[tuple[int, int, str], tuple[list[np.ndarray], np.ndarray]] = {}
     for comparison in comparisons:
         a, b, dimension, coefficient = (
             comparison.a,
@@ -225,10 +249,7 @@ def paired_tests(
             comparison.dimension,
             comparison.coefficient,
         )
-        key = (id(a), id(b), dimension)
-        if key not in matrices:
-            matrices[key] = common_matrices(benchmark, human, dimension, (a, b))
-        (matrix_a, matrix_b), gold = matrices[key]
+        (matrix_a, matrix_b), gold = grid.common(dimension, (a, b))
         record = {
             "benchmark": benchmark.name,
             "dimension": dimension,

@@ -35,7 +35,7 @@ from geval_repro.registry.benchmarks import NAMES, Benchmark, dimensions_of, lev
 from geval_repro.stats.accuracy import reference_accuracies
 from geval_repro.stats.ties import tie_rate
 from geval_repro.tables import item_sets
-from geval_repro.tables.paired_tests import Scored, common_matrices
+from geval_repro.tables.paired_tests import Scored, ScoreGrid
 from geval_repro.tables.rows import VALUE_STATUSES
 
 COLUMNS = [
@@ -96,6 +96,7 @@ def accuracy_blocks(
     items at the benchmark's level. ``human``: the benchmark's tidy table; ``metrics``:
     every metric whose accuracy rows the table shows, all variants."""
     level = benchmark.level
+    grid = ScoreGrid(benchmark, human)
     records = []
     for dimension in benchmark.dimension_names:
         present = [m for m in metrics if dimension in m.scores]
@@ -112,7 +113,7 @@ def accuracy_blocks(
                 {**head, "metric": m.metric, "variant": m.variant, "reference": False}
                 for m in block.metrics
             ]
-            _, gold = common_matrices(benchmark, human, dimension, block.metrics[:1])
+            _, gold = grid.common(dimension, block.metrics[:1])
             references = reference_accuracies(gold, level)
             paired = references.n_pairs > 0
             shared = {

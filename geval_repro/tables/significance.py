@@ -44,6 +44,7 @@ from geval_repro.tables.judge_rows import UNSCORABLE, scale_note
 from geval_repro.tables.paired_tests import (
     Comparison,
     Scored,
+    ScoreGrid,
     baseline_item_scores,
     judge_metrics,
     paired_tests,
@@ -135,7 +136,9 @@ def judge_vs_baselines(
                     scores = dict.fromkeys(benchmark.dimension_names, items)
                     baselines[key] = Scored(*key, "baseline", "recomputed", scores)
                 comparisons.append(Comparison(judge, baselines[key], dimension, coefficient))
-    tests = paired_tests(benchmark, human, comparisons, n_resamples=n_resamples, seed=seed)
+    tests = paired_tests(
+        ScoreGrid(benchmark, human), comparisons, n_resamples=n_resamples, seed=seed
+    )
     records, done = [], iter(tests.to_dict("records"))
     for judge, dimension, coefficient, row in slots:
         record = {
