@@ -8,7 +8,8 @@ skip, when the server cannot start. The test keeps the server's raw answers itse
 recording proxy between the runner and the server) and checks the runner's output against
 them: Eq. 1 recomputed by hand from the returned top log-probabilities, the replies and
 their number after top-up, a rerun that sends nothing, a context overflow recorded per
-item, and the server process gone afterwards.
+item, the server process gone afterwards, and the kernel features the manifest records
+equal to those the server printed when it loaded the model.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pytest
 from geval_repro.cli import main
 from geval_repro.registry.benchmarks import BENCHMARKS, get_benchmark
 from geval_repro.runner.run import load_items_table
-from geval_repro.runner.server import ServerStartError, llama_cpp_server
+from geval_repro.runner.server import ServerStartError, ggml_cpu_features, llama_cpp_server
 from tests.recording_proxy import RecordingProxy
 
 pytestmark = [pytest.mark.real_server, pytest.mark.usefixtures("prompts_from_the_mirror")]
@@ -151,3 +152,16 @@ def test_context_overflow_is_recorded_per_item_and_the_server_stops(processed, t
     err = capsys.readouterr().err
     assert "2 x HTTP 400" in err and "does not fit in the model's context" in err
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_the_manifest_records_the_kernels_the_server_printed(server):
+    printed = [
+        line
+        for line in server.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if line.startswith("CPU : ")
+    ]
+    assert printed, f"no 'CPU : ' line in the server's log {server.log_path}"
+    described = server.describe()
+    assert described["ggml_cpu_features"] == ggml_cpu_features(printed[0])
+    assert "AVX2" in described["ggml_cpu_features"]  # the documented build sets it
+    assert described["cpu"]  # Linux names its CPU

@@ -2,7 +2,9 @@
 server as the process (tests/fake_openai_server.py run as a module): started on 127.0.0.1 at
 a free port, ready when /v1/models answers, stopped on exit, on an exception and when the
 process that started it gets SIGTERM, SIGINT or SIGKILL (no orphan); a failed start quotes
-the server's log. The model file's checks use a registry entry pointing at a small file."""
+the server's log. The model file's checks use a registry entry pointing at a small file. The
+machine facts a manifest records (CPU model, llama.cpp's kernel features) are read from
+hand-written texts."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ from geval_repro.runner.server import (
     ManagedServer,
     ServerCommand,
     ServerStartError,
+    cpu_model,
+    ggml_cpu_features,
     local_model_path,
     port_is_free,
 )
@@ -175,3 +179,31 @@ def test_a_port_is_in_use_while_something_listens_and_free_once_it_stopped():
     with socket.socket() as plain, pytest.raises(OSError):
         plain.bind(("127.0.0.1", port))  # the TIME_WAIT is there: a plain bind is refused
     assert port_is_free(port)
+
+
+def test_the_cpu_model_is_read_from_cpuinfo():
+    cpuinfo = textwrap.dedent(
+        """\
+        processor\t: 0
+        vendor_id\t: AuthenticAMD
+        model name\t: AMD EPYC 7B13 64-Core Processor \t
+        flags\t\t: fpu avx2
+
+        processor\t: 1
+        model name\t: AMD EPYC 7B13 64-Core Processor
+        """
+    )
+    assert cpu_model(cpuinfo) == "AMD EPYC 7B13 64-Core Processor"
+    assert cpu_model("processor\t: 0\nCPU implementer\t: 0x41\n") is None  # ARM: no name
+
+
+def test_the_kernel_features_are_those_llama_cpp_sets_to_1():
+    # llama.cpp 0.3.x's llama_print_system_info() on an AVX2 machine without AVX-512
+    info = (
+        "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
+        "AVX512 = 0 | AVX512_VNNI = 0 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+    )
+    assert ggml_cpu_features(info) == [
+        "SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2", "LLAMAFILE", "OPENMP", "REPACK"
+    ]  # fmt: skip
+    assert ggml_cpu_features("CUDA : ARCHS = 890 | USE_GRAPHS = 1 | ") == ["USE_GRAPHS"]

@@ -22,13 +22,18 @@ Protocol of :class:`ManagedServer` (used as a context manager):
 package and its size and SHA-256 are checked first (:func:`local_model_path`). The server
 answers to the model's registry name (``--model_alias``), so requests name ``model:
 smollm2-135m``. Its identity in the response cache is :func:`server_identity` (model and
-file hash, not the port, which changes every start): a rerun finds its answers again.
+file hash, not the port, which changes every start): a rerun finds its answers again. What
+the manifest records about it (:meth:`ManagedServer.describe`) includes the machine's CPU
+(:func:`cpu_model`) and the instruction sets llama.cpp's kernels were built with
+(:func:`ggml_cpu_features`): the same model, seed and request give other log-probabilities
+on a build with other kernels (docs/local-model.md).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -311,6 +316,30 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def cpu_model(cpuinfo: str | None = None) -> str | None:
+    """The CPU's ``model name`` in ``cpuinfo`` (default: this machine's ``/proc/cpuinfo``);
+    None where it names none (not Linux, or a CPU whose cpuinfo has no such line)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    found = re.search(r"^model name\s*:\s*(.+?)\s*$", cpuinfo, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def ggml_cpu_features(system_info: str | None = None) -> list[str]:
+    """The names set to 1 in llama.cpp's system information (``CPU : SSE3 = 1 | AVX = 1 |
+    AVX512 = 0 | ...``; default: the installed llama-cpp-python's
+    ``llama_print_system_info()``): the instruction sets and options its CPU kernels were
+    built with, which decide how the logits are summed."""
+    if system_info is None:
+        from llama_cpp import llama_cpp as library
+
+        system_info = library.llama_print_system_info().decode("utf-8", errors="replace")
+    return re.findall(r"(\w+) = 1\b", system_info)
+
+
 def _version(distribution: str) -> str | None:
     from importlib import metadata
 
@@ -366,6 +395,8 @@ def llama_cpp_server(
             "model_distribution": f"{model.distribution}=={model.version}",
             "n_ctx": n_ctx,
             "threads": threads,
+            "cpu": cpu_model(),
+            "ggml_cpu_features": ggml_cpu_features(),
         },
     )
     return ManagedServer(command, startup_timeout=startup_timeout, log_path=log_path, port=port)
