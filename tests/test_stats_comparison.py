@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geval_repro.stats.clustered import Clusters, cluster_draws
+from geval_repro.stats.clustered import Clusters, cluster_draws, member_indices
 from geval_repro.stats.comparison import (
     accuracy_ceiling,
     bootstrap_comparisons,
@@ -77,7 +77,7 @@ def test_bootstrap_over_clusters_equals_each_written_out_resample() -> None:
     draws = cluster_draws(clusters.n_clusters, 120, seed=9)
     for calibrate in (False, True):
         result = bootstrap_comparisons(
-            first, second, preference, clusters, draws, calibrate=calibrate
+            first, second, preference, member_indices(clusters, draws), calibrate=calibrate
         )
         expected = []
         for counts in draws:
@@ -118,3 +118,9 @@ def test_bad_comparisons_are_refused() -> None:
         comparison_accuracy(FIRST, SECOND, np.array([2, 0, 0, 0, 0]), calibrate=False)
     with pytest.raises(ValueError, match="one length"):
         comparison_accuracy(FIRST, SECOND[:4], PREFERENCE, calibrate=False)
+
+
+def test_bootstrap_refuses_members_beyond_the_comparisons() -> None:
+    members = np.array([[0, 1, 6]])  # five comparisons: 5 is the padding, 6 is out of range
+    with pytest.raises(ValueError, match="members index comparison 6, but there are 5"):
+        bootstrap_comparisons(FIRST, SECOND, PREFERENCE, members, calibrate=False)

@@ -40,7 +40,7 @@ from geval_repro.stats.accuracy import (
     tie_calibrated_accuracy,
 )
 from geval_repro.stats.bootstrap import percentile_interval
-from geval_repro.stats.clustered import UNIT, Clusters, member_indices
+from geval_repro.stats.clustered import UNIT
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import TIE_ATOL
 
@@ -91,28 +91,32 @@ def bootstrap_comparisons(
     first: np.ndarray,
     second: np.ndarray,
     preference: np.ndarray,
-    clusters: Clusters,
-    draws: np.ndarray,
+    members: np.ndarray,
     *,
     calibrate: bool,
     confidence: float = 0.95,
 ) -> BootstrapResult:
     """Percentile interval of :func:`comparison_accuracy` over resampled clusters.
 
-    ``draws``: :func:`~geval_repro.stats.clustered.cluster_draws` of ``clusters``. Each
-    resample's comparisons (those of its drawn clusters, repeated as drawn) are the inputs
+    ``members``: each resample's comparisons, those of its drawn clusters repeated as drawn
+    (:func:`~geval_repro.stats.clustered.member_indices` of the clusters and their
+    :func:`~geval_repro.stats.clustered.cluster_draws`, made once for every statistic that
+    shares the draws), padded with ``n`` (one past the last comparison). They are the inputs
     of :func:`~geval_repro.stats.accuracy.resampled_accuracies` at the summary level; the
-    index lists are padded to one width with an unscored comparison (a NaN column, which
-    holds no pair and so counts nowhere).
+    padding indexes an unscored comparison (a NaN column, which holds no pair and so counts
+    nowhere).
     """
     metric, human = comparison_matrices(first, second, preference)
+    if members.size and members.max() > metric.shape[1]:
+        raise ValueError(
+            f"members index comparison {members.max()}, but there are {metric.shape[1]}"
+        )
     padding = np.full((2, 1), np.nan)
-    indices = member_indices(clusters, draws)
     values = resampled_accuracies(
         np.hstack([metric, padding]),
         np.hstack([human, padding]),
         "summary",
-        indices,
+        members,
         calibrate=calibrate,
     )
     return percentile_interval(

@@ -61,6 +61,7 @@ from geval_repro.stats.clustered import (
     UNIT,
     Clusters,
     cluster_draws,
+    member_indices,
     resampled_ratios,
     sign_flip_test,
 )
@@ -144,10 +145,13 @@ class WriterVsLlmRows(NamedTuple):
 
 
 class Resampling(NamedTuple):
-    """The settings of every interval and test of a call, and the article draws they share."""
+    """The settings of every interval and test of a call, and the article draws they share:
+    ``draws`` (:func:`~geval_repro.stats.clustered.cluster_draws`) and the judgements of
+    each resample, ``members`` (:func:`~geval_repro.stats.clustered.member_indices`)."""
 
     clusters: Clusters
     draws: np.ndarray
+    members: np.ndarray
     n_resamples: int
     permutation_resamples: int
     seed: int
@@ -238,7 +242,10 @@ def _resampling(
 ) -> Resampling:
     clusters = Clusters.of(pairs["article_id"].to_numpy())
     draws = cluster_draws(clusters.n_clusters, n_resamples, seed)
-    return Resampling(clusters, draws, n_resamples, permutation_resamples, seed, confidence)
+    members = member_indices(clusters, draws)
+    return Resampling(
+        clusters, draws, members, n_resamples, permutation_resamples, seed, confidence
+    )
 
 
 def _interval(values: np.ndarray, resampling: Resampling) -> tuple[float, float]:
@@ -356,8 +363,7 @@ def accuracy_rows(judgements: Judgements) -> pd.DataFrame:
                 writer,
                 llm,
                 preference,
-                resampling.clusters,
-                resampling.draws,
+                resampling.members,
                 calibrate=calibrate,
                 confidence=resampling.confidence,
             )
