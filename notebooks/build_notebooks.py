@@ -769,7 +769,10 @@ here is the preference of a 135M model read at its first token (G-Eval-4's relea
 average 20 free replies), not of GPT-4; it cannot confirm or refute
 the paper's finding about G-Eval-4, which needs G-Eval-4's scores of these summaries (not
 released) or a rerun with a strong judge
-(docs/writer-vs-llm.md gives the command).
+(docs/writer-vs-llm.md gives the command). Nor is a 135M model's score stable to its last
+digits across machines: llama.cpp built with AVX-512 kernels and built without them gives
+the same requests probability-weighted scores up to 0.5 apart on the 1-5 scale (medians
+0-0.03; docs/local-model.md); the run's manifest names the CPU and the kernels it ran on.
 """),
     code("""
 runs = [m for m, s in status.items() if s == "toolkit-run"]
