@@ -134,15 +134,17 @@ def find_or_make_mirror(
         if _has_manifest(path):
             return path.resolve()
     sources = [s for s in load_registry().values() if s.mirrored]
-    result = make_mirror(sources, cache, base_url=base_url, retries=1)
+    # The tests need every source: the first that cannot be fetched ends the attempt (without
+    # network, asking for the rest would only add pooch's back-off, a second per source).
+    result = make_mirror(sources, cache, base_url=base_url, retries=1, keep_going=False)
     if result.failed:
-        first = next(iter(result.failed.values()))
+        (error,) = result.failed.values()
         pytest.fail(
-            f"no mirror of the upstream files, and {len(result.failed)} of {len(sources)} could "
-            f"not be fetched into {cache} (e.g. {first.summary}). Either run the tests once on "
-            "a machine that reaches raw.githubusercontent.com (the mirror is then kept in that "
-            "folder), or point GEVAL_REPRO_MIRROR at a mirror made with `geval-repro mirror "
-            "DIR` on such a machine"
+            f"no mirror of the upstream files, and one of the {len(sources)} files the tests "
+            f"need could not be fetched into {cache} ({error.summary}). Either run the tests "
+            "once on a machine that reaches raw.githubusercontent.com (the mirror is then kept "
+            "in that folder), or point GEVAL_REPRO_MIRROR at a mirror made with `geval-repro "
+            "mirror DIR` on such a machine"
         )
     return cache.resolve()
 

@@ -250,6 +250,29 @@ def test_mirror_command_refuses_corrupt_bytes(tmp_path: Path, server: str) -> No
     assert not any((tmp_path / "m").iterdir())  # and no empty folders left behind
 
 
+def test_a_mirror_that_needs_every_source_stops_at_the_first_failure(
+    mirror_server: str, tmp_path: Path
+) -> None:
+    """keep_going=False: the source after a failed one is not fetched though the server has
+    it, and no MANIFEST.tsv lists the files verified before the failure."""
+    from dataclasses import replace
+
+    from geval_repro.files.mirror import make_mirror
+
+    good, bad, after = [s for s in load_registry().values() if s.mirrored][:3]
+    bad = replace(bad, sha256="0" * 64)  # served, but fails verification
+    out = tmp_path / "m"
+    result = make_mirror([good, bad, after], out, base_url=mirror_server, retries=0)
+    assert result.mirrored == [good, after] and list(result.failed) == [bad.id]  # keeps going
+    out = tmp_path / "stopped"
+    result = make_mirror(
+        [good, bad, after], out, base_url=mirror_server, retries=0, keep_going=False
+    )
+    assert result.mirrored == [good] and list(result.failed) == [bad.id]
+    assert (out / good.relpath).is_file() and not (out / after.relpath).exists()
+    assert not (out / "MANIFEST.tsv").exists()
+
+
 def test_tests_make_a_mirror_in_the_cache_when_none_is_set(
     mirror_server: str, tmp_path: Path
 ) -> None:

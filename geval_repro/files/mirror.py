@@ -40,11 +40,15 @@ def make_mirror(
     base_url: str | None = None,
     timeout: float = 60.0,
     retries: int = 3,
+    keep_going: bool = True,
 ) -> MirrorResult:
     """Fetch every source into ``out_dir`` (mirror layout, verified) and write MANIFEST.tsv.
 
     ``base_url`` fetches ``<base_url>/<relpath>`` instead of each source's own URL (copying a
-    mirror served over HTTP); the pinned hashes are checked either way.
+    mirror served over HTTP); the pinned hashes are checked either way. ``keep_going=False``
+    is for a caller that needs every source (the tests): the first failure ends the run, the
+    sources after it are not asked, and no MANIFEST.tsv is written (the files already
+    verified stay, and a later run reuses them).
     """
     out = Path(out_dir)
     result = MirrorResult()
@@ -58,6 +62,8 @@ def make_mirror(
             log.info("%s not mirrored: %s", source.id, error)
             result.failed[source.id] = error
             _remove_empty_folders(out / source.relpath, out)
+            if not keep_going:
+                return result
         else:
             result.mirrored.append(source)
     if not result.mirrored:
