@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from geval_repro.report.pages import execute_notebook
+from geval_repro.report.notebooks import execute_notebook
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 """The notebooks: built from notebooks/build_notebooks.py, committed with their outputs, and
 executed (nbclient) against a pipeline run on the mirror plus the fixture judge. The shared
 pipeline run executes them through its ``notebook`` rule (notebooks/<name>.ipynb, in a fresh
-kernel in notebooks/, reading that run's folders: geval_repro.report.pages.execute_notebook)
+kernel in notebooks/, reading that run's folders: geval_repro.report.notebooks.execute_notebook)
 into results/notebooks/; the tests read those executed copies instead of executing the
 notebooks a second time, and build the Snakemake report of the same run."""
 

@@ -1,4 +1,4 @@
-"""Executed notebooks and report pages (geval_repro.report.pages)."""
+"""Executed notebooks and report pages (geval_repro.report.notebooks and .pages)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ import pytest
 from nbclient.exceptions import CellExecutionError
 
 from geval_repro.pipeline.jobs import job_log
+from geval_repro.report.notebooks import execute_notebook, execute_notebook_file, notebook_page
 from geval_repro.report.pages import (
     FIXTURE_BANNER,
-    execute_notebook,
-    execute_notebook_file,
     has_fixture_rows,
-    notebook_page,
     render_caption,
     table_page,
     write_report_pages,
@@ -200,3 +198,38 @@ def test_the_landing_page_lists_every_status_and_the_judge_runs(tmp_path: Path) 
     judges = next(text for text in lists if "gpt4-released" in text)
     assert judges.splitlines()[0].startswith("gpt4-released: ")
     assert len([line for line in judges.splitlines() if line]) == 2, judges
+
+
+def test_a_group_of_table_and_figure_pages_is_written_in_the_jobs_thread(tmp_path):
+    """No process is started and neither nbconvert nor IPython is imported for a group
+    without a notebook page (geval_repro.pipeline.report_jobs.report_pages)."""
+    import subprocess
+    import sys
+
+    md = _write(tmp_path / "main.md", TABLE_MD)
+    caption = _write(tmp_path / "caption.rst", "Table of {{ snakemake.wildcards.judge }}.\n")
+    page = {
+        "kind": "table",
+        "source": str(md),
+        "csv": str(tmp_path / "absent.csv"),
+        "template": str(caption),
+        "wildcards": {"judge": "j"},
+        "caption": str(tmp_path / "page.rst"),
+    }
+    script = (
+        "import subprocess, sys\n"
+        "from geval_repro.pipeline import processes\n"
+        "from geval_repro.pipeline.report_jobs import report_pages\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise AssertionError('a process was started')\n"
+        "processes.subprocess.Popen = refuse\n"
+        f"report_pages({{{str(tmp_path / 'page.html')!r}: {page!r}}}, {{}})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbconvert', 'IPython')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert "<td>coherence</td>" in (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert (tmp_path / "page.rst").read_text(encoding="utf-8") == "Table of j.\n"

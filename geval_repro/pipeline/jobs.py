@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 # Snakefile and rules import none of them, so that parsing stays light): imported once by
 # preload_job_libraries before jobs start, so that no job thread sees another's import half
 # done. (nbclient and nbconvert, which import IPython, run in jobs of their own process:
-# geval_repro.pipeline.processes.)
+# geval_repro.pipeline.processes; the report's table and figure pages need neither.)
 JOB_LIBRARIES = (
     "numpy",
     "pandas",
@@ -67,6 +67,7 @@ JOB_LIBRARIES = (
     "geval_repro.load",
     "geval_repro.tables.rows",
     "geval_repro.report.table_files",
+    "geval_repro.report.pages",
 )
 
 

@@ -1,0 +1,125 @@
+"""Executed notebooks and their report pages (nbclient, nbconvert).
+
+- :func:`execute_notebook` runs a notebook of ``notebooks/`` with nbclient against a run's
+  folders, passed through the environment variables :data:`RESULTS_ENV` and
+  :data:`PROCESSED_ENV` that the notebooks' parameters cell reads. No execution timing is
+  recorded, so the same notebook on the same results gives the same outputs.
+- :func:`notebook_page` renders an executed notebook as a report page.
+
+nbclient and nbconvert import IPython, whose half-finished import a job thread beside them
+could see: the pipeline calls this module in a process of its own
+(:mod:`geval_repro.pipeline.report_jobs`).
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import nbformat
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbconvert import HTMLExporter
+
+from geval_repro.files.atomic import atomic_path, write_text
+from geval_repro.files.paths import PathLike
+from geval_repro.report.pages import PAGE
+
+RESULTS_ENV = "GEVAL_REPRO_RESULTS"
+PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
+CELL_TIMEOUT = 900  # seconds
+
+log = logging.getLogger(__name__)
+
+
+def execute_notebook(
+    notebook: nbformat.NotebookNode,
+    *,
+    cwd: PathLike,
+    results_dir: PathLike | None = None,
+    processed_dir: PathLike | None = None,
+    timeout: int = CELL_TIMEOUT,
+) -> nbformat.NotebookNode:
+    """Run every cell of ``notebook`` (in place) in a fresh kernel started in ``cwd``.
+
+    ``results_dir`` / ``processed_dir`` (made absolute) override the folders the notebook
+    reads; without them it reads its defaults (the repository's folders). A failing cell
+    raises :class:`nbclient.exceptions.CellExecutionError`.
+    """
+    env = dict(os.environ)
+    if results_dir is not None:
+        env[RESULTS_ENV] = str(Path(results_dir).resolve())
+    if processed_dir is not None:
+        env[PROCESSED_ENV] = str(Path(processed_dir).resolve())
+    # The kernel talks over IPC sockets in a private folder (not TCP on localhost), and what
+    # it writes to its stderr goes to this job's log, not to the console.
+    with tempfile.TemporaryDirectory(prefix="geval-kernel-") as folder:
+        stderr_path = Path(folder) / "kernel.stderr"
+        manager = KernelManager(
+            kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel")
+        )
+        client = NotebookClient(
+            notebook,
+            km=manager,
+            timeout=timeout,
+            kernel_name="python3",
+            record_timing=False,
+            resources={"metadata": {"path": str(cwd)}},
+        )
+        try:
+            with stderr_path.open("w", encoding="utf-8") as stderr:
+                client.execute(env=env, stderr=stderr)
+        finally:
+            if manager.has_kernel:
+                manager.shutdown_kernel(now=True)
+            chatter = stderr_path.read_text(encoding="utf-8", errors="replace").strip()
+            if chatter:
+                log.info("kernel stderr:\n%s", chatter)
+    return notebook
+
+
+def execute_notebook_file(
+    source: PathLike,
+    target: PathLike,
+    *,
+    results_dir: PathLike,
+    processed_dir: PathLike,
+) -> None:
+    """Execute the notebook file ``source`` (in its folder) into ``target``, atomically.
+
+    A failing cell's error is logged (the job log, see geval_repro.pipeline.jobs) and raised,
+    naming the notebook.
+    """
+    notebook = nbformat.read(source, as_version=4)
+    try:
+        execute_notebook(
+            notebook,
+            cwd=Path(source).parent,
+            results_dir=results_dir,
+            processed_dir=processed_dir,
+        )
+    except CellExecutionError as error:
+        log.error("%s: a cell failed against %s\n%s", source, results_dir, error)
+        raise
+    with atomic_path(target) as temporary:
+        nbformat.write(notebook, str(temporary))
+    log.info("executed %s (%d cells) into %s", source, len(notebook.cells), target)
+
+
+@cache
+def _html_exporter() -> HTMLExporter:
+    """One HTML exporter (nbconvert's basic template) for every notebook page of the process:
+    building one loads its templates (~0.4 s); it gives the same pages as a fresh one."""
+    return HTMLExporter(template_name="basic")
+
+
+def notebook_page(notebook_path: PathLike, out_path: PathLike) -> None:
+    """An HTML page of an executed notebook (nbconvert's basic template, no scripts)."""
+    body, _ = _html_exporter().from_filename(str(notebook_path))
+    title = html.escape(Path(notebook_path).stem)
+    write_text(out_path, PAGE.format(title=title, body=body))
