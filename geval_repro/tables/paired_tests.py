@@ -242,6 +242,18 @@ def paired_tests(
     benchmark = grid.benchmark
     unit = benchmark.level.permutation_unit
     records = []
+    # A metric's value depends on the items it is compared on, not on the other metric: most
+    # pairs share the full item set, so each metric's value is computed once per item set.
+    values: dict[tuple[int, str, str, bytes], float] = {}
+
+    def value(
+        metric: Scored, matrix: np.ndarray, gold: np.ndarray, dimension: str, coefficient: str
+    ) -> float:
+        key = (id(metric), dimension, coefficient, np.isnan(gold).tobytes())
+        if key not in values:
+            values[key] = _value(matrix, gold, benchmark, coefficient)
+        return values[key]
+
     for comparison in comparisons:
         a, b, dimension, coefficient = (
             comparison.a,
@@ -259,8 +271,8 @@ def paired_tests(
             "variant_a": a.variant,
             "metric_b": b.metric,
             "variant_b": b.variant,
-            "value_a": _value(matrix_a, gold, benchmark, coefficient),
-            "value_b": _value(matrix_b, gold, benchmark, coefficient),
+            "value_a": value(a, matrix_a, gold, dimension, coefficient),
+            "value_b": value(b, matrix_b, gold, dimension, coefficient),
             "difference": math.nan,
             "pvalue": math.nan,
             "n_items": int((~np.isnan(gold)).sum()),
