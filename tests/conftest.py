@@ -225,6 +225,8 @@ PIPELINE_MODULES = frozenset(
         "test_regenerate.py",
     }
 )
+#: The marker expression of the project's pytest options (pyproject.toml's addopts).
+DEFAULT_SELECTION = "not real_server and not slurm"
 #: The modules that start the one-node SLURM cluster (fixed ports): one worker runs them.
 SLURM_MODULES = frozenset({"test_slurm_cluster.py", "test_slurm_judge.py"})
 #: Modules whose tests are spread over the workers one by one: each test takes a minute or
@@ -244,15 +246,35 @@ def worker_group(nodeid: str) -> str:
     return nodeid if name in SPREAD_MODULES else module
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` on the default selection (:data:`DEFAULT_SELECTION`): one worker more
+    than the cores this process may use (``--maxprocesses`` caps it), since many of those
+    tests mostly wait (a stopped judge, a hung server, a retry's back-off) while the
+    pipeline worker keeps the cores busy. The real-server and SLURM tests keep one worker
+    per core (their servers and jobs use the cores); ``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    decides when set (pytest-xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0))
+    return cores + 1 if config.option.markexpr == DEFAULT_SELECTION else cores
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's scope scheduling with :func:`worker_group` as the scope: each group's
-    tests run in one worker, the groups spread over the workers."""
+    tests run in one worker, the groups spread over the workers, the ``pipeline`` group
+    first (the longest: the shared run, the regeneration, the reruns)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return worker_group(nodeid)
+
+        def _assign_work_unit(self, node: object) -> None:
+            if "pipeline" in self.workqueue:
+                self.workqueue.move_to_end("pipeline", last=False)
+            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)
 

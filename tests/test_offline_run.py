@@ -60,7 +60,7 @@ def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
     err = done.stderr
     assert "Traceback" not in err, err[-3000:]  # expected failures: one line, no traceback
     running = [line for line in err.splitlines() if line.startswith("fetch: judge offline-judge")]
-    assert len(running) == 2 and all("(log: " in line for line in running)
+    assert len(running) == 2 and all("(log: " in line for line in running), err[-3000:]
     assert err.count("upstream file(s) could not be fetched") == 1, err[-3000:]
     summary = err[err.index("upstream file(s) could not be fetched") :]
     assert "nonexistent.invalid/coh.json" in summary and "nonexistent.invalid/flu.json" in summary
