@@ -1,7 +1,7 @@
 """Jobs that run in a process of their own: the judge runs (they talk to a model server for
-minutes and must stop within seconds when asked), the notebooks and the report pages
-(nbclient and nbconvert import IPython, whose half-finished import a job thread beside them
-could see).
+minutes and must stop within seconds when asked), the notebooks and the notebooks' report
+pages (nbclient and nbconvert import IPython, whose half-finished import a job thread beside
+them could see).
 
 The other jobs run as threads of one Snakemake process (``force-use-threads`` in the
 default profile, a documented Snakemake option): no re-parse of the workflow and no
