@@ -28,7 +28,7 @@ from nbconvert import HTMLExporter
 
 from geval_repro.files.atomic import atomic_path, write_text
 from geval_repro.files.paths import PathLike
-from geval_repro.report.pages import PAGE
+from geval_repro.report.html_page import PAGE
 
 RESULTS_ENV = "GEVAL_REPRO_RESULTS"
 PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"

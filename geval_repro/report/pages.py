@@ -28,23 +28,11 @@ import pandas as pd
 
 from geval_repro.files.atomic import atomic_path, write_text
 from geval_repro.files.paths import PathLike
+from geval_repro.report.html_page import PAGE
 
 log = logging.getLogger(__name__)
 FIXTURE = "fixture"
 
-PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1em; }}
-table {{ border-collapse: collapse; font-size: 0.85em; }}
-th, td {{ border: 1px solid #bbb; padding: 2px 6px; }}
-th {{ background: #eee; }}
-.fixture {{ background: #fdd; border: 2px solid #c00; padding: 0.5em; font-weight: bold; }}
-</style></head>
-<body>
-{body}
-</body></html>
-"""
 FIXTURE_BANNER = (
     '<p class="fixture">FIXTURE: rows with status "fixture" come from synthetic test data '
     "(tests/fixtures), not from any released judge output. They are not results.</p>"
