@@ -194,3 +194,41 @@ def test_the_installed_snakemake_calls_wrapped_run_functions_by_their_names(
     log = (tmp_path / "logs" / "a.log").read_text()
     assert "start rule a" in log and "params tracked" in log and "done in" in log
     assert (tmp_path / "after.txt").read_text() == "['out/a.txt'] tracked"
+
+
+def test_a_console_line_waits_for_snakemakes_line_to_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Snakemake's console handler writes a message and its newline in two writes, under
+    the handler's lock; a job's console line must not land between them."""
+    import io
+    import time
+
+    from geval_repro.pipeline.jobs import SNAKEMAKE_LOGGER, console
+
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "__stderr__", stream)
+    halfway = threading.Event()
+
+    class TwoWrites(logging.Handler):  # as snakemake.logging.ColorizingTextHandler.emit
+        def emit(self, record: logging.LogRecord) -> None:
+            stream.write(record.getMessage())
+            halfway.set()
+            time.sleep(0.3)
+            stream.write("\n")
+
+    logger = logging.getLogger(SNAKEMAKE_LOGGER)
+    handler = TwoWrites()
+    logger.addHandler(handler)
+    try:
+        snakemake = threading.Thread(target=logger.warning, args=("Execute 1 jobs...",))
+        snakemake.start()
+        assert halfway.wait(5)
+        console("fetch: judge j, coherence: could not download")
+        snakemake.join()
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue().splitlines() == [
+        "Execute 1 jobs...",
+        "fetch: judge j, coherence: could not download",
+    ]

@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -220,11 +220,23 @@ class LoggedRun:
 EXPECTED_FAILURES: tuple[type[Exception], ...] = (FetchError, ProcessJobError)
 
 
+#: The logger whose handlers print Snakemake's own console lines (snakemake/logging.py).
+SNAKEMAKE_LOGGER = "snakemake.logging"
+
+
 def console(line: str) -> None:
-    """Print ``line`` on the console (the process's stderr, not the job thread's log)."""
+    """Print ``line`` on the console (the process's stderr, not the job thread's log) as a
+    line of its own: in one write, so lines of jobs in other threads never interleave, and
+    holding the locks of Snakemake's log handlers, which write a message and its newline in
+    two writes under them (a job's line once landed between "Execute 1 jobs..." and its
+    newline)."""
     stream = sys.__stderr__
-    stream.write(line + "\n")  # one write: lines of jobs in other threads never interleave
-    stream.flush()
+    with ExitStack() as held:
+        for handler in logging.getLogger(SNAKEMAKE_LOGGER).handlers:
+            handler.acquire()
+            held.callback(handler.release)
+        stream.write(line + "\n")
+        stream.flush()
 
 
 class Tracer:
