@@ -17,6 +17,7 @@ Protocols (sources in docs/baselines.md):
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,7 @@ from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet
 from geval_repro.files.paths import PathLike
+from geval_repro.pipeline.processes import run_in_process
 from geval_repro.registry.benchmarks import BASELINE_FAMILIES, BENCHMARKS, get_benchmark
 from geval_repro.report.table_files import write_rows
 from geval_repro.tables.averages import average_rows
@@ -182,6 +184,33 @@ def baseline_scores(
 ) -> None:
     """The per-item scores of one baseline family (:data:`SCORERS`) -> a parquet."""
     SCORERS[family](tables, Path(cache), out)
+
+
+def baseline_rows_job(
+    tables: Mapping[str, PathLike],
+    scores: Mapping[str, PathLike],
+    config: Mapping[str, Any],
+    out: PathLike,
+) -> None:
+    """:func:`baseline_rows` in a process of its own (:mod:`geval_repro.pipeline.processes`):
+    seconds of pandas and bootstraps that in a job thread would hold the interpreter lock
+    every other job thread of the run needs; the settings come from the run's ``config``."""
+    run_in_process(
+        f"{__name__}:baseline_rows_from_config",
+        {
+            "tables": {name: os.fspath(path) for name, path in tables.items()},
+            "scores": {family: os.fspath(path) for family, path in scores.items()},
+            "config": dict(config),
+            "out": os.fspath(out),
+        },
+    )
+
+
+def baseline_rows_from_config(
+    tables: dict[str, str], scores: dict[str, str], config: dict[str, Any], out: str
+) -> None:
+    """The process of :func:`baseline_rows_job`."""
+    baseline_rows(tables, scores, Settings.from_config(config), out)
 
 
 def baseline_rows(

@@ -6,14 +6,19 @@ then the two tables of all benchmarks; and the reader of a benchmark's metrics
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
-from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.pipeline.layout import Layout
+from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.targets import Targets
+from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.judge_pairs import (
@@ -100,6 +105,62 @@ def benchmark_pairs(
     log.info("%s: %d tests, %d ranking rows", benchmark.name, len(pairs), len(clusters))
     write_text(pairs_out, pairs.to_csv(index=False, lineterminator="\n"))
     write_text(clusters_out, clusters.to_csv(index=False, lineterminator="\n"))
+
+
+def benchmark_pairs_job(
+    benchmark: str,
+    benchmark_table: PathLike,
+    baseline_scores: Sequence[PathLike],
+    judges: Sequence[str],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    config: Mapping[str, Any],
+    pairs_out: PathLike,
+    clusters_out: PathLike,
+) -> None:
+    """:func:`benchmark_pairs` in a process of its own (:mod:`geval_repro.pipeline.processes`):
+    the longest job of a run is pure Python and NumPy on small matrices, and in a job thread
+    it would hold the interpreter lock that every other job thread of the run needs."""
+    run_in_process(
+        f"{__name__}:benchmark_pairs_from_config",
+        {
+            "benchmark": benchmark,
+            "benchmark_table": os.fspath(benchmark_table),
+            "baseline_scores": [os.fspath(path) for path in baseline_scores],
+            "judges": list(judges),
+            "processed": {
+                judge: {name: os.fspath(path) for name, path in tables.items()}
+                for judge, tables in processed.items()
+            },
+            "config": dict(config),
+            "pairs_out": os.fspath(pairs_out),
+            "clusters_out": os.fspath(clusters_out),
+        },
+    )
+
+
+def benchmark_pairs_from_config(
+    benchmark: str,
+    benchmark_table: str,
+    baseline_scores: list[str],
+    judges: list[str],
+    processed: dict[str, dict[str, str]],
+    config: dict[str, Any],
+    pairs_out: str,
+    clusters_out: str,
+) -> None:
+    """The process of :func:`benchmark_pairs_job`: the judge specs and the settings made
+    from the run's ``config`` as the workflow makes them."""
+    layout = Layout.from_config(config)
+    benchmark_pairs(
+        BENCHMARKS[benchmark],
+        benchmark_table,
+        baseline_scores,
+        Targets.from_config(config, layout).specs(judges),
+        processed,
+        Settings.from_config(config),
+        pairs_out,
+        clusters_out,
+    )
 
 
 def _concatenated(parts: Sequence[PathLike], columns: list[str]) -> pd.DataFrame:

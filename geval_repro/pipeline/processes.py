@@ -1,7 +1,10 @@
 """Jobs that run in a process of their own: the judge runs (they talk to a model server for
 minutes and must stop within seconds when asked), the notebooks and the notebooks' report
 pages (nbclient and nbconvert import IPython, whose half-finished import a job thread beside
-them could see).
+them could see), and the few jobs that compute for several seconds in Python (the
+judge-vs-judge tests, the baseline rows, the writer-vs-GPT-3.5 figure): the job threads
+share one interpreter lock, so in a thread such a job would stall every other (measured:
+the mirrored run's wall time follows the sum of its threads' CPU time).
 
 The other jobs run as threads of one Snakemake process (``force-use-threads`` in the
 default profile, a documented Snakemake option): no re-parse of the workflow and no

@@ -23,6 +23,7 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
+from geval_repro.pipeline.processes import run_in_process
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.figures import save_figure
@@ -156,6 +157,16 @@ def figure_panels(group_means: pd.DataFrame) -> list[list[tuple[str, str, str]]]
     measures = [(m, SURFACE_VARIANT, d) for m, d in SURFACE_METRICS.items()]
     rows.append([p for p in measures if ((group_means["metric"] == p[0]) & surface).any()])
     return [row for row in rows if row]
+
+
+def figure_job(group_means: PathLike, png: PathLike, svg: PathLike) -> None:
+    """:func:`figure` in a process of its own (:mod:`geval_repro.pipeline.processes`): its
+    many panels keep matplotlib busy for seconds, which in a job thread would hold the
+    interpreter lock that every other job thread of the run needs."""
+    run_in_process(
+        f"{__name__}:figure",
+        {"group_means": os.fspath(group_means), "png": os.fspath(png), "svg": os.fspath(svg)},
+    )
 
 
 def figure(group_means: PathLike, png: PathLike, svg: PathLike) -> None:

@@ -26,22 +26,21 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             clusters=LAYOUT.significance_clusters(_benchmark),
         params:
             benchmark=BENCHMARKS[_benchmark],
-            specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
             processed=TARGETS.processed_of(_judges),
             judges=_judges,
         log:
             LAYOUT.logs / "judge_pairs" / f"{_benchmark}.log",
         run:
-            from geval_repro.pipeline.judge_pairs import benchmark_pairs
+            from geval_repro.pipeline.judge_pairs import benchmark_pairs_job
 
-            benchmark_pairs(
-                params.benchmark,
+            benchmark_pairs_job(
+                params.benchmark.name,
                 input.benchmark_table,
                 input.baseline_scores,  # empty for a benchmark without baselines
-                params.specs,
+                params.judges,
                 params.processed,
-                SETTINGS,
+                config,
                 output.pairs,
                 output.clusters,
             )

@@ -103,9 +103,9 @@ for _benchmark, _judges in PREFERENCE_JUDGES.items():
             LAYOUT.logs / _benchmark / "figure.log",
         localrule: True
         run:
-            from geval_repro.pipeline.writer_vs_llm import figure
+            from geval_repro.pipeline.writer_vs_llm import figure_job
 
-            figure(input[0], output.png, output.svg)
+            figure_job(input[0], output.png, output.svg)
 
 
 rule writer_vs_llm:
