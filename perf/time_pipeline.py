@@ -10,8 +10,10 @@ measured around the process. Per-job times come from the last line of each job's
 (``geval_repro.pipeline.jobs``: "done in <wall> s (<cpu> s CPU in the job's thread, without
 subprocesses)"): jobs run as threads of one process (the default profile), so concurrent
 jobs overlap and their wall times add up to more than the run's; the CPU column is the
-job's own thread (a notebook's kernel or METEOR 1.5's JVM are subprocesses, counted in the
-run's total only). Snakemake's ``benchmark:`` files are not used: under threads their
+job's own thread plus, for a job that runs in a process of its own, that process and the
+subprocesses it waited for (its last log line, ``geval_repro.pipeline.processes``; a
+notebook's kernel is one); METEOR 1.5's JVM, started by a thread, is counted in the run's
+total only. Snakemake's ``benchmark:`` files are not used: under threads their
 ``cpu_time`` counts the whole process, and Snakemake samples each benchmarked job's process
 tree twice a second (psutil reading /proc smaps), which cost ~4 s of CPU per mirrored run. A
 warm rerun (nothing to do) is timed too.
@@ -36,22 +38,27 @@ from pathlib import Path
 import yaml
 
 from geval_repro.config import DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH, load_config
+from geval_repro.pipeline.processes import PROCESS_CPU
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
 
 DONE = re.compile(r"done in ([\d.]+) s \(([\d.]+) s CPU")
+IN_PROCESS = re.compile(re.escape(PROCESS_CPU) + r" ([\d.]+) s of CPU")
 
 
 def job_seconds(logs: Path) -> dict[str, tuple[float, float]]:
-    """Wall and own-thread CPU seconds of each job, from its log's closing line."""
+    """Wall and CPU seconds of each job, from its log's closing line: its thread's CPU, plus
+    that of the process it started, if it ran in one (the child's last line)."""
     times = {}
     for path in sorted(logs.rglob("*.log")):
-        done = DONE.search(path.read_text(encoding="utf-8", errors="replace"))
+        text = path.read_text(encoding="utf-8", errors="replace")
+        done = DONE.search(text)
         if done:
             name = str(path.relative_to(logs).with_suffix(""))
-            times[name] = (float(done.group(1)), float(done.group(2)))
+            process = sum(float(cpu) for cpu in IN_PROCESS.findall(text))
+            times[name] = (float(done.group(1)), float(done.group(2)) + process)
     return times
 
 
@@ -86,11 +93,11 @@ def report(jobs: dict[str, tuple[float, float]], wall: float, cpu: float, warm: 
         f"warm rerun (nothing to do): {warm:.1f} s wall",
         "",
         f"jobs (wall s overlapping, {sum(w for w, _ in jobs.values()):.0f} s in all; CPU s of "
-        f"the job's thread, {sum(c for _, c in jobs.values()):.0f} s in all):",
+        f"the job's thread and process, {sum(c for _, c in jobs.values()):.0f} s in all):",
     ]
-    for name, (seconds, thread_cpu) in sorted(jobs.items(), key=lambda item: -item[1][0]):
+    for name, (seconds, job_cpu) in sorted(jobs.items(), key=lambda item: -item[1][0]):
         if seconds >= 0.5:
-            lines.append(f"  {seconds:7.1f}  {thread_cpu:6.1f}  {name}")
+            lines.append(f"  {seconds:7.1f}  {job_cpu:6.1f}  {name}")
     return "\n".join(lines)
 
 

@@ -36,6 +36,7 @@ import importlib
 import json
 import logging
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -57,6 +58,10 @@ STOPPED = {
     for code in (128 + number, -number)
 }
 PACKAGE = "geval_repro.pipeline."
+#: The start of the child's last log line before it exits 0, followed by its CPU seconds
+#: (its own and its waited-for subprocesses'): the job thread's closing line counts only
+#: the thread (perf/time_pipeline.py reads both).
+PROCESS_CPU = "the job's process used"
 
 _lock = threading.Lock()
 _children: set[subprocess.Popen[str]] = set()
@@ -168,7 +173,17 @@ def main() -> int:
         log.exception("%s failed", request["call"])
         print(f"{FAILED}{error}".splitlines()[0], file=sys.stderr)
         return 1
+    print(f"{PROCESS_CPU} {_cpu_seconds():.1f} s of CPU", file=sys.stderr)
     return 0
+
+
+def _cpu_seconds() -> float:
+    """User and system CPU seconds of this process and of the subprocesses it waited for (a
+    notebook's kernel, METEOR 1.5's JVM)."""
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 if __name__ == "__main__":
