@@ -38,10 +38,14 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": str(REPO_ROOT)}
 
 
-def fake_command(port_offset: int = 0, module: str = "tests.fake_openai_server") -> ServerCommand:
+def fake_command(
+    *, elsewhere: bool = False, module: str = "tests.fake_openai_server"
+) -> ServerCommand:
+    """The fake server's command; ``elsewhere``: it listens on a port the system picks, not
+    the one it is given (so it never answers there, and never finds that port taken)."""
     return ServerCommand(
         module=module,
-        arguments=lambda port: ["--port", str(port + port_offset), "--latency", "0"],
+        arguments=lambda port: ["--port", "0" if elsewhere else str(port), "--latency", "0"],
         identity="fake/test",
         model="fake-model",
         description="the fake server",
@@ -96,7 +100,7 @@ def test_a_server_that_exits_at_once_is_reported_with_its_log(tmp_path):
 
 def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
     # It listens on another port than the one it was given: it never answers there.
-    server = ManagedServer(fake_command(port_offset=1), startup_timeout=2, log_path=tmp_path / "l")
+    server = ManagedServer(fake_command(elsewhere=True), startup_timeout=2, log_path=tmp_path / "l")
     with pytest.raises(ServerStartError, match=r"did not answer .* within 2 s"):
         server.start()
     assert server.process is None  # stopped: no process left behind
