@@ -244,3 +244,33 @@ def test_a_job_process_ends_its_log_with_its_cpu_time(capsys: pytest.CaptureFixt
     assert "wrote 0 report pages" in lines[-2]
     used = re.search(re.escape(PROCESS_CPU) + r" ([\d.]+) s of CPU$", lines[-1])
     assert used and 0.1 < float(used.group(1)) < 30  # at least its imports
+
+
+def test_a_job_process_receives_paths_and_mappings_as_plain_values(tmp_path: Path) -> None:
+    """run_in_process sends a path as its string and any mapping as a dict; anything else
+    that JSON cannot hold is refused before a process starts, naming its type."""
+    from types import MappingProxyType
+
+    from geval_repro.pipeline.processes import run_in_process
+
+    template = tmp_path / "caption.rst"
+    template.write_text("{{ snakemake.config['where'] }}\n", encoding="utf-8")
+    md = tmp_path / "t.md"
+    md.write_text("| a |\n|---|\n| 1 |\n", encoding="utf-8")
+    page = {
+        "kind": "table",
+        "source": md,
+        "csv": tmp_path / "absent.csv",
+        "template": template,
+        "wildcards": MappingProxyType({}),
+        "caption": tmp_path / "caption.txt",
+    }
+    config = MappingProxyType({"where": tmp_path / "results"})
+    run_in_process(
+        "geval_repro.pipeline.report_jobs:write_pages",
+        {"pages": {str(tmp_path / "t.html"): page}, "config": config},
+    )
+    assert (tmp_path / "caption.txt").read_text() == f"{tmp_path / 'results'}\n"
+    assert "<td>1</td>" in (tmp_path / "t.html").read_text()
+    with pytest.raises(TypeError, match="set is not JSON-able"):
+        run_in_process("geval_repro.pipeline.report_jobs:write_pages", {"pages": {1, 2}})

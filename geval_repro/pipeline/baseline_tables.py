@@ -17,7 +17,6 @@ Protocols (sources in docs/baselines.md):
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -197,12 +196,7 @@ def baseline_rows_job(
     every other job thread of the run needs; the settings come from the run's ``config``."""
     run_in_process(
         f"{__name__}:baseline_rows_from_config",
-        {
-            "tables": {name: os.fspath(path) for name, path in tables.items()},
-            "scores": {family: os.fspath(path) for family, path in scores.items()},
-            "config": dict(config),
-            "out": os.fspath(out),
-        },
+        {"tables": tables, "scores": scores, "config": config, "out": out},
     )
 
 

@@ -6,7 +6,6 @@ then the two tables of all benchmarks; and the reader of a benchmark's metrics
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -124,16 +123,13 @@ def benchmark_pairs_job(
         f"{__name__}:benchmark_pairs_from_config",
         {
             "benchmark": benchmark,
-            "benchmark_table": os.fspath(benchmark_table),
-            "baseline_scores": [os.fspath(path) for path in baseline_scores],
+            "benchmark_table": benchmark_table,
+            "baseline_scores": list(baseline_scores),
             "judges": list(judges),
-            "processed": {
-                judge: {name: os.fspath(path) for name, path in tables.items()}
-                for judge, tables in processed.items()
-            },
-            "config": dict(config),
-            "pairs_out": os.fspath(pairs_out),
-            "clusters_out": os.fspath(clusters_out),
+            "processed": processed,
+            "config": config,
+            "pairs_out": pairs_out,
+            "clusters_out": clusters_out,
         },
     )
 

@@ -97,14 +97,25 @@ def _package_root() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
+def _plain(value: object) -> object:
+    """The JSON encoder's fallback for a job's arguments: a path as its string, a mapping as
+    a dict (the child receives plain values)."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-able: pass plain values and paths")
+
+
 def run_in_process(call: str, kwargs: Mapping[str, Any]) -> None:
     """Run ``call`` (``"<module>:<function>"`` under :mod:`geval_repro.pipeline`) with the
-    JSON-able ``kwargs`` in a process of its own (module docstring), its output in this
-    job's log. Raises :class:`ProcessJobError` when it fails or is stopped."""
+    JSON-able ``kwargs`` (paths and mappings included, as strings and dicts; keys must be
+    strings) in a process of its own (module docstring), its output in this job's log.
+    Raises :class:`ProcessJobError` when it fails or is stopped."""
     module, _, function = call.partition(":")
     if not module.startswith(PACKAGE) or not function:
         raise ValueError(f"{call!r}: a job process runs a function of {PACKAGE[:-1]} only")
-    payload = json.dumps({"call": call, "kwargs": dict(kwargs)})
+    payload = json.dumps({"call": call, "kwargs": dict(kwargs)}, default=_plain)
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         p for p in (_package_root(), environment.get("PYTHONPATH", "")) if p

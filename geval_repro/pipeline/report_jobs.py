@@ -6,7 +6,6 @@ are written in the job's thread (no process to start, no libraries to import aga
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,12 +18,7 @@ def notebook(source: PathLike, target: PathLike, *, results: PathLike, processed
     """Execute the notebook ``source`` against this run's folders into ``target``."""
     run_in_process(
         f"{__name__}:execute_notebook",
-        {
-            "source": os.fspath(source),
-            "target": os.fspath(target),
-            "results": os.fspath(results),
-            "processed": os.fspath(processed),
-        },
+        {"source": source, "target": target, "results": results, "processed": processed},
     )
 
 
@@ -44,7 +38,7 @@ def report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, An
         return
     run_in_process(
         f"{__name__}:write_pages",
-        {"pages": {str(path): dict(page) for path, page in pages.items()}, "config": config},
+        {"pages": {str(path): page for path, page in pages.items()}, "config": config},
     )
 
 

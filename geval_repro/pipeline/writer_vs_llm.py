@@ -165,7 +165,7 @@ def figure_job(group_means: PathLike, png: PathLike, svg: PathLike) -> None:
     interpreter lock that every other job thread of the run needs."""
     run_in_process(
         f"{__name__}:figure",
-        {"group_means": os.fspath(group_means), "png": os.fspath(png), "svg": os.fspath(svg)},
+        {"group_means": group_means, "png": png, "svg": svg},
     )
 
 
