@@ -42,6 +42,11 @@ exact equality, so its p-value agrees with ours only statistically (and it repor
 ours (1 + k) / (1 + n)). The floor line is the cost of drawing the swap masks alone
 (``default_rng(seed).random(...) < 0.5``), which the test keeps. nlpstats at the summary
 level takes about two minutes per test (``--skip-nlpstats``).
+
+Then, at the summary level, every pair of 8 synthetic judges as the judge-vs-judge tables
+make them: each metric's part of its tests (its per-document correlations,
+``document_side``) made once and shared by the pairs it is in (``document_test``), against
+one ``paired_permutation_test`` per pair; the distributions asserted identical.
 """
 
 from __future__ import annotations
@@ -73,6 +78,8 @@ from geval_repro.stats.permutation import (
     _recomputed_differences,
     _standardize,
     _swap_masks,
+    document_side,
+    document_test,
     paired_permutation_test,
     tie_codes,
 )
@@ -238,6 +245,41 @@ def summarize(ratios: list[list[float]], shape: tuple[int, ...], calls: int) -> 
         )
 
 
+def shared_sides(gold: np.ndarray, n_metrics: int, calls: int) -> None:
+    """Print the CPU per test of every pair of ``n_metrics`` synthetic judges at the summary
+    level, as the judge-vs-judge tables make them (each metric's side once,
+    ``document_side`` / ``document_test``) and one ``paired_permutation_test`` per pair;
+    the distributions asserted identical."""
+    judges = [synthetic_judge(gold, 1, 5, 0.8 + 0.2 * k, seed=10 + k) for k in range(n_metrics)]
+    pairs = [(a, b) for a in range(n_metrics) for b in range(a + 1, n_metrics)]
+    print(
+        f"\n3. SummEval coherence, summary level: every pair of {n_metrics} SYNTHETIC judges "
+        f"({len(pairs)} tests per coefficient), as the judge-vs-judge tables make them"
+    )
+    print(f"   {'coef.':<8} {'per pair':>9} {'shared':>8} {'ratio':>6}")
+    for coefficient in COEFFICIENTS:
+
+        def per_pair(c=coefficient):
+            return [
+                paired_permutation_test(judges[a], judges[b], gold, "summary", c, seed=0)
+                for a, b in pairs
+            ]
+
+        def shared(c=coefficient):
+            sides = [document_side(judge, gold, c) for judge in judges]
+            return [document_test(sides[a], sides[b], seed=0) for a, b in pairs]
+
+        t_pair, alone = best_cpu(per_pair, calls)
+        t_shared, together = best_cpu(shared, calls)
+        for one, other in zip(alone, together, strict=True):
+            np.testing.assert_array_equal(one.distribution, other.distribution)
+            assert one.statistic == other.statistic
+        print(
+            f"   {coefficient:<8} {t_pair / len(pairs) * 1e3:7.2f}ms"
+            f" {t_shared / len(pairs) * 1e3:6.2f}ms {t_pair / t_shared:6.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=7, help="calls per timing (best kept)")
@@ -292,6 +334,7 @@ def main() -> None:
             title, level, gold_scores, compared, before, args.calls, not args.skip_nlpstats
         )
         summarize(ratios, (N_RESAMPLES, 1, gold_scores.shape[1]), args.calls)
+    shared_sides(gold, 8, max(1, args.calls // 2))
 
 
 if __name__ == "__main__":

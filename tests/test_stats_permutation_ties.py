@@ -23,7 +23,12 @@ from scipy import stats
 from geval_repro.registry.sources import REPO_ROOT
 from geval_repro.stats.coefficients import collapse_near_ties
 from geval_repro.stats.levels import correlate, correlate_batch
-from geval_repro.stats.permutation import paired_permutation_test, tie_codes
+from geval_repro.stats.permutation import (
+    document_side,
+    document_test,
+    paired_permutation_test,
+    tie_codes,
+)
 
 TABLES = REPO_ROOT / "results" / "tables"
 SCIPY = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}
@@ -165,6 +170,64 @@ def test_the_test_ranks_swapped_scores_by_the_rule(level, coefficient) -> None:
         - correlate(b, human, level, coefficient).value
     )
     assert result.statistic == observed  # the raw scores' floats
+
+
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
+def test_one_side_per_metric_serves_every_pair_at_the_summary_level(coefficient) -> None:
+    """Summary level, whole documents swapped: each metric's side is made once and reused
+    in every pair it is in, as A or as B; each pair's distribution equals recomputing every
+    swapped matrix of the pair's reference codes (Pearson: of the standardized scores), its
+    statistic the raw scores' difference."""
+    rng = np.random.default_rng(8)
+    shape = (7, 9)
+    human = rng.integers(1, 4, shape) / 1.0
+    near_zero = np.where(rng.random(shape) < 0.5, 10.0 ** rng.uniform(-17, -10, shape), 0.3)
+    rounded = np.round(human + rng.normal(0, 1, shape), 1)
+    constant_input = np.round(human + rng.normal(0, 2, shape))
+    constant_input[:, 2] = 4.0  # kept or not as the input moves between A and B
+    metrics = {"near_zero": near_zero, "rounded": rounded, "constant_input": constant_input}
+    missing = rng.random(shape) < 0.1
+    for matrix in (human, *metrics.values()):
+        matrix[missing] = np.nan
+    sides = {name: document_side(m, human, coefficient) for name, m in metrics.items()}
+    masks = np.broadcast_to(np.random.default_rng(3).random((80, 1, 9)) < 0.5, (80, *shape))
+    for (name_a, a), (name_b, b) in itertools.permutations(metrics.items(), 2):
+        result = document_test(sides[name_a], sides[name_b], n_resamples=80, seed=3)
+        if coefficient == "pearson":
+            ref_a, ref_b = standardized(a), standardized(b)
+        else:
+            # reference_codes reads no NaN: a missing cell takes a present value of its
+            # input (a duplicate joins that value's cluster, bridging none), then is dropped
+            ref_a, ref_b = reference_codes(
+                np.where(missing, np.nanmax(a, axis=0), a),
+                np.where(missing, np.nanmax(b, axis=0), b),
+                "summary",
+            )
+            ref_a[missing], ref_b[missing] = np.nan, np.nan
+        want = (
+            correlate_batch(np.where(masks, ref_b, ref_a), human, "summary", coefficient).value
+            - correlate_batch(np.where(masks, ref_a, ref_b), human, "summary", coefficient).value
+        )
+        if coefficient == "pearson":
+            np.testing.assert_allclose(result.distribution, want, rtol=0, atol=1e-12)
+        else:
+            np.testing.assert_array_equal(result.distribution, want, err_msg=name_a + name_b)
+        observed = (
+            correlate(a, human, "summary", coefficient).value
+            - correlate(b, human, "summary", coefficient).value
+        )
+        assert result.statistic == observed, (name_a, name_b)
+        alone = paired_permutation_test(a, b, human, "summary", coefficient, n_resamples=80, seed=3)
+        np.testing.assert_array_equal(alone.distribution, result.distribution)
+
+
+def test_a_side_that_cannot_be_tested_is_named() -> None:
+    human = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(ValueError, match="metric_b is constant over its present cells"):
+        document_side(np.ones((3, 4)), human, "kendall", "metric_b")
+    side = document_side(human, human, "kendall")
+    with pytest.raises(ValueError, match="differ in coefficient"):
+        document_test(side, document_side(human, human, "spearman"), seed=0)
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,8 @@ bit for Spearman and Kendall, within rounding for Pearson; tested):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from geval_repro.stats.coefficients import collapse_near_ties
@@ -126,6 +128,23 @@ def _metric_keys(
     return z, c
 
 
+def _dense_codes(z: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The dense ranks of the keys ``(z, c)`` ``(G, m)`` in each row: floats from 0, NaN
+    where ``z`` is."""
+    group, item = np.nonzero(~np.isnan(z))
+    zs, cs = z[group, item], c[group, item]
+    order = np.lexsort((cs, zs, group))
+    group, item, zs, cs = group[order], item[order], zs[order], cs[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    new = first.copy()
+    new[1:] |= (zs[1:] != zs[:-1]) | (cs[1:] != cs[:-1])
+    label = np.cumsum(new)
+    codes = np.full(z.shape, np.nan)
+    codes[group, item] = label - label[first][np.cumsum(first) - 1]  # from 0 in each vector
+    return codes
+
+
 def tie_codes(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -146,24 +165,53 @@ def tie_codes(
     if level.pooled and coefficient == "spearman":
         seen &= ~np.isnan(grouped(human, level))
     keys_a, keys_b = _metric_keys(raw_a, seen, metric_a), _metric_keys(raw_b, seen, metric_b)
-    z = np.concatenate([keys_a[0], keys_b[0]], axis=-1)
-    c = np.concatenate([keys_a[1], keys_b[1]], axis=-1)
-    group, item = np.nonzero(~np.isnan(z))
-    zs, cs = z[group, item], c[group, item]
-    order = np.lexsort((cs, zs, group))
-    group, item, zs, cs = group[order], item[order], zs[order], cs[order]
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = group[1:] != group[:-1]
-    new = first.copy()
-    new[1:] |= (zs[1:] != zs[:-1]) | (cs[1:] != cs[:-1])
-    label = np.cumsum(new)
-    codes = np.full(z.shape, np.nan)
-    codes[group, item] = label - label[first][np.cumsum(first) - 1]  # from 0 in each vector
+    codes = _dense_codes(
+        np.concatenate([keys_a[0], keys_b[0]], axis=-1),
+        np.concatenate([keys_a[1], keys_b[1]], axis=-1),
+    )
     m = raw_a.shape[-1]
     shape = metric_a.shape
     if level.pooled:
         return codes[0, :m].reshape(shape), codes[0, m:].reshape(shape)
     return np.ascontiguousarray(codes[:, :m].T), np.ascontiguousarray(codes[:, m:].T)
+
+
+class DocumentSide(NamedTuple):
+    """One metric's part of summary-level paired tests with whole inputs swapped
+    (:func:`document_side`; module docstring, Evaluation). It depends on the metric, the
+    human matrix and the coefficient only: the tests of one metric against several others
+    on the same items share it.
+
+    ``observed``: the summary-level ``coefficient`` correlation of the metric's raw scores
+    (:func:`~geval_repro.stats.levels.correlate_batch`; NaN when undefined); ``added``
+    ``(n_inputs,)``: each input's correlation of the scores the test swaps, 0 where the input
+    is not kept; ``kept``: whether it is.
+    """
+
+    coefficient: str
+    observed: float
+    added: np.ndarray
+    kept: np.ndarray
+
+
+def document_side(
+    metric: np.ndarray, human: np.ndarray, coefficient: str, name: str = "metric"
+) -> DocumentSide:
+    """``metric``'s :class:`DocumentSide` against ``human`` (``(n_systems, n_inputs)``
+    matrices, validated as by :func:`paired_permutation_test`). The scores the test swaps:
+    the standardized scores for Pearson; for Spearman and Kendall the dense ranks of the
+    metric's own keys in each input, which order and tie its values within an input as
+    the codes pooled with any other metric do (:func:`tie_codes`: a metric's distinct
+    clusters have distinct keys), so each input's correlation is the same. A metric
+    without present cells or constant over them raises, named ``name``."""
+    metric, human = as_score_pair(metric, human)
+    scores = _standardize(metric, name)
+    observed = float(correlate_batch(metric, human, Level.SUMMARY, coefficient).value)
+    if coefficient in RANK_COEFFICIENTS:
+        raw = grouped(metric, Level.SUMMARY)
+        scores = np.ascontiguousarray(_dense_codes(*_metric_keys(raw, ~np.isnan(raw), metric)).T)
+    corr, kept, _ = summary_terms(scores, human, coefficient)
+    return DocumentSide(coefficient, observed, np.where(kept, corr, 0.0), kept)
 
 
 def permuted_differences(
@@ -199,17 +247,27 @@ def _swapped_documents(
     coefficient: str,
     swap: np.ndarray,
 ) -> np.ndarray:
-    """Summary level, whole inputs swapped: each input's correlations once, then means.
-
-    Swapping input ``j`` only exchanges which of its two correlations (A's or B's) enters
-    each average, together with its kept flag. ``swap``: ``(n_resamples, n_inputs)``.
-    Returns the permuted differences.
-    """
+    """Summary level, whole inputs swapped: each input's correlations once, then means
+    (:func:`_document_differences`). ``swap``: ``(n_resamples, n_inputs)``."""
     corr_a, kept_a, _ = summary_terms(metric_a, human, coefficient)
     corr_b, kept_b, _ = summary_terms(metric_b, human, coefficient)
-    swap = np.broadcast_to(swap, (swap.shape[0], metric_a.shape[1]))
-    # what each input adds to the sum of its metric's kept correlations, and to their count
-    added_a, added_b = np.where(kept_a, corr_a, 0.0), np.where(kept_b, corr_b, 0.0)
+    return _document_differences(
+        np.where(kept_a, corr_a, 0.0), kept_a, np.where(kept_b, corr_b, 0.0), kept_b, swap
+    )
+
+
+def _document_differences(
+    added_a: np.ndarray,
+    kept_a: np.ndarray,
+    added_b: np.ndarray,
+    kept_b: np.ndarray,
+    swap: np.ndarray,
+) -> np.ndarray:
+    """The permuted differences of the summary level with whole inputs swapped: swapping
+    input ``j`` only exchanges which of its two correlations (A's or B's) enters each
+    average, together with its kept flag. ``added_*``: each input's correlation where kept,
+    else 0; ``swap``: ``(n_resamples, n_inputs)`` (or broadcastable)."""
+    swap = np.broadcast_to(swap, (swap.shape[0], added_a.shape[-1]))
     moved = swap @ (kept_b.astype(np.int64) - kept_a)  # kept inputs B' gives A' (A' less B')
     return kept_mean(np.where(swap, added_b, added_a), kept_a.sum() + moved) - kept_mean(
         np.where(swap, added_a, added_b), kept_b.sum() - moved
@@ -305,6 +363,14 @@ def paired_permutation_test(
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
 
+    if level.grouped and unit == "inputs":
+        return document_test(
+            document_side(metric_a, human, coefficient, "metric_a"),
+            document_side(metric_b, human, coefficient, "metric_b"),
+            n_resamples=n_resamples,
+            seed=seed,
+            alternative=alternative,
+        )
     a = _standardize(metric_a, "metric_a")
     b = _standardize(metric_b, "metric_b")
     # the observed statistic: the floats of the results tables (raw scores, module docstring)
@@ -324,6 +390,43 @@ def paired_permutation_test(
         pvalue=permutation_pvalue(differences, observed, alternative),
         distribution=differences,
         unit=unit,
+        alternative=alternative,
+        n_resamples=n_resamples,
+    )
+
+
+def document_test(
+    side_a: DocumentSide,
+    side_b: DocumentSide,
+    *,
+    n_resamples: int = 1000,
+    seed: int,
+    alternative: str = "two-sided",
+) -> PermutationResult:
+    """:func:`paired_permutation_test` at the summary level with whole inputs swapped, from
+    the two metrics' :class:`DocumentSide` (same human matrix and items, same coefficient):
+    the same swap masks (``default_rng(seed).random((n_resamples, 1, n_inputs)) < 0.5``),
+    the same statistic and permuted differences."""
+    if side_a.coefficient != side_b.coefficient or side_a.kept.shape != side_b.kept.shape:
+        raise ValueError("the two sides differ in coefficient or inputs: not one test")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}: use one of {ALTERNATIVES}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    observed = side_a.observed - side_b.observed
+    if np.isnan(observed):
+        raise ValueError(
+            f"the {Level.SUMMARY}-level {side_a.coefficient} correlation of A or B is undefined"
+        )
+    n_inputs = side_a.kept.shape[-1]
+    swap = _swap_masks(np.random.default_rng(seed), "inputs", n_resamples, 1, n_inputs)[:, 0, :]
+    differences = _document_differences(side_a.added, side_a.kept, side_b.added, side_b.kept, swap)
+    differences.setflags(write=False)
+    return PermutationResult(
+        statistic=observed,
+        pvalue=permutation_pvalue(differences, observed, alternative),
+        distribution=differences,
+        unit="inputs",
         alternative=alternative,
         n_resamples=n_resamples,
     )

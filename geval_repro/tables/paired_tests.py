@@ -46,7 +46,12 @@ from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.stats.permutation import (
+    DocumentSide,
+    document_side,
+    document_test,
+    paired_permutation_test,
+)
 from geval_repro.tables.judge_rows import ONE_REPLY_SCORES, UNSCORABLE, score_variants
 
 log = logging.getLogger(__name__)
@@ -245,6 +250,10 @@ def paired_tests(
     # A metric's value depends on the items it is compared on, not on the other metric: most
     # pairs share the full item set, so each metric's value is computed once per item set.
     values: dict[tuple[int, str, str, bytes], float] = {}
+    # So is its side of a summary-level test (whole documents swapped: its per-document
+    # correlations, stats.permutation.document_side), which is most of the test's work.
+    sides: dict[tuple[int, str, str, bytes], DocumentSide] = {}
+    documents = benchmark.level.grouped and unit == "inputs"
 
     def value(
         metric: Scored, matrix: np.ndarray, gold: np.ndarray, dimension: str, coefficient: str
@@ -253,6 +262,19 @@ def paired_tests(
         if key not in values:
             values[key] = _value(matrix, gold, benchmark, coefficient)
         return values[key]
+
+    def side(
+        metric: Scored,
+        matrix: np.ndarray,
+        gold: np.ndarray,
+        dimension: str,
+        coefficient: str,
+        name: str,
+    ) -> DocumentSide:
+        key = (id(metric), dimension, coefficient, np.isnan(gold).tobytes())
+        if key not in sides:  # a metric that cannot be tested raises, naming it as A or B
+            sides[key] = document_side(matrix, gold, coefficient, name)
+        return sides[key]
 
     for comparison in comparisons:
         a, b, dimension, coefficient = (
@@ -283,15 +305,23 @@ def paired_tests(
             "note": "",
         }
         try:
-            result = paired_permutation_test(
-                matrix_a,
-                matrix_b,
-                gold,
-                benchmark.level,
-                coefficient,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
+            if documents:
+                result = document_test(
+                    side(a, matrix_a, gold, dimension, coefficient, "metric_a"),
+                    side(b, matrix_b, gold, dimension, coefficient, "metric_b"),
+                    n_resamples=n_resamples,
+                    seed=seed,
+                )
+            else:
+                result = paired_permutation_test(
+                    matrix_a,
+                    matrix_b,
+                    gold,
+                    benchmark.level,
+                    coefficient,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                )
             record.update(difference=result.statistic, pvalue=result.pvalue)
         except ValueError as error:
             record["note"] = f"{UNSCORABLE}: {error}"
