@@ -10,7 +10,11 @@ from nlpstats.correlations import permutation_test as nlpstats_permutation_test
 from scipy import stats
 
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.permutation import paired_permutation_test, permuted_differences
+from geval_repro.stats.permutation import (
+    paired_permutation_test,
+    permuted_differences,
+    swap_masks,
+)
 
 NLPSTATS_LEVEL = {"summary": "input", "system": "system", "global": "global"}
 
@@ -185,3 +189,16 @@ def test_one_human_ranked_once_gives_the_same_spearman_as_ranking_it_every_time(
         x[3] = x[4] if k == 3 else x[3]  # the tie the near-tie stands for
         expected = stats.spearmanr(x[keep], human[0][keep])[0]
         assert values[k] == pytest.approx(expected, abs=1e-12)
+
+
+def test_swap_masks_are_the_seeds_draws_shared_and_read_only() -> None:
+    """A table's tests share one seed's masks: the same draws as a fresh generator's, one
+    read-only array per seed and shape (a test that wrote into it would change the next)."""
+    items = swap_masks(7, "items", 50, 1, 360)
+    np.testing.assert_array_equal(items, np.random.default_rng(7).random((50, 1, 360)) < 0.5)
+    inputs = swap_masks(7, "inputs", 50, 16, 100)
+    np.testing.assert_array_equal(inputs, np.random.default_rng(7).random((50, 1, 100)) < 0.5)
+    assert swap_masks(7, "items", 50, 1, 360) is items
+    assert not np.array_equal(swap_masks(8, "items", 50, 1, 360), items)
+    with pytest.raises(ValueError, match="read-only"):
+        items[0, 0, 0] = not items[0, 0, 0]
