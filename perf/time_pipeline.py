@@ -6,17 +6,18 @@ plus the FIXTURE judge of ``tests/fixtures/config_fixture.yaml`` (synthetic repl
 in for the released ones, which are not mirrored; only its run time means anything here).
 
 The run's wall time and CPU time (user + system of Snakemake and everything it starts) are
-measured around the process. Per-job times come from the last line of each job's log
-(``geval_repro.pipeline.jobs``: "done in <wall> s (<cpu> s CPU in the job's thread, without
-subprocesses)"): jobs run as threads of one process (the default profile), so concurrent
-jobs overlap and their wall times add up to more than the run's; the CPU column is the
-job's own thread plus, for a job that runs in a process of its own, that process and the
-subprocesses it waited for (its last log line, ``geval_repro.pipeline.processes``; a
-notebook's kernel is one); METEOR 1.5's JVM, started by a thread, is counted in the run's
-total only. Snakemake's ``benchmark:`` files are not used: under threads their
-``cpu_time`` counts the whole process, and Snakemake samples each benchmarked job's process
-tree twice a second (psutil reading /proc smaps), which cost ~4 s of CPU per mirrored run. A
-warm rerun (nothing to do) is timed too.
+measured around the process, and Snakemake's main thread's CPU time (the DAG, the
+scheduler's rounds, each job's bookkeeping) from inside it (:data:`LAUNCHER`). Per-job times
+come from the last line of each job's log (``geval_repro.pipeline.jobs``: "done in <wall> s
+(<cpu> s CPU in the job's thread, without subprocesses)"): jobs run as threads of one
+process (the default profile), so concurrent jobs overlap and their wall times add up to
+more than the run's; the CPU column is the job's own thread plus, for a job that runs in a
+process of its own, that process and the subprocesses it waited for (its last log line,
+``geval_repro.pipeline.processes``; a notebook's kernel is one); METEOR 1.5's JVM, started
+by a thread, is counted in the run's total only. Snakemake's ``benchmark:`` files are not
+used: under threads their ``cpu_time`` counts the whole process, and Snakemake samples each
+benchmarked job's process tree twice a second (psutil reading /proc smaps), which cost ~4 s
+of CPU per mirrored run. A warm rerun (nothing to do) is timed too.
 
 Usage: ``python perf/time_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 [--target all ...]``
@@ -44,6 +45,19 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
 
+#: Starts Snakemake's command line as ``python -m snakemake`` does and, at exit, writes the
+#: CPU time of its main thread to stderr: the DAG, the scheduler's rounds and each job's
+#: bookkeeping (the job threads, their processes and the scheduler's timer threads are not in
+#: it). Reading it changes nothing in the run.
+MAIN_THREAD = "snakemake main thread CPU:"
+LAUNCHER = (
+    "import atexit, sys, time\n"
+    f"atexit.register(lambda: print('{MAIN_THREAD}', time.thread_time(), file=sys.stderr))\n"
+    "from snakemake.cli import main\n"
+    "sys.argv[0] = 'snakemake'\n"
+    "main()\n"
+)
+MAIN_CPU = re.compile(re.escape(MAIN_THREAD) + r" ([\d.]+)")
 DONE = re.compile(r"done in ([\d.]+) s \(([\d.]+) s CPU")
 IN_PROCESS = re.compile(re.escape(PROCESS_CPU) + r" ([\d.]+) s of CPU")
 
@@ -86,14 +100,20 @@ def benchmark_config(folder: Path) -> Path:
     return path
 
 
-def report(jobs: dict[str, tuple[float, float]], wall: float, cpu: float, warm: float) -> str:
+def report(
+    jobs: dict[str, tuple[float, float]], wall: float, cpu: float, main_cpu: float, warm: float
+) -> str:
     """The run's totals and the jobs of at least half a second, slowest first."""
+    jobs_cpu = sum(c for _, c in jobs.values())
     lines = [
         f"cold run: {wall:.1f} s wall, {cpu:.1f} s CPU (user + system)",
+        f"  of which Snakemake's main thread {main_cpu:.1f} s, the jobs {jobs_cpu:.1f} s, the "
+        f"rest {cpu - main_cpu - jobs_cpu:.1f} s (subprocesses of job threads such as "
+        "METEOR 1.5's JVM, Snakemake's timer threads, process start-up)",
         f"warm rerun (nothing to do): {warm:.1f} s wall",
         "",
         f"jobs (wall s overlapping, {sum(w for w, _ in jobs.values()):.0f} s in all; CPU s of "
-        f"the job's thread and process, {sum(c for _, c in jobs.values()):.0f} s in all):",
+        f"the job's thread and process, {jobs_cpu:.0f} s in all):",
     ]
     for name, (seconds, job_cpu) in sorted(jobs.items(), key=lambda item: -item[1][0]):
         if seconds >= 0.5:
@@ -115,8 +135,8 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="geval-bench-"))
     command = [
         sys.executable,
-        "-m",
-        "snakemake",
+        "-c",
+        LAUNCHER,
         *(args.target or ["all"]),
         "--cores",
         str(args.cores),
@@ -139,7 +159,8 @@ def main() -> int:
             "no job log under results/logs ends with 'done in ...': see geval_repro.pipeline.jobs"
         )
         return 1
-    print(report(jobs, wall, cpu, warm))
+    main_cpu = float(MAIN_CPU.findall(done.stderr)[-1])
+    print(report(jobs, wall, cpu, main_cpu, warm))
     if args.keep:
         print(f"\noutputs kept in {folder}")
     else:
