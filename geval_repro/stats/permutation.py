@@ -47,7 +47,9 @@ bit for Spearman and Kendall, within rounding for Pearson; tested):
 
 - summary level, whole inputs swapped: a swap only exchanges which of an input's two
   correlations (A's or B's) enters each average, so each input's correlations are computed
-  once (also for the observed statistic) and every resample averages the chosen ones;
+  once (also for the observed statistic) and every resample averages the chosen ones; a
+  metric's correlations depend on it alone (:class:`DocumentSide`), so the tests of one
+  metric against several can share them (:func:`document_test`);
 - global level, and summary level with other units: from per-item terms, without building
   any swapped matrix (:mod:`geval_repro.stats.permutation_terms`: Pearson from swap-linear
   sums, Spearman from per-label counts, Kendall from a quadratic form of pair signs);
