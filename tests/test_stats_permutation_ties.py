@@ -226,6 +226,8 @@ def test_a_side_that_cannot_be_tested_is_named() -> None:
     with pytest.raises(ValueError, match="metric_b is constant over its present cells"):
         document_side(np.ones((3, 4)), human, "kendall", "metric_b")
     side = document_side(human, human, "kendall")
+    with pytest.raises(ValueError, match="read-only"):
+        side.added[0] = 0.5  # the pairs that share it would see the change
     with pytest.raises(ValueError, match="differ in coefficient"):
         document_test(side, document_side(human, human, "spearman"), seed=0)
 

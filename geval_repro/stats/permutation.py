@@ -188,7 +188,7 @@ class DocumentSide(NamedTuple):
     ``observed``: the summary-level ``coefficient`` correlation of the metric's raw scores
     (:func:`~geval_repro.stats.levels.correlate_batch`; NaN when undefined); ``added``
     ``(n_inputs,)``: each input's correlation of the scores the test swaps, 0 where the input
-    is not kept; ``kept``: whether it is.
+    is not kept; ``kept``: whether it is (both read-only).
     """
 
     coefficient: str
@@ -214,7 +214,10 @@ def document_side(
         raw = grouped(metric, Level.SUMMARY)
         scores = np.ascontiguousarray(_dense_codes(*_metric_keys(raw, ~np.isnan(raw), metric)).T)
     corr, kept, _ = summary_terms(scores, human, coefficient)
-    return DocumentSide(coefficient, observed, np.where(kept, corr, 0.0), kept)
+    added, kept = np.where(kept, corr, 0.0), kept.copy()
+    for shared in (added, kept):  # tests share a side: none may change it
+        shared.setflags(write=False)
+    return DocumentSide(coefficient, observed, added, kept)
 
 
 def permuted_differences(
