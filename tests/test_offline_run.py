@@ -1,99 +1,57 @@
-"""A run with an upstream file that cannot be fetched: everything else is made, the run
-fails, and it ends with one summary naming the missing files and the fix."""
+"""Runs on the shared pipeline run's data with an upstream file that cannot be fetched:
+what does not depend on it is made, the run fails and its summary names what is missing
+(tests/test_offline_fetch.py: the same from an empty data folder)."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from geval_repro.files.fetch import FIX, MISSING
-from geval_repro.registry.sources import get_source
 from tests.conftest import PipelineRun, snakemake_process
-
-SHA = "0" * 64
-CONFIG = f"""
-judges:
-  offline-judge:
-    benchmark: summeval
-    format: geval-released
-    label: a judge run on a host that never resolves (tests only)
-    files:
-      coherence: {{url: "https://nonexistent.invalid/coh.json", sha256: "{SHA}"}}
-      fluency: {{url: "https://nonexistent.invalid/flu.json", sha256: "{SHA}"}}
-judges_to_run: [offline-judge]
-rerun_pairs: []
-"""
-RELEASED_COHERENCE = get_source("geval4_replies_coh").relpath
+from tests.test_offline_fetch import CONFIG
 
 
-@pytest.mark.pipeline
-def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
-    tmp_path: Path, mirror_dir: Path
-) -> None:
-    config = tmp_path / "config.yaml"
+@dataclass(frozen=True)
+class OfflineRun:
+    """A run of Table 1-3's and the judge-vs-judge targets with :data:`CONFIG`'s judge,
+    whose files cannot be fetched: its results folder and its console (stderr)."""
+
+    results: Path
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def offline_run(
+    mirror_dir: Path, pipeline_run: PipelineRun, tmp_path_factory: pytest.TempPathFactory
+) -> OfflineRun:
+    """``paper_tables`` and ``judge_pairs`` in one run on the shared run's data (what each
+    test below reads of it does not depend on the other target); the run fails."""
+    root = tmp_path_factory.mktemp("offline")
+    config = root / "config.yaml"
     config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
-    data, results = tmp_path / "data", tmp_path / "results"
-    # An earlier run's log (of the released replies, which this config never runs).
-    stale = results / "logs" / "fetch" / f"{RELEASED_COHERENCE}.log"
-    stale.parent.mkdir(parents=True)
-    stale.write_text(
-        f"x ERROR geval_repro.files.fetch: {MISSING}judge gpt4-released, coherence: stale\n"
-        f"x ERROR geval_repro.files.fetch: {FIX}the stale fix\n"
-    )
-    os.utime(stale, (time.time() - 3600,) * 2)
-    targets = [
-        str(data / "processed" / "summeval.parquet"),
-        str(data / "processed" / "judges" / "offline-judge" / "replies.parquet"),
-    ]
-    done = snakemake_process(data, results, config, *targets)
+    results = root / "results"
+    done = snakemake_process(pipeline_run.data, results, config, "paper_tables", "judge_pairs")
     assert done.returncode != 0
-    assert (data / "processed" / "summeval.parquet").is_file()  # keep-going made it
-    assert not (data / "processed" / "judges" / "offline-judge").exists()
-    manifest = json.loads((results / "run_manifest.json").read_text())
-    assert len(manifest["git"]["commit"]) == 40  # the checkout, once per run
-    err = done.stderr
-    assert "Traceback" not in err, err[-3000:]  # expected failures: one line, no traceback
-    running = [line for line in err.splitlines() if line.startswith("fetch: judge offline-judge")]
-    assert len(running) == 2 and all("(log: " in line for line in running), err[-3000:]
-    assert err.count("upstream file(s) could not be fetched") == 1, err[-3000:]
-    summary = err[err.index("upstream file(s) could not be fetched") :]
-    assert "nonexistent.invalid/coh.json" in summary and "nonexistent.invalid/flu.json" in summary
-    assert "does not resolve" in summary
-    assert summary.count("geval-repro mirror DIR") == 1
-    assert "\n2 upstream file(s) could not be fetched:" in err
-    assert "gpt4-released" not in summary and "stale" not in summary
-    assert "This run made 1 of the" in summary  # summeval.parquet, nothing before it
-    # The report registers what the run made instead of failing on the missing pages.
-    report = tmp_path / "report.html"
-    made = snakemake_process(data, results, config, "--report", str(report))
-    assert made.returncode == 0, made.stderr[-3000:]
-    assert report.is_file()
+    return OfflineRun(results, done.stderr)
 
 
 @pytest.mark.pipeline
-def test_tables_2_and_3_are_made_without_summevals_judge_files(
-    tmp_path: Path, mirror_dir: Path, pipeline_run: PipelineRun
-) -> None:
+def test_tables_2_and_3_are_made_without_summevals_judge_files(offline_run: OfflineRun) -> None:
     """A SummEval judge run whose files cannot be fetched holds back Table 1 and the
     combined table only; the summary names them."""
-    config = tmp_path / "config.yaml"
-    config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
-    results = tmp_path / "results"
-    done = snakemake_process(pipeline_run.data, results, config, "paper_tables")
-    assert done.returncode != 0
+    results = offline_run.results
     tables = results / "tables"
     assert (tables / "table2_topical_chat.md").is_file()
     assert (tables / "table3_qags.md").is_file()
     assert (results / "figures" / "reproduction_table2_topical_chat.png").is_file()
     assert not (tables / "table1_summeval.md").exists()
     assert not (tables / "correlations.csv").exists()
-    summary = done.stderr[done.stderr.index("upstream file(s) could not be fetched") :]
+    stderr = offline_run.stderr
+    summary = stderr[stderr.index("upstream file(s) could not be fetched") :]
     assert "Table 1 (" in summary and "table1_summeval.md" in summary
     assert "correlations.csv (" in summary
     assert "Table 2" not in summary and "Table 3" not in summary
@@ -102,21 +60,18 @@ def test_tables_2_and_3_are_made_without_summevals_judge_files(
 
 @pytest.mark.pipeline
 def test_judge_pairs_of_other_benchmarks_are_made_without_summevals_judge_files(
-    tmp_path: Path, mirror_dir: Path, pipeline_run: PipelineRun
+    offline_run: OfflineRun,
 ) -> None:
     """A benchmark's judge-vs-judge tests wait only for its own judge runs: without
     SummEval's judge files, Topical-Chat's and QAGS's clusters are made, SummEval's not."""
-    config = tmp_path / "config.yaml"
-    config.write_text(CONFIG + f"mirror: {mirror_dir}\n")
-    results = tmp_path / "results"
-    done = snakemake_process(pipeline_run.data, results, config, "judge_pairs")
-    assert done.returncode != 0
+    results = offline_run.results
     figures = results / "figures"
     for benchmark in ("topical_chat", "qags_cnndm", "qags_xsum"):
         assert (figures / f"significance_clusters_{benchmark}.png").is_file(), benchmark
     assert not (figures / "significance_clusters_summeval.png").exists()
     assert not (results / "tables" / "pairwise_significance.csv").exists()
-    summary = done.stderr[done.stderr.index("upstream file(s) could not be fetched") :]
+    stderr = offline_run.stderr
+    summary = stderr[stderr.index("upstream file(s) could not be fetched") :]
     assert "pairwise_significance.csv (" in summary
 
 
