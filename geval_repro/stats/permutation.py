@@ -338,6 +338,21 @@ def swap_masks(seed: int, unit: str, n_resamples: int, n_systems: int, n_inputs:
     return swap
 
 
+def swaps_documents(level: Level | str, unit: str) -> bool:
+    """Whether a test at ``level`` with swap ``unit`` swaps whole documents at the summary
+    level: then it is :func:`document_test` of the two metrics' :class:`DocumentSide`, which
+    the tests of one metric against several can share."""
+    return Level(level).grouped and unit == "inputs"
+
+
+def _check_options(alternative: str, n_resamples: int) -> None:
+    """Raise on an unknown ``alternative`` or fewer than one resample."""
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}: use one of {ALTERNATIVES}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+
+
 def paired_permutation_test(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -368,12 +383,9 @@ def paired_permutation_test(
     unit = level.permutation_unit if unit is None else unit
     if unit not in UNITS:
         raise ValueError(f"unknown permutation unit {unit!r}: use one of {UNITS}")
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"unknown alternative {alternative!r}: use one of {ALTERNATIVES}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    _check_options(alternative, n_resamples)
 
-    if level.grouped and unit == "inputs":
+    if swaps_documents(level, unit):
         return document_test(
             document_side(metric_a, human, coefficient, "metric_a"),
             document_side(metric_b, human, coefficient, "metric_b"),
@@ -419,10 +431,7 @@ def document_test(
     the same statistic and permuted differences."""
     if side_a.coefficient != side_b.coefficient or side_a.kept.shape != side_b.kept.shape:
         raise ValueError("the two sides differ in coefficient or inputs: not one test")
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"unknown alternative {alternative!r}: use one of {ALTERNATIVES}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
+    _check_options(alternative, n_resamples)
     observed = side_a.observed - side_b.observed
     if np.isnan(observed):
         raise ValueError(

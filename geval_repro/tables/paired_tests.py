@@ -51,6 +51,7 @@ from geval_repro.stats.permutation import (
     document_side,
     document_test,
     paired_permutation_test,
+    swaps_documents,
 )
 from geval_repro.tables.judge_rows import ONE_REPLY_SCORES, UNSCORABLE, score_variants
 
@@ -253,28 +254,7 @@ def paired_tests(
     # So is its side of a summary-level test (whole documents swapped: its per-document
     # correlations, stats.permutation.document_side), which is most of the test's work.
     sides: dict[tuple[int, str, str, bytes], DocumentSide] = {}
-    documents = benchmark.level.grouped and unit == "inputs"
-
-    def value(
-        metric: Scored, matrix: np.ndarray, gold: np.ndarray, dimension: str, coefficient: str
-    ) -> float:
-        key = (id(metric), dimension, coefficient, np.isnan(gold).tobytes())
-        if key not in values:
-            values[key] = _value(matrix, gold, benchmark, coefficient)
-        return values[key]
-
-    def side(
-        metric: Scored,
-        matrix: np.ndarray,
-        gold: np.ndarray,
-        dimension: str,
-        coefficient: str,
-        name: str,
-    ) -> DocumentSide:
-        key = (id(metric), dimension, coefficient, np.isnan(gold).tobytes())
-        if key not in sides:  # a metric that cannot be tested raises, naming it as A or B
-            sides[key] = document_side(matrix, gold, coefficient, name)
-        return sides[key]
+    documents = swaps_documents(benchmark.level, unit)
 
     for comparison in comparisons:
         a, b, dimension, coefficient = (
@@ -284,6 +264,13 @@ def paired_tests(
             comparison.coefficient,
         )
         (matrix_a, matrix_b), gold = grid.common(dimension, (a, b))
+        # a metric's cache key: its id (the grid keeps the metric), the dimension, the
+        # coefficient and the items it is compared on
+        items = np.isnan(gold).tobytes()
+        key_a, key_b = ((id(metric), dimension, coefficient, items) for metric in (a, b))
+        for key, matrix in ((key_a, matrix_a), (key_b, matrix_b)):
+            if key not in values:
+                values[key] = _value(matrix, gold, benchmark, coefficient)
         record = {
             "benchmark": benchmark.name,
             "dimension": dimension,
@@ -293,8 +280,8 @@ def paired_tests(
             "variant_a": a.variant,
             "metric_b": b.metric,
             "variant_b": b.variant,
-            "value_a": value(a, matrix_a, gold, dimension, coefficient),
-            "value_b": value(b, matrix_b, gold, dimension, coefficient),
+            "value_a": values[key_a],
+            "value_b": values[key_b],
             "difference": math.nan,
             "pvalue": math.nan,
             "n_items": int((~np.isnan(gold)).sum()),
@@ -306,11 +293,14 @@ def paired_tests(
         }
         try:
             if documents:
+                for key, matrix, name in (
+                    (key_a, matrix_a, "metric_a"),
+                    (key_b, matrix_b, "metric_b"),
+                ):
+                    if key not in sides:  # one that cannot be tested raises, named A or B
+                        sides[key] = document_side(matrix, gold, coefficient, name)
                 result = document_test(
-                    side(a, matrix_a, gold, dimension, coefficient, "metric_a"),
-                    side(b, matrix_b, gold, dimension, coefficient, "metric_b"),
-                    n_resamples=n_resamples,
-                    seed=seed,
+                    sides[key_a], sides[key_b], n_resamples=n_resamples, seed=seed
                 )
             else:
                 result = paired_permutation_test(
