@@ -64,11 +64,12 @@ every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
 
 onstart:
     # The run's manifest (the checkout, packages and config, once), the start the closing
-    # summary counts from, the jobs' large libraries imported in the main thread, and Ctrl-C
-    # and SIGTERM passed on to the jobs that run in a process of their own.
+    # summary counts from, the jobs' large libraries imported in the main thread, Ctrl-C
+    # and SIGTERM passed on to the jobs that run in a process of their own, and no rate
+    # limit on job starts on this machine (its timer wakes the scheduler every second).
     from geval_repro.pipeline.jobs import start_workflow
 
-    start_workflow(config, LAYOUT)
+    start_workflow(config, LAYOUT, workflow)
 
 
 onsuccess:

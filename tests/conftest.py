@@ -179,6 +179,19 @@ def snakemake_process(
     return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
 
 
+def run_in_folder(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` (a small workflow's ``snakemake``) in ``folder``, importing this
+    checkout's package; return the process."""
+    return subprocess.run(
+        command,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+
 def run_snakemake(data: Path, results: Path, configfile: Path, *extra: str) -> None:
     """Run the workflow from the repository into ``data``/``results``; fail the test on error."""
     completed = snakemake_process(data, results, configfile, *extra)

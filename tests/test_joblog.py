@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from geval_repro.pipeline.jobs import LoggedRun, job_log
+from tests.conftest import run_in_folder
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,14 +183,7 @@ def test_the_installed_snakemake_calls_wrapped_run_functions_by_their_names(
     job processes. A Snakemake release that changes this fails here first."""
     (tmp_path / "Snakefile").write_text(TINY_WORKFLOW)
     command = [sys.executable, "-m", "snakemake", "--cores", "1", "--nolock", "-s", "Snakefile"]
-    done = subprocess.run(
-        [*command, *(["--force-use-threads"] if threads else [])],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-    )
+    done = run_in_folder(tmp_path, [*command, *(["--force-use-threads"] if threads else [])])
     assert done.returncode == 0, done.stderr[-3000:]
     log = (tmp_path / "logs" / "a.log").read_text()
     assert "start rule a" in log and "params tracked" in log and "done in" in log

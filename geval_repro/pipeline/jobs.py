@@ -316,15 +316,41 @@ def forward_stop_signals() -> None:
         signal.signal(number, forward)
 
 
-def start_workflow(config: Mapping[str, Any], layout: Layout) -> None:
+def drop_local_rate_limit(workflow: Any) -> None:
+    """When ``workflow`` (the Snakefile's ``workflow``) runs its jobs on this machine, take
+    away its scheduler's limit on job starts per timespan (``--max-jobs-per-timespan``,
+    default 100 per second), which is there for cluster and cloud submissions; left to a
+    cluster run (``--executor slurm``).
+
+    With a limit, Snakemake (9.27) ends every scheduling round by starting a timer that
+    triggers another round after the timespan, whether or not the limit held a job back, so
+    each finished job adds a round per second until the run ends (4,257 rounds in a run of
+    about 160 jobs), and each round looks up the size of every input of every ready job. No
+    option turns the limit off; the Snakefile's ``onstart`` runs after the scheduler is made
+    and before it schedules. On a Snakemake without ``scheduler.job_rate_limiter`` this
+    stops the run, naming the attribute (``tests/test_local_scheduling.py`` checks the
+    installed one)."""
+    if not workflow.local_exec:
+        return
+    if not hasattr(workflow.scheduler, "job_rate_limiter"):
+        raise RuntimeError(
+            "this Snakemake's scheduler has no job_rate_limiter: install the version "
+            "requirements.lock pins, or drop drop_local_rate_limit from the Snakefile's onstart"
+        )
+    workflow.scheduler.job_rate_limiter = None
+
+
+def start_workflow(config: Mapping[str, Any], layout: Layout, workflow: Any) -> None:
     """The Snakefile's ``onstart`` (in the main thread, when there are jobs to run): the
     run's manifest (:func:`geval_repro.report.provenance.write_run_manifest`), the start the
     closing summary counts from (:func:`geval_repro.pipeline.summary.start_run`), the jobs'
-    large libraries imported (:func:`preload_job_libraries`) and the stop signals passed on
-    (:func:`forward_stop_signals`)."""
+    large libraries imported (:func:`preload_job_libraries`), the stop signals passed on
+    (:func:`forward_stop_signals`) and, for a run on this machine, no rate limit on job
+    starts (:func:`drop_local_rate_limit`)."""
     from geval_repro.pipeline.summary import start_run
     from geval_repro.report.provenance import write_run_manifest
 
     start_run(layout, write_run_manifest(layout.results / "run_manifest.json", config))
     preload_job_libraries()
     forward_stop_signals()
+    drop_local_rate_limit(workflow)
