@@ -180,8 +180,8 @@ def snakemake_process(
 
 
 def run_in_folder(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
-    """Run ``command`` (a small workflow's ``snakemake``) in ``folder``, importing this
-    checkout's package; return the process."""
+    """Run ``command`` (a Python process: a small workflow's ``snakemake``, a snippet) in
+    ``folder`` with this checkout's package importable; return the process."""
     return subprocess.run(
         command,
         cwd=folder,

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
-import subprocess
 import sys
 import threading
 import warnings
@@ -112,14 +110,8 @@ def test_preload_imports_the_job_libraries_in_a_fresh_interpreter() -> None:
         "preload_job_libraries()\n"
         "print(before, [n for n in JOB_LIBRARIES if n not in sys.modules])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO_ROOT,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-    )
+    done = run_in_folder(REPO_ROOT, [sys.executable, "-c", code])
+    assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "[] []"
 
 
