@@ -222,14 +222,16 @@ def test_a_console_line_waits_for_snakemakes_line_to_end(
 
 def test_a_job_process_ends_its_log_with_its_cpu_time(capsys: pytest.CaptureFixture[str]) -> None:
     """A job run in a process of its own says the CPU it used (its thread's closing line
-    cannot: perf/time_pipeline.py adds the two)."""
+    cannot: perf/time_pipeline.py adds the two), counted from its fork: the libraries it
+    uses were imported by the fork server (a fresh interpreter spends 0.6 s or more on
+    them)."""
     from geval_repro.pipeline.processes import PROCESS_CPU, run_in_process
 
     run_in_process("geval_repro.pipeline.report_jobs:write_pages", {"pages": {}, "config": {}})
     lines = capsys.readouterr().err.splitlines()
     assert "wrote 0 report pages" in lines[-2]
     used = re.search(re.escape(PROCESS_CPU) + r" ([\d.]+) s of CPU$", lines[-1])
-    assert used and 0.1 < float(used.group(1)) < 30  # at least its imports
+    assert used and 0 <= float(used.group(1)) < 0.3
 
 
 def test_a_job_process_receives_paths_and_mappings_as_plain_values(tmp_path: Path) -> None:

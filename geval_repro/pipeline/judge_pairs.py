@@ -179,7 +179,18 @@ def combine_pairs(
 
 
 def cluster_figure(clusters: PathLike, benchmark: str, png: PathLike, svg: PathLike) -> None:
-    """The figure of one benchmark's ranking with its significance clusters."""
+    """The figure of one benchmark's ranking with its significance clusters, drawn in a
+    process of its own (:mod:`geval_repro.pipeline.processes`: drawing holds the
+    interpreter lock for 1-2 s)."""
+    run_in_process(
+        f"{__name__}:draw_cluster_figure",
+        {"clusters": clusters, "benchmark": benchmark, "png": png, "svg": svg},
+    )
+
+
+def draw_cluster_figure(clusters: str, benchmark: str, png: str, svg: str) -> None:
+    """The cluster-figure job's process
+    (:func:`geval_repro.report.cluster_figure.cluster_figure_of`)."""
     from geval_repro.report.cluster_figure import cluster_figure_of
 
     cluster_figure_of(clusters, benchmark, png, svg)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from geval_repro.config import Settings
+from geval_repro.config import Settings, judge_spec
 from geval_repro.files.atomic import write_parquet, write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import rating_coverage
+from geval_repro.pipeline.processes import run_in_process
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
 from geval_repro.report.table_files import concat_csv, write_pair, write_rows
@@ -142,10 +144,23 @@ def sweep_table(
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
 
 
-def sweep_figures(sweep_path: PathLike, spec: JudgeSpec, out_dir: PathLike) -> None:
-    """The figures of one run's sweep (:data:`~geval_repro.registry.formats.SWEEP_FIGURES`)
-    in ``out_dir``."""
-    figures.sweep_figures(sweep_path, spec=spec, out_dir=out_dir)
+def sweep_figures(
+    sweep_path: PathLike, judge: str, entry: Mapping[str, Any], out_dir: PathLike
+) -> None:
+    """The figures of the sweep of judge run ``judge`` (its config entry ``entry``;
+    :data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``, drawn in a process
+    of its own (:mod:`geval_repro.pipeline.processes`: drawing and saving four figures
+    holds the interpreter lock for 1-3 s, which the job threads share)."""
+    run_in_process(
+        f"{__name__}:draw_sweep_figures",
+        {"sweep_path": sweep_path, "judge": judge, "entry": entry, "out_dir": out_dir},
+    )
+
+
+def draw_sweep_figures(sweep_path: str, judge: str, entry: Mapping[str, Any], out_dir: str) -> None:
+    """The sweep-figure job's process: :func:`geval_repro.report.figures.sweep_figures` of
+    the run's spec (:func:`geval_repro.config.judge_spec` of ``entry``)."""
+    figures.sweep_figures(sweep_path, spec=judge_spec(judge, entry), out_dir=out_dir)
 
 
 def combine_sweeps(parts: Sequence[PathLike], out: PathLike) -> None:

@@ -12,14 +12,15 @@ re-import of pandas and scipy per job.
 
 Protocol of :func:`run_in_process` (called in a job's thread):
 
-1. the job starts ``python -m geval_repro.pipeline.processes`` in a session of its own (so a
-   terminal's Ctrl-C reaches it once, through Snakemake) and writes one JSON object on its
-   stdin: ``{"call": "<module>:<function>", "kwargs": {...}}``, a function of
-   :mod:`geval_repro.pipeline` and plain JSON arguments;
-2. the child asks the kernel for SIGTERM when the thread that started it dies (Linux
-   ``PR_SET_PDEATHSIG``: even a ``kill -9`` of Snakemake leaves no orphan), logs to its
-   stderr, which the job copies line by line into its own log, and calls the function in
-   its main thread;
+1. the job asks the run's fork server (:mod:`geval_repro.pipeline.fork_server`, started by
+   the first job that needs it, stopped when this process exits) for a process that calls
+   ``"<module>:<function>"``, a function of :mod:`geval_repro.pipeline`, with plain JSON
+   arguments, in this process's environment and working folder;
+2. the server forks it from itself, with the jobs' libraries already imported, in a
+   session of its own (so a terminal's Ctrl-C reaches it once, through Snakemake); it
+   stops when the server does (Linux ``PR_SET_PDEATHSIG``; the server stops its children
+   when this process exits, even by ``kill -9``), logs to a pipe, which the job copies line
+   by line into its own log, and calls the function;
 3. Ctrl-C or SIGTERM to Snakemake is passed on to the child
    (:func:`geval_repro.pipeline.jobs.forward_stop_signals`), which stops as the function
    makes it stop (the judge runner: answers received are cached, its server stopped) and
@@ -30,26 +31,28 @@ Protocol of :func:`run_in_process` (called in a job's thread):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import ctypes
-import importlib
 import json
 import logging
 import os
-import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+
+from geval_repro.pipeline import fork_server
+from geval_repro.pipeline.fork_server import FAILED, PACKAGE, PROCESS_CPU
+
+__all__ = ["PROCESS_CPU", "ProcessJobError", "run_in_process", "running_children"]
 
 log = logging.getLogger(__name__)
 
-FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-#: The prefix of the child's closing line when its function raised.
-FAILED = "geval-repro: "
 #: Exit codes of a child stopped by a signal: 128 + its number (the child's own exit) or
 #: minus its number (killed by it).
 STOPPED = {
@@ -57,14 +60,13 @@ STOPPED = {
     for number in (signal.SIGINT, signal.SIGTERM)
     for code in (128 + number, -number)
 }
-PACKAGE = "geval_repro.pipeline."
-#: The start of the child's last log line before it exits 0, followed by its CPU seconds
-#: (its own and its waited-for subprocesses'): the job thread's closing line counts only
-#: the thread (perf/time_pipeline.py reads both).
-PROCESS_CPU = "the job's process used"
 
-_lock = threading.Lock()
-_children: set[subprocess.Popen[str]] = set()
+
+@dataclass(frozen=True)
+class JobProcess:
+    """A job's process, forked by the fork server: its pid, for passing stop signals on."""
+
+    pid: int
 
 
 class ProcessJobError(RuntimeError):
@@ -75,14 +77,18 @@ class ProcessJobError(RuntimeError):
         self.summary = summary
 
 
-def running_children() -> list[subprocess.Popen[str]]:
+_lock = threading.Lock()
+_children: set[JobProcess] = set()
+
+
+def running_children() -> list[JobProcess]:
     """The job processes running now (for passing stop signals on)."""
     with _lock:
         return list(_children)
 
 
 @contextlib.contextmanager
-def _registered(process: subprocess.Popen[str]) -> Iterator[None]:
+def _registered(process: JobProcess) -> Iterator[None]:
     with _lock:
         _children.add(process)
     try:
@@ -93,8 +99,63 @@ def _registered(process: subprocess.Popen[str]) -> Iterator[None]:
 
 
 def _package_root() -> str:
-    """The folder that holds this ``geval_repro`` (the child imports the same code)."""
+    """The folder that holds this ``geval_repro`` (the server and the jobs' own
+    subprocesses, a notebook's kernel, import the same code)."""
     return str(Path(__file__).resolve().parents[2])
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment with :func:`_package_root` first on ``PYTHONPATH``."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_package_root(), environment.get("PYTHONPATH", "")) if p
+    )
+    return environment
+
+
+@dataclass(frozen=True)
+class _ForkServer:
+    """The run's fork server (:mod:`geval_repro.pipeline.fork_server`) and this process's
+    end of its socket."""
+
+    process: subprocess.Popen[bytes]
+    control: socket.socket
+
+    @classmethod
+    def start(cls) -> _ForkServer:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        stop_wait = str(fork_server.STOP_WAIT)
+        with theirs:
+            process = subprocess.Popen(
+                [sys.executable, "-m", fork_server.__name__, str(theirs.fileno()), stop_wait],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=_environment(),
+                start_new_session=True,
+            )
+        server = cls(process, ours)
+        atexit.register(server.stop)
+        return server
+
+    def stop(self) -> None:
+        """Close the socket: the server stops its children still running, then exits; wait
+        for it (its CPU, and its children's, is then this process's children's)."""
+        self.control.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=fork_server.STOP_WAIT + 5)
+
+
+_server: _ForkServer | None = None
+
+
+def _fork_server() -> _ForkServer:
+    """The run's fork server: started on the first call (again if it has exited)."""
+    global _server
+    with _lock:
+        if _server is None or _server.process.poll() is not None:
+            _server = _ForkServer.start()
+        return _server
 
 
 def _plain(value: object) -> object:
@@ -107,6 +168,17 @@ def _plain(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON-able: pass plain values and paths")
 
 
+def _copy_log(stream: TextIO) -> str:
+    """Copy the child's log lines to this job thread's stderr (its log, pipeline.jobs);
+    return the last line that is not blank."""
+    last = ""
+    for line in stream:
+        sys.stderr.write(line)
+        if line.strip():
+            last = line.strip()
+    return last
+
+
 def run_in_process(call: str, kwargs: Mapping[str, Any]) -> None:
     """Run ``call`` (``"<module>:<function>"`` under :mod:`geval_repro.pipeline`) with the
     JSON-able ``kwargs`` (paths and mappings included, as strings and dicts; keys must be
@@ -115,32 +187,38 @@ def run_in_process(call: str, kwargs: Mapping[str, Any]) -> None:
     module, _, function = call.partition(":")
     if not module.startswith(PACKAGE) or not function:
         raise ValueError(f"{call!r}: a job process runs a function of {PACKAGE[:-1]} only")
-    payload = json.dumps({"call": call, "kwargs": dict(kwargs)}, default=_plain)
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(
-        p for p in (_package_root(), environment.get("PYTHONPATH", "")) if p
+    request = json.dumps(
+        {
+            "call": call,
+            "kwargs": dict(kwargs),
+            "environment": _environment(),
+            "cwd": os.getcwd(),
+        },
+        default=_plain,
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", __name__, str(os.getpid())],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        env=environment,
-        start_new_session=True,
-    )
-    last = ""
-    with _registered(process):
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(payload)
-        process.stdin.close()
-        for line in process.stdout:
-            sys.stderr.write(line)  # the job thread's stderr is its log (pipeline.jobs)
-            if line.strip():
-                last = line.strip()
-        code = process.wait()
+    server = _fork_server()
+    ours, theirs = socket.socketpair()
+    log_read, log_write = os.pipe()
+    with ours, open(log_read, encoding="utf-8", errors="replace") as log_lines:
+        try:
+            socket.send_fds(server.control, [b"job"], [theirs.fileno(), log_write])
+        except OSError as error:
+            raise ProcessJobError(f"{function}: the job's fork server is gone ({error})") from None
+        finally:
+            theirs.close()
+            os.close(log_write)
+        ours.sendall(request.encode())
+        ours.shutdown(socket.SHUT_WR)
+        with ours.makefile("r", encoding="ascii") as answers:
+            started = answers.readline()
+            if not started:
+                raise ProcessJobError(f"{function}: the fork server stopped before starting it")
+            with _registered(JobProcess(int(started))):
+                last = _copy_log(log_lines)
+                ended = answers.readline()
+    if not ended:
+        raise ProcessJobError(f"{function}: the job's fork server stopped while it ran ({last})")
+    code = int(ended)
     if code == 0:
         return
     reason = last.removeprefix(FAILED) if last.startswith(FAILED) else f"exit code {code}"
@@ -150,52 +228,3 @@ def run_in_process(call: str, kwargs: Mapping[str, Any]) -> None:
             "answers are cached): rerun to resume"
         )
     raise ProcessJobError(f"{function}: {reason}")
-
-
-def _die_with_parent(parent: int) -> None:
-    """SIGTERM to this process when the thread that started it dies (Linux); exit when that
-    process is already gone."""
-    with contextlib.suppress(AttributeError, OSError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:
-        sys.exit(f"{FAILED}the process that started this job is gone")
-
-
-def main() -> int:
-    """The child's side of the protocol (module docstring)."""
-    _die_with_parent(int(sys.argv[1]))
-    # SIGTERM ends the function as Ctrl-C does: its finally blocks run (a server stopped).
-    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format=FORMAT, force=True)
-    logging.getLogger("geval_repro").setLevel(logging.INFO)
-    logging.captureWarnings(True)
-    request = json.loads(sys.stdin.read())
-    module, _, function = str(request["call"]).partition(":")
-    if not module.startswith(PACKAGE):
-        print(f"{FAILED}{module} is not a module of {PACKAGE[:-1]}", file=sys.stderr)
-        return 2
-    target = getattr(importlib.import_module(module), function)
-    try:
-        target(**request["kwargs"])
-    except KeyboardInterrupt:
-        print(f"{FAILED}interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT
-    except Exception as error:  # the job's one line; the traceback goes before it
-        log.exception("%s failed", request["call"])
-        print(f"{FAILED}{error}".splitlines()[0], file=sys.stderr)
-        return 1
-    print(f"{PROCESS_CPU} {_cpu_seconds():.1f} s of CPU", file=sys.stderr)
-    return 0
-
-
-def _cpu_seconds() -> float:
-    """User and system CPU seconds of this process and of the subprocesses it waited for (a
-    notebook's kernel, METEOR 1.5's JVM)."""
-    own, children = (
-        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-if __name__ == "__main__":
-    sys.exit(main())

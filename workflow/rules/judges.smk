@@ -130,7 +130,7 @@ rule judge_sweep_figures:
     run:
         from geval_repro.pipeline.judge_tables import sweep_figures
 
-        sweep_figures(input[0], params.spec, params.out)
+        sweep_figures(input[0], wildcards.judge, config["judges"][wildcards.judge], params.out)
 
 
 rule rerun_agreement:

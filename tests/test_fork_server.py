@@ -1,0 +1,196 @@
+"""Jobs in a process of their own are forked from the run's fork server
+(geval_repro.pipeline.fork_server): one server per process that asks for jobs, each job a
+child of it in a session of its own; a job whose parent process dies, even by SIGKILL, does
+not outlive it (nor does the server or a notebook's kernel); a failing job says why in one
+line and the server goes on. Stops passed on by Snakemake: tests/test_job_stops.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+#: A driver process: runs notebook jobs (``execute_notebook`` of a notebook that sleeps) as
+#: the pipeline's job threads do and prints each job's outcome as one JSON line.
+DRIVER = textwrap.dedent(
+    """
+    import json, sys, threading
+    from geval_repro.pipeline import fork_server
+    from geval_repro.pipeline.processes import ProcessJobError, run_in_process
+
+    fork_server.STOP_WAIT = float(sys.argv[2])  # what the server waits before SIGKILL
+
+    def job(notebook, target):
+        try:
+            run_in_process(
+                "geval_repro.pipeline.report_jobs:execute_notebook",
+                {"source": notebook, "target": target, "results": ".", "processed": "."},
+            )
+            outcome = "done"
+        except ProcessJobError as error:
+            outcome = error.summary
+        print(json.dumps({"target": target, "outcome": outcome}), flush=True)
+
+    threads = [threading.Thread(target=job, args=pair) for pair in json.loads(sys.argv[1])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    """
+)
+
+
+def _sleeping_notebook(path: Path, seconds: float) -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(f"import time\ntime.sleep({seconds})")]
+    nbformat.write(notebook, str(path))
+    return path
+
+
+def _children(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _wait_for(condition: Callable[[], object], seconds: float, what: str) -> object:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"not within {seconds} s: {what}")
+
+
+def _start_driver(
+    tmp_path: Path, jobs: int, seconds: float, stop_wait: float = 30.0
+) -> subprocess.Popen[str]:
+    pairs = [
+        (str(_sleeping_notebook(tmp_path / f"n{i}.ipynb", seconds)), str(tmp_path / f"o{i}.ipynb"))
+        for i in range(jobs)
+    ]
+    return subprocess.Popen(
+        [sys.executable, "-c", DRIVER, json.dumps(pairs), str(stop_wait)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+
+def _server_and_jobs(driver: int, jobs: int) -> tuple[int, list[int]] | None:
+    """The driver's fork server and its ``jobs`` job processes, once all are running."""
+    servers = [p for p in _children(driver) if "geval_repro.pipeline.fork_server" in _cmdline(p)]
+    if len(servers) != 1:
+        return None
+    children = [p for p in _children(servers[0]) if _alive(p)]
+    return (servers[0], children) if len(children) == jobs else None
+
+
+def test_jobs_are_children_of_one_server_each_in_a_session_of_its_own(tmp_path: Path) -> None:
+    driver = _start_driver(tmp_path, jobs=2, seconds=1.5)
+    try:
+        server, jobs = _wait_for(
+            lambda: _server_and_jobs(driver.pid, 2), 60, "one server running both jobs"
+        )
+        assert os.getsid(server) == server  # not in the driver's session
+        assert all(os.getsid(job) == job for job in jobs)
+        out, err = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert driver.returncode == 0, err[-3000:]
+    outcomes = [json.loads(line)["outcome"] for line in out.splitlines()]
+    assert outcomes == ["done", "done"]
+    assert all((tmp_path / f"o{i}.ipynb").is_file() for i in range(2))
+    assert not _alive(server), "the fork server outlived its process"
+
+
+def test_a_killed_parent_leaves_no_server_job_or_kernel_behind(tmp_path: Path) -> None:
+    """SIGKILL to the process that asked for the job: the server's socket closes, it sends
+    SIGTERM to the job and SIGKILL after its stop wait (here 2 s: a notebook job waiting on
+    its kernel may miss a SIGTERM), the kernel follows its parent."""
+    driver = _start_driver(tmp_path, jobs=1, seconds=120, stop_wait=2)
+    try:
+        server, (job,) = _wait_for(lambda: _server_and_jobs(driver.pid, 1), 60, "the job running")
+        kernels = _wait_for(lambda: _children(job), 60, "the job's kernel running")
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=10)
+        for pid in (server, job, *kernels):
+            _wait_for(lambda pid=pid: not _alive(pid), 30, f"process {pid} gone")
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+
+
+def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
+    """An unknown function: the job fails with the child's one line, the server keeps
+    serving (a second job in the same process is made)."""
+    script = textwrap.dedent(
+        """
+        from geval_repro.pipeline.processes import ProcessJobError, run_in_process
+        try:
+            run_in_process("geval_repro.pipeline.report_jobs:no_such_function", {})
+        except ProcessJobError as error:
+            print(error.summary)
+        run_in_process(
+            "geval_repro.pipeline.report_jobs:write_pages", {"pages": {}, "config": {}}
+        )
+        print("second job done")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == [
+        "no_such_function: module 'geval_repro.pipeline.report_jobs' has no attribute "
+        "'no_such_function'",
+        "second job done",
+    ]
