@@ -12,9 +12,10 @@ come from the last line of each job's log (``geval_repro.pipeline.jobs``: "done 
 (<cpu> s CPU in the job's thread, without subprocesses)"): jobs run as threads of one
 process (the default profile), so concurrent jobs overlap and their wall times add up to
 more than the run's; the CPU column is the job's own thread plus, for a job that runs in a
-process of its own, that process and the subprocesses it waited for (its last log line,
-``geval_repro.pipeline.processes``; a notebook's kernel is one); METEOR 1.5's JVM, started
-by a thread, is counted in the run's total only. Snakemake's ``benchmark:`` files are not
+process of its own, that process since its fork and the subprocesses it waited for (its
+last log line, ``geval_repro.pipeline.fork_server``; a notebook's kernel is one); METEOR
+1.5's JVM, started by a thread, and the fork server's own imports are counted in the run's
+total only. Snakemake's ``benchmark:`` files are not
 used: under threads their ``cpu_time`` counts the whole process, and Snakemake samples each
 benchmarked job's process tree twice a second (psutil reading /proc smaps), which cost ~4 s
 of CPU per mirrored run. A warm rerun (nothing to do) is timed too.
@@ -39,7 +40,7 @@ from pathlib import Path
 import yaml
 
 from geval_repro.config import DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH, load_config
-from geval_repro.pipeline.processes import PROCESS_CPU
+from geval_repro.pipeline.fork_server import PROCESS_CPU
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"

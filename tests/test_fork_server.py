@@ -194,3 +194,20 @@ def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
         "'no_such_function'",
         "second job done",
     ]
+
+
+def test_in_own_process_makes_the_rule_function_of_a_process_function(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The rule function runs the function, by keyword, in a forked process whose log (its
+    last line the CPU it used) is the job's."""
+    from geval_repro.pipeline.fork_server import PROCESS_CPU
+    from geval_repro.pipeline.processes import in_own_process
+    from geval_repro.pipeline.report_jobs import write_pages
+
+    job = in_own_process(write_pages)
+    assert job.__name__ == "write_pages_in_own_process"
+    job(pages={}, config={})
+    lines = capsys.readouterr().err.splitlines()
+    assert "wrote 0 report pages" in lines[-2]
+    assert lines[-1].startswith(PROCESS_CPU)

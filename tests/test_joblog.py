@@ -225,7 +225,8 @@ def test_a_job_process_ends_its_log_with_its_cpu_time(capsys: pytest.CaptureFixt
     cannot: perf/time_pipeline.py adds the two), counted from its fork: the libraries it
     uses were imported by the fork server (a fresh interpreter spends 0.6 s or more on
     them)."""
-    from geval_repro.pipeline.processes import PROCESS_CPU, run_in_process
+    from geval_repro.pipeline.fork_server import PROCESS_CPU
+    from geval_repro.pipeline.processes import run_in_process
 
     run_in_process("geval_repro.pipeline.report_jobs:write_pages", {"pages": {}, "config": {}})
     lines = capsys.readouterr().err.splitlines()

@@ -164,8 +164,12 @@ def _preload(call: str) -> None:
 
 def _fork(request_socket: socket.socket, log_fd: int, others: list[int]) -> int:
     """Read the job's request, fork its process; in the parent return the child's pid."""
-    with request_socket.makefile("rb") as stream:
-        request = json.loads(stream.read())
+    try:
+        with request_socket.makefile("rb") as stream:
+            request = json.loads(stream.read())
+    except (OSError, ValueError):
+        os.close(log_fd)
+        raise
     _preload(str(request["call"]))
     sys.stdout.flush()
     sys.stderr.flush()
@@ -243,7 +247,7 @@ def serve(control: socket.socket, stop_wait: float) -> None:
                     _stop_children(jobs, stop_wait)
                     return
                 request_socket = socket.socket(fileno=fds[0])
-                others = [control.fileno(), wake_read, wake_write]
+                others = [control.fileno(), selector.fileno(), wake_read, wake_write]
                 others += [s.fileno() for s in jobs.values()]
                 try:
                     pid = _fork(request_socket, fds[1], others)

@@ -15,7 +15,7 @@ from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.layout import Layout
-from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.processes import in_own_process, run_in_process
 from geval_repro.pipeline.targets import Targets
 from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark
 from geval_repro.registry.judges import JudgeSpec
@@ -178,19 +178,14 @@ def combine_pairs(
     write_pair(_concatenated(clusters, CLUSTER_COLUMNS).astype(ranks), clusters_stem)
 
 
-def cluster_figure(clusters: PathLike, benchmark: str, png: PathLike, svg: PathLike) -> None:
-    """The figure of one benchmark's ranking with its significance clusters, drawn in a
-    process of its own (:mod:`geval_repro.pipeline.processes`: drawing holds the
-    interpreter lock for 1-2 s)."""
-    run_in_process(
-        f"{__name__}:draw_cluster_figure",
-        {"clusters": clusters, "benchmark": benchmark, "png": png, "svg": svg},
-    )
-
-
 def draw_cluster_figure(clusters: str, benchmark: str, png: str, svg: str) -> None:
-    """The cluster-figure job's process
+    """The figure of one benchmark's ranking with its significance clusters
     (:func:`geval_repro.report.cluster_figure.cluster_figure_of`)."""
     from geval_repro.report.cluster_figure import cluster_figure_of
 
     cluster_figure_of(clusters, benchmark, png, svg)
+
+
+#: :func:`draw_cluster_figure` in a process of its own (:mod:`geval_repro.pipeline.processes`:
+#: drawing holds the interpreter lock for 1-2 s).
+cluster_figure_job = in_own_process(draw_cluster_figure)

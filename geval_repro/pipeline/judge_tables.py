@@ -15,7 +15,7 @@ from geval_repro.config import Settings, judge_spec
 from geval_repro.files.atomic import write_parquet, write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import rating_coverage
-from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
 from geval_repro.report.table_files import concat_csv, write_pair, write_rows
@@ -121,6 +121,29 @@ def subset_averages(
     write_rows(subset_average_rows(tables, specs), out)
 
 
+def result_tables_from_config(
+    judge: str,
+    processed: Mapping[str, str],
+    benchmark_table: str,
+    config: Mapping[str, Any],
+    out_dir: str,
+    run_files: Mapping[str, str],
+) -> None:
+    """:func:`write_result_tables` of judge run ``judge``, its spec and the settings made
+    from the run's ``config`` as the workflow makes them."""
+    spec = judge_spec(judge, config["judges"][judge])
+    write_result_tables(
+        spec, processed, benchmark_table, Settings.from_config(config), out_dir, run_files
+    )
+
+
+#: :func:`result_tables_from_config` in a process of its own
+#: (:mod:`geval_repro.pipeline.processes`): a run's tables are 1-2 s of Python, which in a
+#: job thread would hold the interpreter lock that the other job threads need. So are its
+#: sweep and its figures.
+result_tables_job = in_own_process(result_tables_from_config)
+
+
 def sweep_table(
     replies_path: PathLike, benchmark_table: PathLike, settings: Settings, out: PathLike
 ) -> None:
@@ -144,23 +167,25 @@ def sweep_table(
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
 
 
-def sweep_figures(
-    sweep_path: PathLike, judge: str, entry: Mapping[str, Any], out_dir: PathLike
+def sweep_from_config(
+    replies_path: str, benchmark_table: str, config: Mapping[str, Any], out: str
 ) -> None:
-    """The figures of the sweep of judge run ``judge`` (its config entry ``entry``;
-    :data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``, drawn in a process
-    of its own (:mod:`geval_repro.pipeline.processes`: drawing and saving four figures
-    holds the interpreter lock for 1-3 s, which the job threads share)."""
-    run_in_process(
-        f"{__name__}:draw_sweep_figures",
-        {"sweep_path": sweep_path, "judge": judge, "entry": entry, "out_dir": out_dir},
-    )
+    """:func:`sweep_table` with the settings made from the run's ``config``."""
+    sweep_table(replies_path, benchmark_table, Settings.from_config(config), out)
+
+
+#: :func:`sweep_from_config` in a process of its own (as :data:`result_tables_job`).
+sweep_job = in_own_process(sweep_from_config)
 
 
 def draw_sweep_figures(sweep_path: str, judge: str, entry: Mapping[str, Any], out_dir: str) -> None:
-    """The sweep-figure job's process: :func:`geval_repro.report.figures.sweep_figures` of
-    the run's spec (:func:`geval_repro.config.judge_spec` of ``entry``)."""
+    """The figures of the sweep of judge run ``judge`` (its config entry ``entry``;
+    :data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``."""
     figures.sweep_figures(sweep_path, spec=judge_spec(judge, entry), out_dir=out_dir)
+
+
+#: :func:`draw_sweep_figures` in a process of its own (as :data:`result_tables_job`).
+sweep_figures_job = in_own_process(draw_sweep_figures)
 
 
 def combine_sweeps(parts: Sequence[PathLike], out: PathLike) -> None:

@@ -1,10 +1,14 @@
 """Jobs that run in a process of their own: the judge runs (they talk to a model server for
 minutes and must stop within seconds when asked), the notebooks and the notebooks' report
 pages (nbclient and nbconvert import IPython, whose half-finished import a job thread beside
-them could see), and the few jobs that compute for several seconds in Python (the
-judge-vs-judge tests, the baseline rows, the writer-vs-GPT-3.5 figure): the job threads
-share one interpreter lock, so in a thread such a job would stall every other (measured:
-the mirrored run's wall time follows the sum of its threads' CPU time).
+them could see), and the jobs that compute or draw for a second or more in Python (the
+judge-vs-judge tests, the baseline rows, the writer-vs-GPT-3.5 figure, each judge run's
+result tables, sweep, tests against the baselines and sweep figures, each benchmark's
+significance-cluster figure): the job threads share one interpreter lock, so in a thread
+such a job would stall every other (measured: the mirrored run's wall time follows the sum
+of its threads' CPU time). Forked from the run's fork server, such a process starts with
+its libraries loaded (a job with nothing to do reports 0.0 s of CPU), not with the 0.6-1.1 s
+of a fresh interpreter's imports.
 
 The other jobs run as threads of one Snakemake process (``force-use-threads`` in the
 default profile, a documented Snakemake option): no re-parse of the workflow and no
@@ -34,24 +38,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
-import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from geval_repro.pipeline import fork_server
-from geval_repro.pipeline.fork_server import FAILED, PACKAGE, PROCESS_CPU
-
-__all__ = ["PROCESS_CPU", "ProcessJobError", "run_in_process", "running_children"]
-
-log = logging.getLogger(__name__)
+from geval_repro.pipeline.fork_server import FAILED, PACKAGE
 
 #: Exit codes of a child stopped by a signal: 128 + its number (the child's own exit) or
 #: minus its number (killed by it).
@@ -228,3 +227,18 @@ def run_in_process(call: str, kwargs: Mapping[str, Any]) -> None:
             "answers are cached): rerun to resume"
         )
     raise ProcessJobError(f"{function}: {reason}")
+
+
+def in_own_process(function: Callable[..., None]) -> Callable[..., None]:
+    """The rule function that runs ``function`` (a module-level function of
+    :mod:`geval_repro.pipeline` whose arguments are paths, strings, numbers and mappings) in
+    a process of its own (:func:`run_in_process`): called in the job's thread with the same
+    arguments, by keyword."""
+    call = f"{function.__module__}:{function.__name__}"
+
+    def job(**kwargs: Any) -> None:
+        run_in_process(call, kwargs)
+
+    job.__name__ = job.__qualname__ = f"{function.__name__}_in_own_process"
+    job.__doc__ = f":func:`{function.__name__}` in a process of its own ({call})."
+    return job

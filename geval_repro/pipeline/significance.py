@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
-from geval_repro.config import Settings
+from geval_repro.config import Settings, judge_spec
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
+from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
@@ -46,6 +48,34 @@ def judge_significance(
         seed=settings.seed,
     )
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
+
+
+def significance_from_config(
+    judge: str,
+    processed: Mapping[str, str],
+    benchmark_table: str,
+    baseline_rows: str,
+    baseline_scores: Sequence[str],
+    config: Mapping[str, Any],
+    out: str,
+) -> None:
+    """:func:`judge_significance` of judge run ``judge``, its spec and the settings made from
+    the run's ``config`` as the workflow makes them."""
+    judge_significance(
+        judge_spec(judge, config["judges"][judge]),
+        processed,
+        benchmark_table,
+        baseline_rows,
+        baseline_scores,
+        Settings.from_config(config),
+        out,
+    )
+
+
+#: :func:`significance_from_config` in a process of its own
+#: (:mod:`geval_repro.pipeline.processes`): the tests are about a second of Python, which in
+#: a job thread would hold the interpreter lock that the other job threads need.
+significance_job = in_own_process(significance_from_config)
 
 
 def read_significance(parts: Sequence[PathLike]) -> pd.DataFrame:

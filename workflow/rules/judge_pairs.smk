@@ -61,9 +61,11 @@ rule significance_clusters_figure:
         LAYOUT.logs / "judge_pairs" / "{benchmark}_figure.log",
     localrule: True
     run:
-        from geval_repro.pipeline.judge_pairs import cluster_figure
+        from geval_repro.pipeline.judge_pairs import cluster_figure_job
 
-        cluster_figure(input[0], wildcards.benchmark, output.png, output.svg)
+        cluster_figure_job(
+            clusters=input[0], benchmark=wildcards.benchmark, png=output.png, svg=output.svg
+        )
 
 
 rule pairwise_significance:

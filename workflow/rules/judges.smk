@@ -43,13 +43,13 @@ for _judge, _spec in JUDGES.items():
         run:
             from geval_repro.pipeline import judge_tables
 
-            judge_tables.write_result_tables(
-                params.spec,
-                params.processed,
-                input.benchmark_table,
-                SETTINGS,
-                LAYOUT.judge_tables(params.spec.name),
-                params.run_files,
+            judge_tables.result_tables_job(
+                judge=params.spec.name,
+                processed=params.processed,
+                benchmark_table=input.benchmark_table,
+                config=config,
+                out_dir=LAYOUT.judge_tables(params.spec.name),
+                run_files=params.run_files,
             )
 
 
@@ -76,16 +76,16 @@ for _judge in CORRELATED:
         log:
             LAYOUT.logs / "judges" / f"{_judge}_significance.log",
         run:
-            from geval_repro.pipeline.significance import judge_significance
+            from geval_repro.pipeline.significance import significance_job
 
-            judge_significance(
-                params.spec,
-                params.processed,
-                input.benchmark_table,
-                input.baseline_rows,
-                input.baseline_scores,  # empty for a benchmark without baselines
-                SETTINGS,
-                output[0],
+            significance_job(
+                judge=params.spec.name,
+                processed=params.processed,
+                benchmark_table=input.benchmark_table,
+                baseline_rows=input.baseline_rows,
+                baseline_scores=list(input.baseline_scores),  # empty: no baselines
+                config=config,
+                out=output[0],
             )
 
 
@@ -105,7 +105,12 @@ rule judge_sweep:
     run:
         from geval_repro.pipeline import judge_tables
 
-        judge_tables.sweep_table(input.replies, input.benchmark_table, SETTINGS, output[0])
+        judge_tables.sweep_job(
+            replies_path=input.replies,
+            benchmark_table=input.benchmark_table,
+            config=config,
+            out=output[0],
+        )
 
 
 rule judge_sweep_figures:
@@ -128,9 +133,14 @@ rule judge_sweep_figures:
         LAYOUT.logs / "judges" / "{judge}_sweep_figures.log",
     localrule: True
     run:
-        from geval_repro.pipeline.judge_tables import sweep_figures
+        from geval_repro.pipeline.judge_tables import sweep_figures_job
 
-        sweep_figures(input[0], wildcards.judge, config["judges"][wildcards.judge], params.out)
+        sweep_figures_job(
+            sweep_path=input[0],
+            judge=wildcards.judge,
+            entry=config["judges"][wildcards.judge],
+            out_dir=params.out,
+        )
 
 
 rule rerun_agreement:
