@@ -125,6 +125,15 @@ def _server_and_jobs(driver: int, jobs: int) -> tuple[int, list[int]] | None:
     return (servers[0], children) if len(children) == jobs else None
 
 
+def _session_leaders(pids: list[int]) -> bool:
+    """Whether each of ``pids`` leads a session of its own (a child calls setsid a moment
+    after the fork)."""
+    try:
+        return all(os.getsid(pid) == pid for pid in pids)
+    except ProcessLookupError:
+        return False
+
+
 def test_jobs_are_children_of_one_server_each_in_a_session_of_its_own(tmp_path: Path) -> None:
     driver = _start_driver(tmp_path, jobs=2, seconds=1.5)
     try:
@@ -132,7 +141,7 @@ def test_jobs_are_children_of_one_server_each_in_a_session_of_its_own(tmp_path: 
             lambda: _server_and_jobs(driver.pid, 2), 60, "one server running both jobs"
         )
         assert os.getsid(server) == server  # not in the driver's session
-        assert all(os.getsid(job) == job for job in jobs)
+        _wait_for(lambda: _session_leaders(jobs), 30, "each job in a session of its own")
         out, err = driver.communicate(timeout=120)
     finally:
         if driver.poll() is None:
