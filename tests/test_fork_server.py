@@ -32,6 +32,7 @@ DRIVER = textwrap.dedent(
     from geval_repro.pipeline.processes import ProcessJobError, run_in_process
 
     fork_server.STOP_WAIT = float(sys.argv[2])  # what the server waits before SIGKILL
+    printing = threading.Lock()  # print() writes the line and its end apart
 
     def job(notebook, target):
         try:
@@ -42,7 +43,8 @@ DRIVER = textwrap.dedent(
             outcome = "done"
         except ProcessJobError as error:
             outcome = error.summary
-        print(json.dumps({"target": target, "outcome": outcome}), flush=True)
+        with printing:
+            print(json.dumps({"target": target, "outcome": outcome}), flush=True)
 
     threads = [threading.Thread(target=job, args=pair) for pair in json.loads(sys.argv[1])]
     for thread in threads:
