@@ -179,9 +179,12 @@ def snakemake_process(
     return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
 
 
-def run_in_folder(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+def run_in_folder(
+    folder: Path, command: list[str], timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``command`` (a Python process: a small workflow's ``snakemake``, a snippet) in
-    ``folder`` with this checkout's package importable; return the process."""
+    ``folder`` with this checkout's package importable (at most ``timeout`` s); return the
+    process."""
     return subprocess.run(
         command,
         cwd=folder,
@@ -189,6 +192,7 @@ def run_in_folder(folder: Path, command: list[str]) -> subprocess.CompletedProce
         text=True,
         check=False,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=timeout,
     )
 
 

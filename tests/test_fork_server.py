@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, run_in_folder
 
 pytestmark = pytest.mark.slow
 
@@ -190,15 +190,7 @@ def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
         print("second job done")
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        check=False,
-        timeout=120,
-    )
+    done = run_in_folder(tmp_path, [sys.executable, "-c", script], timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines() == [
         "no_such_function: module 'geval_repro.pipeline.report_jobs' has no attribute "
