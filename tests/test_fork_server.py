@@ -158,8 +158,8 @@ def test_jobs_are_children_of_one_server_each_in_a_session_of_its_own(tmp_path: 
 
 def test_a_killed_parent_leaves_no_server_job_or_kernel_behind(tmp_path: Path) -> None:
     """SIGKILL to the process that asked for the job: the server's socket closes, it sends
-    SIGTERM to the job and SIGKILL after its stop wait (here 2 s: a notebook job waiting on
-    its kernel may miss a SIGTERM), the kernel follows its parent."""
+    SIGTERM to the job and SIGKILL after its stop wait (here 2 s), the kernel follows its
+    parent."""
     driver = _start_driver(tmp_path, jobs=1, seconds=120, stop_wait=2)
     try:
         server, (job,) = _wait_for(lambda: _server_and_jobs(driver.pid, 1), 60, "the job running")
@@ -172,6 +172,44 @@ def test_a_killed_parent_leaves_no_server_job_or_kernel_behind(tmp_path: Path) -
         if driver.poll() is None:
             driver.kill()
             driver.wait()
+
+
+def _kernel_folder(kernel: int) -> Path:
+    """The private folder of a notebook job's kernel (its IPC sockets), from the connection
+    file on its command line."""
+    arguments = _cmdline(kernel).split()
+    connection = json.loads(Path(arguments[arguments.index("-f") + 1]).read_text())
+    return Path(connection["ip"]).parent
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_a_notebook_job_stops_on_a_stop_signal_with_its_kernel(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """The signal Snakemake passes on to a job's process (Ctrl-C or SIGTERM) while its
+    notebook's cell runs: the job stops within seconds, named as stopped by that signal, its
+    kernel and the kernel's folder gone, no notebook written (the server's SIGKILL, 30 s
+    later, plays no part)."""
+    driver = _start_driver(tmp_path, jobs=1, seconds=120)
+    try:
+        _, (job,) = _wait_for(lambda: _server_and_jobs(driver.pid, 1), 60, "the job running")
+        (kernel,) = _wait_for(lambda: _children(job), 60, "the job's kernel running")
+        folder = _wait_for(lambda: _kernel_folder(kernel), 30, "the kernel's folder")
+        time.sleep(1)  # the cell is running
+        os.kill(job, stop)
+        try:
+            out, err = driver.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the notebook job did not stop within 15 s of {stop.name}")
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    (line,) = out.splitlines()
+    assert f"stopped by {stop.name}" in json.loads(line)["outcome"], err
+    _wait_for(lambda: not _alive(kernel), 10, "the kernel gone")
+    assert not folder.exists()
+    assert not (tmp_path / "o0.ipynb").exists()
 
 
 def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:

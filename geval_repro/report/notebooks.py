@@ -13,15 +13,19 @@ could see: the pipeline calls this module in a process of its own
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import os
+import signal
 import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
@@ -33,6 +37,8 @@ from geval_repro.report.html_page import PAGE
 RESULTS_ENV = "GEVAL_REPRO_RESULTS"
 PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
 CELL_TIMEOUT = 900  # seconds
+#: Seconds a stopped notebook's nbclient thread gets to see its killed kernel and end.
+STOP_WAIT = 10
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +55,8 @@ def execute_notebook(
 
     ``results_dir`` / ``processed_dir`` (made absolute) override the folders the notebook
     reads; without them it reads its defaults (the repository's folders). A failing cell
-    raises :class:`nbclient.exceptions.CellExecutionError`.
+    raises :class:`nbclient.exceptions.CellExecutionError`; Ctrl-C or SIGTERM while it runs
+    kills the kernel and goes on up (:func:`_execute_in_thread`).
     """
     env = dict(os.environ)
     if results_dir is not None:
@@ -60,7 +67,7 @@ def execute_notebook(
     # it writes to its stderr goes to this job's log, not to the console.
     with tempfile.TemporaryDirectory(prefix="geval-kernel-") as folder:
         stderr_path = Path(folder) / "kernel.stderr"
-        manager = KernelManager(
+        manager = AsyncKernelManager(
             kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel")
         )
         client = NotebookClient(
@@ -73,14 +80,53 @@ def execute_notebook(
         )
         try:
             with stderr_path.open("w", encoding="utf-8") as stderr:
-                client.execute(env=env, stderr=stderr)
+                _execute_in_thread(client, manager, env=env, stderr=stderr)
         finally:
-            if manager.has_kernel:
-                manager.shutdown_kernel(now=True)
             chatter = stderr_path.read_text(encoding="utf-8", errors="replace").strip()
             if chatter:
                 log.info("kernel stderr:\n%s", chatter)
     return notebook
+
+
+def _execute_in_thread(
+    client: NotebookClient, manager: AsyncKernelManager, **kwargs: object
+) -> None:
+    """``client.execute(**kwargs)``, then the kernel shut down, in a thread of its own (and
+    its event loop), waited for in this one.
+
+    Run in the main thread, nbclient puts asyncio handlers of its own in place of the
+    process's for Ctrl-C and SIGTERM: with a blocking kernel client (``KernelManager``) its
+    loop waits inside zmq, so they never ran and a stop was lost until a SIGKILL; with an
+    asynchronous one they shut the kernel down and fail the cell with "Kernel died", then
+    leave SIGTERM at its default. In a thread of its own nbclient sets none: the process's
+    handlers stay, a stop raises here, the kernel is killed, nbclient's thread sees it gone
+    and ends (bounded by :data:`STOP_WAIT`), and the stop goes on up.
+    """
+    failure: list[BaseException] = []
+
+    def execute() -> None:
+        try:
+            try:
+                client.execute(**kwargs)
+            finally:
+                if manager.has_kernel:
+                    run_sync(manager.shutdown_kernel)(now=True)
+        except BaseException as error:  # handed to the waiting thread, raised there
+            failure.append(error)
+
+    thread = threading.Thread(target=execute, name="nbclient", daemon=True)
+    thread.start()
+    try:
+        thread.join()
+    except BaseException:  # Ctrl-C's KeyboardInterrupt, SIGTERM's SystemExit
+        pid = getattr(manager.provisioner, "pid", None)
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        thread.join(STOP_WAIT)
+        raise
+    if failure:
+        raise failure[0]
 
 
 def execute_notebook_file(
