@@ -14,11 +14,11 @@ import pandas
 import pytest
 
 from geval_repro.config import judge_files, judge_spec, load_config
+from geval_repro.files.checkout import git_state
 from geval_repro.registry.sources import get_source
 from geval_repro.report.provenance import (
     ProvenanceError,
     differences,
-    git_state,
     read_provenance,
     sidecar_path,
     write_provenance,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -105,6 +106,9 @@ def test_summeval_from_mirror_logprobs_and_manifest(server, tmp_path, mirror_dir
     assert manifest["system_fingerprints"] == ["fp_fake"]
     assert manifest["counts"]["sent"] == 4
     assert manifest["base_url_host"] == server.base_url.removeprefix("http://")
+    # the checkout the run was made from: its commit, and whether tracked files differ
+    assert re.fullmatch(r"[0-9a-f]{40}", manifest["git_commit"])
+    assert manifest["git_dirty"] in (True, False)
 
 
 @pytest.mark.parametrize(

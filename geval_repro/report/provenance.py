@@ -30,8 +30,8 @@ The file is JSON with sorted keys and no timestamp: identical inputs, config and
 give identical bytes, so regenerating committed results at a later commit changes nothing.
 The checkout a run was made from is recorded once per run instead, in the run manifest
 (:func:`write_run_manifest`, ``results/run_manifest.json``, not committed: the commit that
-holds committed results is their record): ``git rev-parse HEAD`` and ``dirty``, whether
-tracked files other than generated ones (:data:`GENERATED_PATHSPECS`) differ from it.
+holds committed results is their record): ``git rev-parse HEAD`` and ``dirty``
+(:func:`geval_repro.files.checkout.git_state`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -47,8 +46,9 @@ from typing import Any
 
 from geval_repro.config import judge_files, judge_spec
 from geval_repro.files.atomic import write_text
+from geval_repro.files.checkout import git_state
 from geval_repro.files.digest import sha256_of
-from geval_repro.registry.sources import REPO_ROOT, load_registry
+from geval_repro.registry.sources import load_registry
 
 SIDECAR_SUFFIX = ".provenance.json"
 FORMAT_VERSION = 1
@@ -71,14 +71,6 @@ PACKAGES: tuple[str, ...] = (
 
 LOCATION_KEYS: tuple[str, ...] = ("data_dir", "results_dir", "mirror", "download")
 JUDGE_KEYS: tuple[str, ...] = ("judges", "judges_to_run")
-
-GENERATED_PATHSPECS: tuple[str, ...] = (
-    ":(exclude)results",
-    ":(exclude)data/raw",
-    ":(exclude)data/processed",
-    ":(exclude)notebooks/*.ipynb",
-    ":(exclude)README.md",
-)
 
 Record = dict[str, Any]
 
@@ -120,24 +112,6 @@ def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[name] = "absent"
     return versions
-
-
-def git_state(repo: Path = REPO_ROOT) -> dict[str, Any]:
-    """``{"commit": HEAD, "dirty": bool}``; both ``None`` outside a git checkout."""
-
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-        ).stdout
-
-    try:
-        commit = git("rev-parse", "HEAD").strip()
-        changed = git(
-            "status", "--porcelain", "--untracked-files=no", "--", ".", *GENERATED_PATHSPECS
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": bool(changed.strip())}
 
 
 def analysis_config(

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from geval_repro.files.atomic import write_text
+from geval_repro.files.checkout import git_state
 from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 from geval_repro.runner.cache import (
     CACHE_FILE,
@@ -507,25 +508,11 @@ def item_record(
     return record
 
 
-def _git_commit() -> str | None:
-    """HEAD of the checkout holding this package, None outside one.
-
-    (Not :func:`geval_repro.report.provenance.git_state`: that module imports Snakemake, seconds.)
-    """
-    import subprocess
-
-    from geval_repro.registry.sources import REPO_ROOT
-
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return done.stdout.strip() or None
+def _checkout() -> dict[str, Any]:
+    """The manifest's record of the checkout the run was made from: ``git_commit`` (HEAD)
+    and ``git_dirty`` (tracked files differ from it; both None outside a checkout)."""
+    state = git_state()
+    return {"git_commit": state["commit"], "git_dirty": state["dirty"]}
 
 
 def _toolkit_version() -> str | None:
@@ -752,7 +739,7 @@ def run_judge(
         manifest = {
             "tool": "geval-repro judge",
             "toolkit_version": _toolkit_version(),
-            "git_commit": _git_commit(),
+            **_checkout(),
             "benchmark": plan.benchmark.name,
             "dimension": options.dimension,
             "judge_scale": [min(plan.ratings), max(plan.ratings)],
