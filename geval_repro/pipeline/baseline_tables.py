@@ -40,7 +40,7 @@ from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet
 from geval_repro.files.paths import PathLike
-from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.benchmarks import BASELINE_FAMILIES, BENCHMARKS, get_benchmark
 from geval_repro.report.table_files import write_rows
 from geval_repro.tables.averages import average_rows
@@ -185,26 +185,17 @@ def baseline_scores(
     SCORERS[family](tables, Path(cache), out)
 
 
-def baseline_rows_job(
-    tables: Mapping[str, PathLike],
-    scores: Mapping[str, PathLike],
-    config: Mapping[str, Any],
-    out: PathLike,
-) -> None:
-    """:func:`baseline_rows` in a process of its own (:mod:`geval_repro.pipeline.processes`):
-    seconds of pandas and bootstraps that in a job thread would hold the interpreter lock
-    every other job thread of the run needs; the settings come from the run's ``config``."""
-    run_in_process(
-        f"{__name__}:baseline_rows_from_config",
-        {"tables": tables, "scores": scores, "config": config, "out": out},
-    )
-
-
 def baseline_rows_from_config(
     tables: dict[str, str], scores: dict[str, str], config: dict[str, Any], out: str
 ) -> None:
-    """The process of :func:`baseline_rows_job`."""
+    """:func:`baseline_rows` with the settings made from the run's ``config``."""
     baseline_rows(tables, scores, Settings.from_config(config), out)
+
+
+#: :func:`baseline_rows_from_config` in a process of its own
+#: (:mod:`geval_repro.pipeline.processes`): seconds of pandas and bootstraps that in a job
+#: thread would hold the interpreter lock every other job thread of the run needs.
+baseline_rows_job = in_own_process(baseline_rows_from_config)
 
 
 def baseline_rows(

@@ -15,7 +15,7 @@ from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.layout import Layout
-from geval_repro.pipeline.processes import in_own_process, run_in_process
+from geval_repro.pipeline.processes import in_own_process
 from geval_repro.pipeline.targets import Targets
 from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark
 from geval_repro.registry.judges import JudgeSpec
@@ -106,34 +106,6 @@ def benchmark_pairs(
     write_text(clusters_out, clusters.to_csv(index=False, lineterminator="\n"))
 
 
-def benchmark_pairs_job(
-    benchmark: str,
-    benchmark_table: PathLike,
-    baseline_scores: Sequence[PathLike],
-    judges: Sequence[str],
-    processed: Mapping[str, Mapping[str, PathLike]],
-    config: Mapping[str, Any],
-    pairs_out: PathLike,
-    clusters_out: PathLike,
-) -> None:
-    """:func:`benchmark_pairs` in a process of its own (:mod:`geval_repro.pipeline.processes`):
-    the longest job of a run is pure Python and NumPy on small matrices, and in a job thread
-    it would hold the interpreter lock that every other job thread of the run needs."""
-    run_in_process(
-        f"{__name__}:benchmark_pairs_from_config",
-        {
-            "benchmark": benchmark,
-            "benchmark_table": benchmark_table,
-            "baseline_scores": list(baseline_scores),
-            "judges": list(judges),
-            "processed": processed,
-            "config": config,
-            "pairs_out": pairs_out,
-            "clusters_out": clusters_out,
-        },
-    )
-
-
 def benchmark_pairs_from_config(
     benchmark: str,
     benchmark_table: str,
@@ -144,8 +116,8 @@ def benchmark_pairs_from_config(
     pairs_out: str,
     clusters_out: str,
 ) -> None:
-    """The process of :func:`benchmark_pairs_job`: the judge specs and the settings made
-    from the run's ``config`` as the workflow makes them."""
+    """:func:`benchmark_pairs` with the judge specs and the settings made from the run's
+    ``config`` as the workflow makes them."""
     layout = Layout.from_config(config)
     benchmark_pairs(
         BENCHMARKS[benchmark],
@@ -157,6 +129,13 @@ def benchmark_pairs_from_config(
         pairs_out,
         clusters_out,
     )
+
+
+#: :func:`benchmark_pairs_from_config` in a process of its own
+#: (:mod:`geval_repro.pipeline.processes`): the longest job of a run is pure Python and
+#: NumPy on small matrices, and in a job thread it would hold the interpreter lock that every
+#: other job thread of the run needs.
+benchmark_pairs_job = in_own_process(benchmark_pairs_from_config)
 
 
 def _concatenated(parts: Sequence[PathLike], columns: list[str]) -> pd.DataFrame:

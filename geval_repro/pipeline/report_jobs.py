@@ -9,24 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from geval_repro.files.paths import PathLike
-from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.processes import in_own_process, run_in_process
 from geval_repro.report.pages import write_report_pages
 
 
-def notebook(source: PathLike, target: PathLike, *, results: PathLike, processed: PathLike) -> None:
-    """Execute the notebook ``source`` against this run's folders into ``target``."""
-    run_in_process(
-        f"{__name__}:execute_notebook",
-        {"source": source, "target": target, "results": results, "processed": processed},
-    )
-
-
 def execute_notebook(source: str, target: str, results: str, processed: str) -> None:
-    """The notebook job's process (:func:`geval_repro.report.notebooks.execute_notebook_file`)."""
+    """Execute the notebook ``source`` against this run's folders (``results``,
+    ``processed``) into ``target`` (:func:`geval_repro.report.notebooks.execute_notebook_file`)."""
     from geval_repro.report.notebooks import execute_notebook_file
 
     execute_notebook_file(source, target, results_dir=results, processed_dir=processed)
+
+
+#: The notebook job: :func:`execute_notebook` in a process of its own.
+notebook = in_own_process(execute_notebook)
 
 
 def report_pages(pages: Mapping[str, Mapping[str, Any]], config: Mapping[str, Any]) -> None:

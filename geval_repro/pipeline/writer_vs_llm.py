@@ -23,7 +23,7 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
-from geval_repro.pipeline.processes import run_in_process
+from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.figures import save_figure
@@ -159,18 +159,14 @@ def figure_panels(group_means: pd.DataFrame) -> list[list[tuple[str, str, str]]]
     return [row for row in rows if row]
 
 
-def figure_job(group_means: PathLike, png: PathLike, svg: PathLike) -> None:
-    """:func:`figure` in a process of its own (:mod:`geval_repro.pipeline.processes`): its
-    many panels keep matplotlib busy for seconds, which in a job thread would hold the
-    interpreter lock that every other job thread of the run needs."""
-    run_in_process(
-        f"{__name__}:figure",
-        {"group_means": group_means, "png": png, "svg": svg},
-    )
-
-
 def figure(group_means: PathLike, png: PathLike, svg: PathLike) -> None:
     """The paper's figure (mean score of each author's summaries per human preference
     group, the overall question) of every metric of the group-means table -> PNG + SVG."""
     table = read_rows([group_means])
     save_figure(group_means_figure(table, figure_panels(table)), png, svg)
+
+
+#: :func:`figure` in a process of its own (:mod:`geval_repro.pipeline.processes`): its many
+#: panels keep matplotlib busy for seconds, which in a job thread would hold the interpreter
+#: lock that every other job thread of the run needs.
+figure_job = in_own_process(figure)

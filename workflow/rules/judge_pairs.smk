@@ -35,14 +35,14 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             from geval_repro.pipeline.judge_pairs import benchmark_pairs_job
 
             benchmark_pairs_job(
-                params.benchmark.name,
-                input.benchmark_table,
-                input.baseline_scores,  # empty for a benchmark without baselines
-                params.judges,
-                params.processed,
-                config,
-                output.pairs,
-                output.clusters,
+                benchmark=params.benchmark.name,
+                benchmark_table=input.benchmark_table,
+                baseline_scores=list(input.baseline_scores),  # empty: no baselines
+                judges=params.judges,
+                processed=params.processed,
+                config=config,
+                pairs_out=output.pairs,
+                clusters_out=output.clusters,
             )
 
 

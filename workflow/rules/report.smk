@@ -51,7 +51,12 @@ rule notebook:
     run:
         from geval_repro.pipeline.report_jobs import notebook
 
-        notebook(input.notebook, output[0], results=LAYOUT.results, processed=LAYOUT.processed)
+        notebook(
+            source=input.notebook,
+            target=output[0],
+            results=LAYOUT.results,
+            processed=LAYOUT.processed,
+        )
 
 
 rule readme_results:

@@ -66,7 +66,9 @@ rule baseline_rows:
     run:
         from geval_repro.pipeline import baseline_tables
 
-        baseline_tables.baseline_rows_job(params.tables, params.scores, config, output[0])
+        baseline_tables.baseline_rows_job(
+            tables=params.tables, scores=params.scores, config=config, out=output[0]
+        )
 
 
 rule human_tables:

@@ -105,7 +105,7 @@ for _benchmark, _judges in PREFERENCE_JUDGES.items():
         run:
             from geval_repro.pipeline.writer_vs_llm import figure_job
 
-            figure_job(input[0], output.png, output.svg)
+            figure_job(group_means=input[0], png=output.png, svg=output.svg)
 
 
 rule writer_vs_llm:
