@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
-from time_pipeline import LAUNCHER, MAIN_CPU, REPO_ROOT, benchmark_config, timed
+from time_pipeline import MAIN_CPU, add_run_arguments, mirror_folder, run_command, timed
 
 from geval_repro.baselines.meteor_java import meteor_coco
 from geval_repro.baselines.references import GROUND_TRUTH_SYSTEM, topical_chat_references
@@ -138,12 +138,10 @@ def meteor_jvm_seconds(data: Path) -> tuple[float, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirror", default=os.environ.get("GEVAL_REPRO_MIRROR"))
-    parser.add_argument("--cores", type=int, default=2)
+    add_run_arguments(parser)
     args = parser.parse_args()
-    mirror = Path(args.mirror or REPO_ROOT.parent / "shared" / "mirror")
-    if not (mirror / "MANIFEST.tsv").is_file():
-        print(f"no offline mirror at {mirror}: pass --mirror or set GEVAL_REPRO_MIRROR")
+    mirror = mirror_folder(args.mirror)
+    if mirror is None:
         return 2
     folder = Path(tempfile.mkdtemp(prefix="geval-floor-"))
     shim = folder / "shim"
@@ -155,20 +153,7 @@ def main() -> int:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(shim), os.environ.get("PYTHONPATH", "")) if p
     )
-    command = [
-        sys.executable,
-        "-c",
-        LAUNCHER,
-        "all",
-        "--cores",
-        str(args.cores),
-        "--configfile",
-        str(benchmark_config(folder)),
-        "--config",
-        f"data_dir={folder / 'data'}",
-        f"results_dir={folder / 'results'}",
-        f"mirror={mirror.resolve()}",
-    ]
+    command = run_command(folder, mirror, args.cores, ["all"])
     done, wall, cpu = timed(command)
     if done.returncode != 0:
         print(done.stderr[-5000:])

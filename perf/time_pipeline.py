@@ -101,6 +101,41 @@ def benchmark_config(folder: Path) -> Path:
     return path
 
 
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--mirror`` (default: GEVAL_REPRO_MIRROR, else ../shared/mirror) and ``--cores``."""
+    parser.add_argument("--mirror", default=os.environ.get("GEVAL_REPRO_MIRROR"))
+    parser.add_argument("--cores", type=int, default=2)
+
+
+def mirror_folder(argument: str | None) -> Path | None:
+    """The mirror ``--mirror`` names (else ../shared/mirror); None, saying so, if it is not
+    one."""
+    mirror = Path(argument or REPO_ROOT.parent / "shared" / "mirror")
+    if not (mirror / "MANIFEST.tsv").is_file():
+        print(f"no offline mirror at {mirror}: pass --mirror or set GEVAL_REPRO_MIRROR")
+        return None
+    return mirror
+
+
+def run_command(folder: Path, mirror: Path, cores: int, targets: list[str]) -> list[str]:
+    """The timed Snakemake command: :data:`LAUNCHER` making ``targets`` on ``cores`` from
+    ``mirror`` into ``folder`` (data/, results/), with :func:`benchmark_config`'s config."""
+    return [
+        sys.executable,
+        "-c",
+        LAUNCHER,
+        *targets,
+        "--cores",
+        str(cores),
+        "--configfile",
+        str(benchmark_config(folder)),
+        "--config",
+        f"data_dir={folder / 'data'}",
+        f"results_dir={folder / 'results'}",
+        f"mirror={mirror.resolve()}",
+    ]
+
+
 def report(
     jobs: dict[str, tuple[float, float]], wall: float, cpu: float, main_cpu: float, warm: float
 ) -> str:
@@ -124,30 +159,15 @@ def report(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirror", default=os.environ.get("GEVAL_REPRO_MIRROR"))
-    parser.add_argument("--cores", type=int, default=2)
+    add_run_arguments(parser)
     parser.add_argument("--target", action="append", default=None, help="default: all")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
-    mirror = Path(args.mirror or REPO_ROOT.parent / "shared" / "mirror")
-    if not (mirror / "MANIFEST.tsv").is_file():
-        print(f"no offline mirror at {mirror}: pass --mirror or set GEVAL_REPRO_MIRROR")
+    mirror = mirror_folder(args.mirror)
+    if mirror is None:
         return 2
     folder = Path(tempfile.mkdtemp(prefix="geval-bench-"))
-    command = [
-        sys.executable,
-        "-c",
-        LAUNCHER,
-        *(args.target or ["all"]),
-        "--cores",
-        str(args.cores),
-        "--configfile",
-        str(benchmark_config(folder)),
-        "--config",
-        f"data_dir={folder / 'data'}",
-        f"results_dir={folder / 'results'}",
-        f"mirror={mirror.resolve()}",
-    ]
+    command = run_command(folder, mirror, args.cores, args.target or ["all"])
     done, wall, cpu = timed(command)
     if done.returncode != 0:
         print(done.stderr[-5000:])
