@@ -236,6 +236,18 @@ def test_git_state_commit_and_dirty_flag(tmp_path):
     assert git_state(tmp_path) == {"commit": head, "dirty": True}
 
 
+def test_git_state_is_none_below_a_checkouts_root(tmp_path):
+    """A package folder inside some other checkout (an installed wheel in a virtual
+    environment there) is not that checkout: its commit is not recorded."""
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    _git(tmp_path, "add", "code.py")
+    _git(tmp_path, "commit", "-q", "-m", "init")
+    inner = tmp_path / ".venv" / "lib" / "site-packages"
+    inner.mkdir(parents=True)
+    assert git_state(inner) == {"commit": None, "dirty": None}
+
+
 def test_run_manifest_records_the_checkout_once(tmp_path, config):
     from geval_repro.registry.sources import REPO_ROOT
     from geval_repro.report.provenance import write_run_manifest

@@ -4,7 +4,9 @@
 run's manifest (:mod:`geval_repro.runner.run`) record: ``git rev-parse HEAD`` and ``dirty``,
 whether tracked files other than generated ones (:data:`GENERATED_PATHSPECS`: results,
 processed data, executed notebooks, the README's generated section) differ from it. Both
-are ``None`` outside a git checkout (an installed wheel). Imports only the standard library
+are ``None`` unless the package's folder is a checkout's root (an installed wheel, even one in
+a virtual environment inside a checkout, was not necessarily built from that checkout's
+commit). Imports only the standard library
 and the registry's repository root, so the judge runner can call it without Snakemake.
 """
 
@@ -27,7 +29,11 @@ GENERATED_PATHSPECS: tuple[str, ...] = (
 
 
 def git_state(repo: Path = REPO_ROOT) -> dict[str, Any]:
-    """``{"commit": HEAD, "dirty": bool}``; both ``None`` outside a git checkout."""
+    """``{"commit": HEAD, "dirty": bool}`` of the checkout whose root is ``repo``; both
+    ``None`` when ``repo`` is not the root of one (an installed wheel, even in a virtual
+    environment inside some checkout, whose commit would not be the package's)."""
+    if not (Path(repo) / ".git").exists():  # a folder, or a file in a git worktree
+        return {"commit": None, "dirty": None}
 
     def git(*args: str) -> str:
         return subprocess.run(
