@@ -1,8 +1,9 @@
 """Jobs in a process of their own are forked from the run's fork server
 (geval_repro.pipeline.fork_server): one server per process that asks for jobs, each job a
 child of it in a session of its own; a job whose parent process dies, even by SIGKILL, does
-not outlive it (nor does the server or a notebook's kernel); a failing job says why in one
-line and the server goes on. Stops passed on by Snakemake: tests/test_job_stops.py."""
+not outlive it (nor does the server or a notebook's kernel); a notebook job stops on Ctrl-C
+and SIGTERM with its kernel; a failing job says why in one line and the server goes on.
+Stops passed on by Snakemake: tests/test_job_stops.py."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -210,6 +212,44 @@ def test_a_notebook_job_stops_on_a_stop_signal_with_its_kernel(
     _wait_for(lambda: not _alive(kernel), 10, "the kernel gone")
     assert not folder.exists()
     assert not (tmp_path / "o0.ipynb").exists()
+
+
+def test_a_stop_signal_that_lands_on_nbclients_thread_ends_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The operating system may hand a process's signal to any thread that does not block
+    it; Python runs the handler in the main thread, which waits for nbclient's thread:
+    it must look within a moment, not when nbclient is done (here: 30 s)."""
+    from geval_repro.report import notebooks
+
+    class Stop(Exception):
+        pass
+
+    def stop(number: int, frame: object) -> None:
+        raise Stop
+
+    release = threading.Event()
+
+    class Client:  # nbclient, waiting on a kernel when the signal comes to its thread
+        def execute(self, **kwargs: object) -> None:
+            time.sleep(0.5)  # the main thread is waiting by now
+            signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)
+            release.wait(30)
+
+    class Manager:  # no kernel started
+        provisioner = None
+        has_kernel = False
+
+    monkeypatch.setattr(notebooks, "STOP_WAIT", 0.1)
+    previous = signal.signal(signal.SIGUSR1, stop)
+    started = time.monotonic()
+    try:
+        with pytest.raises(Stop):
+            notebooks._execute_in_thread(Client(), Manager())  # type: ignore[arg-type]
+        assert time.monotonic() - started < 5
+    finally:
+        release.set()
+        signal.signal(signal.SIGUSR1, previous)
 
 
 def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:

@@ -39,6 +39,9 @@ PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
 CELL_TIMEOUT = 900  # seconds
 #: Seconds a stopped notebook's nbclient thread gets to see its killed kernel and end.
 STOP_WAIT = 10
+#: Seconds between the waiting thread's looks at whether nbclient's thread has ended (and at
+#: a stop signal the operating system handed to the other thread).
+WAKE_UP = 0.25
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +120,8 @@ def _execute_in_thread(
     thread = threading.Thread(target=execute, name="nbclient", daemon=True)
     thread.start()
     try:
-        thread.join()
+        while thread.is_alive():  # a signal that lands on nbclient's thread is handled here
+            thread.join(WAKE_UP)  # within WAKE_UP s (one that lands here, at once)
     except BaseException:  # Ctrl-C's KeyboardInterrupt, SIGTERM's SystemExit
         pid = getattr(manager.provisioner, "pid", None)
         if pid:
