@@ -252,6 +252,53 @@ def test_a_stop_signal_that_lands_on_nbclients_thread_ends_the_wait(
         signal.signal(signal.SIGUSR1, previous)
 
 
+def test_a_stop_before_the_kernel_has_started_kills_it_once_it_has(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while nbclient is still starting the kernel: the waiting thread kills the
+    kernel as soon as it is there (here a stand-in process), not only one that was there
+    when the stop came."""
+    from geval_repro.report import notebooks
+
+    class Stop(Exception):
+        pass
+
+    def stop(number: int, frame: object) -> None:
+        raise Stop
+
+    release = threading.Event()
+    kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+    class Provisioner:
+        pid: int | None = None
+
+    class Manager:
+        provisioner = Provisioner()
+        has_kernel = False
+
+    class Client:
+        def execute(self, **kwargs: object) -> None:
+            time.sleep(0.3)  # the main thread is waiting by now
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # the stop
+            time.sleep(0.5)
+            Manager.provisioner.pid = kernel.pid  # then the kernel is up
+            release.wait(30)
+
+    monkeypatch.setattr(notebooks, "STOP_WAIT", 3)
+    monkeypatch.setattr(notebooks, "KILLED_WAIT", 0.5)  # the stand-in's thread never ends
+    previous = signal.signal(signal.SIGUSR1, stop)
+    try:
+        with pytest.raises(Stop):
+            notebooks._execute_in_thread(Client(), Manager())  # type: ignore[arg-type]
+        assert kernel.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        release.set()
+        signal.signal(signal.SIGUSR1, previous)
+        if kernel.poll() is None:
+            kernel.kill()
+            kernel.wait()
+
+
 def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
     """An unknown function: the job fails with the child's one line, the server keeps
     serving (a second job in the same process is made)."""

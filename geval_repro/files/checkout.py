@@ -4,10 +4,10 @@
 run's manifest (:mod:`geval_repro.runner.run`) record: ``git rev-parse HEAD`` and ``dirty``,
 whether tracked files other than generated ones (:data:`GENERATED_PATHSPECS`: results,
 processed data, executed notebooks, the README's generated section) differ from it. Both
-are ``None`` unless the package's folder is a checkout's root (an installed wheel, even one in
-a virtual environment inside a checkout, was not necessarily built from that checkout's
-commit). Imports only the standard library
-and the registry's repository root, so the judge runner can call it without Snakemake.
+are ``None`` unless the package's folder is a checkout's root (an installed wheel, even one
+in a virtual environment inside a checkout, was not necessarily built from that checkout's
+commit). Imports only the standard library and the registry's repository root, so the judge
+runner can call it without Snakemake.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from functools import cache
 from pathlib import Path
 
@@ -37,8 +38,12 @@ from geval_repro.report.html_page import PAGE
 RESULTS_ENV = "GEVAL_REPRO_RESULTS"
 PROCESSED_ENV = "GEVAL_REPRO_PROCESSED"
 CELL_TIMEOUT = 900  # seconds
-#: Seconds a stopped notebook's nbclient thread gets to see its killed kernel and end.
+#: Seconds a stopped notebook's job waits for its kernel to be there (to kill it) or for
+#: nbclient's thread to end; once the kernel is killed, at most KILLED_WAIT more (nbclient
+#: sees it gone within about a second; still starting a kernel, it takes longer: its thread
+#: is then left to the job's exit).
 STOP_WAIT = 10
+KILLED_WAIT = 2
 #: Seconds between the waiting thread's looks at whether nbclient's thread has ended (and at
 #: a stop signal the operating system handed to the other thread).
 WAKE_UP = 0.25
@@ -102,10 +107,13 @@ def _execute_in_thread(
     loop waits inside zmq, so they never ran and a stop was lost until a SIGKILL; with an
     asynchronous one they shut the kernel down and fail the cell with "Kernel died", then
     leave SIGTERM at its default. In a thread of its own nbclient sets none: the process's
-    handlers stay, a stop raises here, the kernel is killed, nbclient's thread sees it gone
-    and ends (bounded by :data:`STOP_WAIT`), and the stop goes on up.
+    handlers stay, a stop raises here, the kernel is killed (once it has started, if the
+    stop came first), nbclient's thread sees it gone and ends (waited for as long as
+    :data:`STOP_WAIT` and :data:`KILLED_WAIT` say), and the stop goes on up.
     """
     failure: list[BaseException] = []
+    done = threading.Event()  # not Thread.join: in Python 3.11 a join that a signal's
+    # exception interrupts marks the thread as ended while it still runs
 
     def execute() -> None:
         try:
@@ -116,18 +124,24 @@ def _execute_in_thread(
                     run_sync(manager.shutdown_kernel)(now=True)
         except BaseException as error:  # handed to the waiting thread, raised there
             failure.append(error)
+        finally:
+            done.set()
 
-    thread = threading.Thread(target=execute, name="nbclient", daemon=True)
-    thread.start()
+    threading.Thread(target=execute, name="nbclient", daemon=True).start()
     try:
-        while thread.is_alive():  # a signal that lands on nbclient's thread is handled here
-            thread.join(WAKE_UP)  # within WAKE_UP s (one that lands here, at once)
+        while not done.wait(WAKE_UP):  # a signal that lands on nbclient's thread is handled
+            pass  # here within WAKE_UP s (one that lands here, at once)
     except BaseException:  # Ctrl-C's KeyboardInterrupt, SIGTERM's SystemExit
-        pid = getattr(manager.provisioner, "pid", None)
-        if pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        thread.join(STOP_WAIT)
+        killed: set[int] = set()
+        deadline = time.monotonic() + STOP_WAIT
+        while not done.is_set() and time.monotonic() < deadline:
+            pid = getattr(manager.provisioner, "pid", None)  # None while it starts
+            if pid and pid not in killed:
+                killed.add(pid)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                deadline = min(deadline, time.monotonic() + KILLED_WAIT)
+            done.wait(WAKE_UP)
         raise
     if failure:
         raise failure[0]
