@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -39,7 +38,14 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
-from time_pipeline import MAIN_CPU, add_run_arguments, mirror_folder, run_command, timed
+from time_pipeline import (
+    MAIN_CPU,
+    add_run_arguments,
+    children_cpu,
+    mirror_folder,
+    run_command,
+    timed,
+)
 
 from geval_repro.baselines.meteor_java import meteor_coco
 from geval_repro.baselines.references import GROUND_TRUTH_SYSTEM, topical_chat_references
@@ -100,12 +106,6 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, _Finder())
 '''
-
-
-def children_cpu() -> float:
-    """User + system CPU seconds of this process's waited-for children so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def draws(log: Path) -> pd.DataFrame:

@@ -77,15 +77,19 @@ def job_seconds(logs: Path) -> dict[str, tuple[float, float]]:
     return times
 
 
+def children_cpu() -> float:
+    """User + system CPU seconds of this process's waited-for children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str]) -> tuple[subprocess.CompletedProcess[str], float, float]:
     """Run ``command`` in the repository; return it, its wall and its CPU seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return done, wall, cpu
+    return done, wall, children_cpu() - before
 
 
 def benchmark_config(folder: Path) -> Path:

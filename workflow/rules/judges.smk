@@ -125,7 +125,6 @@ rule judge_sweep_figures:
     wildcard_constraints:
         judge=one_of(SWEPT),
     params:
-        spec=lambda wildcards: JUDGES[wildcards.judge],
         entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
         out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
         judges=lambda wildcards: [wildcards.judge],
