@@ -249,6 +249,27 @@ SLURM_MODULES = frozenset({"test_slurm_cluster.py", "test_slurm_judge.py"})
 #: Modules whose tests are spread over the workers one by one: each test takes a minute or
 #: more of its own llama.cpp server, its module's fixtures (a server start) a few seconds.
 SPREAD_MODULES = frozenset({"test_real_server.py"})
+#: The worker groups that take longest, in wall seconds of the default selection on 2 cores
+#: with 3 workers (December 2026; most of these tests wait on a stopped job, a hung server or
+#: a retry). The scheduler hands the groups out longest first, so that no long group is left
+#: to the end while the other workers idle; the rest follow by number of tests (as
+#: pytest-xdist orders them). Rough values are enough: they only order the groups.
+GROUP_SECONDS = {
+    "pipeline": 127,
+    "tests/test_judge_run_rule.py": 37,
+    "tests/test_job_stops.py": 36,
+    "tests/test_runner_faults.py": 31,
+    "tests/test_runner_stopping.py": 26,
+    "tests/test_stats_bootstrap.py": 26,
+    "tests/test_figure_layout.py": 23,
+    "tests/test_runner_run.py": 21,
+    "tests/test_baselines_rouge_reference.py": 19,
+    "tests/test_runner_servers.py": 16,
+    "tests/test_joblog.py": 15,
+    "tests/test_fork_server.py": 14,
+    "tests/test_baselines_meteor_java.py": 12,
+    "tests/test_stats_permutation_ties.py": 10,
+}
 
 
 def worker_group(nodeid: str) -> str:
@@ -280,8 +301,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's scope scheduling with :func:`worker_group` as the scope: each group's
-    tests run in one worker, the groups spread over the workers, the ``pipeline`` group
-    first (the longest: the shared run, the regeneration, the reruns)."""
+    tests run in one worker, the groups spread over the workers longest first
+    (:data:`GROUP_SECONDS`; the ``pipeline`` group, the shared run, the regeneration and the
+    reruns, before all), then the others in pytest-xdist's order (most tests first)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class GroupScheduling(LoadScopeScheduling):
@@ -289,8 +311,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return worker_group(nodeid)
 
         def _assign_work_unit(self, node: object) -> None:
-            if "pipeline" in self.workqueue:
-                self.workqueue.move_to_end("pipeline", last=False)
+            for group in sorted(GROUP_SECONDS, key=GROUP_SECONDS.get):
+                if group in self.workqueue:
+                    self.workqueue.move_to_end(group, last=False)
             super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)
