@@ -106,9 +106,12 @@ def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
     assert server.process is None  # stopped: no process left behind
 
 
+# SIGINT raises KeyboardInterrupt as at a terminal, also when the suite was started with SIGINT
+# ignored (a shell's background job: its children inherit the ignored signal).
 PARENT = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from geval_repro.runner.server import ManagedServer
     from tests.test_runner_local_server import fake_command
     with ManagedServer(fake_command(), startup_timeout=30) as server:
