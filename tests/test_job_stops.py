@@ -24,7 +24,9 @@ from tests.conftest import FIXTURES, REPO_ROOT
 from tests.fake_openai_server import FakeOpenAIServer
 
 LIMIT = 24
-LATENCY = 0.4  # seconds per answer: the whole run would take about 10 s
+#: Seconds per answer: the whole run would take 6 s, the stop comes after 3 answers, so a
+#: job that went on for 5 s after it would send every request (and fail the test).
+LATENCY = 0.25
 STOP_WITHIN = 20.0  # seconds from the signal to Snakemake's exit
 
 

@@ -36,6 +36,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 #: takes about a second on a loaded 2-core machine.
 STOP_SECONDS = 3.5
 N_ITEMS = 30
+#: Seconds per answer of the fake server: with 2 requests per item and 2 at a time, the 26
+#: items left after the stop (at the 4th stored answer) would take about 4 s, more than
+#: STOP_SECONDS, so a run that ignored the signal would end with status 0 (and fail).
+LATENCY = 0.15
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +105,7 @@ def test_judge_stops_within_two_seconds_and_a_rerun_sends_only_what_is_missing(
 ):
     out = tmp_path / "run"
     db = out / "cache" / CACHE_FILE
-    with FakeOpenAIServer(latency=0.3) as server:
+    with FakeOpenAIServer(latency=LATENCY) as server:
         argv = judge_argv(server.base_url, out, processed)
         process = subprocess.Popen(argv, env=child_env(), stderr=subprocess.PIPE, text=True)
         try:
@@ -148,7 +152,7 @@ def configured_argv(spec: dict, processed: Path, tmp_path: Path) -> list[str]:
 @pytest.mark.slow
 def test_run_configured_judge_stops_on_sigterm_in_the_main_thread(tmp_path, processed):
     out = tmp_path / "run"
-    with FakeOpenAIServer(latency=0.3) as server:
+    with FakeOpenAIServer(latency=LATENCY) as server:
         spec = {
             "benchmark": "summeval",
             "format": "geval-jsonl",
