@@ -57,20 +57,29 @@ LOG_ENV = "GEVAL_REPRO_FLOOR_LOG"
 #: The figure files of a run (results/figures; the report holds copies of them).
 FIGURES = (".png", ".svg")
 
-#: Wraps ``FigureCanvasBase.print_figure`` when ``matplotlib.backend_bases`` is first
-#: imported: one line "<CPU s of the calling thread>\t<pid>\t<file>" per call to the log
-#: named by LOG_ENV (one append per line).
+#: Wraps the methods that write a figure file when their modules are first imported:
+#: ``FigureCanvasBase.print_figure`` (``savefig``, the notebooks' inline backend) and the
+#: backends' ``print_png`` and ``print_svg`` (:func:`geval_repro.report.figures.save_figure`
+#: calls them directly); the outermost call logs one line "<CPU s of the calling
+#: thread>\t<pid>\t<file>" to the log named by LOG_ENV (one append per line).
 SITECUSTOMIZE = f'''
-import importlib.abc, importlib.util, os, sys, threading, time
+import functools, importlib.abc, importlib.util, os, sys, threading, time
 
 _LOG = os.environ["{LOG_ENV}"]
 _DEPTH = threading.local()
+_METHODS = {{
+    "matplotlib.backend_bases": ("FigureCanvasBase", "print_figure"),
+    "matplotlib.backends.backend_agg": ("FigureCanvasAgg", "print_png"),
+    "matplotlib.backends.backend_svg": ("FigureCanvasSVG", "print_svg"),
+}}
 
 
-def _wrap(module):
-    original = module.FigureCanvasBase.print_figure
+def _wrap(module, owner, name):
+    cls = getattr(module, owner)
+    original = getattr(cls, name)
 
-    def print_figure(self, filename, *args, **kwargs):
+    @functools.wraps(original)  # matplotlib passes only the keywords its signature names
+    def logged(self, filename, *args, **kwargs):
         depth = getattr(_DEPTH, "value", 0)
         _DEPTH.value = depth + 1
         start = time.thread_time()
@@ -85,20 +94,23 @@ def _wrap(module):
                 os.write(descriptor, line.encode())
                 os.close(descriptor)
 
-    module.FigureCanvasBase.print_figure = print_figure
+    setattr(cls, name, logged)
 
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name != "matplotlib.backend_bases":
+        if name not in _METHODS:
             return None
         sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
         execute = spec.loader.exec_module
 
         def exec_module(module):
             execute(module)
-            _wrap(module)
+            _wrap(module, *_METHODS[name])
 
         spec.loader.exec_module = exec_module
         return spec
