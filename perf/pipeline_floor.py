@@ -6,10 +6,12 @@ change to this package can take away while the outputs stay byte-identical (the 
 test), each on its own:
 
 - **matplotlib drawing every figure file** the run writes (PNG and SVG, and the notebooks'
-  inline PNGs): the CPU of each ``FigureCanvasBase.print_figure`` call, which draws the
-  figure (layout, ticks, text) for that file and encodes it, read in the run itself. The
-  bytes of a file are what that draw gives; a figure is drawn once per file (drawing the
-  layout once for both files of a figure changes the SVG's bytes).
+  inline PNGs): the CPU of each call that writes one (the backends' ``print_png`` and
+  ``print_svg``, which :func:`geval_repro.report.figures.save_figure` calls, and
+  ``FigureCanvasBase.print_figure``, which the inline backend calls), each drawing the
+  figure (layout, ticks, text) for that file and encoding it, read in the run itself. The
+  bytes of a file are what that draw gives; a figure is drawn once per file (laying it out
+  once for both files of a figure changes the SVG's bytes).
 - **The notebooks' Jupyter kernels**: a kernel started, given one empty cell and shut down
   by nbclient, as the notebook jobs do, times the number of notebooks the run executes.
 - **METEOR 1.5's JVM** scoring Topical-Chat's responses (the reference jar, as the
@@ -17,7 +19,7 @@ test), each on its own:
 - **Snakemake reading the workflow and its DAG**: a rerun with nothing to do.
 
 The run is the one of ``perf/time_pipeline.py`` (same config, a fresh folder, ``--cores``),
-with a ``sitecustomize`` module first on ``PYTHONPATH`` that wraps ``print_figure`` in every
+with a ``sitecustomize`` module first on ``PYTHONPATH`` that wraps those three methods in every
 Python process of the run (Snakemake, the fork server's jobs, the notebook kernels) and
 appends one line per figure file to a log. The wrapper adds a few function calls per file;
 nothing else in the run changes. The floor is the sum of those parts; the wall's floor on

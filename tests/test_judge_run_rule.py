@@ -238,7 +238,8 @@ def contents_written_since(folder: Path, since: float) -> dict[Path, bytes]:
         for name in names:
             path = Path(root, name)
             try:
-                if path.stat().st_mtime >= since and path.stat().st_size < 50_000_000:
+                status = path.stat()
+                if status.st_mtime >= since and status.st_size < 50_000_000:
                     found[path] = path.read_bytes()
             except FileNotFoundError:
                 continue
