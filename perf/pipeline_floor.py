@@ -9,9 +9,8 @@ test), each on its own:
   inline PNGs): the CPU of each call that writes one (the backends' ``print_png`` and
   ``print_svg``, which :func:`geval_repro.report.figures.save_figure` calls, and
   ``FigureCanvasBase.print_figure``, which the inline backend calls), each drawing the
-  figure (layout, ticks, text) for that file and encoding it, read in the run itself. The
-  bytes of a file are what that draw gives; a figure is drawn once per file (laying it out
-  once for both files of a figure changes the SVG's bytes).
+  figure (ticks, text; the layout with the PNG, which the SVG reuses) for that file and
+  encoding it, read in the run itself. The bytes of a file are what that draw gives.
 - **The notebooks' Jupyter kernels**: a kernel started, given one empty cell and shut down
   by nbclient, as the notebook jobs do, times the number of notebooks the run executes.
 - **METEOR 1.5's JVM** scoring Topical-Chat's responses (the reference jar, as the

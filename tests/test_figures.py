@@ -323,9 +323,11 @@ def _savefig_bytes(fig: Figure, fmt: str) -> bytes:
 
 
 @pytest.mark.parametrize("name", ["reproduction", "sweep_accuracy"])
-def test_save_figure_writes_savefigs_bytes_and_leaves_the_figure_as_it_was(
+def test_save_figure_lays_out_once_and_leaves_the_figure_as_it_was(
     tmp_path: Path, name: str
 ) -> None:
+    """The PNG is ``savefig``'s; the SVG is ``savefig``'s with the panels where the PNG's
+    layout put them (the layout engine removed after the PNG)."""
     from geval_repro.report.figures import sweep_accuracy_figure
 
     def draw() -> Figure:  # two figures with a layout engine, several panels and a legend
@@ -336,12 +338,17 @@ def test_save_figure_writes_savefigs_bytes_and_leaves_the_figure_as_it_was(
         )
 
     fig = draw()
-    canvas, dpi = fig.canvas, fig.dpi
+    canvas, dpi, engine = fig.canvas, fig.dpi, fig.get_layout_engine()
+    assert engine is not None
     save_figure(fig, tmp_path / "f.png", tmp_path / "f.svg")
-    assert (fig.canvas, fig.dpi) == (canvas, dpi)
+    assert (fig.canvas, fig.dpi, fig.get_layout_engine()) == (canvas, dpi, engine)
     reference = draw()
     assert (tmp_path / "f.png").read_bytes() == _savefig_bytes(reference, "png")
-    assert (tmp_path / "f.svg").read_bytes() == _savefig_bytes(reference, "svg")
+    own_layout = _savefig_bytes(draw(), "svg")
+    reference.set_layout_engine("none")
+    svg = (tmp_path / "f.svg").read_bytes()
+    assert svg == _savefig_bytes(reference, "svg")
+    assert svg != own_layout  # the SVG's own layout differs: the comparison can tell
 
 
 def _accuracy_sweep() -> pd.DataFrame:

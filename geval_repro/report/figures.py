@@ -46,23 +46,31 @@ COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendal
 
 
 def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
-    """Save ``fig`` as PNG (at ``savefig.dpi``) and SVG atomically, each drawn once.
+    """Save ``fig`` as PNG (at ``savefig.dpi``) and SVG atomically, laid out once.
 
     ``Figure.savefig`` draws a figure that has a layout engine twice per file: once with
     drawing disabled, where the engine places the panels, then for real with the layout
-    fixed. The backends' print methods draw once, the engine placing the panels at the start
-    of that same draw, from the same state: the same bytes as ``savefig``'s (a test compares
-    them) for about a sixth less CPU. ``fig`` keeps its canvas and dpi.
+    fixed. Here the PNG is drawn once by the Agg backend's print method, the engine placing
+    the panels at the start of that draw (the same bytes as ``savefig``'s PNG), and the SVG
+    is drawn with the panels where the PNG has them, the engine set aside for that draw: the
+    layout is computed once for both files, in figure fractions (so at the PNG's text
+    metrics; the SVG's own would move a panel by a fraction of a point). A test compares
+    both files with ``savefig``'s of the same steps. ``fig`` keeps its canvas, dpi and
+    layout engine.
     """
-    canvas, dpi = fig.canvas, fig.dpi
+    canvas, dpi, engine = fig.canvas, fig.dpi, fig.get_layout_engine()
     try:
         with atomic_path(png) as temporary:
             fig.dpi = matplotlib.rcParams["savefig.dpi"]
             FigureCanvasAgg(fig).print_png(temporary, metadata={"Software": None})
+        if engine is not None:
+            fig.set_layout_engine("none")
         with atomic_path(svg) as temporary:
             FigureCanvasSVG(fig).print_svg(temporary, metadata={"Date": None, "Creator": None})
     finally:
         fig.dpi = dpi
+        if engine is not None:
+            fig.set_layout_engine(engine)
         fig.set_canvas(canvas)
 
 
