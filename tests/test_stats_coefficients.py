@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from geval_repro.stats import coefficients
 from geval_repro.stats.coefficients import (
     COEFFICIENTS,
     average_ranks,
@@ -82,6 +83,21 @@ def test_kendall_long_rows_equal_scipy(missing: bool) -> None:
             if missing:
                 x[rng.random(x.shape) < 0.1] = np.nan
             assert_same(kendall_rows(x, y), scipy_rows("kendall", x, y))
+
+
+def test_kendall_tables_in_small_blocks_equal_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many tied rows through the contingency tables in batches of 7 rows (40 = 5 x 7 + 5;
+    31 x 6 cells per row: 30 values and the rank the missing cells share, 5 levels and that
+    rank): the values of one batch, and scipy's on each row."""
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, 30, (40, 130)).astype(float)
+    y = rng.integers(1, 6, (40, 130)) / 3.0
+    x[rng.random(x.shape) < 0.1] = np.nan
+    whole = kendall_rows(x, y)
+    monkeypatch.setattr(coefficients, "TABLE_CELLS_PER_BLOCK", 7 * 31 * 6)
+    blocked = kendall_rows(x, y)
+    np.testing.assert_array_equal(blocked, whole)
+    assert_same(blocked, scipy_rows("kendall", x, y))
 
 
 def test_untied_continuous_rows() -> None:

@@ -312,6 +312,24 @@ def test_bootstrap_equals_a_loop_over_resamples(level: str, calibrate: bool) -> 
     assert result.unit == ("items" if level == "global" else "inputs")
 
 
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_system_resamples_in_small_blocks_give_the_same_values(
+    calibrate: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system level in batches of 7 resamples (30 = 4 x 7 + 2): the values of one batch,
+    and of the brute force on each resampled matrix."""
+    metric, human = tied_scores(11, 5, 8, replies=20)
+    draws = np.random.default_rng(3).integers(0, metric.shape[1], (30, metric.shape[1]))
+    whole = resampled_accuracies(metric, human, "system", draws, calibrate=calibrate)
+    monkeypatch.setattr(accuracy, "SYSTEM_CELLS_PER_BLOCK", 7 * metric.size)
+    blocked = resampled_accuracies(metric, human, "system", draws, calibrate=calibrate)
+    np.testing.assert_array_equal(blocked, whole)
+    key = "acc_star" if calibrate else "acc_eq"
+    for row, value in zip(draws, blocked, strict=True):
+        expected = brute_force(metric[:, row], human[:, row], "system")
+        assert expected is not None and value == pytest.approx(expected[key], abs=1e-12)
+
+
 def test_item_resamples_with_copies_equal_the_definition_on_the_resampled_vector() -> None:
     # Items drawn several times pair with their own copies: d = 0 and h = 0, a tie in both.
     metric, human = tied_scores(5, 1, 9, replies=20)

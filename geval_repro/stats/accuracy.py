@@ -158,6 +158,9 @@ GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cac
 #: Resamples per batch of the summary sweep (cache-sized): integer counts, float weights.
 SUMMARY_RESAMPLES_PER_BLOCK = 128
 WEIGHTED_RESAMPLES_PER_BLOCK = 32
+#: Cells of the resampled matrices per batch of the system-level sweep, whose per-pair arrays
+#: span a batch: cache-sized (up to 2x faster than the bootstrap's ``CELLS_PER_BLOCK``).
+SYSTEM_CELLS_PER_BLOCK = 2**17
 
 
 class PairTerms(NamedTuple):
@@ -691,7 +694,7 @@ def resampled_accuracies(
     indices = np.asarray(indices)
     n_resamples = indices.shape[0]
     if level is Level.SYSTEM:
-        per_block = max(1, CELLS_PER_BLOCK // metric.size)
+        per_block = max(1, SYSTEM_CELLS_PER_BLOCK // metric.size)
         blocks = [
             _system_sweep(metric, human, indices[start : start + per_block], calibrate)[0]
             for start in range(0, n_resamples, per_block)
