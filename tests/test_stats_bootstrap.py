@@ -380,24 +380,25 @@ def test_system_means_constant_resamples_are_undefined_and_counted() -> None:
         np.testing.assert_allclose(values, loop, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("coefficient", ["pearson", "spearman", "kendall"])
 @pytest.mark.parametrize("unit", ["systems", "both"])
 def test_recomputed_resamples_in_small_blocks_equal_each_resampled_matrix(
-    unit: str, monkeypatch: pytest.MonkeyPatch
+    unit: str, coefficient: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Summary level with systems drawn (each resampled matrix recomputed, in batches of 7
     resamples: 150 = 21 x 7 + 3): the values of one batch and of a loop over the matrices."""
     metric, human = _messy_matrices(4)
     rows, columns = system_draws(*metric.shape, unit, seed=11)
     whole = resampled_correlations(
-        metric, human, "summary", "kendall", system_indices=rows, input_indices=columns
+        metric, human, "summary", coefficient, system_indices=rows, input_indices=columns
     )
     cells = metric.shape[0] * metric.shape[1]
     monkeypatch.setattr(bootstrap_module, "RECOMPUTED_CELLS_PER_BLOCK", 7 * cells)
     blocked = resampled_correlations(
-        metric, human, "summary", "kendall", system_indices=rows, input_indices=columns
+        metric, human, "summary", coefficient, system_indices=rows, input_indices=columns
     )
     np.testing.assert_array_equal(blocked, whole)
-    loop = recomputed_each(metric, human, "summary", "kendall", rows, columns)
+    loop = recomputed_each(metric, human, "summary", coefficient, rows, columns)
     np.testing.assert_array_equal(np.isnan(blocked), np.isnan(loop))
     np.testing.assert_allclose(blocked, loop, rtol=0, atol=1e-12)
 
