@@ -54,7 +54,7 @@ def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike
     the panels at the start of that draw (the same bytes as ``savefig``'s PNG), and the SVG
     is drawn with the panels where the PNG has them, the engine set aside for that draw: the
     layout is computed once for both files, in figure fractions (so at the PNG's text
-    metrics; the SVG's own would move a panel by a fraction of a point). A test compares
+    metrics; the SVG's own places the panels up to a few points elsewhere). A test compares
     both files with ``savefig``'s of the same steps. ``fig`` keeps its canvas, dpi and
     layout engine.
     """

@@ -159,7 +159,7 @@ GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cac
 SUMMARY_RESAMPLES_PER_BLOCK = 128
 WEIGHTED_RESAMPLES_PER_BLOCK = 32
 #: Cells of the resampled matrices per batch of the system-level sweep, whose per-pair arrays
-#: span a batch: cache-sized (up to 2x faster than the bootstrap's ``CELLS_PER_BLOCK``).
+#: span a batch: cache-sized (1.3-1.5x faster than the bootstrap's ``CELLS_PER_BLOCK``).
 SYSTEM_CELLS_PER_BLOCK = 2**17
 
 

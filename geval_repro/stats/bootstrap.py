@@ -53,7 +53,7 @@ from geval_repro.stats.results import BootstrapResult
 
 CELLS_PER_BLOCK = 2**21  # resampled cells evaluated per numpy batch (bounds memory)
 #: Resampled cells per batch of :func:`_recomputed`, whose level functions make many
-#: temporaries of a batch's size: cache-sized (about 1.7x faster than ``CELLS_PER_BLOCK``).
+#: temporaries of a batch's size: cache-sized (1.3-2x faster than ``CELLS_PER_BLOCK``).
 RECOMPUTED_CELLS_PER_BLOCK = 2**16
 
 

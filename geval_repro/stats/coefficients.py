@@ -196,7 +196,8 @@ def _kendall_terms_from_table(
 
 TABLE_MIN_LENGTH = 64  # rows at least this long may use contingency tables for Kendall
 #: Contingency-table cells per numpy batch: cache-sized (512 KB of int64), so the cumulative
-#: sums over a batch stay in the core's cache (2-3x faster than 2**22 cells on the run's shapes).
+#: sums over a batch stay in the core's cache (1.5-2x faster than 2**22 cells on the run's
+#: shapes: perf/time_batches.py).
 TABLE_CELLS_PER_BLOCK = 2**16
 
 
