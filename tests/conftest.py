@@ -316,12 +316,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     reruns, before all), then the others in pytest-xdist's order (most tests first)."""
     from xdist.scheduler import LoadScopeScheduling
 
+    # each moved to the queue's front in turn: the longest ends up first
+    shortest_first = sorted(GROUP_SECONDS, key=GROUP_SECONDS.get)
+
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return worker_group(nodeid)
 
         def _assign_work_unit(self, node: object) -> None:
-            for group in sorted(GROUP_SECONDS, key=GROUP_SECONDS.get):
+            for group in shortest_first:
                 if group in self.workqueue:
                     self.workqueue.move_to_end(group, last=False)
             super()._assign_work_unit(node)

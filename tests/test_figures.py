@@ -315,7 +315,7 @@ def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> No
 
 def _savefig_bytes(fig: Figure, fmt: str) -> bytes:
     """``fig`` as matplotlib's own ``savefig`` writes it (the reference ``save_figure``'s
-    files are compared with: it draws each file once, ``savefig`` twice)."""
+    files are compared with: ``savefig`` lays the figure out again for every file)."""
     buffer = io.BytesIO()
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
     fig.savefig(buffer, format=fmt, metadata=metadata)
