@@ -63,10 +63,11 @@ every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
 
 
 onstart:
-    # The run's manifest (the checkout, packages and config, once), the start the closing
-    # summary counts from, the jobs' large libraries imported in the main thread, Ctrl-C
-    # and SIGTERM passed on to the jobs that run in a process of their own, and no rate
-    # limit on job starts on this machine (its timer wakes the scheduler every second).
+    # The jobs' pandas strings in Python objects, the run's manifest (the checkout,
+    # packages and config, once), the start the closing summary counts from, the jobs'
+    # large libraries imported in the main thread, Ctrl-C and SIGTERM passed on to the jobs
+    # that run in a process of their own, and no rate limit on job starts on this machine
+    # (its timer wakes the scheduler every second).
     from geval_repro.pipeline.jobs import start_workflow
 
     start_workflow(config, LAYOUT, workflow)

@@ -53,11 +53,20 @@ def write_parquet(
     path: str | os.PathLike[str],
     verify: Callable[[pd.DataFrame], object] | None = None,
 ) -> None:
-    """Write ``df`` as parquet atomically; ``verify`` re-reads the file and may raise."""
+    """Write ``df`` as parquet atomically; ``verify`` re-reads the file and may raise.
+
+    String columns (dtype ``str``) are written from Arrow arrays whichever storage they have
+    in memory (pandas' ``mode.string_storage``: Python objects in the pipeline's jobs,
+    :mod:`geval_repro.pipeline.string_storage`), so a file's bytes do not depend on the
+    process that wrote it."""
+    import numpy as np
     import pandas as pd
 
+    in_python = pd.StringDtype("python", na_value=np.nan)
+    in_arrow = pd.StringDtype("pyarrow", na_value=np.nan)
+    columns = {name: in_arrow for name, dtype in df.dtypes.items() if dtype == in_python}
     with atomic_path(path) as temporary:
-        df.to_parquet(temporary, index=False)
+        (df.astype(columns) if columns else df).to_parquet(temporary, index=False)
         if verify is not None:
             verify(pd.read_parquet(temporary))
     log.info("%s: %d rows x %d columns", Path(path).name, len(df), df.shape[1])

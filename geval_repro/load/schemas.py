@@ -9,12 +9,16 @@ failure into a ``ValueError`` that names the file, the failing items and the fix
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+from pandera import dtypes
+from pandera.engines import pandas_engine
 
 from geval_repro.registry.benchmarks import get_benchmark
 
@@ -33,6 +37,30 @@ TOPICAL_CHAT_N_SYSTEMS = 6
 QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
 METRICEVAL_N_EXPERTS = 3
 
+#: pandas' ``str`` dtype in either of its storages (Arrow arrays, pandas' default with
+#: pyarrow; Python objects, the pipeline's jobs': geval_repro.pipeline.string_storage).
+STR_DTYPES = (pd.StringDtype("pyarrow", na_value=np.nan), pd.StringDtype("python", na_value=np.nan))
+
+
+@dtypes.immutable(init=True)
+class _AnyStorageStr(pandas_engine.STRING):
+    """A string column's dtype: pandera's ``str`` (:class:`pandas_engine.STRING`), which
+    takes the one storage in effect when pandera is imported, widened to both
+    :data:`STR_DTYPES`, so a table passes whichever storage the process that made it uses."""
+
+    def check(
+        self, pandera_dtype: dtypes.DataType, data_container: pd.Series | None = None
+    ) -> bool | np.ndarray:
+        with contextlib.suppress(TypeError):
+            if pandas_engine.Engine.dtype(pandera_dtype).type in STR_DTYPES:
+                return True if data_container is None else np.full(len(data_container), True)
+        return super().check(pandera_dtype, data_container)
+
+    def __str__(self) -> str:
+        return "str"
+
+
+_STR = _AnyStorageStr()
 _TEXT = pa.Check.str_length(min_value=1)
 
 
@@ -66,11 +94,11 @@ def _grid(keys: Sequence[str], rows_per_key: int) -> pa.Check:
 
 SUMMEVAL = pa.DataFrameSchema(
     {
-        "doc_id": pa.Column(str, _TEXT),
-        "system_id": pa.Column(str, _TEXT),
-        "source": pa.Column(str, _TEXT),
-        "reference": pa.Column(str, _TEXT),
-        "system_output": pa.Column(str, _TEXT),
+        "doc_id": pa.Column(_STR, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "source": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "system_output": pa.Column(_STR, _TEXT),
         **_human_scores("summeval"),
     },
     checks=[
@@ -86,9 +114,9 @@ SUMMEVAL = pa.DataFrameSchema(
 
 MULTIREF = pa.DataFrameSchema(
     {
-        "doc_id": pa.Column(str, _TEXT),
+        "doc_id": pa.Column(_STR, _TEXT),
         "ref_index": pa.Column(int, pa.Check.in_range(0, MULTIREF_N_REFS - 1)),
-        "reference": pa.Column(str, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
     },
     checks=[
         _n_rows(SUMMEVAL_N_DOCS * MULTIREF_N_REFS),
@@ -108,10 +136,10 @@ TOPICAL_CHAT = pa.DataFrameSchema(
             unique=True,
         ),
         "context_id": pa.Column(int, pa.Check.in_range(0, TOPICAL_CHAT_N_CONTEXTS - 1)),
-        "system_id": pa.Column(str, _TEXT),
-        "history": pa.Column(str, _TEXT),
-        "fact": pa.Column(str, _TEXT),
-        "response": pa.Column(str, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "history": pa.Column(_STR, _TEXT),
+        "fact": pa.Column(_STR, _TEXT),
+        "response": pa.Column(_STR, _TEXT),
         **_human_scores("topical_chat"),
         **{f"unieval_{dim}": pa.Column(float) for dim in TOPICAL_CHAT_DIMENSIONS},
     },
@@ -127,7 +155,7 @@ TOPICAL_CHAT = pa.DataFrameSchema(
     name="topical_chat",
 )
 
-_QAGS_SUBSET = pa.Column(str, pa.Check.isin(list(QAGS_N_ITEMS)))
+_QAGS_SUBSET = pa.Column(_STR, pa.Check.isin(list(QAGS_N_ITEMS)))
 
 
 def _qags_subset_size(column: str | None) -> pa.Check:
@@ -150,9 +178,9 @@ QAGS = pa.DataFrameSchema(
         "item_id": pa.Column(int, pa.Check.ge(0), unique=True),
         "doc_id": pa.Column(int, pa.Check.ge(0)),
         "system_id": pa.Column(int, pa.Check.ge(0)),
-        "source": pa.Column(str, _TEXT),
-        "reference": pa.Column(str, _TEXT),
-        "summary": pa.Column(str, _TEXT),
+        "source": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "summary": pa.Column(_STR, _TEXT),
         **_human_scores("qags_cnndm"),  # both subsets: consistency, 0-1
         "unieval_consistency": pa.Column(float, pa.Check.in_range(0.0, 1.0)),
     },
@@ -168,9 +196,9 @@ QAGS_MTURK = pa.DataFrameSchema(
         "subset": _QAGS_SUBSET,
         "summary_index": pa.Column(int, pa.Check.ge(0)),
         "sentence_index": pa.Column(int, pa.Check.ge(0)),
-        "sentence": pa.Column(str, _TEXT),
+        "sentence": pa.Column(_STR, _TEXT),
         "worker_id": pa.Column(int, pa.Check.ge(0)),
-        "response": pa.Column(str, pa.Check.isin(["yes", "no"])),
+        "response": pa.Column(_STR, pa.Check.isin(["yes", "no"])),
     },
     checks=[
         _qags_subset_size("summary_index"),
@@ -183,10 +211,10 @@ QAGS_MTURK = pa.DataFrameSchema(
 )
 
 _SUMMEVAL_KEYS = {
-    "doc_id": pa.Column(str, _TEXT),
-    "system_id": pa.Column(str, _TEXT),
+    "doc_id": pa.Column(_STR, _TEXT),
+    "system_id": pa.Column(_STR, _TEXT),
 }
-_SUMMEVAL_DIMENSION = pa.Column(str, pa.Check.isin(list(SUMMEVAL_DIMENSIONS)))
+_SUMMEVAL_DIMENSION = pa.Column(_STR, pa.Check.isin(list(SUMMEVAL_DIMENSIONS)))
 _SUMMEVAL_GRID = [
     _n_unique("doc_id", SUMMEVAL_N_DOCS),
     _n_unique("system_id", SUMMEVAL_N_SYSTEMS),
@@ -238,16 +266,18 @@ def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> p
     ``item_key_type``), ``columns``."""
     entry = get_benchmark(benchmark)
     keys = {
-        key: pa.Column(str, _TEXT) if entry.item_key_type is str else pa.Column(int, pa.Check.ge(0))
+        key: pa.Column(_STR, _TEXT)
+        if entry.item_key_type is str
+        else pa.Column(int, pa.Check.ge(0))
         for key in entry.item_keys
     }
     unique = ["judge", "benchmark", "dimension", *entry.item_keys]
     extra_keys = [c for c in columns if c in ("reply_index", "rating")]
     return pa.DataFrameSchema(
         {
-            "judge": pa.Column(str, _TEXT),
-            "benchmark": pa.Column(str, pa.Check.isin([benchmark])),
-            "dimension": pa.Column(str, pa.Check.isin(list(entry.dimension_names))),
+            "judge": pa.Column(_STR, _TEXT),
+            "benchmark": pa.Column(_STR, pa.Check.isin([benchmark])),
+            "dimension": pa.Column(_STR, pa.Check.isin(list(entry.dimension_names))),
             **keys,
             **columns,
         },
@@ -265,7 +295,7 @@ def item_scores_schema(benchmark: str) -> pa.DataFrameSchema:
 
 def replies_schema(benchmark: str) -> pa.DataFrameSchema:
     """Raw judge replies in long form: one row per (item, reply_index)."""
-    columns = {"reply_index": pa.Column(int, pa.Check.ge(0)), "reply": pa.Column(str)}
+    columns = {"reply_index": pa.Column(int, pa.Check.ge(0)), "reply": pa.Column(_STR)}
     return _judge_schema(benchmark, "replies", columns)
 
 

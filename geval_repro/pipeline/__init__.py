@@ -7,7 +7,8 @@ and paths.
   report's pages and the notebooks' inputs;
 - :mod:`.jobs`: every job's log file, the provenance sidecars of its outputs, and the stop
   signals passed on to :mod:`.processes` (jobs that run in a process of their own, forked
-  from the run's :mod:`.fork_server`);
+  from the run's :mod:`.fork_server`); :mod:`.string_storage`: the jobs' pandas strings in
+  Python objects;
 - :mod:`.summary`: the closing summary of a run that could not make everything;
 - the rule functions: :mod:`.downloads`, :mod:`.tidy`, :mod:`.baseline_tables`,
   :mod:`.unieval_rows`, :mod:`.human_tables`, :mod:`.judge_runs`, :mod:`.judge_tables`,

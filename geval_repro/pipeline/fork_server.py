@@ -8,7 +8,8 @@ jobs compute); a job's CPU count starts at zero at the fork.
 Started by :mod:`geval_repro.pipeline.processes` (the first job that needs it) as
 ``python -m geval_repro.pipeline.fork_server FD STOP_WAIT``, in a session of its own, with
 ``FD`` one end of a Unix ``SOCK_SEQPACKET`` socket pair whose other end only that Snakemake
-process holds. Protocol:
+process holds. Before anything else it sets pandas' strings in Python objects
+(:mod:`geval_repro.pipeline.string_storage`), which its children inherit. Protocol:
 
 1. a job sends one message on that socket carrying two file descriptors: one end of a stream
    socket of its own (the request) and the write end of a pipe (its log); then writes the
@@ -47,6 +48,8 @@ import socket
 import sys
 import time
 from typing import Any
+
+from geval_repro.pipeline.string_storage import store_strings_in_python
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +267,7 @@ def main() -> int:
     """``python -m geval_repro.pipeline.fork_server FD STOP_WAIT``: serve the jobs' requests
     on the socket ``FD`` until it closes."""
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # before any thread starts
+    store_strings_in_python()  # before the first job's module is imported; forks inherit it
     control = socket.socket(fileno=int(sys.argv[1]))
     serve(control, float(sys.argv[2]))
     return 0

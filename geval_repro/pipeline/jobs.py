@@ -41,6 +41,7 @@ from snakemake.exceptions import SpawnedJobError
 from geval_repro.files.fetch import FetchError
 from geval_repro.pipeline.layout import Layout
 from geval_repro.pipeline.processes import ProcessJobError, running_children
+from geval_repro.pipeline.string_storage import store_strings_in_python
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Loggers whose INFO records a job log shows (the root logger stays at WARNING for others).
@@ -342,11 +343,14 @@ def drop_local_rate_limit(workflow: Any) -> None:
 
 def start_workflow(config: Mapping[str, Any], layout: Layout, workflow: Any) -> None:
     """The Snakefile's ``onstart`` (in the main thread, when there are jobs to run): the
-    run's manifest (:func:`geval_repro.report.provenance.write_run_manifest`), the start the
-    closing summary counts from (:func:`geval_repro.pipeline.summary.start_run`), the jobs'
-    large libraries imported (:func:`preload_job_libraries`), the stop signals passed on
+    jobs' pandas strings in Python objects (:mod:`geval_repro.pipeline.string_storage`),
+    the run's manifest
+    (:func:`geval_repro.report.provenance.write_run_manifest`), the start the closing summary
+    counts from (:func:`geval_repro.pipeline.summary.start_run`), the jobs' large libraries
+    imported (:func:`preload_job_libraries`), the stop signals passed on
     (:func:`forward_stop_signals`) and, for a run on this machine, no rate limit on job
     starts (:func:`drop_local_rate_limit`)."""
+    store_strings_in_python()
     from geval_repro.pipeline.summary import start_run
     from geval_repro.report.provenance import write_run_manifest
 
