@@ -45,7 +45,28 @@ def test_common_matrices_by_hand() -> None:
     np.testing.assert_array_equal(grid.metric(b, "coherence"), [[NAN, 6.0], [5.0, NAN]])
 
 
-def test_an_item_scored_twice_is_an_error() -> None:
+def test_an_item_scored_twice_is_an_error_naming_it() -> None:
     twice = scored("twice", ["d1", "d1"], ["M0", "M0"], [0.1, 0.2])
-    with pytest.raises(pd.errors.MergeError):
+    with pytest.raises(
+        ValueError,
+        match=r"twice \(v\) scores SummEval items more than once on "
+        r"coherence, e.g. \[\('d1', 'M0'\)\]",
+    ):
         ScoreGrid(SUMMEVAL, HUMAN).common("coherence", [twice])
+
+
+def test_items_off_the_grid_are_left_out_and_keys_of_another_type_are_an_error() -> None:
+    grid = ScoreGrid(SUMMEVAL, HUMAN)
+    off = scored("off", ["d1", "d9"], ["M0", "M0"], [0.5, 0.7])  # d9: not in the table
+    np.testing.assert_array_equal(grid.metric(off, "coherence"), [[0.5, NAN], [NAN, NAN]])
+    elsewhere = scored("elsewhere", ["d9"], ["M9"], [0.1])  # scores no item of the grid
+    np.testing.assert_array_equal(grid.metric(elsewhere, "coherence"), [[NAN, NAN], [NAN, NAN]])
+    numbered = Scored(
+        "numbered",
+        "v",
+        "judge",
+        "fixture",
+        {"coherence": pd.DataFrame({"doc_id": [1], "system_id": ["M0"], "score": [0.5]})},
+    )
+    with pytest.raises(ValueError, match="item key 'doc_id' is int64"):
+        grid.metric(numbered, "coherence")

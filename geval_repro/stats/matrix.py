@@ -6,6 +6,8 @@ SummEval document, a Topical-Chat dialogue context, a QAGS article).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -19,16 +21,30 @@ def with_pooled_system(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(**{POOLED: "all"})
 
 
-def to_matrix(
-    df: pd.DataFrame, value: str, systems: str = "system_id", inputs: str = "doc_id"
-) -> tuple[np.ndarray, list, list]:
-    """Pivot a long table into ``(matrix, system_labels, input_labels)``.
+@dataclass(frozen=True)
+class Cells:
+    """Where each row of a long table lies in its matrix (:func:`cells_of`): row ``k`` at
+    ``(rows[k], columns[k])``; rows of the matrix follow ``system_labels`` (sorted), its
+    columns ``input_labels`` (sorted)."""
 
-    Rows of the matrix follow the sorted system labels, columns the sorted input labels;
-    a (system, input) pair absent from ``df`` is NaN. A pair listed twice is an error that
-    names the pair, since silently keeping one score would hide a data problem.
-    """
-    missing = [column for column in (value, systems, inputs) if column not in df.columns]
+    rows: np.ndarray
+    columns: np.ndarray
+    system_labels: list
+    input_labels: list
+
+    def matrix(self, values: np.ndarray) -> np.ndarray:
+        """``(n_systems, n_inputs)``: ``values`` (one per row of the table) at their cells,
+        NaN at the cells no row has."""
+        matrix = np.full((len(self.system_labels), len(self.input_labels)), np.nan)
+        matrix[self.rows, self.columns] = values
+        return matrix
+
+
+def cells_of(df: pd.DataFrame, systems: str = "system_id", inputs: str = "doc_id") -> Cells:
+    """The :class:`Cells` of ``df``'s rows by their ``systems`` and ``inputs`` labels. A row
+    without a label, or a (system, input) pair listed twice, is an error that names it, since
+    silently keeping one score would hide a data problem."""
+    missing = [column for column in (systems, inputs) if column not in df.columns]
     if missing:
         raise KeyError(f"to_matrix: columns {missing} not in the table (has {list(df.columns)})")
     unlabelled = df[systems].isna() | df[inputs].isna()
@@ -47,17 +63,30 @@ def to_matrix(
         )
     system_labels = sorted(df[systems].unique())
     input_labels = sorted(df[inputs].unique())
-    matrix = np.full((len(system_labels), len(input_labels)), np.nan)
     rows = pd.Index(system_labels).get_indexer(df[systems])
     columns = pd.Index(input_labels).get_indexer(df[inputs])
+    return Cells(rows, columns, system_labels, input_labels)
+
+
+def to_matrix(
+    df: pd.DataFrame, value: str, systems: str = "system_id", inputs: str = "doc_id"
+) -> tuple[np.ndarray, list, list]:
+    """Pivot a long table into ``(matrix, system_labels, input_labels)``.
+
+    Rows of the matrix follow the sorted system labels, columns the sorted input labels;
+    a (system, input) pair absent from ``df`` is NaN. A pair listed twice is an error that
+    names the pair (:func:`cells_of`).
+    """
+    if value not in df.columns:
+        raise KeyError(f"to_matrix: columns {[value]} not in the table (has {list(df.columns)})")
+    cells = cells_of(df, systems, inputs)
     try:
         scores = pd.to_numeric(df[value], errors="raise").to_numpy(dtype=float)
     except (TypeError, ValueError) as error:
         raise ValueError(
             f"to_matrix: column {value!r} holds a non-numeric score: {error}"
         ) from None
-    matrix[rows, columns] = scores
-    return matrix, system_labels, input_labels
+    return cells.matrix(scores), cells.system_labels, cells.input_labels
 
 
 def as_score_matrix(scores: np.ndarray, name: str) -> np.ndarray:

@@ -45,7 +45,7 @@ from geval_repro.registry.judges import JudgeSpec
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.matrix import to_matrix
+from geval_repro.stats.matrix import cells_of, to_matrix
 from geval_repro.stats.permutation import (
     DocumentSide,
     document_side,
@@ -201,10 +201,13 @@ class ScoreGrid:
         self._keys = list(benchmark.item_keys)
         self._axes = matrix_axes(benchmark)
         self._table = pooled(human, benchmark)
-        self._items = self._table[list(dict.fromkeys([*self._keys, *self._axes]))]
         self._human: dict[str, np.ndarray] = {}
         # By the metric's id; the metric is kept with its matrices, so the id stays its own.
         self._metrics: dict[tuple[int, str], tuple[Scored, np.ndarray]] = {}
+        # Each item of the table: its keys (where a metric's scores are looked up) and its
+        # cell of the matrices, found once for every metric.
+        self._items = pd.MultiIndex.from_frame(self._table[self._keys])
+        self._cells = cells_of(self._table, *self._axes)
 
     def _matrix(self, table: pd.DataFrame, column: str) -> np.ndarray:
         systems, inputs = self._axes
@@ -217,13 +220,36 @@ class ScoreGrid:
         return self._human[dimension]
 
     def metric(self, metric: Scored, dimension: str) -> np.ndarray:
-        """``metric``'s scores of ``dimension`` on the grid (an item listed twice raises)."""
+        """``metric``'s scores of ``dimension`` on the grid; an item it scores twice raises
+        (naming it), an item off the grid is left out."""
         key = (id(metric), dimension)
         if key not in self._metrics:
-            scores = metric.scores[dimension].rename(columns={"score": "_metric"})
-            joined = self._items.merge(scores, on=self._keys, how="left", validate="one_to_one")
-            self._metrics[key] = (metric, self._matrix(joined, "_metric"))
+            self._metrics[key] = (metric, self._looked_up(metric, dimension))
         return self._metrics[key][1]
+
+    def _looked_up(self, metric: Scored, dimension: str) -> np.ndarray:
+        """The matrix of ``metric``'s scores of ``dimension``: each item's score found by its
+        keys (NaN where it has none)."""
+        scores = metric.scores[dimension]
+        keys = pd.MultiIndex.from_frame(scores[self._keys])
+        if keys.has_duplicates:
+            twice = keys[keys.duplicated()].unique()[:3].tolist()
+            raise ValueError(
+                f"{metric.metric} ({metric.variant}) scores {self.benchmark.title} items more "
+                f"than once on {dimension}, e.g. {twice}: keep one score per item"
+            )
+        for name in self._keys:
+            ours, theirs = self._table[name].dtype, scores[name].dtype
+            if pd.api.types.is_string_dtype(ours) != pd.api.types.is_string_dtype(theirs):
+                raise ValueError(
+                    f"{metric.metric} ({metric.variant}): item key {name!r} is {theirs}, the "
+                    f"benchmark's table has {ours}"
+                )
+        where = keys.get_indexer(self._items)  # each grid item's row of scores, -1 if none
+        values = pd.to_numeric(scores["score"], errors="raise").to_numpy(dtype=float)
+        on_grid = np.full(where.size, np.nan)
+        on_grid[where >= 0] = values[where[where >= 0]]
+        return self._cells.matrix(on_grid)
 
     def common(
         self, dimension: str, metrics: Sequence[Scored]

