@@ -22,6 +22,7 @@ from geval_repro.tables.writer_vs_llm import (
     PREFERENCE_COLUMNS,
     SURFACE_VARIANT,
     combined,
+    distinct,
     surface_scores,
     writer_vs_llm_rows,
 )
@@ -550,3 +551,11 @@ def test_length_on_the_release_against_a_recount_of_the_raw_file(length_rows) ->
         row = cell(rows.accuracy, metric="length", question="overall", coefficient=coefficient)
         assert row["value"] == pytest.approx(brute_accuracy(d, h, calibrate))
     assert set(rows.accuracy["metric"]) == {"length", "novel bigrams"}
+
+
+def test_distinct_counts_the_values_under_the_mask_as_nunique_does() -> None:
+    column = pd.Series(["a", "b", "a", None, "c", "b"])
+    mask = np.array([True, True, True, True, False, False])
+    assert distinct(column, mask) == 2  # a, b; the missing value is not counted; c is masked
+    assert distinct(column, mask) == column[mask].nunique()
+    assert distinct(column, np.zeros(6, bool)) == 0

@@ -269,6 +269,13 @@ def _ratio_rows(
     ]
 
 
+def distinct(column: pd.Series, mask: np.ndarray) -> int:
+    """How many distinct values (NaN not counted) ``column`` has where ``mask`` holds:
+    ``column[mask].nunique()`` without pandas' indexing (called per group and author)."""
+    values = column.to_numpy()[mask]
+    return len(pd.unique(values[pd.notna(values)]))
+
+
 class Judgements(NamedTuple):
     """One dimension's scores of each judgement's two summaries (aligned with ``pairs``,
     NaN = unscored), with the human answers to ``question`` and the call's resampling."""
@@ -293,7 +300,7 @@ class Judgements(NamedTuple):
         """``n_judgements`` and ``n_articles`` of the judgements in ``mask``."""
         return {
             "n_judgements": int(mask.sum()),
-            "n_articles": int(self.pairs.loc[mask, "article_id"].nunique()),
+            "n_articles": distinct(self.pairs["article_id"], mask),
         }
 
     def within(self, member: np.ndarray) -> Judgements:
@@ -326,7 +333,7 @@ def group_mean_rows(judgements: Judgements) -> pd.DataFrame:
     rows = []
     for (group, author, member), (value, low, high) in zip(labels, estimates, strict=True):
         summaries = (
-            judgements.pairs.loc[member, f"{author}_item_id"].nunique()
+            distinct(judgements.pairs[f"{author}_item_id"], member)
             if author in ("writer", "llm")
             else np.nan
         )
