@@ -46,11 +46,11 @@ def cells_of(df: pd.DataFrame, systems: str = "system_id", inputs: str = "doc_id
     silently keeping one score would hide a data problem."""
     missing = [column for column in (systems, inputs) if column not in df.columns]
     if missing:
-        raise KeyError(f"to_matrix: columns {missing} not in the table (has {list(df.columns)})")
+        raise KeyError(f"score matrix: columns {missing} not in the table (has {list(df.columns)})")
     unlabelled = df[systems].isna() | df[inputs].isna()
     if unlabelled.any():
         raise ValueError(
-            f"to_matrix: {int(unlabelled.sum())} rows lack a {systems} or {inputs} label "
+            f"score matrix: {int(unlabelled.sum())} rows lack a {systems} or {inputs} label "
             f"(first at row index {df.index[unlabelled.to_numpy()][0]!r}): label or drop them"
         )
     duplicated = df.duplicated(subset=[systems, inputs], keep=False)
@@ -58,7 +58,7 @@ def cells_of(df: pd.DataFrame, systems: str = "system_id", inputs: str = "doc_id
         pairs = df.loc[duplicated, [systems, inputs]].drop_duplicates().head(5)
         listed = ", ".join(f"({s!r}, {i!r})" for s, i in pairs.itertuples(index=False))
         raise ValueError(
-            f"to_matrix: {int(duplicated.sum())} rows repeat a ({systems}, {inputs}) pair, "
+            f"score matrix: {int(duplicated.sum())} rows repeat a ({systems}, {inputs}) pair, "
             f"e.g. {listed}: keep one score per pair (aggregate or deduplicate first)"
         )
     system_labels = sorted(df[systems].unique())
@@ -78,13 +78,13 @@ def to_matrix(
     names the pair (:func:`cells_of`).
     """
     if value not in df.columns:
-        raise KeyError(f"to_matrix: columns {[value]} not in the table (has {list(df.columns)})")
+        raise KeyError(f"score matrix: columns {[value]} not in the table (has {list(df.columns)})")
     cells = cells_of(df, systems, inputs)
     try:
         scores = pd.to_numeric(df[value], errors="raise").to_numpy(dtype=float)
     except (TypeError, ValueError) as error:
         raise ValueError(
-            f"to_matrix: column {value!r} holds a non-numeric score: {error}"
+            f"score matrix: column {value!r} holds a non-numeric score: {error}"
         ) from None
     return cells.matrix(scores), cells.system_labels, cells.input_labels
 
