@@ -59,12 +59,13 @@ def write_parquet(
     in memory (pandas' ``mode.string_storage``: Python objects in the pipeline's jobs,
     :mod:`geval_repro.pipeline.string_storage`), so a file's bytes do not depend on the
     process that wrote it."""
-    import numpy as np
     import pandas as pd
 
-    in_python = pd.StringDtype("python", na_value=np.nan)
-    in_arrow = pd.StringDtype("pyarrow", na_value=np.nan)
-    columns = {name: in_arrow for name, dtype in df.dtypes.items() if dtype == in_python}
+    columns = {
+        name: pd.StringDtype("pyarrow", na_value=dtype.na_value)  # the same dtype in Arrow
+        for name, dtype in df.dtypes.items()
+        if isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    }
     with atomic_path(path) as temporary:
         (df.astype(columns) if columns else df).to_parquet(temporary, index=False)
         if verify is not None:

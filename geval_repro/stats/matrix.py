@@ -80,13 +80,18 @@ def to_matrix(
     if value not in df.columns:
         raise KeyError(f"score matrix: columns {[value]} not in the table (has {list(df.columns)})")
     cells = cells_of(df, systems, inputs)
+    return cells.matrix(score_values(df, value)), cells.system_labels, cells.input_labels
+
+
+def score_values(df: pd.DataFrame, value: str) -> np.ndarray:
+    """``df[value]`` as floats (one per row, for :meth:`Cells.matrix`); a non-numeric score
+    is an error naming the column."""
     try:
-        scores = pd.to_numeric(df[value], errors="raise").to_numpy(dtype=float)
+        return pd.to_numeric(df[value], errors="raise").to_numpy(dtype=float)
     except (TypeError, ValueError) as error:
         raise ValueError(
             f"score matrix: column {value!r} holds a non-numeric score: {error}"
         ) from None
-    return cells.matrix(scores), cells.system_labels, cells.input_labels
 
 
 def as_score_matrix(scores: np.ndarray, name: str) -> np.ndarray:

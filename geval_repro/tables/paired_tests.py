@@ -45,7 +45,7 @@ from geval_repro.registry.judges import JudgeSpec
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.stats.levels import correlate
-from geval_repro.stats.matrix import cells_of, to_matrix
+from geval_repro.stats.matrix import cells_of, score_values
 from geval_repro.stats.permutation import (
     DocumentSide,
     document_side,
@@ -209,14 +209,10 @@ class ScoreGrid:
         self._items = pd.MultiIndex.from_frame(self._table[self._keys])
         self._cells = cells_of(self._table, *self._axes)
 
-    def _matrix(self, table: pd.DataFrame, column: str) -> np.ndarray:
-        systems, inputs = self._axes
-        return to_matrix(table, column, systems=systems, inputs=inputs)[0]
-
     def human(self, dimension: str) -> np.ndarray:
         """The human scores of ``dimension`` on the grid."""
         if dimension not in self._human:
-            self._human[dimension] = self._matrix(self._table, dimension)
+            self._human[dimension] = self._cells.matrix(score_values(self._table, dimension))
         return self._human[dimension]
 
     def metric(self, metric: Scored, dimension: str) -> np.ndarray:
@@ -246,7 +242,7 @@ class ScoreGrid:
                     f"benchmark's table has {ours}"
                 )
         where = keys.get_indexer(self._items)  # each grid item's row of scores, -1 if none
-        values = pd.to_numeric(scores["score"], errors="raise").to_numpy(dtype=float)
+        values = score_values(scores, "score")
         on_grid = np.full(where.size, np.nan)
         on_grid[where >= 0] = values[where[where >= 0]]
         return self._cells.matrix(on_grid)
