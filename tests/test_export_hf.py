@@ -17,8 +17,6 @@ from geval_repro.registry.sources import get_source
 from geval_repro.report.export_hf import export_hf
 from tests.conftest import FIXTURES, spec
 
-datasets = pytest.importorskip("datasets")
-
 JUDGE = "fixture-gpt4"
 JSONL = "fixture-jsonl"  # format geval-jsonl: replies and level probabilities
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
@@ -53,6 +51,8 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 def test_export_round_trip(
     processed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import datasets  # imported here, in the worker that runs these tests only (0.4 s)
+
     monkeypatch.chdir(tmp_path)  # no workflow/config.yaml here: labels come from --config
     out = tmp_path / "hf"
     config = FIXTURES / "config_fixture.yaml"
@@ -144,6 +144,8 @@ def test_export_round_trip(
 
 def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) -> None:
     """A hand-built item-scores table of a Topical-Chat run with per-level probabilities."""
+    import datasets
+
     work = tmp_path / "processed"
     work.mkdir()
     for name in NAMES:
@@ -184,6 +186,8 @@ def test_level_probabilities_and_unknown_items(processed: Path, tmp_path: Path) 
 def test_level_probabilities_of_a_jsonl_run_round_trip(processed: Path, tmp_path: Path) -> None:
     """The geval-jsonl FIXTURE run: level distributions and Eq. 1 scores, checked against the
     fixture's JSON Lines files themselves (their ``level_probs`` and ``weighted_score``)."""
+    import datasets
+
     out = tmp_path / "hf"
     run = spec(JSONL, format="geval-jsonl", label="FIXTURE: jsonl", fixture=True)
     scored = export_hf(processed, out, {JSONL: run}, benchmarks=["summeval"])

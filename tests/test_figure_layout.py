@@ -3,21 +3,24 @@ figure, no two pieces of text overlapping, no label cut with an ellipsis, no tex
 over bars or points, and no legend over a plotting area (where it would hide points, lines
 or bands).
 
-The figures are drawn from the committed tables (``results/``), as the pipeline draws them,
-and measured with matplotlib's renderer (``fig.canvas.get_renderer()``,
-``artist.get_window_extent(renderer)``). The checker itself is tested on figures made to
-break each rule.
+The figures are made from the committed tables (``results/``), as the pipeline makes them,
+laid out as saving lays them out, and measured with matplotlib's renderer
+(``fig.canvas.get_renderer()``, ``artist.get_window_extent(renderer)``). They are laid out
+by ``Figure.draw_without_rendering``: every artist placed as in a draw, no pixel rendered
+(the extents are those of a full draw: tested below). The checker itself is tested on
+figures made to break each rule.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.collections import PathCollection
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
@@ -59,12 +62,18 @@ def _axis_texts(ax) -> Iterator[tuple[Text, bool]]:
         yield axis.get_offset_text(), ax.axison
 
 
-def drawn_texts(fig: Figure) -> list[tuple[Text, Bbox]]:
-    """Every piece of text ``fig`` draws and its window extent (after drawing the figure,
-    which runs its layout, as saving does)."""
+def laid_out(fig: Figure) -> RendererAgg:
+    """``fig`` on an Agg canvas, laid out as a draw lays it out (its layout engine run, every
+    artist placed) without rendering pixels; returns the canvas's renderer."""
     FigureCanvasAgg(fig)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    return fig.canvas.get_renderer()
+
+
+def drawn_texts(fig: Figure) -> list[tuple[Text, Bbox]]:
+    """Every piece of text ``fig`` draws and its window extent (after laying the figure out
+    as saving does: :func:`laid_out`)."""
+    renderer = laid_out(fig)
     hidden: set[int] = set()
     for ax in fig.axes:
         for text, shown in _axis_texts(ax):
@@ -238,14 +247,20 @@ def _clusters(benchmark: str) -> Callable[[], Figure]:
     return draw
 
 
+@functools.cache
+def _sweep_set(judge: str) -> dict[str, Figure]:
+    """A judge run's sweep figures, made once for the tests of all of them (checking one
+    leaves the others as they were)."""
+    from geval_repro.report.figures import sweep_figure_set
+
+    config = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)
+    spec = judge_spec(judge, config["judges"][judge])
+    return sweep_figure_set(TABLES / "judges" / judge / "sweep.csv", spec=spec)
+
+
 def _sweep(judge: str, name: str) -> Callable[[], Figure]:
     def draw() -> Figure:
-        from geval_repro.report.figures import sweep_figure_set
-
-        config = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)
-        spec = judge_spec(judge, config["judges"][judge])
-        figures = sweep_figure_set(TABLES / "judges" / judge / "sweep.csv", spec=spec)
-        return figures[name]
+        return _sweep_set(judge)[name]
 
     return draw
 
@@ -309,3 +324,27 @@ def test_committed_pngs_are_what_the_checked_figures_draw(tmp_path: Path) -> Non
         png = tmp_path / f"{Path(name).name}.png"
         save_figure(FIGURES[name](), png, png.with_suffix(".svg"))
         assert png.read_bytes() == (RESULTS / "figures" / f"{name}.png").read_bytes(), name
+
+
+@pytest.mark.parametrize("name", ["significance_clusters_qags_xsum", "sweep_accuracy"])
+def test_laying_out_places_every_text_as_a_full_draw_does(name: str) -> None:
+    """What the checks measure after :func:`laid_out` is where a full draw puts it: every
+    text, axes and legend extent of the same figure made twice, once drawn in full."""
+    judge = sorted((TABLES / "judges").glob("*/sweep.csv"))[0].parent.name
+
+    def make() -> Figure:  # a new figure each time (not the checks' cached sweep figures)
+        if name == "sweep_accuracy":
+            return _sweep_set.__wrapped__(judge)[name]
+        return FIGURES[name]()
+
+    def extents(fig: Figure, renderer: RendererAgg) -> np.ndarray:
+        artists = [*fig.findobj(Text), *fig.axes, *fig.findobj(Legend)]
+        return np.array([a.get_window_extent(renderer).extents for a in artists])
+
+    drawn = make()
+    FigureCanvasAgg(drawn)
+    drawn.canvas.draw()
+    placed = make()
+    np.testing.assert_array_equal(
+        extents(placed, laid_out(placed)), extents(drawn, drawn.canvas.get_renderer())
+    )

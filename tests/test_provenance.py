@@ -197,6 +197,24 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     assert "git" not in record  # in the run manifest, once per run
 
 
+def test_several_outputs_of_one_call_each_get_the_sidecar_of_a_call_of_their_own(
+    mirror_dir, tmp_path, config
+):
+    """One call resolves the inputs once for all its outputs: each sidecar is the one a call
+    for that output alone writes, with its own output record."""
+    inputs = [mirror_dir / TOPICAL_CHAT_RELPATH]
+    outputs = [_output(tmp_path, f"t{i}.csv", f"a\n{i}\n") for i in range(3)]
+    together = write_provenance(outputs, inputs, config=config, raw_dir=mirror_dir)
+    texts = [sidecar.read_text() for sidecar in together]
+    for output, text in zip(outputs, texts, strict=True):
+        (alone,) = write_provenance([output], inputs, config=config, raw_dir=mirror_dir)
+        assert alone.read_text() == text
+        assert (
+            json.loads(text)["output"]["sha256"] == hashlib.sha256(output.read_bytes()).hexdigest()
+        )
+    assert len(set(texts)) == 3
+
+
 def test_differences_ignore_git_and_report_changed_output(tmp_path):
     base = {
         "format": 1,

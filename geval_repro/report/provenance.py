@@ -36,6 +36,7 @@ holds committed results is their record): ``git rev-parse HEAD`` and ``dirty``
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -104,8 +105,18 @@ def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:
 
 
 def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
-    """``{"python": ..., name: version}``; a package that is not installed is ``"absent"``."""
-    versions = {"python": platform.python_version()}
+    """``{"python": ..., name: version}``; a package that is not installed is ``"absent"``.
+    Read once per process (:func:`_installed_versions`)."""
+    return {"python": platform.python_version(), **_installed_versions(tuple(names))}
+
+
+@functools.cache
+def _installed_versions(names: tuple[str, ...]) -> dict[str, str]:
+    """The installed version of each of ``names`` (``"absent"`` when it is not installed),
+    read once per process: ``importlib.metadata`` parses a package's whole METADATA file for
+    its version (about 8 ms for :data:`PACKAGES`), and no package is installed while a run
+    writes its sidecars (in Snakemake's process, one per output file)."""
+    versions = {}
     for name in names:
         try:
             versions[name] = metadata.version(name)
@@ -209,27 +220,12 @@ def resolve_inputs(
     return [records[key] for key in sorted(records)], sorted(judges)
 
 
-def provenance_record(
-    output: str | os.PathLike[str],
-    inputs: Iterable[str | os.PathLike[str]],
-    *,
-    config: Mapping[str, Any],
-    raw_dir: str | os.PathLike[str],
-    judges: Iterable[str] = (),
-    config_keys: Sequence[str] | None = None,
-) -> Record:
-    """The provenance record of one existing output file (see the module docstring)."""
-    upstream, inherited = resolve_inputs(inputs, config, Path(raw_dir))
+def output_record(output: str | os.PathLike[str]) -> Record:
+    """The ``output`` part of a sidecar: an existing file's name, SHA-256 and size."""
     return {
-        "format": FORMAT_VERSION,
-        "output": {
-            "name": Path(output).name,
-            "sha256": sha256_of(output),
-            "bytes": Path(output).stat().st_size,
-        },
-        "inputs": upstream,
-        "config": analysis_config(config, [*judges, *inherited], config_keys),
-        "packages": package_versions(),
+        "name": Path(output).name,
+        "sha256": sha256_of(output),
+        "bytes": Path(output).stat().st_size,
     }
 
 
@@ -253,21 +249,21 @@ def write_provenance(
     In a rule: ``write_provenance(output, input, config=config, raw_dir=RAW)``, plus
     ``judges=[wildcards.judge]`` in a rule that reads a judge run's files.
     """
-    inputs = [Path(p) for p in inputs]
+    outputs = [output for output in outputs if not os.fspath(output).endswith(SIDECAR_SUFFIX)]
+    if not outputs:
+        return []
+    # What every output of the call shares (its inputs are resolved and hashed once).
+    upstream, inherited = resolve_inputs(inputs, config, Path(raw_dir))
+    shared = {
+        "format": FORMAT_VERSION,
+        "inputs": upstream,
+        "config": analysis_config(config, [*judges, *inherited], config_keys),
+        "packages": package_versions(),
+    }
     written = []
     for output in outputs:
-        if os.fspath(output).endswith(SIDECAR_SUFFIX):
-            continue
-        record = provenance_record(
-            output,
-            inputs,
-            config=config,
-            raw_dir=raw_dir,
-            judges=judges,
-            config_keys=config_keys,
-        )
         target = sidecar_path(output)
-        write_text(target, dumps(record))
+        write_text(target, dumps({**shared, "output": output_record(output)}))
         written.append(target)
     return written
 
