@@ -54,6 +54,8 @@ from geval_repro.registry.sources import load_registry
 SIDECAR_SUFFIX = ".provenance.json"
 FORMAT_VERSION = 1
 
+#: The Python packages whose versions a sidecar records: those the outputs are computed,
+#: drawn and checked with (ROUGE by rouge-score-rs, METEOR 1.5 by pycocoevalcap's jar).
 PACKAGES: tuple[str, ...] = (
     "geval-repro",
     "numpy",
@@ -64,9 +66,10 @@ PACKAGES: tuple[str, ...] = (
     "snakemake",
     "pooch",
     "pandera",
-    "rouge-score",
+    "rouge-score-rs",
     "sacrebleu",
     "nltk",
+    "pycocoevalcap",
     "krippendorff",
 )
 
