@@ -176,10 +176,13 @@ def test_a_killed_parent_leaves_no_server_job_or_kernel_behind(tmp_path: Path) -
             driver.wait()
 
 
-def _kernel_folder(kernel: int) -> Path:
+def _kernel_folder(kernel: int) -> Path | None:
     """The private folder of a notebook job's kernel (its IPC sockets), from the connection
-    file on its command line."""
+    file on its command line; None while the kernel's process is still between fork and exec
+    (its command line is then the job's, with no ``-f``)."""
     arguments = _cmdline(kernel).split()
+    if "-f" not in arguments:
+        return None
     connection = json.loads(Path(arguments[arguments.index("-f") + 1]).read_text())
     return Path(connection["ip"]).parent
 
