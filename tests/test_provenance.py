@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import platform
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from geval_repro.config import judge_files, judge_spec, load_config
 from geval_repro.files.checkout import git_state
 from geval_repro.registry.sources import get_source
+from geval_repro.report import provenance
 from geval_repro.report.provenance import (
     ProvenanceError,
     differences,
@@ -197,6 +199,20 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     assert "rouge-score" not in record["packages"]
     assert {"python", "scipy", "snakemake", "krippendorff"} <= set(record["packages"])
     assert "git" not in record  # in the run manifest, once per run
+
+
+def test_a_package_that_is_not_installed_is_recorded_as_absent(monkeypatch):
+    monkeypatch.setattr(provenance, "PACKAGES", ("numpy", "no-such-package-geval-test"))
+    provenance._installed_versions.cache_clear()
+    try:
+        versions = provenance.package_versions()
+    finally:
+        provenance._installed_versions.cache_clear()
+    assert versions == {
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "no-such-package-geval-test": "absent",
+    }
 
 
 def test_several_outputs_of_one_call_each_get_the_sidecar_of_a_call_of_their_own(

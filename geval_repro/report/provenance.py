@@ -107,20 +107,20 @@ def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:
     return actual
 
 
-def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
-    """``{"python": ..., name: version}``; a package that is not installed is ``"absent"``.
-    Read once per process (:func:`_installed_versions`)."""
-    return {"python": platform.python_version(), **_installed_versions(tuple(names))}
+def package_versions() -> dict[str, str]:
+    """``{"python": ..., name: version}`` for each of :data:`PACKAGES`; a package that is not
+    installed is ``"absent"``. Read once per process (:func:`_installed_versions`)."""
+    return {"python": platform.python_version(), **_installed_versions()}
 
 
 @functools.cache
-def _installed_versions(names: tuple[str, ...]) -> dict[str, str]:
-    """The installed version of each of ``names`` (``"absent"`` when it is not installed),
-    read once per process: ``importlib.metadata`` parses a package's whole METADATA file for
-    its version (about 8 ms for :data:`PACKAGES`), and no package is installed while a run
-    writes its sidecars (in Snakemake's process, one per output file)."""
+def _installed_versions() -> dict[str, str]:
+    """The installed version of each of :data:`PACKAGES` (``"absent"`` when it is not
+    installed), read once per process: ``importlib.metadata`` parses a package's whole
+    METADATA file for its version (about 8 ms for all of them), and no package is installed
+    while a run writes its sidecars (in Snakemake's process, one per output file)."""
     versions = {}
-    for name in names:
+    for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
