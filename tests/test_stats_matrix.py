@@ -37,8 +37,10 @@ def test_duplicated_pair_is_an_error_naming_it() -> None:
 
 
 def test_missing_column_is_an_error() -> None:
-    with pytest.raises(KeyError, match="score"):
+    with pytest.raises(KeyError, match=r"columns \['score'\] not in the table"):
         to_matrix(pd.DataFrame({"system_id": [1], "doc_id": [1]}), "score")
+    with pytest.raises(KeyError, match=r"columns \['doc_id'\] not in the table"):
+        to_matrix(pd.DataFrame({"system_id": [1], "score": [1.0]}), "score")
 
 
 def test_unlabelled_rows_and_non_numeric_scores_are_errors() -> None:

@@ -40,13 +40,17 @@ class Cells:
         return matrix
 
 
+def _require_columns(df: pd.DataFrame, *columns: str) -> None:
+    missing = [column for column in columns if column not in df.columns]
+    if missing:
+        raise KeyError(f"score matrix: columns {missing} not in the table (has {list(df.columns)})")
+
+
 def cells_of(df: pd.DataFrame, systems: str = "system_id", inputs: str = "doc_id") -> Cells:
     """The :class:`Cells` of ``df``'s rows by their ``systems`` and ``inputs`` labels. A row
     without a label, or a (system, input) pair listed twice, is an error that names it, since
     silently keeping one score would hide a data problem."""
-    missing = [column for column in (systems, inputs) if column not in df.columns]
-    if missing:
-        raise KeyError(f"score matrix: columns {missing} not in the table (has {list(df.columns)})")
+    _require_columns(df, systems, inputs)
     unlabelled = df[systems].isna() | df[inputs].isna()
     if unlabelled.any():
         raise ValueError(
@@ -77,8 +81,7 @@ def to_matrix(
     a (system, input) pair absent from ``df`` is NaN. A pair listed twice is an error that
     names the pair (:func:`cells_of`).
     """
-    if value not in df.columns:
-        raise KeyError(f"score matrix: columns {[value]} not in the table (has {list(df.columns)})")
+    _require_columns(df, value)
     cells = cells_of(df, systems, inputs)
     return cells.matrix(score_values(df, value)), cells.system_labels, cells.input_labels
 
