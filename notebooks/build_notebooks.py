@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 from pathlib import Path
 
 import nbformat
+from nbclient.exceptions import CellExecutionError
 
+from geval_repro.files.atomic import write_text
 from geval_repro.report.notebooks import execute_notebook
 
 HERE = Path(__file__).resolve().parent
@@ -820,18 +823,41 @@ def build(name: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Write the notebooks named (default: all), executed with ``--execute``. A notebook
+    whose cell fails, or a stop (Ctrl-C), is named in one line and leaves its file as it
+    was; the exit status is then 1 (130 after Ctrl-C)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--execute", action="store_true", help="run them against results/")
-    parser.add_argument("names", nargs="*", default=list(NOTEBOOKS), help="notebooks to build")
-    args = parser.parse_args()
-    for name in args.names:
+    every = ", ".join(NOTEBOOKS)
+    parser.add_argument("names", nargs="*", help=f"notebooks to build (default: all: {every})")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.names if name not in NOTEBOOKS]
+    if unknown:
+        parser.error(f"no notebook named {', '.join(unknown)} (the notebooks: {every})")
+    for name in args.names or NOTEBOOKS:
         notebook = build(name)
         if args.execute:
-            execute_notebook(notebook, cwd=HERE)
-        nbformat.write(notebook, str(HERE / f"{name}.ipynb"))
+            try:
+                execute_notebook(notebook, cwd=HERE)
+            except CellExecutionError as error:
+                print(
+                    f"{name}: a cell failed ({error.ename}: {error.evalue}); "
+                    f"notebooks/{name}.ipynb is left as it was. The notebooks read results/ and "
+                    "data/processed/ of a pipeline run: if a file they name is missing, run the "
+                    "pipeline first (README.md), then this again.",
+                    file=sys.stderr,
+                )
+                return 1
+            except KeyboardInterrupt:
+                stopped = f"stopped in {name}; notebooks/{name}.ipynb is left as it was"
+                print(stopped, file=sys.stderr)
+                return 130
+        text = nbformat.writes(notebook)
+        write_text(HERE / f"{name}.ipynb", text if text.endswith("\n") else text + "\n")
         print(f"wrote {HERE / name}.ipynb")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -178,13 +178,15 @@ def test_a_killed_parent_leaves_no_server_job_or_kernel_behind(tmp_path: Path) -
 
 def _kernel_folder(kernel: int) -> Path | None:
     """The private folder of a notebook job's kernel (its IPC sockets), from the connection
-    file on its command line; None while the kernel's process is still between fork and exec
-    (its command line is then the job's, with no ``-f``)."""
+    file on its command line (which is in that folder too); None while the kernel's process
+    is still between fork and exec (its command line is then the job's, with no ``-f``)."""
     arguments = _cmdline(kernel).split()
     if "-f" not in arguments:
         return None
-    connection = json.loads(Path(arguments[arguments.index("-f") + 1]).read_text())
-    return Path(connection["ip"]).parent
+    connection_file = Path(arguments[arguments.index("-f") + 1])
+    folder = Path(json.loads(connection_file.read_text())["ip"]).parent
+    assert connection_file.parent == folder  # removed with it, however the job ends
+    return folder
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
@@ -217,6 +219,14 @@ def test_a_notebook_job_stops_on_a_stop_signal_with_its_kernel(
     assert not (tmp_path / "o0.ipynb").exists()
 
 
+class _NotebookClient:
+    """A stand-in for nbclient's client: its ``execute`` is each test's; its exit hook (which
+    nbclient registers while it sets a kernel up) does nothing."""
+
+    def _cleanup_kernel(self) -> None:
+        pass
+
+
 def test_a_stop_signal_that_lands_on_nbclients_thread_ends_the_wait(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -233,7 +243,7 @@ def test_a_stop_signal_that_lands_on_nbclients_thread_ends_the_wait(
 
     release = threading.Event()
 
-    class Client:  # nbclient, waiting on a kernel when the signal comes to its thread
+    class Client(_NotebookClient):  # waiting on a kernel when the signal comes to its thread
         def execute(self, **kwargs: object) -> None:
             time.sleep(0.5)  # the main thread is waiting by now
             signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)
@@ -253,6 +263,44 @@ def test_a_stop_signal_that_lands_on_nbclients_thread_ends_the_wait(
     finally:
         release.set()
         signal.signal(signal.SIGUSR1, previous)
+
+
+EXIT_HOOK_AFTER_A_STOP = """
+import atexit, signal, threading
+from geval_repro.report import notebooks
+
+class Client:  # nbclient: its kernel set up (and the exit hook for it registered), then a cell
+    def _cleanup_kernel(self):
+        print("nbclient's exit hook ran")
+
+    def execute(self, **kwargs):
+        atexit.register(self._cleanup_kernel)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        threading.Event().wait(30)
+
+class Manager:  # no kernel process
+    provisioner = None
+    has_kernel = False
+
+notebooks.STOP_WAIT = 0.1
+signal.signal(signal.SIGINT, signal.default_int_handler)
+try:
+    notebooks._execute_in_thread(Client(), Manager())
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_nbclients_exit_hook_does_not_run_after_a_stop() -> None:
+    """Stopped, the process exits with nbclient's thread still running: the exit hook
+    nbclient registered for its kernel (the kernel is killed, and its folder goes with
+    execute_notebook's) must not run then; it fails on a kernel manager that nbclient's
+    thread may have let go of already. The stop comes as soon as nbclient's thread runs,
+    while the waiting thread may still be starting it."""
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_HOOK_AFTER_A_STOP], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (0, "stopped\n"), done.stderr
 
 
 def test_a_stop_before_the_kernel_has_started_kills_it_once_it_has(
@@ -279,7 +327,7 @@ def test_a_stop_before_the_kernel_has_started_kills_it_once_it_has(
         provisioner = Provisioner()
         has_kernel = False
 
-    class Client:
+    class Client(_NotebookClient):
         def execute(self, **kwargs: object) -> None:
             time.sleep(0.3)  # the main thread is waiting by now
             signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # the stop

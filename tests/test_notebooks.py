@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient.exceptions import CellExecutionError
 
 from tests.conftest import PipelineRun, run_snakemake
 
@@ -87,6 +88,62 @@ def test_committed_notebook_keeps_its_outputs(name):
         "run, run python notebooks/build_notebooks.py --execute"
     )
     assert _errors(committed) == []
+
+
+def test_an_unknown_notebook_is_an_error_listing_the_notebooks(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        BUILDER.main(["01_data_tour", "01_data_trip"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "no notebook named 01_data_trip (the notebooks: 01_data_tour, 02_" in err
+
+
+def test_notebooks_are_written_as_nbformat_writes_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(BUILDER, "HERE", tmp_path / "notebooks")
+    (tmp_path / "notebooks").mkdir()
+    assert BUILDER.main(["03_sweep", "01_data_tour"]) == 0
+    for name in ("03_sweep", "01_data_tour"):
+        nbformat.write(BUILDER.build(name), str(tmp_path / f"{name}.ipynb"))
+        written = (tmp_path / "notebooks" / f"{name}.ipynb").read_bytes()
+        assert written == (tmp_path / f"{name}.ipynb").read_bytes()
+    assert sorted(p.name for p in (tmp_path / "notebooks").iterdir()) == [
+        "01_data_tour.ipynb",
+        "03_sweep.ipynb",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("stop", "status", "said"),
+    [
+        (
+            CellExecutionError("...", "FileNotFoundError", "../data/processed/summeval.parquet"),
+            1,
+            "01_data_tour: a cell failed (FileNotFoundError: ../data/processed/summeval.parquet);"
+            " notebooks/01_data_tour.ipynb is left as it was. The notebooks read results/ and "
+            "data/processed/ of a pipeline run: if a file they name is missing, run the "
+            "pipeline first (README.md), then this again.\n",
+        ),
+        (
+            KeyboardInterrupt(),
+            130,
+            "stopped in 01_data_tour; notebooks/01_data_tour.ipynb is left as it was\n",
+        ),
+    ],
+    ids=["failing-cell", "ctrl-c"],
+)
+def test_a_notebook_that_does_not_run_through_is_one_line_and_left_as_it_was(
+    tmp_path, monkeypatch, capsys, stop, status, said
+):
+    def execute(notebook, *, cwd):
+        raise stop
+
+    monkeypatch.setattr(BUILDER, "HERE", tmp_path)
+    monkeypatch.setattr(BUILDER, "execute_notebook", execute)
+    (tmp_path / "01_data_tour.ipynb").write_text("as it was")
+    assert BUILDER.main(["--execute", "01_data_tour", "02_summeval_recount"]) == status
+    assert capsys.readouterr().err == said
+    assert [p.name for p in tmp_path.iterdir()] == ["01_data_tour.ipynb"]
+    assert (tmp_path / "01_data_tour.ipynb").read_text() == "as it was"
 
 
 # What each notebook must say when run against the fixture run (synthetic judge, offline).

@@ -13,6 +13,7 @@ could see: the pipeline calls this module in a process of its own
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import html
 import logging
@@ -71,12 +72,16 @@ def execute_notebook(
         env[RESULTS_ENV] = str(Path(results_dir).resolve())
     if processed_dir is not None:
         env[PROCESSED_ENV] = str(Path(processed_dir).resolve())
-    # The kernel talks over IPC sockets in a private folder (not TCP on localhost), and what
+    # The kernel talks over IPC sockets in a private folder (not TCP on localhost), its
+    # connection file is there too (removed with the folder, however the run ends), and what
     # it writes to its stderr goes to this job's log, not to the console.
     with tempfile.TemporaryDirectory(prefix="geval-kernel-") as folder:
         stderr_path = Path(folder) / "kernel.stderr"
         manager = AsyncKernelManager(
-            kernel_name="python3", transport="ipc", ip=str(Path(folder) / "kernel")
+            kernel_name="python3",
+            transport="ipc",
+            ip=str(Path(folder) / "kernel"),
+            connection_file=str(Path(folder) / "kernel.json"),
         )
         client = NotebookClient(
             notebook,
@@ -127,8 +132,8 @@ def _execute_in_thread(
         finally:
             done.set()
 
-    threading.Thread(target=execute, name="nbclient", daemon=True).start()
-    try:
+    try:  # a stop that comes while the thread starts is one like any other
+        threading.Thread(target=execute, name="nbclient", daemon=True).start()
         while not done.wait(WAKE_UP):  # a signal that lands on nbclient's thread is handled
             pass  # here within WAKE_UP s (one that lands here, at once)
     except BaseException:  # Ctrl-C's KeyboardInterrupt, SIGTERM's SystemExit
@@ -142,6 +147,10 @@ def _execute_in_thread(
                     os.kill(pid, signal.SIGKILL)
                 deadline = min(deadline, time.monotonic() + KILLED_WAIT)
             done.wait(WAKE_UP)
+        # nbclient leaves an exit hook to shut its kernel down until its thread has: the
+        # kernel is killed and its folder goes with execute_notebook's, and the hook would
+        # fail on a kernel manager the thread has let go of (a traceback after the stop).
+        atexit.unregister(client._cleanup_kernel)
         raise
     if failure:
         raise failure[0]
