@@ -201,8 +201,9 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     assert "git" not in record  # in the run manifest, once per run
 
 
-def test_a_package_that_is_not_installed_is_recorded_as_absent(monkeypatch):
+def test_what_is_not_installed_is_recorded_as_absent(monkeypatch):
     monkeypatch.setattr(provenance, "PACKAGES", ("numpy", "no-such-package-geval-test"))
+    monkeypatch.setenv("PATH", "/nonexistent")  # no java
     provenance._installed_versions.cache_clear()
     try:
         versions = provenance.package_versions()
@@ -212,7 +213,24 @@ def test_a_package_that_is_not_installed_is_recorded_as_absent(monkeypatch):
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "no-such-package-geval-test": "absent",
+        "java": "absent",
     }
+
+
+def test_the_java_runtime_is_recorded_as_it_names_itself(monkeypatch):
+    """The Java runtime METEOR 1.5's jar runs on, as ``java -version`` names it; a line that
+    the JVM prints first for JAVA_TOOL_OPTIONS is passed over."""
+    said = subprocess.run(["java", "-version"], capture_output=True, text=True, check=True)
+    first = said.stderr.splitlines()[0]  # e.g. openjdk version "17.0.15" 2025-04-15
+    assert first.split()[1:2] == ["version"]
+    provenance._installed_versions.cache_clear()
+    try:
+        assert provenance.package_versions()["java"] == first
+        monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
+        provenance._installed_versions.cache_clear()
+        assert provenance.package_versions()["java"] == first
+    finally:
+        provenance._installed_versions.cache_clear()
 
 
 def test_several_outputs_of_one_call_each_get_the_sidecar_of_a_call_of_their_own(

@@ -82,16 +82,29 @@ FIELD_SEPARATOR = "|||"
 LINE_BREAKS = ("\n", "\r")
 
 
-def java_available() -> bool:
-    """Whether a ``java`` on PATH runs (``java -version`` exits 0), as pycocoevalcap needs."""
+def java_version() -> str | None:
+    """What ``java -version`` says of the ``java`` on PATH, the one pycocoevalcap starts:
+    its line naming the version (e.g. ``openjdk version "17.0.15" 2025-04-15``), else its
+    first line; None when no ``java`` runs."""
     java = shutil.which("java")
     if java is None:
-        return False
+        return None
     try:
-        completed = subprocess.run([java, "-version"], capture_output=True, timeout=60, check=False)
+        completed = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=60, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return completed.returncode == 0
+        return None
+    if completed.returncode != 0:
+        return None
+    lines = (completed.stderr + completed.stdout).strip().splitlines()
+    # a line such as "Picked up JAVA_TOOL_OPTIONS: ..." may come first
+    return next((line for line in lines if ' version "' in line), lines[0] if lines else "")
+
+
+def java_available() -> bool:
+    """Whether a ``java`` on PATH runs (``java -version`` exits 0), as pycocoevalcap needs."""
+    return java_version() is not None
 
 
 def _meteor_class() -> Any:

@@ -45,6 +45,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from geval_repro.baselines.meteor_java import java_version
 from geval_repro.config import judge_files, judge_spec
 from geval_repro.files.atomic import write_text
 from geval_repro.files.checkout import git_state
@@ -108,7 +109,8 @@ def verified_sha256(path: str | os.PathLike[str], pinned: str) -> str:
 
 
 def package_versions() -> dict[str, str]:
-    """``{"python": ..., name: version}`` for each of :data:`PACKAGES`; a package that is not
+    """``{"python": ..., name: version, "java": ...}`` for each of :data:`PACKAGES`, and the
+    Java runtime that METEOR 1.5's jar runs on (what ``java -version`` says of it); what is not
     installed is ``"absent"``. Read once per process (:func:`_installed_versions`)."""
     return {"python": platform.python_version(), **_installed_versions()}
 
@@ -118,13 +120,15 @@ def _installed_versions() -> dict[str, str]:
     """The installed version of each of :data:`PACKAGES` (``"absent"`` when it is not
     installed), read once per process: ``importlib.metadata`` parses a package's whole
     METADATA file for its version (about 8 ms for all of them), and no package is installed
-    while a run writes its sidecars (in Snakemake's process, one per output file)."""
+    while a run writes its sidecars (in Snakemake's process, one per output file); then the
+    Java runtime's (``java -version``: about 40 ms)."""
     versions = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "absent"
+    versions["java"] = java_version() or "absent"
     return versions
 
 
