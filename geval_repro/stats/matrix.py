@@ -41,6 +41,7 @@ class Cells:
 
 
 def _require_columns(df: pd.DataFrame, *columns: str) -> None:
+    """A KeyError naming those of ``columns`` that ``df`` lacks, and the columns it has."""
     missing = [column for column in columns if column not in df.columns]
     if missing:
         raise KeyError(f"score matrix: columns {missing} not in the table (has {list(df.columns)})")
