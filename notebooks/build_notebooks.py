@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from geval_repro.files.atomic import write_text
+from geval_repro.files.atomic import atomic_path
 from geval_repro.report.notebooks import execute_notebook
 
 HERE = Path(__file__).resolve().parent
@@ -853,8 +853,8 @@ def main(argv: list[str] | None = None) -> int:
                 stopped = f"stopped in {name}; notebooks/{name}.ipynb is left as it was"
                 print(stopped, file=sys.stderr)
                 return 130
-        text = nbformat.writes(notebook)
-        write_text(HERE / f"{name}.ipynb", text if text.endswith("\n") else text + "\n")
+        with atomic_path(HERE / f"{name}.ipynb") as temporary:
+            nbformat.write(notebook, str(temporary))
         print(f"wrote {HERE / name}.ipynb")
     return 0
 
