@@ -8,6 +8,7 @@ import json
 import platform
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy
@@ -201,14 +202,19 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     assert "git" not in record  # in the run manifest, once per run
 
 
+@pytest.fixture
+def versions_read_afresh() -> Iterator[None]:
+    """The per-process record of the versions emptied before and after the test."""
+    provenance._installed_versions.cache_clear()
+    yield
+    provenance._installed_versions.cache_clear()
+
+
+@pytest.mark.usefixtures("versions_read_afresh")
 def test_what_is_not_installed_is_recorded_as_absent(monkeypatch):
     monkeypatch.setattr(provenance, "PACKAGES", ("numpy", "no-such-package-geval-test"))
     monkeypatch.setenv("PATH", "/nonexistent")  # no java
-    provenance._installed_versions.cache_clear()
-    try:
-        versions = provenance.package_versions()
-    finally:
-        provenance._installed_versions.cache_clear()
+    versions = provenance.package_versions()
     assert versions == {
         "python": platform.python_version(),
         "numpy": numpy.__version__,
@@ -217,20 +223,19 @@ def test_what_is_not_installed_is_recorded_as_absent(monkeypatch):
     }
 
 
+@pytest.mark.usefixtures("versions_read_afresh")
 def test_the_java_runtime_is_recorded_as_it_names_itself(monkeypatch):
     """The Java runtime METEOR 1.5's jar runs on, as ``java -version`` names it; a line that
     the JVM prints first for JAVA_TOOL_OPTIONS is passed over."""
+    for variable in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"):
+        monkeypatch.delenv(variable, raising=False)  # each makes the JVM speak first
     said = subprocess.run(["java", "-version"], capture_output=True, text=True, check=True)
     first = said.stderr.splitlines()[0]  # e.g. openjdk version "17.0.15" 2025-04-15
     assert first.split()[1:2] == ["version"]
+    assert provenance.package_versions()["java"] == first
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
     provenance._installed_versions.cache_clear()
-    try:
-        assert provenance.package_versions()["java"] == first
-        monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
-        provenance._installed_versions.cache_clear()
-        assert provenance.package_versions()["java"] == first
-    finally:
-        provenance._installed_versions.cache_clear()
+    assert provenance.package_versions()["java"] == first
 
 
 def test_several_outputs_of_one_call_each_get_the_sidecar_of_a_call_of_their_own(

@@ -128,7 +128,8 @@ def _installed_versions() -> dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "absent"
-    versions["java"] = java_version() or "absent"
+    java = java_version()
+    versions["java"] = "absent" if java is None else java
     return versions
 
 
