@@ -31,6 +31,18 @@
   the server stops), ``"trickle"`` (a 200 answer sent one byte every ``trickle_seconds``),
   ``"huge"`` (a 200 body of ``huge_bytes`` with its Content-Length), ``"huge-chunked"``
   (the same without a length, chunked, until the client stops reading);
+  ``"echo-escaped"`` and ``"500-key-escaped"`` (as ``"echo"`` and ``"500-key"``, with every
+  character of the key written as a JSON escape ``\\uXXXX``: the text holds no stretch of
+  the key, its decoded strings hold all of it), ``"echo-tokens"`` (a reply holding the key,
+  its log-probabilities listing it three characters a token, each token with its ``bytes``,
+  as a model that repeats its input would), ``"text-choices"`` (old-style choices:
+  ``{"text": ...}`` without ``message``), ``"extra-choices"`` (:data:`EXTRA_CHOICES` choices
+  whatever ``n``), and each of :data:`MALFORMED` (a 200 completion with one field of the wrong
+  shape, e.g. ``usage`` a list or a log-probability of 1000);
+- ``cycle``: faults applied in turn, round and round, once the queue is empty (a server that
+  times out on two requests of three: ``["hang", "hang", None]``);
+- ``models_echo_key``: ``GET <base>/models`` lists, after ``fake-model``, a model whose id
+  is the key received, JSON-escaped as above;
 - ``hang_all``: every request, the probe's and ``GET /models`` included, hangs (a server
   that accepts connections and never answers);
 - ``latency``: seconds added to every answer;
@@ -38,6 +50,7 @@
   request bodies, and ``auth``: the Authorization headers seen; the runner's probe requests
   (:data:`geval_repro.runner.probe.PROBE_PROMPT`) go to ``probes`` instead and take no
   injected fault, so a test's faults and counts concern the run's own requests;
+  ``paths``: every request's method and path, the probe's and the tokenizer's included;
 - it shuts itself down after ``lifetime`` seconds at the latest.
 """
 
@@ -55,6 +68,49 @@ from geval_repro.runner.probe import PROBE_PROMPT
 
 TOKENS = ("1", "2", "3", "4", "5", " ", "The")
 KEY_AT = 282  # where "500-key" puts the key in its body
+EXTRA_CHOICES = 8  # the choices "extra-choices" returns whatever n
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character written as a JSON escape (``\\u0073`` for ``s``)."""
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def _positions(answer: dict) -> list[dict]:
+    """Every log-probability entry of ``answer``: the positions and their candidates."""
+    found = []
+    for choice in answer["choices"]:
+        for position in (choice.get("logprobs") or {}).get("content") or []:
+            found.append(position)
+            found.extend(position.get("top_logprobs") or [])
+    return found
+
+
+def _set_logprobs(value: object):
+    def spoil(answer: dict) -> None:
+        for entry in _positions(answer):
+            entry["logprob"] = value
+
+    return spoil
+
+
+def _drop_tokens(answer: dict) -> None:
+    for entry in _positions(answer):
+        del entry["token"]
+
+
+#: A 200 completion with one field of the wrong shape, by fault name: what each does to the
+#: fake's answer (the log-probability faults need a request that asks for them).
+MALFORMED = {
+    "usage-list": lambda answer: answer.update(usage=[12, 1, 13]),
+    "usage-string": lambda answer: answer.update(usage="13 tokens"),
+    "fingerprint-object": lambda answer: answer.update(system_fingerprint={"build": "x"}),
+    "logprob-no-token": _drop_tokens,
+    "logprob-string": _set_logprobs("-0.5"),
+    "logprob-list": _set_logprobs([-0.5]),
+    "logprob-nan": _set_logprobs(float("nan")),
+    "logprob-1000": _set_logprobs(1000.0),
+}
 
 
 def distribution(prompt: str) -> dict[str, float]:
@@ -137,8 +193,13 @@ class FakeOpenAIServer:
         owned_by: str | None = None,
         trickle_seconds: float = 0.2,
         huge_bytes: int = 40 * 2**20,
+        cycle: list[str | None] | None = None,
+        models_echo_key: bool = False,
     ):
         self.always = always
+        self.cycle = list(cycle or [])
+        self._turn = 0
+        self.models_echo_key = models_echo_key
         self.hang_all = hang_all
         self.owned_by = owned_by
         self.trickle_seconds = trickle_seconds
@@ -155,6 +216,7 @@ class FakeOpenAIServer:
         self.bodies: list[dict] = []
         self.probes: list[dict] = []
         self.auth: list[str] = []
+        self.paths: list[str] = []
         self._lock = threading.Lock()
         self._stopped = False
         server = self
@@ -172,7 +234,12 @@ class FakeOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # a client killed mid-request (the resume test does that)
 
+            def _key(self) -> str:
+                return self.headers.get("Authorization", "").removeprefix("Bearer ")
+
             def do_GET(self) -> None:
+                with server._lock:
+                    server.paths.append(f"GET {self.path}")
                 if server.hang_all:
                     server._ended.wait()
                     return
@@ -180,13 +247,19 @@ class FakeOpenAIServer:
                     model = {"id": "fake-model", "object": "model"}
                     if server.owned_by is not None:
                         model.update(owned_by=server.owned_by, permissions=[])
-                    self._send(200, json.dumps({"object": "list", "data": [model]}).encode())
+                    models = [model]
+                    if server.models_echo_key:
+                        models.append({"id": "KEY", "object": "model"})
+                    text = json.dumps({"object": "list", "data": models})
+                    self._send(200, text.replace('"KEY"', f'"{escaped(self._key())}"').encode())
                 else:
                     self._send(404, b'{"detail": "Not Found"}')
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length))
+                with server._lock:
+                    server.paths.append(f"POST {self.path}")
                 if server.hang_all:
                     server._ended.wait()
                     return
@@ -219,7 +292,7 @@ class FakeOpenAIServer:
                     else:
                         server.bodies.append(body)
                         server.requests.append(prompt)
-                        fault = server.faults.popleft() if server.faults else server.always
+                        fault = server._next_fault()
                 if server.latency:
                     time.sleep(server.latency)
                 if fault == "429":
@@ -247,6 +320,46 @@ class FakeOpenAIServer:
                     answer = completion(body, server.max_choices, server.logprobs_supported)
                     for choice in answer["choices"]:
                         choice["message"]["content"] = f"Your key is {key}. 3"
+                    self._send(200, json.dumps(answer).encode())
+                elif fault in ("echo-escaped", "500-key-escaped"):
+                    key = self._key()
+                    if fault == "echo-escaped":
+                        answer = completion(body, server.max_choices, server.logprobs_supported)
+                        for choice in answer["choices"]:
+                            choice["message"]["content"] = "Your key is KEY. 3"
+                        status, text = 200, json.dumps(answer)
+                    else:
+                        message = f"upstream rejected the key KEY ({len(key)} characters)"
+                        status, text = 500, json.dumps({"error": {"message": message}})
+                    self._send(status, text.replace("KEY", escaped(key)).encode())
+                elif fault == "echo-tokens":  # the key in the reply, token by token
+                    key = self._key()
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    pieces = ["Your", " key", " is", " "] + [
+                        key[i : i + 3] for i in range(0, len(key), 3)
+                    ]
+                    for choice in answer["choices"]:
+                        choice["message"]["content"] = "".join(pieces)
+                        entries = [
+                            {"token": t, "logprob": -0.1, "bytes": list(t.encode())} for t in pieces
+                        ]
+                        choice["logprobs"] = {
+                            "content": [{**e, "top_logprobs": [dict(e)]} for e in entries]
+                        }
+                    self._send(200, json.dumps(answer).encode())
+                elif fault == "text-choices":
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    for choice in answer["choices"]:
+                        choice["text"] = choice.pop("message")["content"]
+                    self._send(200, json.dumps(answer).encode())
+                elif fault == "extra-choices":
+                    answer = completion(
+                        {**body, "n": EXTRA_CHOICES}, None, server.logprobs_supported
+                    )
+                    self._send(200, json.dumps(answer).encode())
+                elif fault in MALFORMED:
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    MALFORMED[fault](answer)
                     self._send(200, json.dumps(answer).encode())
                 elif fault == "hang":
                     server._ended.wait()
@@ -310,6 +423,16 @@ class FakeOpenAIServer:
         self._timer = threading.Timer(lifetime, self.stop)
         self._timer.daemon = True
         self._timer.start()
+
+    def _next_fault(self) -> str | None:
+        """The fault of the next request of the run (under the lock): the queue's first,
+        else the cycle's next, else ``always``."""
+        if self.faults:
+            return self.faults.popleft()
+        if self.cycle:
+            self._turn += 1
+            return self.cycle[(self._turn - 1) % len(self.cycle)]
+        return self.always
 
     def stop(self) -> None:
         """Stop serving (idempotent)."""

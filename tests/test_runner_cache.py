@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from geval_repro.runner import cache as cache_module
+from geval_repro.runner.answers import read_completion
 from geval_repro.runner.cache import (
     CACHE_FILE,
     ResponseCache,
@@ -17,7 +18,6 @@ from geval_repro.runner.cache import (
     request_key,
     server_name,
 )
-from geval_repro.runner.client import read_completion
 
 BODY = {
     "model": "m",

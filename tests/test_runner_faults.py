@@ -28,7 +28,15 @@ from geval_repro.cli import main
 from geval_repro.runner.cache import CACHE_FILE, ResponseCache, no_space
 from geval_repro.runner.keys import MIN_FRAGMENT, KeyRefused, redact, server_key
 from geval_repro.runner.lock import LOCK_FILE
-from tests.fake_openai_server import KEY_AT, FakeOpenAIServer
+from tests.fake_openai_server import KEY_AT, MALFORMED, FakeOpenAIServer
+from tests.runner_cli import (
+    assert_key_nowhere,
+    fragments,
+    judge_argv,
+    one_line,
+    rows,
+    summeval_processed,
+)
 
 pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
 
@@ -40,57 +48,7 @@ KEY_ENV = "FAULTS_TEST_KEY"
 @pytest.fixture(scope="module")
 def processed(tmp_path_factory, mirror_dir) -> Path:
     """A processed folder with summeval.parquet built from the mirror."""
-    from geval_repro.registry.benchmarks import get_benchmark
-    from geval_repro.runner.run import load_items_table
-
-    folder = tmp_path_factory.mktemp("processed")
-    table = load_items_table(
-        get_benchmark("summeval"), tmp_path_factory.mktemp("raw"), None, mirror_dir
-    )
-    table.to_parquet(folder / "summeval.parquet", index=False)
-    return folder
-
-
-def judge_argv(server_url: str, out: Path, processed: Path, *extra: str) -> list[str]:
-    return [
-        "judge", "--benchmark", "summeval", "--dimension", "coherence", "--model", "fake-model",
-        "--base-url", server_url, "--mode", "sample", "--n", "1", "--limit", "3",
-        "--out", str(out), "--processed", str(processed), "--concurrency", "1",
-        "--raw-dir", str(out.parent / "raw"), *extra,
-    ]  # fmt: skip
-
-
-def fragments(secret: str) -> list[str]:
-    """Every stretch of MIN_FRAGMENT characters of ``secret`` (what must never be written)."""
-    return [secret[i : i + MIN_FRAGMENT] for i in range(len(secret) - MIN_FRAGMENT + 1)]
-
-
-def assert_key_nowhere(folder: Path, *texts: str) -> None:
-    """No file under ``folder`` (outputs, manifest, cache and its WAL) and none of ``texts``
-    holds the key or any MIN_FRAGMENT-character stretch of it."""
-    written = [p for p in folder.rglob("*") if p.is_file()]
-    assert written
-    for part in fragments(KEY):
-        for path in written:
-            assert part.encode() not in path.read_bytes(), (part, path)
-        for text in texts:
-            assert part not in text, part
-
-
-def one_line(err: str) -> str:
-    """The console's only ``geval-repro:`` line that is not a warning; no traceback."""
-    assert "Traceback" not in err, err
-    lines = [
-        line
-        for line in err.splitlines()
-        if line.startswith("geval-repro: ") and not line.startswith("geval-repro: warning")
-    ]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
-def rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return summeval_processed(tmp_path_factory, mirror_dir)
 
 
 # --- the key ---------------------------------------------------------------------------
@@ -194,20 +152,21 @@ def test_the_key_at_character_290_of_an_error_body_is_not_written_even_in_part(
     assert len(errors) == 3 and all("HTTP 500" in e and "***" in e for e in errors)
     assert KEY_AT + len(KEY) > 300  # the server put the key across the 300-character cut
     captured = capfd.readouterr()
-    assert_key_nowhere(tmp_path, captured.out, captured.err)
+    assert_key_nowhere(KEY, tmp_path, captured.out, captured.err)
 
 
+@pytest.mark.parametrize("fault", ["echo", "echo-escaped"])  # as sent; JSON-escaped (issue 44)
 def test_a_reply_that_echoes_the_key_is_redacted_before_it_is_cached(
-    tmp_path, processed, monkeypatch, capfd
+    tmp_path, processed, monkeypatch, capfd, fault
 ):
     monkeypatch.setenv(KEY_ENV, KEY)
     out = tmp_path / "run"
     with FakeOpenAIServer() as server:
-        server.faults.append("echo")
+        server.faults.append(fault)
         assert main(judge_argv(server.base_url, out, processed, "--api-key-env", KEY_ENV)) == 0
     assert rows(out / "coherence.jsonl")[0]["replies"] == ["Your key is ***. 3"]
     captured = capfd.readouterr()
-    assert_key_nowhere(tmp_path, captured.out, captured.err)
+    assert_key_nowhere(KEY, tmp_path, captured.out, captured.err)
 
 
 def test_the_hosted_key_is_not_sent_to_a_local_server_unless_named(
@@ -223,7 +182,7 @@ def test_the_hosted_key_is_not_sent_to_a_local_server_unless_named(
         argv = judge_argv(server.base_url, tmp_path / "b", processed)
         assert main([*argv, "--api-key-env", "OPENAI_API_KEY"]) == 0  # named: sent
         assert set(server.auth) == {f"Bearer {KEY}"}
-    assert_key_nowhere(tmp_path)
+    assert_key_nowhere(KEY, tmp_path)
 
 
 def test_the_openai_key_is_not_sent_to_another_hosted_api(tmp_path, processed, monkeypatch, capsys):
@@ -360,20 +319,39 @@ def test_a_damaged_cache_is_named_with_the_command_that_sets_it_aside(tmp_path, 
         assert len(server.requests) == before + 3  # requested again
 
 
-def test_a_bad_cached_row_is_skipped_counted_and_requested_again(tmp_path, processed, capsys):
+def _logprobs_of_1000(text: str) -> str:
+    """An answer whose log-probabilities are 1000, as an earlier version cached it without
+    checking it (issue 44: the rerun crashed with OverflowError)."""
+    answer = json.loads(text)
+    MALFORMED["logprob-1000"](answer)
+    return json.dumps(answer)
+
+
+@pytest.mark.parametrize(
+    ("damage", "flags"),
+    [
+        (lambda text: '{"choices": [{"mess', ()),  # a row cut short in place
+        (_logprobs_of_1000, ("--mode", "both", "--top-logprobs", "7")),
+    ],
+    ids=["cut-short", "logprobs-of-1000"],
+)
+def test_a_bad_cached_row_is_skipped_counted_and_requested_again(
+    tmp_path, processed, capsys, damage, flags
+):
     out = tmp_path / "run"
     with FakeOpenAIServer() as server:
-        assert main(judge_argv(server.base_url, out, processed)) == 0
+        assert main(judge_argv(server.base_url, out, processed, *flags)) == 0
         written = (out / "coherence.jsonl").read_bytes()
         connection = sqlite3.connect(out / "cache" / CACHE_FILE)
         with connection:
-            connection.execute(
-                "UPDATE responses SET response = ? WHERE rowid = 1", ('{"choices": [{"mess',)
-            )
+            (text,) = connection.execute(
+                "SELECT response FROM responses WHERE rowid = 1"
+            ).fetchone()
+            connection.execute("UPDATE responses SET response = ? WHERE rowid = 1", (damage(text),))
         connection.close()
         before = len(server.requests)
         capsys.readouterr()
-        assert main(judge_argv(server.base_url, out, processed)) == 0
+        assert main(judge_argv(server.base_url, out, processed, *flags)) == 0
         assert len(server.requests) == before + 1  # that answer only
     err = capsys.readouterr().err
     assert "1 stored answer(s) are not readable completions" in err and "Traceback" not in err

@@ -17,12 +17,17 @@ Protocol per request (every retry is explicit here, so it is testable):
   a wait longer than ``max_wait`` (:data:`MAX_WAIT`) is not waited for: the request fails
   at once, naming the server's demand;
 - a server whose requests time out ``drop_after_timeouts`` times in a row
-  (:data:`DROP_AFTER_TIMEOUTS`, no answer in between, over all its requests) counts as
+  (:data:`DROP_AFTER_TIMEOUTS`, no answer in between, over all its requests), or whose
+  attempts timed out :data:`STRUGGLING_TIMEOUTS` times or more among its last
+  :data:`STRUGGLING_WINDOW` (over all its requests: a server that times out on most
+  requests but answers often enough never times out three times in a row), counts as
   unreachable (kind ``unresponsive``): the runner drops it like a server that refuses
   connections, instead of waiting ``timeout`` again for every item;
 - any other HTTP error (e.g. 400 for a parameter the server does not know) fails at once;
-- a 200 response whose body is not a completion (not JSON, or without ``choices``) fails
-  and its raw text is kept for inspection.
+- a 200 response whose body is not a completion the runner can read
+  (:func:`geval_repro.runner.answers.read_completion`: not JSON, no ``choices``, a field of
+  the wrong shape) fails at once, kind ``unreadable``: its raw text is kept for inspection
+  and it is never cached as an answer.
 
 Each failure has a ``kind`` (:data:`FAILURE_KINDS`): ``connection``, ``dns`` and
 ``unresponsive`` say that the server itself could not be reached (the runner then moves the
@@ -39,8 +44,9 @@ throughput of the default transport at 32 requests in flight (``perf/time_runner
 
 The API key (:mod:`geval_repro.runner.keys`: none for a server the user named no key for)
 goes only into the ``Authorization`` header; every text that comes back, error or answer,
-passes through :func:`geval_repro.runner.keys.redact` before it is shortened, stored or
-shown.
+passes through :func:`geval_repro.runner.keys.redact` before it is parsed, shortened, stored
+or shown, and an answer's log-probabilities through
+:func:`geval_repro.runner.keys.redact_tokens`.
 """
 
 from __future__ import annotations
@@ -50,12 +56,14 @@ import importlib
 import json
 import random
 import socket
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from geval_repro.runner.keys import redact
+from geval_repro.runner.answers import read_completion
+from geval_repro.runner.keys import redact, redact_tokens
 
 RETRY_STATUS = frozenset({408, 409, 429})
 #: The longest wait a server may ask for (``Retry-After``) before a retry, in seconds.
@@ -64,6 +72,9 @@ MAX_WAIT = 60.0
 MAX_RESPONSE_BYTES = 32 * 2**20
 #: Timeouts in a row after which a server counts as unreachable.
 DROP_AFTER_TIMEOUTS = 3
+#: Timeouts among a server's last STRUGGLING_WINDOW attempts after which it counts as
+#: unreachable (half of them): the overall bound on a struggling server.
+STRUGGLING_TIMEOUTS, STRUGGLING_WINDOW = 10, 20
 #: What went wrong with a failed request: the server unreachable (``connection``: refused or
 #: reset; ``dns``: its host does not resolve; ``unresponsive``: its requests keep timing
 #: out), or this request (``timeout``, ``http``: an error status, ``too_large``: a body over
@@ -88,21 +99,6 @@ class Answer:
     def ok(self) -> bool:
         """Whether the request returned a readable completion."""
         return self.error is None
-
-
-def read_completion(text: str) -> dict[str, Any]:
-    """Parse a response body; raise ``ValueError`` when it is not a completion with choices."""
-    data = json.loads(text)
-    if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
-        raise ValueError("the response has no 'choices' list")
-    if not data["choices"]:
-        raise ValueError("the response's 'choices' list is empty")
-    for choice in data["choices"]:
-        if not isinstance(choice, dict):
-            raise ValueError("a choice is not an object")
-        if not isinstance((choice.get("message") or {}).get("content", ""), str | None):
-            raise ValueError("a choice's message content is not text")
-    return data
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -181,6 +177,7 @@ class CompletionClient:
         self._random = random.Random(seed)
         self._sleep = sleep
         self._timeouts_in_row = 0
+        self._recent: deque[bool] = deque(maxlen=STRUGGLING_WINDOW)  # attempts: timed out?
         self.retries = 0
 
     async def close(self) -> None:
@@ -215,6 +212,7 @@ class CompletionClient:
                         raise _TooLarge
                     chunks.append(chunk)
         self._timeouts_in_row = 0
+        self._recent.append(False)
         text = b"".join(chunks).decode("utf-8", errors="replace")
         return _Response(response.status_code, response.headers, redact(text, self._key))
 
@@ -240,9 +238,11 @@ class CompletionClient:
                         return Answer(None, redact(reason, self._key), kind)
                     if kind == "timeout":
                         self._timeouts_in_row += 1
+                        self._recent.append(True)
                         reason = f"timed out (--timeout {self._timeout:g} s for the whole request)"
-                        if self._timeouts_in_row >= self._drop_after:
-                            return Answer(None, self._unresponsive(), "unresponsive")
+                        unresponsive = self._unresponsive()
+                        if unresponsive is not None:
+                            return Answer(None, unresponsive, "unresponsive")
                 else:
                     status = response.status
                     if status >= 400:
@@ -260,10 +260,12 @@ class CompletionClient:
                             )
                     else:
                         try:
-                            read_completion(response.text)
-                        except (ValueError, AttributeError) as error:
+                            answer = read_completion(response.text)
+                        except ValueError as error:
                             reason = redact(f"unreadable response: {error}", self._key)
                             return Answer(response.text, reason, "unreadable", status)
+                        if redact_tokens(answer, self._key):  # the key spelled token by token
+                            return Answer(json.dumps(answer, ensure_ascii=False), status=status)
                         return Answer(response.text, status=status)
                 if attempt + 1 < self._max_attempts:
                     self.retries += 1
@@ -272,11 +274,22 @@ class CompletionClient:
                 None, redact(f"{reason} (after {self._max_attempts} attempts)", self._key), kind
             )
 
-    def _unresponsive(self) -> str:
-        return (
-            f"timed out {self._timeouts_in_row} times in a row (--timeout {self._timeout:g} s "
-            "each): the server does not answer"
-        )
+    def _unresponsive(self) -> str | None:
+        """Why the server counts as unreachable after its timeouts (module docstring), or
+        None while it does not."""
+        if self._timeouts_in_row >= self._drop_after:
+            return (
+                f"timed out {self._timeouts_in_row} times in a row (--timeout "
+                f"{self._timeout:g} s each): the server does not answer"
+            )
+        timeouts = sum(self._recent)
+        if timeouts >= STRUGGLING_TIMEOUTS:
+            return (
+                f"timed out in {timeouts} of its last {STRUGGLING_WINDOW} attempts (--timeout "
+                f"{self._timeout:g} s each; {STRUGGLING_TIMEOUTS} is the bound): the server "
+                "answers too seldom to finish the run"
+            )
+        return None
 
     async def request_json(self, method: str, path: str, body: Any = None) -> tuple[Any, Answer]:
         """``method <base><path>`` (or an absolute URL) once: the parsed JSON (None when the
@@ -296,7 +309,7 @@ class CompletionClient:
             return None, Answer(None, reason, "http", response.status)
         try:
             return json.loads(response.text), Answer(response.text, status=response.status)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None, Answer(response.text, "not JSON", "unreadable", response.status)
 
     async def get_json(self, path: str) -> Any:

@@ -2,7 +2,9 @@
 
 **An item's requests** (:class:`ReplyChain`): its first request asks for ``n`` replies; when
 the answer has fewer, further requests (:func:`geval_repro.runner.requests.topup_body`) ask
-for the rest, one after another, until the item has ``n``. Each is cached under its own key
+for the rest, one after another, until the item has ``n``. An answer with more choices than
+its request asked for is read up to that many (the first ones, in the order returned); the
+extra ones are counted (the manifest's ``n_obtained``). Each is cached under its own key
 (the item and the index of its first reply, ``sample``), so the chain of an item is
 rebuilt from the cache alone: a rerun sends nothing, a resumed run only what is missing.
 A stored answer that is not a readable completion (a damaged row) ends the chain there: it
@@ -35,8 +37,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geval_repro.runner.answers import read_completion
 from geval_repro.runner.cache import ResponseCache, request_key
-from geval_repro.runner.client import UNREACHABLE, read_completion
+from geval_repro.runner.client import UNREACHABLE
 from geval_repro.runner.requests import derived_seed, topup_body
 
 
@@ -95,9 +98,16 @@ class ReplyChain:
     rule: ChainRule
     responses: list[dict[str, Any]] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    extra: list[tuple[int, int]] = field(default_factory=list)  # (returned, asked), if more
 
-    def add(self, key: str, response: dict[str, Any]) -> None:
-        """Append the response stored under ``key``."""
+    def add(self, key: str, response: dict[str, Any], asked: int) -> None:
+        """Append the response stored under ``key`` to a request for ``asked`` replies,
+        with its first ``asked`` choices only: a server that returns more than asked did
+        other than asked; (returned, asked) is recorded in :attr:`extra`."""
+        choices = response["choices"]
+        if len(choices) > asked:
+            self.extra.append((len(choices), asked))
+            response = {**response, "choices": choices[:asked]}
         self.keys.append(key)
         self.responses.append(response)
 
@@ -124,10 +134,10 @@ class ReplyChain:
                 break
             try:
                 response = read_completion(text)
-            except (ValueError, AttributeError, TypeError):
+            except ValueError:  # not a completion the runner can read (.answers)
                 cache.unreadable.add(step.key)  # requested again; its row is replaced
                 break
-            chain.add(step.key, response)
+            chain.add(step.key, response, step.body["n"])
         return chain
 
     def failure(self, cache: ResponseCache) -> str | None:
@@ -201,7 +211,7 @@ async def dispatch(
                 )
             cache.store(step.key, step.body, answer.text)
             stored.add(step.key)
-            chain.add(step.key, response)
+            chain.add(step.key, response, step.body["n"])
         return None
 
     def requeue(items: list[Item]) -> None:

@@ -17,20 +17,32 @@
 
 **Redaction** (:func:`redact`): every text that came back from a server that was sent a
 key (error bodies, 200 replies, probe answers) passes through :func:`redact` *before* it is
-shortened, stored, cached or shown: each occurrence of the key, and of every stretch of at
-least :data:`MIN_FRAGMENT` characters of it (a server that echoes half the key), becomes
-``***``. A value shorter than :data:`MIN_FRAGMENT` characters is taken for a placeholder
-(``EMPTY``, ``x``: a local server's dummy key), not a secret: redacting it would corrupt
-replies (a key ``1`` would erase ratings), so it is left as is.
+parsed, shortened, stored, cached or shown: each occurrence of the key, and of every
+stretch of at least :data:`MIN_FRAGMENT` characters of it (a server that echoes half the
+key), becomes ``***``. So does the key written another way: behind escapes that a reader of
+the text decodes (JSON's and Python's ``\\u0073``, ``\\x73``, ``\\n``, an escaped backslash;
+percent-encoding ``%73``; HTML character references ``&#115;``, ``&#x73;``, ``&amp;``; each
+up to :data:`DECODE_DEPTH` times over: an escape of an escape), where ``json.loads`` would
+give the key back; and in hexadecimal and base64 (every stretch of its UTF-8 bytes at least
+:data:`MIN_FRAGMENT` long, at each of base64's three alignments). The escaped key is
+masked in the text as received, whole escapes at a time, so a JSON text stays JSON and
+decodes to ``***`` where the key was. A reply that spells the key token by token leaves no
+stretch of it in any one text, but in its log-probabilities' tokens read in a row: those
+tokens are masked too (:func:`redact_tokens`), before the answer is cached. A value shorter
+than :data:`MIN_FRAGMENT` characters is taken for a placeholder (``EMPTY``, ``x``: a local
+server's dummy key), not a secret: redacting it would corrupt replies (a key ``1`` would
+erase ratings), so it is left as is.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlparse
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -39,6 +51,8 @@ DEFAULT_KEY_HOSTS: frozenset[str] = frozenset({"api.openai.com"})
 #: The shortest stretch of a key that is redacted; shorter keys are placeholders.
 MIN_FRAGMENT = 8
 MASK = "***"
+#: How many times escapes are decoded when a text is searched for the key.
+DECODE_DEPTH = 3
 
 
 class KeyRefused(ValueError):
@@ -85,47 +99,164 @@ def server_key(
     )
 
 
-def secrets_of(keys: Sequence[ServerKey]) -> tuple[str, ...]:
-    """The distinct key values among ``keys`` that are secrets (see :func:`redact`)."""
-    return tuple(dict.fromkeys(k.value for k in keys if k.value and len(k.value) >= MIN_FRAGMENT))
+@dataclass(frozen=True)
+class _Forms:
+    """What :func:`redact` looks for: the stretches (of :data:`MIN_FRAGMENT` characters of
+    the key, of :data:`MIN_FRAGMENT` bytes of it in hexadecimal and base64) and a pattern
+    of the runs of characters that may hold one."""
+
+    stretches: frozenset[str]
+    lengths: tuple[int, ...]
+    runs: re.Pattern[str]
+
+
+def _windows(text: str, length: int) -> set[str]:
+    return {text[i : i + length] for i in range(len(text) - length + 1)}
 
 
 @functools.lru_cache(maxsize=8)
-def _fragments(secret: str) -> tuple[frozenset[str], re.Pattern[str]]:
-    """The key's stretches of :data:`MIN_FRAGMENT` characters, and a pattern of the runs of
-    at least that many characters all drawn from the key's: every stretch of the key in a
-    text lies inside such a run."""
-    stretches = frozenset(
-        secret[i : i + MIN_FRAGMENT] for i in range(len(secret) - MIN_FRAGMENT + 1)
-    )
-    alphabet = "".join(re.escape(c) for c in sorted(set(secret)))
-    return stretches, re.compile(f"[{alphabet}]{{{MIN_FRAGMENT},}}")
+def _forms(secret: str) -> _Forms:
+    """The stretches of the key as written, in hexadecimal (either case) and in base64
+    (standard and URL-safe alphabets, at each alignment: the characters that its bytes
+    alone decide), each the encoding of :data:`MIN_FRAGMENT` bytes of the key (a
+    stretch's length is that of its form's encoding of that many bytes)."""
+    data = secret.encode("utf-8")
+    stretches = _windows(secret, MIN_FRAGMENT)
+    hexadecimal = data.hex()
+    for form in (hexadecimal, hexadecimal.upper()):
+        stretches |= _windows(form, 2 * MIN_FRAGMENT)
+    b64_length = -(-4 * MIN_FRAGMENT // 3)  # 11 characters decided by 8 bytes
+    for alignment in range(3):
+        whole = base64.b64encode(b"\0" * alignment + data).decode("ascii")
+        inner = whole[4 if alignment else 0 : len(whole) - 4]  # no pad or partial group
+        for form in (inner, inner.replace("+", "-").replace("/", "_")):
+            stretches |= _windows(form, b64_length)
+    alphabet = "".join(re.escape(c) for c in sorted(set("".join(stretches))))
+    lengths = tuple(sorted({len(s) for s in stretches}))
+    return _Forms(frozenset(stretches), lengths, re.compile(f"[{alphabet}]{{{MIN_FRAGMENT},}}"))
+
+
+def _spans(text: str, forms: _Forms) -> list[tuple[int, int]]:
+    """Where ``text`` holds a stretch of ``forms`` (start, end). Fast when it holds none
+    (the usual case, a whole response with its log-probabilities): the distinct runs of the
+    forms' characters are checked once each; only a stretch found is searched for."""
+    found = {
+        window
+        for run in set(forms.runs.findall(text))
+        for length in forms.lengths
+        for window in _windows(run, length)
+    } & forms.stretches
+    spans = []
+    for stretch in found:
+        position = text.find(stretch)
+        while position >= 0:
+            spans.append((position, position + len(stretch)))
+            position = text.find(stretch, position + 1)
+    return spans
+
+
+#: An escape that writes one character another way (module docstring).
+_ESCAPE = re.compile(
+    r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'bfnrt]|%[0-9a-fA-F]{2}"
+    r"|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:amp|lt|gt|quot|apos);"
+)
+_NAMED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "amp": "&", "lt": "<",
+          "gt": ">", "quot": '"', "apos": "'"}  # fmt: skip
+
+
+def _character(match: re.Match[str]) -> str:
+    """The one character an escape stands for (U+FFFD for a number beyond Unicode)."""
+    escape = match.group()
+    if escape[0] == "&":
+        if escape[1] != "#":
+            return _NAMED[escape[1:-1]]
+        number = int(escape[3:-1], 16) if escape[2] in "xX" else int(escape[2:-1])
+    elif escape[0] == "%" or escape[1] in "ux":
+        number = int(escape[1:] if escape[0] == "%" else escape[2:], 16)
+    else:
+        return _NAMED.get(escape[1], escape[1])
+    return chr(number) if number <= 0x10FFFF else "\ufffd"
+
+
+def _origins(layer: str) -> tuple[list[int], list[int]]:
+    """For each character of ``layer`` with its escapes decoded, where it stood in
+    ``layer``: its start and end (an escape's characters map to the whole escape)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for match in _ESCAPE.finditer(layer):
+        starts += range(position, match.start())
+        ends += range(position + 1, match.start() + 1)
+        starts.append(match.start())
+        ends.append(match.end())
+        position = match.end()
+    starts += range(position, len(layer))
+    ends += range(position + 1, len(layer) + 1)
+    return starts, ends
+
+
+def _decoded_spans(text: str, forms: _Forms) -> list[tuple[int, int]]:
+    """Where ``text`` holds a stretch of ``forms`` once its escapes are decoded, up to
+    :data:`DECODE_DEPTH` times over, as spans of ``text`` covering whole escapes."""
+    layers = [text]
+    spans: list[tuple[int, int]] = []
+    while len(layers) <= DECODE_DEPTH and _ESCAPE.search(layers[-1]):
+        layers.append(_ESCAPE.sub(_character, layers[-1]))
+        found = _spans(layers[-1], forms)
+        if not found:
+            continue
+        maps = [_origins(layer) for layer in layers[:-1]]
+        for low, high in found:
+            for starts, ends in reversed(maps):  # down to the text as received
+                low, high = starts[low], ends[high - 1]
+            spans.append((low, high))
+    return spans
+
+
+def _escapes(text: str) -> list[tuple[int, int]]:
+    """Where ``text``'s escapes are (start, end), in order; found from their first character
+    with ``str.find``, which skips a long text far faster than a regular expression."""
+    found = []
+    for mark in "\\%&":
+        position = text.find(mark)
+        while position >= 0:
+            match = _ESCAPE.match(text, position)
+            end = match.end() if match else position + 1
+            if match:
+                found.append((position, end))
+            position = text.find(mark, end)
+    return sorted(found)
+
+
+def _escaped_spans(text: str, forms: _Forms) -> list[tuple[int, int]]:
+    """Where ``text`` holds a stretch of ``forms`` behind escapes (:func:`_decoded_spans`),
+    searched only around its escapes: a stretch behind escapes holds one, and reaches less
+    than a stretch's length of plain characters beyond the escapes it holds."""
+    margin = forms.lengths[-1]
+    spans: list[tuple[int, int]] = []
+    clusters: list[list[int]] = []  # escapes fewer than a stretch's length apart
+    for start, end in _escapes(text):
+        if clusters and start - clusters[-1][1] < margin:
+            clusters[-1][1] = end
+        else:
+            clusters.append([start, end])
+    for low, high in clusters:
+        first, last = max(0, low - margin), min(len(text), high + margin)
+        spans += [(first + a, first + b) for a, b in _decoded_spans(text[first:last], forms)]
+    return spans
 
 
 def redact(text: str, secret: str | None) -> str:
     """``text`` with ``secret`` and every stretch of :data:`MIN_FRAGMENT` or more of its
-    characters replaced by ``***`` (see the module docstring; a shorter ``secret`` is not
-    redacted).
-
-    Fast when the text holds no stretch of the key (the usual case, a whole response with
-    its log-probabilities): the distinct runs of the key's characters are checked once each
-    for a stretch of it; only a text that holds one is searched stretch by stretch."""
+    characters replaced by ``***``, also where the text writes them behind escapes, in
+    hexadecimal or in base64 (see the module docstring; a shorter ``secret`` is not
+    redacted)."""
     if not secret or len(secret) < MIN_FRAGMENT or not text:
         return text
-    stretches, runs = _fragments(secret)
-    found = {
-        word[i : i + MIN_FRAGMENT]
-        for word in set(runs.findall(text))
-        for i in range(len(word) - MIN_FRAGMENT + 1)
-    } & stretches
-    if not found:
+    forms = _forms(secret)
+    marked = _spans(text, forms) + _escaped_spans(text, forms)
+    if not marked:
         return text
-    marked: list[tuple[int, int]] = []
-    for stretch in found:
-        position = text.find(stretch)
-        while position >= 0:
-            marked.append((position, position + MIN_FRAGMENT))
-            position = text.find(stretch, position + 1)
     marked.sort()
     pieces, position, end = [], 0, -1
     for low, high in marked:
@@ -138,3 +269,29 @@ def redact(text: str, secret: str | None) -> str:
     pieces.append(MASK)
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def redact_tokens(answer: dict[str, Any], secret: str | None) -> bool:
+    """Mask, in each choice's log-probabilities of ``answer`` (a parsed completion,
+    :func:`geval_repro.runner.answers.read_completion`), the generated tokens that together
+    spell a stretch of ``secret`` as :func:`redact` finds it: each token is shorter than a
+    stretch, so no text holds one. A masked position's token and its candidates' become
+    ``***``, their ``bytes`` null. Whether anything was masked."""
+    if not secret or len(secret) < MIN_FRAGMENT:
+        return False
+    forms = _forms(secret)
+    masked = False
+    for choice in answer["choices"]:
+        content = (choice.get("logprobs") or {}).get("content") or []
+        spelled = "".join(entry["token"] for entry in content)
+        spans = _spans(spelled, forms) + _escaped_spans(spelled, forms)
+        end = 0
+        for entry in content:
+            start, end = end, end + len(entry["token"])
+            if any(low < end and start < high for low, high in spans):
+                for each in (entry, *(entry.get("top_logprobs") or [])):
+                    each["token"] = MASK
+                    if "bytes" in each:
+                        each["bytes"] = None
+                masked = True
+    return masked

@@ -27,7 +27,8 @@ mode needs them stops the run naming the server and suggesting ``--mode sample``
 refused ``top_logprobs`` stops it with the server's message; HTTP 404 for the completion
 request stops it with a hint (a base URL without ``/v1``); fewer candidates than K or
 fewer choices than ``n`` are warnings (the replies are topped up, see
-:mod:`geval_repro.runner.requests`), all recorded in the manifest.
+:mod:`geval_repro.runner.requests`), and so are more choices than asked (a run keeps the
+first ones asked for), all recorded in the manifest.
 """
 
 from __future__ import annotations
@@ -170,10 +171,16 @@ def _first_position(choice: dict[str, Any]) -> dict[str, Any] | None:
     return content[0] if content else None
 
 
+def _count(value: Any) -> int | None:
+    """``value`` when it is a whole number > 0 (a context length, a number of slots)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _context_length(models: Any, model: str) -> int | None:
-    for entry in (models or {}).get("data") or []:
-        if isinstance(entry, dict) and entry.get("id") == model and entry.get("max_model_len"):
-            return int(entry["max_model_len"])
+    data = models.get("data") if isinstance(models, dict) else None
+    for entry in data if isinstance(data, list) else []:
+        if isinstance(entry, dict) and entry.get("id") == model:
+            return _count(entry.get("max_model_len"))
     return None
 
 
@@ -209,11 +216,10 @@ async def probe(
         parsed = urlparse(base_url)
         props = await client.get_json(f"{parsed.scheme}://{parsed.netloc}/props")
         props = props if isinstance(props, dict) else {}
-        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
-        if result.context_length is None:
-            result.context_length = int(n_ctx) if isinstance(n_ctx, int) else None
-        slots = props.get("total_slots")
-        result.slots = slots if isinstance(slots, int) and slots > 0 else None
+        settings = props.get("default_generation_settings")
+        if result.context_length is None and isinstance(settings, dict):
+            result.context_length = _count(settings.get("n_ctx"))
+        result.slots = _count(props.get("total_slots"))
     body: dict[str, Any] = {
         "model": model,
         "messages": [{"role": "user", "content": PROBE_PROMPT}],
@@ -312,6 +318,12 @@ def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: in
             f"{result.server} lists {returned} candidates when asked for top_logprobs "
             f"{top_logprobs}: the off-scale mass is a looser upper bound, and a rating outside "
             "the listed candidates counts as 0"
+        )
+    if result.choices_for_n is not None and result.choices_for_n > PROBE_CHOICES:
+        warnings.append(
+            f"{result.server} returns {result.choices_for_n} choices when asked for "
+            f"{PROBE_CHOICES}: the server does other than asked; a run keeps the first ones "
+            "asked for of each answer and counts the others (the manifest's n_obtained)"
         )
     if result.honours_n is False and n > 1:
         warnings.append(

@@ -617,16 +617,24 @@ def _n_obtained(chains: list[ReplyChain], n: int, topup_logprobs: bool) -> dict[
     first = Counter(len(c.responses[0]["choices"]) for c in answered)
     topups = sum(len(c.responses) - 1 for c in answered)
     topped = sum(len(c.responses) > 1 for c in answered)
+    extra = [pair for c in answered for pair in c.extra]
     if not answered:
         how = "no item was answered"
     elif topped == 0:
-        how = f"one request per item returned all {n} replies"
+        how = f"one request per item returned {'its' if extra else 'all'} {n} replies"
     else:
         how = (
             f"the server returned {', '.join(str(k) for k in sorted(first))} of {n} choices "
             f"per first request; {topups} further requests (top-ups, each with its own seed, "
             f"sent back to back per item{', with' if topup_logprobs else ', without'} "
             f"log-probabilities) completed {topped} items"
+        )
+    dropped = sum(returned - asked for returned, asked in extra)
+    if extra:
+        counts = ", ".join(f"{returned} for {asked}" for returned, asked in sorted(set(extra)))
+        how += (
+            f"; the server returned more choices than asked ({counts}) in {len(extra)} "
+            f"response(s): the first ones asked for were kept, {dropped} dropped"
         )
     return {
         "requested": n,
@@ -638,6 +646,8 @@ def _n_obtained(chains: list[ReplyChain], n: int, topup_logprobs: bool) -> dict[
         "replies_per_item": {
             str(k): v for k, v in sorted(Counter(c.replies for c in answered).items())
         },
+        "responses_with_extra_choices": len(extra),
+        "extra_choices_dropped": dropped,
     }
 
 

@@ -34,7 +34,8 @@ def freeze_steps(
     force: bool = False,
 ) -> Path:
     """Generate and store the steps of ``criteria``; return the steps file's path."""
-    from geval_repro.runner.client import CompletionClient, read_completion
+    from geval_repro.runner.answers import read_completion
+    from geval_repro.runner.client import CompletionClient
 
     target = steps_path(criteria)
     if target.exists() and not force:

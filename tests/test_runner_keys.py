@@ -1,0 +1,209 @@
+"""The API key against what a server sends back and where it may go (issue 44).
+
+A server's text is untrusted: it may hold the key JSON-escaped (``\\u0073\\u006b...``),
+which ``json.loads`` turns back into the key; the key must then be in no file (outputs,
+manifest, cache and its WAL), not on the console and not in a job's log, in part, in full
+or escaped (a reply that echoes it so: tests/test_runner_faults.py's echoed key). A key
+never goes over plain ``http://`` to a host other than this machine, and a key typed where
+its variable's name belongs is refused without being repeated. Every reply is the fake
+server's (tests/fake_openai_server.py): test data, never a judge's answer. No test here
+reaches a hosted API: the real host names are checked by the key policy alone
+(:func:`geval_repro.runner.keys.server_key`, no network), and the command-line tests run
+with every name lookup and connection outside this machine refused and no HTTP client
+allowed to be built.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from geval_repro.cli import main
+from geval_repro.config import judge_spec
+from geval_repro.runner.cache import CACHE_FILE
+from geval_repro.runner.keys import MIN_FRAGMENT, redact
+from tests.fake_openai_server import FakeOpenAIServer, escaped
+from tests.runner_cli import (
+    assert_key_nowhere,
+    fragments,
+    judge_argv,
+    rows,
+    summeval_processed,
+)
+
+pytestmark = pytest.mark.usefixtures("prompts_from_the_mirror")
+
+KEY = "sk-test-ESCAPED-8d41c2"
+KEY_ENV = "KEYS_TEST_KEY"
+
+
+@pytest.fixture(scope="module")
+def processed(tmp_path_factory, mirror_dir) -> Path:
+    """A processed folder with summeval.parquet built from the mirror."""
+    return summeval_processed(tmp_path_factory, mirror_dir)
+
+
+# --- the key sent back JSON-escaped --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # each by hand: the key behind JSON escapes, whole or in part, mixed with plain
+        # characters, behind an escape of an escape, in percent-encoding and in HTML
+        # character references; the text around it kept, the escapes around it too
+        (f'{{"c": "a {escaped(KEY)} b"}}', '{"c": "a *** b"}'),
+        (f'{{"c": "{escaped(KEY[:9])}"}}', '{"c": "***"}'),
+        (f'{{"c": "{KEY[:4]}{escaped(KEY[4:12])}\\n"}}', '{"c": "***\\n"}'),
+        (f'"\\u00e9 {escaped(KEY)[:30]}{KEY[5:]}"', '"\\u00e9 ***"'),
+        ('"x ' + escaped(KEY).replace("\\", "\\\\") + ' y"', '"x *** y"'),
+        ("a=" + "".join(f"%{ord(c):02X}" for c in KEY) + "&b", "a=***&b"),
+        ("<p>" + "".join(f"&#{ord(c)};" for c in KEY) + "</p>", "<p>***</p>"),
+        ("<p>" + "".join(f"&#x{ord(c):x};" for c in KEY[:8]) + "</p>", "<p>***</p>"),
+        (f'"{escaped(KEY[:7])} is shorter than a stretch"', None),
+        ('"\\u0031 \\n rating 1"', None),
+    ],
+)
+def test_redact_masks_the_key_behind_escapes_and_keeps_the_rest(text, expected):
+    assert redact(text, KEY) == (text if expected is None else expected)
+
+
+def test_redact_masks_the_key_in_hexadecimal_and_base64():
+    hexadecimal = KEY.encode().hex()
+    assert redact(f"id {hexadecimal} end", KEY) == "id *** end"
+    assert redact(f"id {hexadecimal.upper()[:16]} end", KEY) == "id *** end"  # 8 bytes of it
+    # three bytes before the key: base64's groups 1 to 7 are its first 21 bytes, group 0 is
+    # "abc" and group 8 its last byte with padding
+    encoded = base64.b64encode(b"abc" + KEY.encode()).decode()
+    assert redact(f"Basic {encoded}", KEY) == f"Basic {encoded[:4]}***{encoded[32:]}"
+    for before in (b"a", b"ab"):  # the other two alignments, and the URL-safe alphabet
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(before + KEY.encode()).decode()
+            assert "***" in redact(text, KEY) and len(redact(text, KEY)) < len(text) - 20
+
+
+def test_redacted_json_stays_json_and_decodes_without_the_key():
+    """Random JSON strings holding a stretch of the key, each character of it written as
+    itself or as an escape, between random text: the redacted text still parses, its
+    value is the text around the stretch with ``***`` for the stretch, and holds no stretch
+    of the key."""
+    generator = random.Random(44)
+    around = ["a", " ", "\\n", "\\u00e9", "x", "\\\\", '\\"']
+    for _ in range(300):
+        start = generator.randrange(len(KEY) - MIN_FRAGMENT + 1)
+        end = generator.randrange(start + MIN_FRAGMENT, len(KEY) + 1)
+        inner = "".join(
+            generator.choice([c, f"\\u{ord(c):04x}", f"\\u{ord(c):04X}"]) for c in KEY[start:end]
+        )
+        prefix, suffix = (
+            "".join(generator.choices(around, k=generator.randrange(0, 8))) for _ in range(2)
+        )
+        text = f'{{"content": "{prefix}{inner}{suffix}"}}'
+        value = json.loads(redact(text, KEY))["content"]
+        assert value == json.loads(f'"{prefix}"') + "***" + json.loads(f'"{suffix}"'), text
+        assert not any(part in value for part in fragments(KEY))
+
+
+def test_a_reply_spelling_the_key_token_by_token_is_masked_in_its_log_probabilities(
+    tmp_path, processed, monkeypatch, capfd
+):
+    """Each token is shorter than a stretch of the key, so no text holds one; the tokens
+    together (and their bytes) do, and are masked before the answer is cached."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    out = tmp_path / "run"
+    with FakeOpenAIServer() as server:
+        server.faults.append("echo-tokens")
+        argv = judge_argv(server.base_url, out, processed, "--api-key-env", KEY_ENV)
+        assert main([*argv, "--mode", "both", "--top-logprobs", "7"]) == 0
+    assert rows(out / "coherence.jsonl")[0]["replies"] == ["Your key is ***"]
+    connection = sqlite3.connect(out / "cache" / CACHE_FILE)
+    stored = [json.loads(text) for (text,) in connection.execute("SELECT response FROM responses")]
+    connection.close()
+    for answer in stored:
+        for choice in answer["choices"]:
+            entries = choice["logprobs"]["content"]
+            spelled = "".join(e["token"] for e in entries)
+            spelled_bytes = bytes(b for e in entries for b in e.get("bytes") or []).decode()
+            for text in (spelled, spelled_bytes):
+                assert not any(part in text for part in fragments(KEY)), text
+    assert "".join(e["token"] for e in stored[0]["choices"][0]["logprobs"]["content"]).startswith(
+        "Your key is "
+    )  # the tokens before the key are kept
+    captured = capfd.readouterr()
+    assert_key_nowhere(KEY, tmp_path, captured.out, captured.err)
+
+
+def test_an_error_body_holding_the_key_json_escaped_is_redacted_everywhere(
+    tmp_path, processed, monkeypatch, capfd
+):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    out = tmp_path / "run"
+    with FakeOpenAIServer(always="500-key-escaped") as server:
+        argv = judge_argv(server.base_url, out, processed, "--api-key-env", KEY_ENV)
+        assert main([*argv, "--max-attempts", "2"]) == 1
+    errors = [r["error"] for r in rows(out / "coherence.jsonl")]
+    assert len(errors) == 3 and all("HTTP 500" in e and "rejected the key ***" in e for e in errors)
+    captured = capfd.readouterr()
+    assert "rejected the key ***" in captured.err  # the error is shown, without the key
+    assert_key_nowhere(KEY, tmp_path, captured.out, captured.err)
+
+
+def test_a_models_list_holding_the_key_json_escaped_is_in_no_manifest_cache_or_probe_output(
+    tmp_path, processed, monkeypatch, capfd
+):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    out = tmp_path / "run"
+    with FakeOpenAIServer(models_echo_key=True) as server:
+        assert main(judge_argv(server.base_url, out, processed, "--api-key-env", KEY_ENV)) == 0
+        manifest = json.loads((out / "manifest.json").read_text())
+        (probe,) = manifest["dimensions"]["coherence"]["probe"].values()
+        assert probe["models"] == ["fake-model", "***"]
+        for flags in ([], ["--json"]):
+            argv = ["probe", "--base-url", server.base_url, "--model", "fake-model"]
+            assert main([*argv, "--api-key-env", KEY_ENV, *flags]) == 0
+            captured = capfd.readouterr()
+            assert "fake-model, ***" in captured.out or '"***"' in captured.out
+            assert_key_nowhere(KEY, out, captured.out, captured.err)
+    assert (out / "cache" / CACHE_FILE).is_file()
+    assert_key_nowhere(KEY, tmp_path)
+
+
+def test_a_pipeline_run_writes_the_key_json_escaped_nowhere(
+    tmp_path, processed, monkeypatch, mirror_dir, caplog
+):
+    from geval_repro.runner.configured import run_configured_judge
+
+    monkeypatch.setenv(KEY_ENV, KEY)
+    with FakeOpenAIServer(models_echo_key=True) as server:
+        server.faults.extend(["echo-escaped", "500-key-escaped", "500-key-escaped"])
+        entry = {
+            "benchmark": "summeval",
+            "format": "geval-jsonl",
+            "label": "FIXTURE: fake-server replies (tests only)",
+            "fixture": True,
+            "dir": str(tmp_path / "run"),
+            "run": {
+                "model": "fake-model", "base_url": server.base_url, "mode": "sample", "n": 1,
+                "limit": 3, "concurrency": 1, "max_attempts": 2, "api_key_env": KEY_ENV,
+                "dimensions": ["coherence"],
+            },
+        }  # fmt: skip
+        caplog.set_level(logging.INFO)
+        with pytest.raises(RuntimeError, match="requests failed"):  # the 500s: one item
+            run_configured_judge(
+                judge_spec("keys", entry),
+                processed=processed,
+                raw_dir=tmp_path / "raw",
+                cache_dir=tmp_path / "cache",
+                mirror=mirror_dir,
+            )
+    replies = [r["replies"] for r in rows(tmp_path / "run" / "coherence.jsonl")]
+    assert replies[0] == ["Your key is ***. 3"]
+    assert "rejected the key ***" in caplog.text
+    assert_key_nowhere(KEY, tmp_path, caplog.text)
