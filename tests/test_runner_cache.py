@@ -29,11 +29,13 @@ BODY = {
 }
 
 
-def test_server_name_drops_scheme_and_credentials():
-    assert server_name("https://user:pw@api.example.com:8443/v1/") == "api.example.com:8443/v1"
+def test_server_name_drops_the_scheme_and_refuses_credentials():
+    assert server_name("https://api.example.com:8443/v1/") == "api.example.com:8443/v1"
     assert server_name("http://localhost:8000/v1") == "localhost:8000/v1"
     with pytest.raises(ValueError, match="no host"):
         server_name("localhost")
+    with pytest.raises(ValueError, match=r"https://\*\*\*@api.example.com:8443/v1/ holds a user"):
+        server_name("https://user:pw@api.example.com:8443/v1/")
 
 
 def test_key_is_sha256_of_canonical_json_and_changes_with_every_field():

@@ -19,6 +19,7 @@ import base64
 import json
 import logging
 import random
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -27,12 +28,14 @@ import pytest
 from geval_repro.cli import main
 from geval_repro.config import judge_spec
 from geval_repro.runner.cache import CACHE_FILE
-from geval_repro.runner.keys import MIN_FRAGMENT, redact
+from geval_repro.runner.keys import MIN_FRAGMENT, KeyRefused, redact, server_key
+from geval_repro.runner.probe import is_local
 from tests.fake_openai_server import FakeOpenAIServer, escaped
 from tests.runner_cli import (
     assert_key_nowhere,
     fragments,
     judge_argv,
+    one_line,
     rows,
     summeval_processed,
 )
@@ -207,3 +210,135 @@ def test_a_pipeline_run_writes_the_key_json_escaped_nowhere(
     assert replies[0] == ["Your key is ***. 3"]
     assert "rejected the key ***" in caplog.text
     assert_key_nowhere(KEY, tmp_path, caplog.text)
+
+
+# --- never over plain HTTP to another machine ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "named", "environ"),
+    [
+        ("http://api.openai.com/v1", None, {"OPENAI_API_KEY": KEY}),  # the default key
+        ("http://api.openai.com/v1", "OPENAI_API_KEY", {"OPENAI_API_KEY": KEY}),
+        ("http://api.example.com/v1", KEY_ENV, {KEY_ENV: KEY}),
+        ("http://gpu-node:8000/v1", KEY_ENV, {KEY_ENV: KEY}),  # a private network's name
+        ("http://10.1.2.3:8000/v1", KEY_ENV, {KEY_ENV: KEY}),
+        ("HTTP://192.168.0.5/v1", KEY_ENV, {KEY_ENV: KEY}),
+    ],
+)
+def test_a_key_over_plain_http_to_another_machine_is_refused_naming_the_url_and_https(
+    url, named, environ
+):
+    with pytest.raises(KeyRefused) as caught:
+        server_key(url, named, is_local(url), environ)
+    message = str(caught.value)
+    assert url in message and "https://" in message and "\n" not in message
+    assert not any(part in message for part in fragments(KEY))
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8000/v1", "http://127.8.9.1/v1", "http://localhost:8000/v1",
+     "http://[::1]:8000/v1", "https://gpu-node:8000/v1", "https://api.example.com/v1"],
+)  # fmt: skip
+def test_a_named_key_goes_over_https_or_to_this_machine(url):
+    assert server_key(url, KEY_ENV, is_local(url), {KEY_ENV: KEY}).value == KEY
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """No name lookup and no connection outside this machine, and no HTTP client at all: a
+    test that names a real host can reach nothing, even if the code under test is broken."""
+    lookup, connect = socket.getaddrinfo, socket.socket.connect
+
+    def local_lookup(host, *args, **kwargs):
+        if str(host) not in LOOPBACK_NAMES:
+            raise socket.gaierror(socket.EAI_NONAME, "refused by the test: not this machine")
+        return lookup(host, *args, **kwargs)
+
+    def local_connect(self, address):
+        if isinstance(address, tuple) and address[0] not in LOOPBACK_NAMES:
+            raise ConnectionRefusedError("refused by the test: not this machine")
+        return connect(self, address)
+
+    def no_client(*args, **kwargs):
+        raise AssertionError("an HTTP client was built: something would have been sent")
+
+    monkeypatch.setattr(socket, "getaddrinfo", local_lookup)
+    monkeypatch.setattr(socket.socket, "connect", local_connect)
+    monkeypatch.setattr("geval_repro.runner.client.CompletionClient.__init__", no_client)
+
+
+@pytest.mark.parametrize(
+    ("url", "flags"),
+    [
+        ("http://api.openai.com/v1", []),  # $OPENAI_API_KEY, the default
+        ("http://judge.invalid/v1", ["--api-key-env", "OPENAI_API_KEY"]),
+    ],
+)
+def test_the_judge_refuses_a_key_over_plain_http_in_one_line_before_anything(
+    tmp_path, processed, monkeypatch, capfd, no_network, url, flags
+):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    out = tmp_path / "run"
+    assert main([*judge_argv(url, out, processed), *flags]) == 2
+    captured = capfd.readouterr()
+    line = one_line(captured.err)
+    assert url in line and "https://" in line and "nothing was sent" in line.lower()
+    assert not out.exists()
+    assert_key_nowhere(KEY, None, captured.out, captured.err)
+
+
+@pytest.mark.parametrize("command", ["probe", "steps"])
+def test_probe_and_steps_refuse_a_key_over_plain_http(
+    tmp_path, monkeypatch, capsys, no_network, command
+):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    criteria = tmp_path / "c.txt"
+    criteria.write_text("Rate it.\n\nEvaluation Steps:\n\n{{Evaluation Steps}}\n")
+    argv = {
+        "probe": ["probe", "--model", "gpt-4o"],
+        "steps": ["steps", "--criteria", str(criteria), "--model", "gpt-4o"],
+    }[command]
+    assert main([*argv, "--base-url", "http://api.openai.com/v1"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "http://api.openai.com/v1" in line and "https://" in line
+
+
+# --- a key typed where the variable's name belongs -----------------------------------------
+
+TYPED_KEYS = (
+    "gsk_" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF",  # a valid variable name, and a key
+    "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7",  # not a variable name
+    "hf_Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC",
+    "AKIAIOSFODNN7EXAMPLE0a1b2c3d4e5f6",
+    "my key",
+)
+
+
+@pytest.mark.parametrize("value", TYPED_KEYS)
+def test_a_key_given_as_the_variables_name_is_refused_without_repeating_it(
+    tmp_path, processed, capfd, value
+):
+    out = tmp_path / "run"
+    with FakeOpenAIServer() as server:
+        probe = ["probe", "--base-url", server.base_url, "--model", "m"]
+        for argv in (judge_argv(server.base_url, out, processed), probe):
+            assert main([*argv, "--api-key-env", value]) == 2
+            captured = capfd.readouterr()
+            line = one_line(captured.err)
+            assert "--api-key-env" in line and "name of an environment variable" in line
+            for text in (captured.out, captured.err):
+                assert not any(value[i : i + 6] in text for i in range(len(value) - 5))
+        assert server.paths == []  # nothing was asked
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "MY_JUDGE_KEY_2", "_k", "vllm_key", "HF_TOKEN"])
+def test_a_variable_name_is_taken(name):
+    from geval_repro.runner.keys import check_key_variable
+
+    check_key_variable(name)  # no error

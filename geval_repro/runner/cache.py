@@ -51,7 +51,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlparse
+
+from geval_repro.runner.urls import check_base_url
 
 CACHE_FILE = "responses.sqlite"
 
@@ -132,10 +133,9 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
 
 
 def server_name(base_url: str) -> str:
-    """``host[:port]/path`` of a base URL, without scheme, user name or password."""
-    parsed = urlparse(base_url)
-    if not parsed.hostname:
-        raise ValueError(f"base URL {base_url!r} has no host: give e.g. http://localhost:8000/v1")
+    """``host[:port]/path`` of a base URL, without scheme; raises ``ValueError`` for a URL
+    :func:`geval_repro.runner.urls.check_base_url` refuses."""
+    parsed = check_base_url(base_url)
     port = f":{parsed.port}" if parsed.port else ""
     return f"{parsed.hostname}{port}{parsed.path.rstrip('/')}"
 

@@ -1,15 +1,23 @@
 """Which API key a server gets, and keeping the key out of everything written or shown.
 
-**Key policy** (:func:`server_key`): a key goes only to a server the user named a key for.
+**Key policy** (:func:`server_key`): a key goes only to a server the user named a key for,
+and never in the clear to another machine.
 
 - ``api_key_env`` named (``--api-key-env VAR``, or ``api_key_env: VAR`` in a ``run:``
   block): ``$VAR`` goes to every server of the run; unset or empty, a hosted server is
-  refused before anything is sent, a local one gets no key;
+  refused before anything is sent, a local one gets no key. ``VAR`` must be an environment
+  variable's name (:data:`VARIABLE_NAME`) that does not look like a key
+  (:func:`check_key_variable`): a key typed there instead of its variable's name is refused
+  before anything is written, and the message does not repeat it;
 - not named: ``$OPENAI_API_KEY`` (:data:`DEFAULT_KEY_ENV`) goes to OpenAI's API only
   (:data:`DEFAULT_KEY_HOSTS`, the host of the default base URL). Any other hosted server
   is refused before anything is sent, naming ``--api-key-env`` as the fix, so the user's
   OpenAI key never reaches a third party by default; a local server (a ``--base-url`` on
-  this machine or a private network, a ``server:`` block's llama.cpp server) gets no key.
+  this machine or a private network, a ``server:`` block's llama.cpp server) gets no key;
+- **never over plain HTTP to another machine**: a key for an ``http://`` URL whose host is
+  not this machine's loopback (:func:`geval_repro.runner.urls.is_loopback`) is refused
+  before anything is sent, naming the URL and the fix (``https://``); a server on a private
+  network that wants a key is reached over HTTPS.
 
 "No key" means no ``Authorization`` header at all. Local means what
 :func:`geval_repro.runner.probe.is_local` says (loopback and private addresses,
@@ -45,18 +53,33 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from geval_repro.runner.urls import is_loopback
+
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: The hosts that get ``$OPENAI_API_KEY`` when no ``api_key_env`` is named.
 DEFAULT_KEY_HOSTS: frozenset[str] = frozenset({"api.openai.com"})
 #: The shortest stretch of a key that is redacted; shorter keys are placeholders.
 MIN_FRAGMENT = 8
 MASK = "***"
+#: What ``--api-key-env`` / ``api_key_env`` takes: an environment variable's name.
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: How the keys of common providers begin (OpenAI, Anthropic ``sk-``, Groq ``gsk_``,
+#: Hugging Face ``hf_``, xAI, Replicate, Fireworks, NVIDIA, Perplexity, GitHub, GitLab,
+#: Google, AWS): a "variable name" that begins so is a key.
+KEY_PREFIXES = (
+    "sk-", "sk_", "gsk_", "hf_", "xai-", "r8_", "fw_", "nvapi-", "pplx-", "ghp_", "gho_",
+    "github_pat_", "glpat-", "AIza", "AKIA",
+)  # fmt: skip
+#: A part of a name between ``_`` this long or longer, digits and letters mixed, is the
+#: random part of a key, not a word of a variable's name.
+KEY_RUN = 20
 #: How many times escapes are decoded when a text is searched for the key.
 DECODE_DEPTH = 3
 
 
 class KeyRefused(ValueError):
-    """No key may be sent to a hosted server (the message names the server and the fix)."""
+    """No key may be sent to that server, or the key's variable is not a variable's name
+    (the message names the server or the option, and the fix)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,30 @@ class ServerKey:
     variable: str | None
 
 
+def looks_like_a_key(name: str) -> bool:
+    """Whether ``name`` begins as a provider's keys do (:data:`KEY_PREFIXES`) or holds a
+    part between underscores of :data:`KEY_RUN` or more characters mixing digits and
+    letters."""
+    return name.startswith(KEY_PREFIXES) or any(
+        len(part) >= KEY_RUN and not part.isalpha() and not part.isdigit()
+        for part in name.split("_")
+    )
+
+
+def check_key_variable(name: str) -> None:
+    """Raise :class:`KeyRefused` when ``name`` (``--api-key-env``, ``api_key_env:``) is not
+    an environment variable's name or looks like a key; the message does not repeat it."""
+    if VARIABLE_NAME.fullmatch(name) and not looks_like_a_key(name):
+        return
+    what = "looks like a key itself" if VARIABLE_NAME.fullmatch(name) else "is not one"
+    raise KeyRefused(
+        "--api-key-env (api_key_env: in a run: block) takes the name of an environment "
+        f"variable ([A-Za-z_][A-Za-z0-9_]*, e.g. OPENAI_API_KEY), and the value given {what}; "
+        "it is not repeated here, and nothing was sent or written. Fix: export "
+        "MY_JUDGE_KEY=<your key>, then give --api-key-env MY_JUDGE_KEY"
+    )
+
+
 def server_key(
     base_url: str,
     api_key_env: str | None,
@@ -76,13 +123,25 @@ def server_key(
 ) -> ServerKey:
     """The key ``base_url`` gets under the policy of the module docstring (``local``: the
     server is on this machine or a private network); raises :class:`KeyRefused` for a
-    hosted server without a key."""
-    host = (urlparse(base_url).hostname or "").lower()
+    hosted server without a key, for a key over plain HTTP to another machine and for an
+    ``api_key_env`` that is not a variable's name."""
+    if api_key_env is not None:
+        check_key_variable(api_key_env)
+    parsed = urlparse(base_url)
+    host = (parsed.hostname or "").lower()
     variable = api_key_env
     if variable is None and host in DEFAULT_KEY_HOSTS:
         variable = DEFAULT_KEY_ENV
     value = environ.get(variable, "") if variable else ""
     if value:
+        if parsed.scheme.lower() != "https" and not is_loopback(host):
+            secure = "https://" + base_url.split("://", 1)[-1]
+            unneeded = ", or no --api-key-env for a server that needs no key" if api_key_env else ""
+            raise KeyRefused(
+                f"{base_url}: a key is never sent over plain http:// to another machine (it "
+                f"would travel unencrypted): nothing was sent. Fix: --base-url {secure} (the "
+                f"server over https://){unneeded}"
+            )
         return ServerKey(value, variable)
     if local:
         return ServerKey(None, variable)

@@ -1,11 +1,13 @@
 """What a server supports, asked before a run sends anything (``geval-repro probe``).
 
-:func:`preflight` runs first and sends nothing: it decides which key each server gets
-(:mod:`geval_repro.runner.keys`: a hosted API without a key named for it is refused, since
-the request would carry no credential or someone else's; :func:`is_local`: loopback and
-private addresses, ``localhost``, single-label and ``.local``/``.internal``/``.lan`` names
-count as local), then every base URL's host must resolve (else the run stops at once, as
-fetches do).
+:func:`preflight` runs first and sends nothing: every base URL must be one
+(:func:`geval_repro.runner.urls.check_base_url`: http or https, a host, a port in range, no
+credential), then it decides which key each server gets (:mod:`geval_repro.runner.keys`: a
+hosted API without a key named for it is refused, since the request would carry no
+credential or someone else's, and so is a key over plain HTTP to another machine;
+:func:`is_local`: loopback and private addresses, ``localhost``, single-label and
+``.local``/``.internal``/``.lan`` names count as local), then every base URL's host must
+resolve (else the run stops at once, as fetches do).
 
 :func:`probe` then sends a few small requests (one short prompt, ``max_tokens`` 2):
 
@@ -40,6 +42,7 @@ from urllib.parse import urlparse
 
 from geval_repro.runner.cache import server_name
 from geval_repro.runner.keys import ServerKey, server_key
+from geval_repro.runner.urls import check_base_url
 
 PROBE_PROMPT = (
     "Rate the fluency of this sentence on a scale of 1 (worst) to 5 (best): "
@@ -76,11 +79,14 @@ def preflight(
     base_urls: list[str] | tuple[str, ...], api_key_env: str | None
 ) -> dict[str, ServerKey]:
     """The key of each base URL (:func:`geval_repro.runner.keys.server_key`; ``api_key_env``
-    None: the user named none); refuses, before anything is sent, a hosted API without a key
-    and a host that does not resolve (see the module docstring). Raises ``ValueError``
-    naming the URL and the fix."""
+    None: the user named none); refuses, before anything is sent, a URL that is not a base
+    URL, a hosted API without a key, a key over plain HTTP to another machine and a host
+    that does not resolve (see the module docstring). Raises ``ValueError`` naming the URL
+    and the fix."""
     from geval_repro.files.fetch import UnresolvableHost, check_host_resolves
 
+    for url in base_urls:
+        check_base_url(url)
     keys = {url: server_key(url, api_key_env, is_local(url)) for url in base_urls}
     for url in base_urls:
         try:
