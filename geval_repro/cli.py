@@ -33,8 +33,9 @@ source could not be mirrored (each named on stderr).
 ``judge``'s exit status (:data:`JUDGE_EXIT`): 0 when every item has an answer, 1 when some
 requests failed (listed per item in the output, retried by the next run; the console names
 each distinct error with its count), 2 when the run could not go on (nothing more is sent:
-invalid input, no key for a hosted API, a host that does not resolve, a server that cannot
-be reached or cannot serve the run, an output folder another run holds, a damaged cache or
+invalid input, no key for a hosted API, a key over plain HTTP to another machine, a host
+that does not resolve, a server that cannot be reached or cannot serve the run, an output
+folder another run holds, a symbolic link where the run would write, a damaged cache or
 manifest), 3 when a file could not be written for lack of space (free space and rerun: the
 answers stored are kept), 130 / 143 when stopped by SIGINT / SIGTERM (the answers received
 are cached; a rerun sends only what is missing). Each is one line on stderr, never a
@@ -42,6 +43,9 @@ traceback. ``--dimension all`` (or several names) runs every dimension named, on
 file each. ``probe``'s exit status: 0, or 2 when the server cannot be asked. ``serve``'s: 0
 when stopped by Ctrl-C or SIGTERM, 1 when the server ended by itself, 2 when it could not
 start.
+
+Numbers given to ``judge``, ``probe``, ``steps`` and ``serve`` must be finite
+(:func:`finite_number`: ``nan`` and ``inf`` are usage errors naming the option).
 
 ``judge --dry-run`` and ``recount`` read the benchmark's files from the offline mirror given
 by ``--mirror``, else the config's ``mirror`` (``--config``, default ``workflow/config.yaml``
@@ -197,6 +201,18 @@ def _print_text(result: dict[str, object]) -> None:
     print(f"  unparsed replies {result['unparsed']} of {result['n_replies']} ({unread})")
 
 
+def finite_number(text: str) -> float:
+    """An option's number (``argparse`` type): ``nan`` and ``inf`` are refused, naming the
+    option, since they would be sent or waited for as given."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
 def _dimension_list() -> str:
     """Every benchmark's dimensions, for the help text."""
     from geval_repro.registry.benchmarks import BENCHMARKS
@@ -247,11 +263,16 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     temperature, top_p = RUN_DEFAULTS["temperature"], RUN_DEFAULTS["top_p"]
     add(
         "--temperature",
-        type=float,
+        type=finite_number,
         default=temperature,
         help=f"sampling temperature (default {temperature})",
     )
-    add("--top-p", type=float, default=top_p, help=f"nucleus sampling top_p (default {top_p})")
+    add(
+        "--top-p",
+        type=finite_number,
+        default=top_p,
+        help=f"nucleus sampling top_p (default {top_p})",
+    )
     add(
         "--max-tokens",
         type=int,
@@ -294,7 +315,8 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     add(
         "--api-key-env",
         metavar="VAR",
-        help="environment variable holding the servers' API key, sent to every --base-url. "
+        help="the NAME of the environment variable holding the servers' API key (never the "
+        "key), sent to every --base-url, never over plain http:// except to this machine. "
         "Without it, $OPENAI_API_KEY is sent to api.openai.com only, a local server gets no "
         "key and another hosted API is refused. The key is written nowhere",
     )
@@ -303,16 +325,16 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         "--dry-run",
         action="store_true",
         help="print the requests to send and their estimated tokens (and cost in USD, given "
-        "--price-input and --price-output); send nothing",
+        "--price-input and --price-output); send nothing, write nothing",
     )
     add("--out", type=Path, required=True, help="folder for <dimension>.jsonl and manifest.json")
     add(
         "--timeout",
-        type=float,
+        type=finite_number,
         default=RUN_DEFAULTS["timeout"],
         help="seconds per request attempt in all, from connecting to the last byte (default "
-        f"{RUN_DEFAULTS['timeout']:g}); a server that times out 3 times in a row is dropped "
-        "as unreachable",
+        f"{RUN_DEFAULTS['timeout']:g}); a server that times out 3 times in a row, or in 10 of "
+        "its last 20 attempts, is dropped as unreachable",
     )
     add(
         "--max-attempts",
@@ -322,21 +344,21 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     )
     add(
         "--max-wait",
-        type=float,
+        type=finite_number,
         default=60.0,
         help="longest wait a server may ask for before a retry (Retry-After; default 60 s): "
         "a longer demand fails the item at once",
     )
     add(
         "--max-response-mb",
-        type=float,
+        type=finite_number,
         default=32.0,
         help="largest response read, in MiB (default 32, far above a rating reply); a larger "
         "one fails the item",
     )
     add(
         "--progress-seconds",
-        type=float,
+        type=finite_number,
         default=10.0,
         help="seconds between progress lines when stderr is not a terminal (default 10)",
     )
@@ -351,8 +373,12 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     add("--mirror", type=Path, help="offline mirror folder (default: the config's, or "
         "$GEVAL_REPRO_MIRROR)")  # fmt: skip
     add("--config", type=Path, help="config whose mirror to use (default workflow/config.yaml)")
-    add("--price-input", type=float, help="USD per million prompt tokens (for --dry-run)")
-    add("--price-output", type=float, help="USD per million completion tokens (for --dry-run)")
+    add("--price-input", type=finite_number, help="USD per million prompt tokens (for --dry-run)")
+    add(
+        "--price-output",
+        type=finite_number,
+        help="USD per million completion tokens (for --dry-run)",
+    )
 
 
 def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
@@ -376,7 +402,7 @@ def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
         help="environment variable holding the server's API key (default: $OPENAI_API_KEY "
         "for api.openai.com only; no key for a local server)",
     )
-    probe.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    probe.add_argument("--timeout", type=finite_number, default=60.0, help="seconds per request")
     probe.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -394,7 +420,7 @@ def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
         metavar="VAR",
         help="variable of the server's key (default: $OPENAI_API_KEY for api.openai.com only)",
     )
-    steps.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    steps.add_argument("--temperature", type=finite_number, default=0.0, help="default 0")
     steps.add_argument("--max-tokens", type=int, default=512, help="default 512")
     steps.add_argument("--force", action="store_true", help="replace existing frozen steps")
 
@@ -538,12 +564,13 @@ def _run_judge(args: argparse.Namespace) -> int:
             progress_seconds=args.progress_seconds,
         )
         session = Session()
-        estimates = {}
+        estimates, questions = {}, []
         for dimension in dimensions:
             options = dataclasses.replace(base, dimension=dimension)
-            plan = build_plan(options)
+            plan = build_plan(options, ask=not args.dry_run)
             if args.dry_run:
                 estimates[dimension] = dry_run(options, plan)
+                questions += plan.questions
                 continue
             summary = run_judge(options, plan, session)
             for line in summary_lines(args.benchmark, dimension, summary):
@@ -571,6 +598,12 @@ def _run_judge(args: argparse.Namespace) -> int:
         return JUDGE_EXIT["stopped"]
     if args.dry_run:
         print(json.dumps(_dry_run_report(args, estimates), indent=2))
+        for question in dict.fromkeys(questions):
+            print(
+                f"dry run: a run would first ask {question}; until then no request is found "
+                "in the cache, so the estimate counts none as cached",
+                file=sys.stderr,
+            )
         priced = args.price_input is not None and args.price_output is not None
         print(
             "dry run: prompt tokens estimated as characters / 4, completion tokens as "
@@ -665,7 +698,10 @@ def _add_serve_parser(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--n-ctx", type=int, default=4096, help="context in tokens (default 4096)")
     serve.add_argument("--threads", type=int, help="CPU threads (default: every CPU)")
     serve.add_argument(
-        "--startup-timeout", type=float, default=180.0, help="seconds to wait for it (default 180)"
+        "--startup-timeout",
+        type=finite_number,
+        default=180.0,
+        help="seconds to wait for it (default 180)",
     )
     serve.add_argument("--log", type=Path, help="the server's log (default: a temporary file)")
 

@@ -98,6 +98,17 @@ def test_a_server_that_exits_at_once_is_reported_with_its_log(tmp_path):
     assert str(tmp_path / "s.log") in str(caught.value)
 
 
+def test_a_symlink_at_the_servers_log_is_refused_and_what_it_points_to_is_untouched(tmp_path):
+    """The log's folder (the pipeline's logs) is not the runner's alone (issue 44)."""
+    victim = tmp_path / "precious.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "server.log").symlink_to(victim)
+    server = ManagedServer(fake_command(), startup_timeout=30, log_path=tmp_path / "server.log")
+    with pytest.raises(ServerStartError, match=r"server\.log is a symbolic link"):
+        server.start()
+    assert server.process is None and victim.read_text() == "precious\n"
+
+
 def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
     # It listens on another port than the one it was given: it never answers there.
     server = ManagedServer(fake_command(elsewhere=True), startup_timeout=2, log_path=tmp_path / "l")

@@ -30,13 +30,17 @@ a rerun needs to rebuild its request bodies without asking the server again (the
 tokens' ids of a first-position reading), and which servers the stored answers came from (a
 rerun that sends nothing still names them in its manifest).
 
-**Faults.** A cache SQLite cannot read (a truncated or overwritten file) raises
-:class:`CacheDamaged`, naming the file and the command that sets it aside; a write that
-fails for lack of space raises :class:`DiskFull`; both are one line on the console, never
-a traceback. A stored answer that is not a readable completion (a row damaged in place) is
-skipped by :class:`geval_repro.runner.dispatch.ReplyChain` and requested again; its key is
-counted in :attr:`ResponseCache.unreadable`. A ``meta`` value that is not JSON reads as
-absent (it is rebuilt).
+**Faults.** A cache SQLite cannot read (a truncated or overwritten file, an empty one)
+raises :class:`CacheDamaged`, naming the file and the command that sets it aside; a
+symbolic link in place of the database or its journals is refused
+(:class:`geval_repro.runner.lock.SymlinkRefused`: the folder may not be the runner's
+alone); a write that fails for lack of space raises :class:`DiskFull`; each is one line on
+the console, never a traceback. A stored answer that is not a readable completion (a row
+damaged in place, or an answer an earlier version cached without today's checks,
+:mod:`geval_repro.runner.answers`) is skipped by
+:class:`geval_repro.runner.dispatch.ReplyChain` and requested again; its key is counted in
+:attr:`ResponseCache.unreadable`. A ``meta`` value that is not JSON reads as absent (it is
+rebuilt).
 """
 
 from __future__ import annotations
@@ -45,16 +49,21 @@ import errno
 import functools
 import hashlib
 import json
+import os
 import re
 import sqlite3
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from geval_repro.runner.lock import SymlinkRefused, open_no_follow
 from geval_repro.runner.urls import check_base_url
 
 CACHE_FILE = "responses.sqlite"
+#: The files SQLite keeps beside the database (WAL and its index, a rollback journal).
+JOURNALS = ("-wal", "-shm", "-journal")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -197,15 +206,53 @@ class ResponseCache:
             if error.errno in NO_SPACE:
                 raise no_space(folder, error) from None
             raise
+        identity, created = self._claim()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
-        except sqlite3.Error as error:
-            raise _database_error(self.path, error) from None
-        try:
-            self._open()
+            try:
+                self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit
+            except sqlite3.Error as error:
+                raise _database_error(self.path, error) from None
+            try:
+                status = os.lstat(self.path)  # what SQLite opened is what was checked
+                if (status.st_dev, status.st_ino) != identity or stat.S_ISLNK(status.st_mode):
+                    raise SymlinkRefused(f"{self.path} was replaced while it was opened: rerun")
+                self._open()
+            except BaseException:
+                self._db.close()
+                raise
         except BaseException:
-            self._db.close()
+            if created:  # nothing written yet: no empty file left to pass for a damaged cache
+                self.path.unlink(missing_ok=True)
             raise
+
+    def _claim(self) -> tuple[tuple[int, int], bool]:
+        """The database file's device and inode, and whether it was made now (missing, it
+        is made without following a link). A link in place of it or of its journals is
+        refused, and so is an existing file that is not a plain one; an empty one is
+        damaged. An existing file is only looked at (``lstat``), never opened here: closing
+        a descriptor of a file drops the locks SQLite holds on it in this process."""
+        for name in (CACHE_FILE, *(CACHE_FILE + suffix for suffix in JOURNALS)):
+            if (self.path.parent / name).is_symlink():
+                raise SymlinkRefused.at(self.path.parent / name)
+        try:
+            handle = open_no_follow(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            status = os.lstat(self.path)
+            if not stat.S_ISREG(status.st_mode):
+                raise SymlinkRefused.at(self.path, "not a regular file") from None
+            if status.st_nlink > 1:
+                raise SymlinkRefused.at(self.path, "a hard link") from None
+            if status.st_size == 0:
+                folder = self.path.parent
+                raise CacheDamaged(
+                    f"{self.path}: the response cache is empty (0 bytes: cut short, e.g. by a "
+                    f"copy that failed or a full disk). Fix: set it aside with `mv {folder} "
+                    f"{folder}.damaged`, then rerun: the answers are requested again"
+                ) from None
+            return (status.st_dev, status.st_ino), False
+        status = os.fstat(handle)
+        os.close(handle)  # new: no connection of this process has it open
+        return (status.st_dev, status.st_ino), True
 
     @_guarded
     def _open(self) -> None:

@@ -14,15 +14,27 @@ by ``kill -9``, so a lock is never left behind. The holder removes the file when
 anything leaves no folder); a process that took the lock of a file removed meanwhile tries
 again with the new one. A process may take the lock of a folder it already holds (nested:
 the command around all dimensions, then each dimension's run).
+
+The output and cache folders are not the runner's alone (a user, another tool, a shared
+cluster folder), so every file the runner makes in them is opened with
+:func:`open_no_follow`: a symbolic link there (or a file with other hard links, or no
+regular file) is refused (:class:`SymlinkRefused`, naming it and the fix) instead of being
+written through, which would empty and overwrite what it points to. The lock file is the
+first; the cache's database (:mod:`geval_repro.runner.cache`) and a local server's log
+(:mod:`geval_repro.runner.server`) are opened the same way, and the outputs are written to
+a new temporary file renamed over the target (a rename replaces a link, it does not
+follow it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -35,6 +47,37 @@ _held: dict[Path, int] = {}  # folder -> depth of this process's nested holds
 
 class FolderInUse(ValueError):
     """Another run holds the folder (the message names it and what to do)."""
+
+
+class SymlinkRefused(ValueError):
+    """A file the runner would make is a symbolic link, or is not a plain file of its own
+    (the message names it and the fix)."""
+
+    @classmethod
+    def at(cls, path: Path, what: str = "a symbolic link") -> SymlinkRefused:
+        """The error for ``path``, which is ``what``."""
+        return cls(
+            f"{path} is {what}: the runner does not write through it (that would overwrite "
+            f"what it points to). Nothing was sent. Fix: remove it (rm {path}), then rerun"
+        )
+
+
+def open_no_follow(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags)`` that refuses a symbolic link at ``path`` (``O_NOFOLLOW``),
+    a file with other hard links and anything but a regular file
+    (:class:`SymlinkRefused`); a file descriptor."""
+    try:
+        handle = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EMLINK):  # Linux and macOS / FreeBSD
+            raise SymlinkRefused.at(path) from None
+        raise
+    status = os.fstat(handle)
+    if not stat.S_ISREG(status.st_mode) or status.st_nlink > 1:
+        os.close(handle)
+        what = "not a regular file" if not stat.S_ISREG(status.st_mode) else "a hard link"
+        raise SymlinkRefused.at(path, what)
+    return handle
 
 
 def _holder(path: Path) -> str:
@@ -53,7 +96,7 @@ def _take(path: Path) -> int:
     """Open and lock ``path`` (a file descriptor), or raise :class:`FolderInUse`."""
     while True:
         try:
-            handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            handle = open_no_follow(path, os.O_RDWR | os.O_CREAT)
         except FileNotFoundError:  # its holder removed the folder it had made: remake it
             path.parent.mkdir(parents=True, exist_ok=True)
             continue
@@ -91,7 +134,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
     path = folder / LOCK_FILE
     try:
         handle = _take(path)
-    except FolderInUse:
+    except ValueError:  # in use, or a link where the lock file goes
         _remove_empty(made)
         raise
     _held[key] = 1

@@ -142,10 +142,18 @@ def template_text(path: Path) -> tuple[str, str]:
     """A template file's text as sent and its origin (``released`` or ``geval-repro``).
 
     Read with universal newlines (CRLF -> LF), as the released script reads its prompts; the
-    toolkit's header line, when present, is removed.
+    toolkit's header line, when present, is removed. A file that is not UTF-8 text (a
+    binary file given by mistake) raises ``ValueError`` naming it.
     """
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"prompt {path} is not UTF-8 text (byte {error.start}: {error.reason}): a "
+            "template is a text file. Fix: give the template's text file (--prompt, run: "
+            "prompts), saved as UTF-8"
+        ) from None
     if text.startswith(TOOLKIT_HEADER):
         return (text.split("\n", 1)[1] if "\n" in text else ""), "geval-repro"
     return text, "released"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -52,6 +53,9 @@ class RequestParams:
     top_logprobs: int
 
     def __post_init__(self) -> None:
+        for name in ("temperature", "top_p"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} {getattr(self, name)} is not a finite number")
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: use one of {list(MODES)}")
         if self.n < 1 or self.max_tokens < 1:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 import sys
 import time
@@ -61,7 +62,7 @@ from geval_repro.runner.dispatch import (
     ReplyChain,
     dispatch,
 )
-from geval_repro.runner.keys import ServerKey
+from geval_repro.runner.keys import ServerKey, check_key_variable
 from geval_repro.runner.lock import run_locks
 from geval_repro.runner.probe import (
     ProbeResult,
@@ -134,6 +135,17 @@ class RunOptions:
     progress_seconds: float = 10.0
 
     def __post_init__(self) -> None:
+        numbers = {
+            "--timeout": self.timeout, "--max-wait": self.max_wait,
+            "--max-response-mb": self.max_response_mb, "--progress-seconds":
+            self.progress_seconds, "--price-input": self.price_input,
+            "--price-output": self.price_output,
+        }  # fmt: skip
+        for flag, value in numbers.items():
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{flag} {value} is not a finite number")
+        if self.api_key_env is not None:
+            check_key_variable(self.api_key_env)  # before anything is read or written
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
         if (
@@ -201,6 +213,7 @@ class Plan:
     server: str
     ratings: tuple[int, ...]
     logit_bias: dict[str, int] | None = None
+    questions: list[str] = field(default_factory=list)  # a dry run's: see build_plan
 
     @property
     def groups(self) -> list[list[Item]]:
@@ -244,41 +257,86 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _rating_bias(options: RunOptions, ratings: tuple[int, ...]) -> dict[str, int] | None:
-    """The first-position logit bias: rating token ids from the cache's meta, else asked
-    from the first server (and stored, so a rerun rebuilds the same bodies offline). The
-    meta holds the ids of every rating asked so far for the server and model: a dimension
-    whose scale adds a rating (Topical-Chat's groundedness, 0-1, after the 1-3 dimensions)
-    asks for the missing ones and adds them."""
-    if options.first_position is None:
-        return None
-    meta_key = f"rating_tokens:{options.server}:{options.params.model}"
-    cache = ResponseCache(options.cache_folder)
+def _rating_ids(cache: ResponseCache, meta_key: str) -> dict[str, int]:
+    """The rating token ids the cache's meta holds under ``meta_key`` (a value that is not
+    an id is left out, so it is asked again)."""
+    stored = cache.meta(meta_key)
+    if not isinstance(stored, dict):
+        return {}
+    return {k: v for k, v in stored.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _stored_rating_ids(cache_folder: Path, meta_key: str) -> dict[str, int]:
+    """:func:`_rating_ids` of the cache in ``cache_folder``; {} without a cache file (none
+    is made)."""
+    if not (cache_folder / CACHE_FILE).is_file():
+        return {}
+    cache = ResponseCache(cache_folder)
     try:
-        stored = cache.meta(meta_key)
-        stored = dict(stored) if isinstance(stored, dict) else {}
-        if any(str(r) not in stored for r in ratings):
-            from geval_repro.runner.client import CompletionClient
-
-            url = options.base_urls[0]
-            key = preflight([url], options.api_key_env)[url]
-
-            async def ask() -> dict[int, int]:
-                client = CompletionClient(url, key.value, timeout=options.timeout)
-                try:
-                    return await rating_token_ids(client, url, options.params.model, ratings)
-                finally:
-                    await client.close()
-
-            stored.update({str(r): t for r, t in asyncio.run(ask()).items()})
-            cache.set_meta(meta_key, stored)
+        return _rating_ids(cache, meta_key)
     finally:
         cache.close()
-    return first_position_bias({r: int(stored[str(r)]) for r in ratings})
 
 
-def build_plan(options: RunOptions) -> Plan:
-    """Items in benchmark order, each with its filled prompt, request body and cache key."""
+def _rating_bias(
+    options: RunOptions, ratings: tuple[int, ...], ask: bool
+) -> tuple[dict[str, int] | None, list[str]]:
+    """The first-position logit bias, and what a run would have to ask the server first.
+
+    The rating token ids come from the cache's meta, else from the first server's tokenizer
+    (asked holding the cache folder's lock, and stored, so a rerun rebuilds the same bodies
+    offline). The meta holds the ids of every rating asked so far for the server and model:
+    a dimension whose scale adds a rating (Topical-Chat's groundedness, 0-1, after the 1-3
+    dimensions) asks for the missing ones and adds them. Without ``ask`` (a dry run) nothing
+    is asked or written: the bias is None when an id is missing, and the question is said."""
+    if options.first_position is None:
+        return None, []
+    meta_key = f"rating_tokens:{options.server}:{options.params.model}"
+    stored = _stored_rating_ids(options.cache_folder, meta_key)
+    missing = [r for r in ratings if str(r) not in stored]
+    if missing and not ask:
+        return None, [
+            f"{options.label(options.base_urls[0])}'s tokenizer (POST /extras/tokenize, else "
+            f"/tokenize) for the token ids of the ratings {', '.join(map(str, missing))} "
+            "(--first-position logit_bias: the requests' logit bias, and so their cache keys, "
+            "depend on them)"
+        ]
+    if missing:
+        with run_locks(options.cache_folder):
+            cache = ResponseCache(options.cache_folder)
+            try:
+                stored = _rating_ids(cache, meta_key)  # again, under the lock
+                if any(str(r) not in stored for r in ratings):
+                    stored.update(_ask_rating_ids(options, ratings))
+                    cache.set_meta(meta_key, stored)
+            finally:
+                cache.close()
+    return first_position_bias({r: stored[str(r)] for r in ratings}), []
+
+
+def _ask_rating_ids(options: RunOptions, ratings: tuple[int, ...]) -> dict[str, int]:
+    """The rating tokens' ids from the first server's tokenizer (its key as for a run)."""
+    from geval_repro.runner.client import CompletionClient
+
+    url = options.base_urls[0]
+    key = preflight([url], options.api_key_env)[url]
+
+    async def ask() -> dict[int, int]:
+        client = CompletionClient(url, key.value, timeout=options.timeout)
+        try:
+            return await rating_token_ids(client, url, options.params.model, ratings)
+        finally:
+            await client.close()
+
+    return {str(r): t for r, t in asyncio.run(ask()).items()}
+
+
+def build_plan(options: RunOptions, ask: bool = True) -> Plan:
+    """Items in benchmark order, each with its filled prompt, request body and cache key.
+
+    Without ``ask`` (a dry run) nothing is sent or written: what a run would have to ask the
+    server before it could build its bodies (the first-position reading's token ids) is in
+    :attr:`Plan.questions` instead, and the bodies lack it."""
     benchmark = get_benchmark(options.benchmark)
     dimension = benchmark.dimension(options.dimension)
     path = options.prompt_path or benchmark_prompt_path(
@@ -289,7 +347,7 @@ def build_plan(options: RunOptions) -> Plan:
     table = load_items_table(benchmark, options.raw_dir, options.processed, options.mirror)
     if options.limit is not None:
         table = table.iloc[: options.limit]
-    logit_bias = _rating_bias(options, dimension.ratings)
+    logit_bias, questions = _rating_bias(options, dimension.ratings, ask)
     server = options.server
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
@@ -306,7 +364,7 @@ def build_plan(options: RunOptions) -> Plan:
         )
         group = hashlib.sha256(str(values[shared]).encode("utf-8")).hexdigest()
         items.append(Item(item_keys, body, request_key(server, body, identity), identity, group))
-    return Plan(benchmark, prompt, items, server, dimension.ratings, logit_bias)
+    return Plan(benchmark, prompt, items, server, dimension.ratings, logit_bias, questions)
 
 
 def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
@@ -314,12 +372,15 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     in USD (``cost_estimate_usd``, else None); nothing is sent.
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
-    ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound). A server
+    ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound; ``max_tokens``
+    is 1 with a first-position reading, whose logit bias asks for one token). A server
     that returns fewer than ``n`` choices needs top-up requests, each billed its prompt
-    again: not in the estimate (the probe before a run tells).
+    again: not in the estimate (the probe before a run tells). A plan with questions (a
+    dry run's, :func:`build_plan`) lacks what its requests' cache keys depend on: none of its
+    requests is counted as cached.
     """
     complete: set[str] = set()
-    if (options.cache_folder / CACHE_FILE).is_file():
+    if (options.cache_folder / CACHE_FILE).is_file() and not plan.questions:
         cache = ResponseCache(options.cache_folder)
         rule = options.chain_rule
         complete = {
@@ -331,7 +392,8 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     pending = [item for item in plan.items if item.key not in complete]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
     prompt_tokens = round(chars / CHARS_PER_TOKEN)
-    completion_tokens = len(pending) * options.params.n * plan.items[0].body["max_tokens"]
+    max_tokens = 1 if options.first_position is not None else options.params.max_tokens
+    completion_tokens = len(pending) * options.params.n * max_tokens
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),

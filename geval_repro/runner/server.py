@@ -2,7 +2,8 @@
 
 Protocol of :class:`ManagedServer` (used as a context manager):
 
-1. start: the command runs from this interpreter with its output going to a log file; the
+1. start: the command runs from this interpreter with its output going to a log file
+   (opened without following a link: :func:`geval_repro.runner.lock.open_no_follow`); the
    port is the one given, else a free one on 127.0.0.1 (asked from the kernel, then given to
    the server). The
    child asks the kernel to send it SIGTERM when the thread that started it dies (Linux
@@ -52,6 +53,7 @@ from typing import Any
 
 from geval_repro.files.digest import sha256_of
 from geval_repro.registry.local_models import LocalModel, get_local_model
+from geval_repro.runner.lock import SymlinkRefused, open_no_follow
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +224,11 @@ class ManagedServer:
             *self.command.arguments(self.port),
         ]
         env = {**os.environ, **(self.command.environment or {})}
-        with open(self.log_path, "wb") as output:
+        try:  # the log's folder (the pipeline's logs) is not the runner's alone
+            handle = open_no_follow(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        except SymlinkRefused as error:
+            raise ServerStartError(f"the server's log: {error}") from None
+        with open(handle, "wb") as output:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env
             )
