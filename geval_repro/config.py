@@ -7,7 +7,11 @@ judge run), and where each judge file lives.
 fills in from the registries (:mod:`geval_repro.registry.benchmarks`,
 :mod:`geval_repro.registry.formats`); an unknown key gets the closest valid name suggested.
 It then checks what a schema cannot: every judge to run is defined, every ``source`` id
-exists, a judge's dimensions are its benchmark's, its files and options suit its format.
+exists, a judge's dimensions are its benchmark's, its files and options suit its format,
+the judges to run have distinct rule names (:func:`rule_identifier`) and their runs distinct
+``dir``s, a run's ``dir`` does not lead out of the checkout unless it is absolute, its
+``api_key_env`` is a variable's name and no key (never repeated in a message), its numbers
+are finite.
 :func:`judge_specs` then builds the frozen spec of each judge run once: nothing below this
 module reads a raw judge entry. This module also turns a judge's file specs into local paths
 and fetchable remote files.
@@ -16,6 +20,9 @@ and fetchable remote files.
 from __future__ import annotations
 
 import difflib
+import math
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +144,10 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
     errors = sorted(_Validator(config_schema()).iter_errors(config), key=lambda e: e.path)
     if errors:
         lines = [f"- {'/'.join(map(str, e.path)) or '<top>'}: {_message(e)}" for e in errors]
-        raise ConfigError(f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines))
+        text = f"{origin} is invalid (schema {SCHEMA_PATH}):\n" + "\n".join(lines)
+        for value in _key_variables(config):  # perhaps a key typed there: never repeated
+            text = text.replace(value, "***")
+        raise ConfigError(text)
     for name in config["judges_to_run"]:
         if name not in config["judges"]:
             raise ConfigError(
@@ -149,6 +159,7 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
             if name not in config["judges"]:
                 raise ConfigError(f"{origin}: rerun_pairs names {name!r}, not defined under judges")
     registry = load_registry()
+    _check_distinct_runs(config, origin)
     for name, judge in config["judges"].items():
         _check_judge(name, judge, origin)
         for spec in _file_specs(judge).values():
@@ -162,6 +173,59 @@ def check_config(config: Mapping[str, Any], origin: str = "config") -> None:
                     relpath_for_url(spec["url"])
                 except FetchError as error:
                     raise ConfigError(f"{origin}: judge {name!r}: {error}") from None
+
+
+def _key_variables(config: Mapping[str, Any]) -> list[str]:
+    """The ``api_key_env`` values of the config's run blocks that are no variable's name, or
+    look like a key (:func:`geval_repro.runner.keys.check_key_variable`): never repeated."""
+    from geval_repro.runner.keys import KeyRefused, check_key_variable
+
+    judges = config.get("judges")
+    found = []
+    for judge in judges.values() if isinstance(judges, Mapping) else ():
+        run = judge.get("run") if isinstance(judge, Mapping) else None
+        value = run.get("api_key_env") if isinstance(run, Mapping) else None
+        if isinstance(value, str) and value:
+            try:
+                check_key_variable(value)
+            except KeyRefused:
+                found.append(value)
+    return found
+
+
+def rule_identifier(name: str) -> str:
+    """What a judge's (or a notebook's) name becomes in its rules' names
+    (``judge_run_<identifier>``, :func:`geval_repro.pipeline.layout.rule_name`): every
+    character that may not stand in a Python identifier replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def _check_distinct_runs(config: Mapping[str, Any], origin: str) -> None:
+    """The judges to run have distinct rule names, and their runs distinct ``dir``s:
+    Snakemake could not tell their rules apart (its ``CreateRuleException``,
+    ``AmbiguousRuleException``), and two runs would overwrite each other's files."""
+    seen_rules: dict[str, str] = {}
+    seen_dirs: dict[str, str] = {}
+    for name in config["judges_to_run"]:
+        other = seen_rules.setdefault(rule_identifier(name), name)
+        if other != name:
+            raise ConfigError(
+                f"{origin}: judges {other!r} and {name!r} become one rule name "
+                f"(judge_run_{rule_identifier(name)}, tidy_judge_{rule_identifier(name)}, ...: "
+                "'-' and '.' become '_'), so the pipeline could not tell their rules apart. "
+                "Fix: rename one"
+            )
+        judge = config["judges"][name]
+        if "run" not in judge or "dir" not in judge:
+            continue
+        folder = os.path.normpath(judge["dir"])
+        other = seen_dirs.setdefault(folder, name)
+        if other != name:
+            raise ConfigError(
+                f"{origin}: judges {other!r} and {name!r} both run into dir {folder!r}: each "
+                "would overwrite the other's <dimension>.jsonl and manifest.json, and the "
+                "pipeline could not tell which makes them. Fix: give each run its own dir"
+            )
 
 
 def _is_int(_checker: object, instance: object) -> bool:
@@ -179,6 +243,12 @@ def _message(error: ValidationError) -> str:
     """The error's message, with a fix for a non-integer, the closest valid name for an
     unknown key, and for a ``oneOf`` failure the sub-error of the branch whose keys the value
     has (not a missing or extra key)."""
+    if error.path and error.path[-1] == "api_key_env":
+        return (
+            "takes the name of an environment variable ([A-Za-z_][A-Za-z0-9_]*, e.g. "
+            "OPENAI_API_KEY), and the value given is not one; it is not repeated here. Fix: "
+            "export MY_JUDGE_KEY=<your key>, then api_key_env: MY_JUDGE_KEY"
+        )
     if error.validator == "type" and "integer" in error.validator_value:
         return f"{error.message} (write a whole number without a decimal point, e.g. 100)"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -252,6 +322,7 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
     geval-jsonl with ``dir``, the benchmark's dimensions, request parameters the runner
     accepts, ``reads`` that the mode writes."""
     from geval_repro.runner.configured import request_params
+    from geval_repro.runner.keys import KeyRefused, check_key_variable
 
     run = judge["run"]
     if judge["format"] != "geval-jsonl" or "dir" not in judge:
@@ -259,6 +330,18 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: a run: block needs format geval-jsonl and dir: (the folder the runner "
             "writes <dimension>.jsonl and manifest.json into)"
         )
+    folder = Path(judge["dir"])
+    if not folder.is_absolute() and os.path.normpath(folder).split(os.sep)[0] == os.pardir:
+        raise ConfigError(
+            f"{where}: dir {judge['dir']!r} leads outside the checkout ({REPO_ROOT}), where "
+            "the run would write. Fix: a folder inside it (e.g. runs/<judge>), or an absolute "
+            "path if you mean to write there (the job's log then says where it writes)"
+        )
+    if "api_key_env" in run:
+        try:
+            check_key_variable(run["api_key_env"])
+        except KeyRefused as error:
+            raise ConfigError(f"{where}: run: {error}") from None
     benchmark = benchmarks.get_benchmark(judge["benchmark"])
     wrong = [d for d in run.get("dimensions", ()) if d not in benchmark.dimension_names]
     if wrong:
@@ -277,7 +360,11 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
         )
     if "server" not in run and "model" not in run:
         raise ConfigError(f"{where}: run: needs model (or a server: naming a local model)")
-    local = (run.get("server") or {}).get("llama_cpp")
+    local = (run.get("server") or {}).get("llama_cpp") or {}
+    numbers = {**run, **{f"server: llama_cpp: {k}": v for k, v in local.items()}}
+    for key, value in numbers.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where}: run: {key} {value} is not a finite number")
     if local and run.get("model", local["model"]) != local["model"]:
         raise ConfigError(
             f"{where}: run: model {run['model']!r} is not the local server's model "

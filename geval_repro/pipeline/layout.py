@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from geval_repro.config import judge_files
+from geval_repro.config import judge_files, rule_identifier
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import PAPER_TABLES, Benchmark
 from geval_repro.registry.formats import SWEEP_FIGURES
@@ -36,8 +36,9 @@ from geval_repro.registry.sources import get_source
 
 def rule_name(prefix: str, name: str) -> str:
     """A rule name for ``name`` (a judge run, a notebook): ``<prefix>_<name>`` with every
-    character that may not stand in a Python identifier replaced by ``_``."""
-    return f"{prefix}_{re.sub(r'[^A-Za-z0-9_]', '_', name)}"
+    character that may not stand in a Python identifier replaced by ``_``
+    (:func:`geval_repro.config.rule_identifier`, which the config check makes distinct)."""
+    return f"{prefix}_{rule_identifier(name)}"
 
 
 def one_of(names: Iterable[object]) -> str:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from geval_repro.registry.judges import JudgeSpec, RunSpec
+from geval_repro.registry.sources import REPO_ROOT
 from geval_repro.runner.requests import RequestParams
 
 log = logging.getLogger(__name__)
@@ -169,9 +170,11 @@ def run_configured_judge(
     ``processed`` holds the benchmark's tidy table, ``raw_dir`` the fetched sources (the
     released SummEval prompts; from ``mirror`` when given), ``cache_dir`` the judge's response
     cache, ``server_log`` where a managed server writes its log. Progress and each
-    dimension's summary are logged. Raises ``RuntimeError`` after the last dimension when
-    some requests failed: the files are then incomplete (the failed items carry ``error``),
-    and rerunning sends only the failed requests (the answers are in the cache).
+    dimension's summary are logged, and so is a ``dir`` outside the checkout (an absolute
+    one: the config check refuses a relative one that leads out). Raises ``RuntimeError``
+    after the last dimension when some requests failed: the files are then incomplete (the
+    failed items carry ``error``), and rerunning sends only the failed requests (the answers
+    are in the cache).
     """
     from geval_repro.runner.run import RunOptions, Session, build_plan, pending_items, run_judge
 
@@ -180,6 +183,13 @@ def run_configured_judge(
         raise ValueError(f"judge {judge} has no run: block (or no dir:): nothing to run")
     params = request_params(run)
     out = Path(spec.dir)
+    if out.is_absolute() and not out.resolve().is_relative_to(REPO_ROOT.resolve()):
+        log.info(
+            "judge %s writes into %s, outside the checkout (an absolute dir: in the config: "
+            "the user's choice)",
+            judge,
+            out,
+        )
     server = managed_server(run, server_log)
     urls = (MANAGED_URL,) if server is not None else run.base_urls
     options_by_dimension = {}
