@@ -6,11 +6,15 @@
   first-position logit bias;
 - :mod:`.logprobs`: the rating distribution read from top log-probabilities;
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
-- :mod:`.keys`: which API key a server gets, and redacting it from everything returned;
+- :mod:`.urls`: a server's base URL, checked (http or https, a host, a port, no credential);
+- :mod:`.keys`: which API key a server gets (never over plain HTTP to another machine), and
+  redacting it from everything returned, also where it is escaped or encoded;
+- :mod:`.answers`: what an answer must hold before it is cached;
 - :mod:`.client`: one server's requests with retries, bounded in time and size (the
   ``openai`` package's HTTP client);
 - :mod:`.probe`: what a server supports, and the checks before anything is sent;
-- :mod:`.lock`: one run at a time per output (and cache) folder;
+- :mod:`.lock`: one run at a time per output (and cache) folder, and files opened there
+  without following a link;
 - :mod:`.stopping`: SIGINT and SIGTERM stop a run cleanly;
 - :mod:`.dispatch`: a run's requests grouped by shared text, spread over servers, topped up
   to ``n`` replies per item;
