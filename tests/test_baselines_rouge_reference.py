@@ -17,13 +17,13 @@ from nltk.stem import porter
 from rouge_score import rouge_scorer, tokenizers
 from rouge_score import tokenize as rouge_tokenize
 
+from geval_repro.baselines.protocols import ROUGE_TYPES, SENTENCE_SEPARATOR
 from geval_repro.baselines.references import summeval_references, topical_chat_references
 from geval_repro.baselines.rouge import f_beta, one_sentence_per_line, rouge_f, rouge_f_by_type
 from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
-from geval_repro.pipeline.baseline_tables import ROUGE_TYPES, SENTENCE_SEPARATOR
 from geval_repro.registry.sources import get_source
 
 pytestmark = pytest.mark.slow

@@ -126,11 +126,10 @@ def _qags() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     )
     baseline = pd.DataFrame(
         {
-            "item_id": list(range(6)) * 2,
-            "subset": ["xsum"] * 6 + ["cnndm"] * 6,
+            "item_id": range(6),
             "metric": "ROUGE-2",
             "variant": "vs source document",
-            "score": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4] + [9.0] * 6,  # cnndm rows must not be used
+            "score": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4],
         }
     )
     judge = pd.DataFrame(
@@ -361,7 +360,7 @@ def test_compared_variants() -> None:
     assert compared_variant("most likely rating") and compared_variant("per-item scores")
 
 
-def test_baselines_of_one_variant_and_subset() -> None:
+def test_baselines_of_one_variant() -> None:
     _, baseline, _ = _qags()
     (rouge,) = baseline_metrics(baseline, XSUM)
     assert rouge.scores["consistency"]["score"].tolist() == [0.3, 0.1, 0.6, 0.2, 0.5, 0.4]
@@ -384,17 +383,12 @@ def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path
     from geval_repro.registry.benchmarks import BENCHMARKS
 
     layout = Layout(tmp_path / "data", tmp_path / "results")
-    expected = {
-        "summeval": "summeval",
-        "topical_chat": "topical_chat",
-        "qags_cnndm": "qags",
-        "qags_xsum": "qags",
-        "writer_vs_llm": None,  # no baselines
-    }
-    assert set(BENCHMARKS) == set(expected)
+    with_baselines = {"summeval", "topical_chat", "qags_cnndm", "qags_xsum"}  # writer_vs_llm: none
     for name, benchmark in BENCHMARKS.items():
-        family = [] if expected[name] is None else [layout.baseline_scores(expected[name])]
-        assert layout.benchmark_baseline_scores(benchmark) == family
+        own = [layout.data / "processed" / "baselines" / f"{name}.parquet"]
+        assert layout.benchmark_baseline_scores(benchmark) == (
+            own if name in with_baselines else []
+        )
 
 
 def test_the_committed_rankings_rest_on_the_full_items() -> None:

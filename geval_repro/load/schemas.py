@@ -20,18 +20,21 @@ import pandera.pandas as pa
 from pandera import dtypes
 from pandera.engines import pandas_engine
 
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 
 # The human-score columns of each tidy table, and their scales, are the registry's
 # (Benchmark.human_scales); the sizes below are those of the pinned upstream files.
-SUMMEVAL_DIMENSIONS = get_benchmark("summeval").dimension_names
+_SUMMEVAL = get_benchmark("summeval")
+_TOPICAL_CHAT = get_benchmark("topical_chat")
+_QAGS = get_benchmark("qags_cnndm")  # both subsets: consistency, 0-1
+SUMMEVAL_DIMENSIONS = _SUMMEVAL.dimension_names
 SUMMEVAL_N_DOCS = 100
 SUMMEVAL_N_SYSTEMS = 16
 #: The systems SummEval's experts annotated: summeval.json's 16 and M23_dynamicmix.
 SUMMEVAL_N_ANNOTATED_SYSTEMS = 17
 MULTIREF_N_REFS = 11
 #: Every human score of the Topical-Chat table (USR's), the judged dimensions first.
-TOPICAL_CHAT_DIMENSIONS = tuple(get_benchmark("topical_chat").human_scales)
+TOPICAL_CHAT_DIMENSIONS = tuple(_TOPICAL_CHAT.human_scales)
 TOPICAL_CHAT_N_CONTEXTS = 60
 TOPICAL_CHAT_N_SYSTEMS = 6
 QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
@@ -79,9 +82,9 @@ def _human(low: float, high: float) -> pa.Column:
     return pa.Column(float, pa.Check.in_range(low, high))
 
 
-def _human_scores(benchmark: str) -> dict[str, pa.Column]:
+def _human_scores(benchmark: Benchmark) -> dict[str, pa.Column]:
     """The human-score columns of a benchmark's tidy table, each within its scale."""
-    return {c: _human(*scale) for c, scale in get_benchmark(benchmark).human_scales.items()}
+    return {c: _human(*scale) for c, scale in benchmark.human_scales.items()}
 
 
 def _grid(keys: Sequence[str], rows_per_key: int) -> pa.Check:
@@ -99,7 +102,7 @@ SUMMEVAL = pa.DataFrameSchema(
         "source": pa.Column(_STR, _TEXT),
         "reference": pa.Column(_STR, _TEXT),
         "system_output": pa.Column(_STR, _TEXT),
-        **_human_scores("summeval"),
+        **_human_scores(_SUMMEVAL),
     },
     checks=[
         _n_rows(SUMMEVAL_N_DOCS * SUMMEVAL_N_SYSTEMS),
@@ -109,7 +112,7 @@ SUMMEVAL = pa.DataFrameSchema(
     unique=["doc_id", "system_id"],
     strict=True,
     ordered=True,
-    name="summeval",
+    name=_SUMMEVAL.name,
 )
 
 MULTIREF = pa.DataFrameSchema(
@@ -140,7 +143,7 @@ TOPICAL_CHAT = pa.DataFrameSchema(
         "history": pa.Column(_STR, _TEXT),
         "fact": pa.Column(_STR, _TEXT),
         "response": pa.Column(_STR, _TEXT),
-        **_human_scores("topical_chat"),
+        **_human_scores(_TOPICAL_CHAT),
         **{f"unieval_{dim}": pa.Column(float) for dim in TOPICAL_CHAT_DIMENSIONS},
     },
     checks=[
@@ -152,7 +155,7 @@ TOPICAL_CHAT = pa.DataFrameSchema(
     unique=["context_id", "system_id"],
     strict=True,
     ordered=True,
-    name="topical_chat",
+    name=_TOPICAL_CHAT.name,
 )
 
 _QAGS_SUBSET = pa.Column(_STR, pa.Check.isin(list(QAGS_N_ITEMS)))
@@ -181,7 +184,7 @@ QAGS = pa.DataFrameSchema(
         "source": pa.Column(_STR, _TEXT),
         "reference": pa.Column(_STR, _TEXT),
         "summary": pa.Column(_STR, _TEXT),
-        **_human_scores("qags_cnndm"),  # both subsets: consistency, 0-1
+        **_human_scores(_QAGS),
         "unieval_consistency": pa.Column(float, pa.Check.in_range(0.0, 1.0)),
     },
     checks=[_qags_subset_size(None)],

@@ -32,7 +32,7 @@ from geval_repro.human.qags_consistency import (
 )
 from geval_repro.human.system_means import compare_with_printed, system_means
 from geval_repro.registry import summeval_paper
-from geval_repro.registry.benchmarks import BENCHMARKS
+from geval_repro.registry.benchmarks import BENCHMARKS, HUMAN_ROLES
 from geval_repro.registry.outputs import HUMAN_TABLES
 from geval_repro.report.figures import distribution_figure, save_figure
 from geval_repro.report.table_files import write_pair, write_rows
@@ -44,12 +44,13 @@ log = logging.getLogger(__name__)
 CEILING_METRIC = "Human: one expert vs mean of the other two"
 
 
-def ceiling_rows(experts: pd.DataFrame) -> pd.DataFrame:
-    """The human ceiling in the correlations.csv shape (no CI; status recomputed)."""
+def ceiling_rows(experts: pd.DataFrame, benchmark: str) -> pd.DataFrame:
+    """The human ceiling of ``benchmark`` from its experts' ratings, in the correlations.csv
+    shape (no CI; status recomputed)."""
     table = leave_one_out_ceiling(experts, coefficients=("pearson", "spearman", "kendall"))
     rows = pd.DataFrame(
         {
-            "benchmark": "summeval",
+            "benchmark": benchmark,
             "dimension": table["dimension"],
             "metric": CEILING_METRIC,
             "variant": [
@@ -84,19 +85,23 @@ def human_tables(
     ``out_dir``, the figure of the score distributions (``<figure_stem>.png|.svg``) and the
     human ceiling's rows for correlations.csv (``rows``).
 
-    ``processed`` maps table names (summeval, summeval_experts, summeval_annotated_experts,
-    topical_chat, qags_cnndm, qags_xsum, qags_mturk_cnndm, qags_mturk_xsum) to their
-    parquet files.
+    ``processed`` maps the tidy tables of every benchmark with per-item human scores and of
+    their further human judgements (their registry's ``human_tables``) to parquet files.
     """
     out = Path(out_dir)
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
     log.info("read %s", ", ".join(f"{name} ({len(t)} rows)" for name, t in tables.items()))
-    experts = tables["summeval_experts"]
-    ceiling = ceiling_rows(experts)
-    mturk = pd.concat([tables["qags_mturk_cnndm"], tables["qags_mturk_xsum"]], ignore_index=True)
-    unieval = pd.concat([tables["qags_cnndm"], tables["qags_xsum"]], ignore_index=True)
+    scored = [b for b in BENCHMARKS.values() if b.has_human_scores]
+    of_role = {r: [b for b in scored if r in b.human_tables] for r in HUMAN_ROLES}
+    ((experts_of, *_), (annotated_of, *_), crowd_of) = of_role.values()
+    experts = tables[experts_of.human_tables["experts"]]
+    ceiling = ceiling_rows(experts, experts_of.name)
+    mturk = pd.concat(
+        [tables[b.human_tables["crowd_answers"]] for b in crowd_of], ignore_index=True
+    )
+    unieval = pd.concat([tables[b.name] for b in crowd_of], ignore_index=True)
     counts, ties = [], []
-    for benchmark in (b for b in BENCHMARKS.values() if b.has_human_scores):
+    for benchmark in scored:
         table, dimensions = tables[benchmark.name], benchmark.dimension_names
         systems, inputs = matrix_axes(benchmark)
         counts.append(score_counts(table, dimensions).assign(benchmark=benchmark.name))
@@ -105,7 +110,7 @@ def human_tables(
         )
         ties.append(rates.assign(level=benchmark.level.value, benchmark=benchmark.name))
     counts_table = pd.concat(counts, ignore_index=True)
-    annotated = system_means(tables["summeval_annotated_experts"])
+    annotated = system_means(tables[annotated_of.human_tables["annotated_experts"]])
     results = (
         expert_alpha(experts),
         ceiling,

@@ -3,8 +3,11 @@
 A benchmark is SummEval, Topical-Chat or one QAGS subset (the paper's Tables 1-3), or
 Zhang et al.'s writer-vs-GPT-3.5 judgements (``writer_vs_llm``: the paper's analysis "Will
 G-Eval prefer LLM-based outputs?", pairwise human preferences). Each entry states every fact about
-it that another part of the toolkit needs, so rules, tables, judge runs, the judge runner and
-the report derive their lists from here and spell no benchmark's name:
+it that another part of the toolkit needs, so rules, tables, judges, the judge runner and
+the report derive their lists from here. Outside ``registry/`` a benchmark's name is spelled
+only where code is registered under it or reads one benchmark's file format (the loaders and
+schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
+(``tests/test_benchmarks_registry.py`` lists the places):
 
 - ``name``, ``title`` (as a reader sees it), ``short`` (its label in a column header or a
   figure's cell label) and the ``paper_table`` that prints it (:data:`PAPER_TABLES`:
@@ -44,10 +47,9 @@ the report derive their lists from here and spell no benchmark's name:
   package data (``geval_repro/prompts/<folder>/<dimension>.txt``);
 - ``released_replies``: whether the G-Eval authors released their judge replies for it
   (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
-- ``baselines``: its model-free baselines (:class:`Baselines`): the family of per-item score
-  files they are in (``data/processed/baselines/<family>.parquet``, one scorer per family
-  in :data:`geval_repro.pipeline.baseline_tables.SCORERS`), the subset of that file that is
-  this benchmark's, and the variant of the paper's protocol;
+- ``baselines``: its model-free baselines (:class:`Baselines`): the protocol that scores them,
+  named in :data:`geval_repro.registry.baselines.BASELINES`, the variant of the paper's
+  rows, and the further tidy table of references the protocol reads;
 - ``unieval_predictions``: whether its tidy table holds UniEval's released predictions
   (columns ``unieval_<dimension>``);
 - ``sources``: the ids (in :mod:`geval_repro.registry.sources`) of the upstream files its
@@ -56,6 +58,9 @@ the report derive their lists from here and spell no benchmark's name:
   references and expert ratings, of summeval.json's 16 systems and of the 17 its experts
   annotated, QAGS's MTurk answers), each loader registered under the
   table's name in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`;
+- ``human_tables``: which of its ``other_tables`` hold which further human judgements, by
+  role (:data:`HUMAN_ROLES`: the experts' per-expert ratings, the ratings of every system
+  they annotated, the crowd workers' answers), read by the human-data tables;
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
 
@@ -103,17 +108,16 @@ class Prompts:
 
 @dataclass(frozen=True)
 class Baselines:
-    """A benchmark's model-free baselines: the ``family`` of per-item score files
-    (``data/processed/baselines/<family>.parquet``) that holds them, the value of that file's
-    ``subset`` column that is this benchmark (None when the file is its alone), the
-    reference variant of the paper's protocol (the rows the paper prints; the others are a
-    sensitivity analysis, docs/baselines.md), and the further tidy tables (``other_tables``
-    of the benchmark) its family's scorer reads."""
+    """A benchmark's model-free baselines: the ``protocol`` that scores them (a name of
+    :data:`geval_repro.registry.baselines.BASELINES`), the variant of the paper's rows
+    (``protocol_variant``; the others are a sensitivity analysis, docs/baselines.md), and the
+    further tidy table (one of the benchmark's ``other_tables``) of ``references`` the
+    protocol reads, if any. The per-item scores go to
+    ``data/processed/baselines/<benchmark>.parquet``."""
 
-    family: str
+    protocol: str
     protocol_variant: str
-    subset: str | None = None
-    reads: tuple[str, ...] = ()
+    references: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,13 @@ class Preferences:
 
     table: str
     questions: tuple[str, ...]
+
+
+#: The roles of a benchmark's further tables of human judgements (``Benchmark.human_tables``):
+#: each expert's ratings (agreement, the human ceiling), the experts' ratings of every system
+#: they annotated (system means against the benchmark's own table), crowd workers' answers
+#: (their agreement, the scores re-derived from them).
+HUMAN_ROLES: tuple[str, ...] = ("experts", "annotated_experts", "crowd_answers")
 
 
 @dataclass(frozen=True)
@@ -155,6 +166,7 @@ class Benchmark:
     citations: tuple[str, ...] = ()
     item_count: int | None = None
     preferences: Preferences | None = None
+    human_tables: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def has_human_scores(self) -> bool:
@@ -262,10 +274,11 @@ def _qags(subset: str, title: str, item_count: int) -> Benchmark:
         texts=_QAGS_TEXTS,
         shared_text="Document",
         prompts=Prompts(folder="qags"),
-        baselines=Baselines(family="qags", protocol_variant="vs source document", subset=subset),
+        baselines=Baselines(protocol="rouge-vs-source", protocol_variant="vs source document"),
         unieval_predictions=True,
         sources=(f"qags_{subset}", f"unieval_pred_qags_{subset}"),
         other_tables={f"qags_mturk_{subset}": f"qags_mturk_{subset}"},
+        human_tables={"crowd_answers": f"qags_mturk_{subset}"},
         citations=("wang2020qags",),
         item_count=item_count,
     )
@@ -291,15 +304,19 @@ BENCHMARKS: dict[str, Benchmark] = {
             shared_text="Document",
             prompts=SUMMEVAL_PROMPTS,
             baselines=Baselines(
-                family="summeval",
+                protocol="multiref-rouge",
                 protocol_variant="11 references, mean",
-                reads=("summeval_references",),
+                references="summeval_references",
             ),
             sources=("summeval",),
             other_tables={
                 "summeval_references": "summeval_multiref",
                 "summeval_experts": "metriceval_scores",
                 "summeval_annotated_experts": "metriceval_scores",
+            },
+            human_tables={
+                "experts": "summeval_experts",
+                "annotated_experts": "summeval_annotated_experts",
             },
             released_replies=True,
             citations=("fabbri2021summeval",),
@@ -325,7 +342,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             shared_text="Conversation History",
             prompts=Prompts(folder="topical_chat"),
             baselines=Baselines(
-                family="topical_chat",
+                protocol="usr-word-overlap",
                 protocol_variant="vs original ground truth, 300 responses (USR protocol)",
             ),
             unieval_predictions=True,
@@ -401,25 +418,9 @@ ALL_DIMENSIONS: tuple[str, ...] = tuple(
     dict.fromkeys(d for b in BENCHMARKS.values() for d in b.dimension_names)
 )
 
-#: The baseline families (``data/processed/baselines/<family>.parquet``) -> the benchmarks
-#: whose scores each holds, in the registry's order.
-BASELINE_FAMILIES: dict[str, tuple[str, ...]] = {}
-for _benchmark in BENCHMARKS.values():
-    if _benchmark.baselines is not None:
-        BASELINE_FAMILIES.setdefault(_benchmark.baselines.family, ())
-        BASELINE_FAMILIES[_benchmark.baselines.family] += (_benchmark.name,)
-
 #: The name of UniEval's released predictions in the rows, and their variant.
 UNIEVAL = "UniEval"
 UNIEVAL_VARIANT = "released predictions"
-
-
-def baseline_inputs(family: str) -> tuple[str, ...]:
-    """The tidy tables the scorer of a baseline family reads: its benchmarks' tables, then
-    the further tables they name (``Baselines.reads``)."""
-    names = BASELINE_FAMILIES[family]
-    reads = [t for n in names for t in BENCHMARKS[n].baselines.reads]  # type: ignore[union-attr]
-    return (*names, *dict.fromkeys(reads))
 
 
 def released_benchmark() -> Benchmark:

@@ -115,13 +115,11 @@ def pair_status(a: Scored, b: Scored) -> str:
 def baseline_item_scores(
     scores: pd.DataFrame, benchmark: Benchmark, metric: str, variant: str
 ) -> pd.DataFrame:
-    """One baseline's per-item scores on ``benchmark`` (from its family's scores table):
-    its item keys and ``score``."""
+    """One baseline's per-item scores on ``benchmark`` (from its scores table): its item
+    keys and ``score``."""
     if benchmark.baselines is None:
         raise ValueError(f"{benchmark.title} has no baselines")
     chosen = (scores["metric"] == metric) & (scores["variant"] == variant)
-    if benchmark.baselines.subset is not None:
-        chosen &= scores["subset"] == benchmark.baselines.subset
     return scores.loc[chosen, [*benchmark.item_keys, "score"]]
 
 
@@ -130,8 +128,7 @@ def baseline_metrics(
 ) -> list[Scored]:
     """Every (metric, variant) of a per-item baseline scores table on ``benchmark``, or only
     those of ``variant`` (the same scores face every dimension)."""
-    subset = benchmark.baselines.subset if benchmark.baselines else None
-    rows = scores if subset is None else scores[scores["subset"] == subset]
+    rows = scores
     if variant is not None:
         rows = rows[rows["variant"] == variant]
     out = []
