@@ -102,62 +102,6 @@ examples:
 docs: README.md, docs/judge-runner.md (judge, probe), docs/local-model.md (a local model)"""
 
 
-def recount(
-    path: Path, dimension: str, parser: str, raw_dir: Path, mirror: Path | None = None
-) -> dict[str, object]:
-    """The correlations of one released-format file with the human scores of the benchmark
-    the G-Eval authors released replies for (SummEval's experts), at its level, by the
-    pipeline's own row code (:func:`geval_repro.tables.rows.table_rows`)."""
-    from geval_repro.files.fetch import fetch_source, resolve_mirror
-    from geval_repro.load.benchmarks import load_benchmark
-    from geval_repro.load.replies import load_released_replies
-    from geval_repro.load.schemas import read_json
-    from geval_repro.registry.benchmarks import released_benchmark
-    from geval_repro.scoring.diagnostics import reply_diagnostics
-    from geval_repro.scoring.item_scores import item_scores
-    from geval_repro.scoring.pairing import paired_items
-    from geval_repro.stats.coefficients import COEFFICIENTS
-    from geval_repro.tables.rows import table_rows
-
-    benchmark = released_benchmark()
-    read_json(path)  # the file is checked before the benchmark is fetched
-    sources = [
-        fetch_source(source, raw_dir, mirror=resolve_mirror(mirror), progressbar=False)
-        for source in benchmark.sources
-    ]
-    human = load_benchmark(benchmark.name, list(sources))
-    replies = load_released_replies(path, "cli", dimension, human, benchmark=benchmark.name)
-    pairs = paired_items(item_scores(replies, parser), human, dimension, "mean")
-    rows = table_rows(
-        pairs,
-        benchmark=benchmark,
-        dimension=dimension,
-        metric="cli",
-        variant=f"mean/{parser}",
-        metric_column="judge",
-        human_column="human",
-        n_resamples=0,
-        seed=0,
-        coefficients=COEFFICIENTS,
-    )
-    rows = rows[rows["level"] == benchmark.level].set_index("coefficient")
-    keys = list(benchmark.item_keys)
-    result: dict[str, object] = {"file": str(path), "dimension": dimension, "parser": parser}
-    result["n_docs_in_file"] = int(replies[benchmark.input_key].nunique())
-    result["n_items_in_file"] = int(replies[keys].drop_duplicates().shape[0])
-    result["n_docs_in_benchmark"] = int(human[benchmark.input_key].nunique())
-    result["n_items_in_benchmark"] = len(human)
-    for coefficient in COEFFICIENTS:
-        result[coefficient] = float(rows.loc[coefficient, "value"])
-    result["n_docs"] = int(rows.loc[COEFFICIENTS[0], "n_groups"])
-    result["n_items"] = int(pairs[["judge", "human"]].notna().all(axis=1).sum())
-    result["tie_rate"] = float(rows.loc[COEFFICIENTS[0], "tie_rate"])
-    diagnostics = reply_diagnostics(replies, parsers=[parser]).iloc[0]
-    result["unparsed"] = int(diagnostics["n_unread"])
-    result["n_replies"] = int(diagnostics["n_replies"])
-    return result
-
-
 def _coverage_warning(result: dict[str, object]) -> str | None:
     """A warning when the file covers fewer than the benchmark's documents, else ``None``."""
     if result["n_docs_in_file"] >= result["n_docs_in_benchmark"]:
@@ -516,57 +460,58 @@ def _judge(args: argparse.Namespace) -> int:
 
 def _run_judge(args: argparse.Namespace) -> int:
     """:func:`_judge` with the fetch logs held back."""
-    import dataclasses
-
     from geval_repro.files.fetch import FetchError
+    from geval_repro.registry.judges import RunSpec, default_n
     from geval_repro.runner.cache import NO_SPACE, DiskFull
-    from geval_repro.runner.configured import summary_lines
-    from geval_repro.runner.requests import RequestParams
-    from geval_repro.runner.run import RunOptions, Session, build_plan, dry_run, run_judge
+    from geval_repro.runner.configured import run_options, summary_lines
+    from geval_repro.runner.run import Session, build_plan, dry_run, run_judge
 
     failed = False
     mirror = None
     try:
         dimensions = judge_dimensions(args.benchmark, args.dimension)
-        params = RequestParams(
-            model=args.model,
+        run = RunSpec(
             mode=args.mode,
-            n=args.n if args.n is not None else (1 if args.mode == "logprobs" else 20),
+            model=args.model,
+            n=args.n if args.n is not None else default_n(args.mode),
+            dimensions=tuple(dimensions),
+            base_urls=tuple(args.base_url or [DEFAULT_BASE_URL]),
             temperature=args.temperature,
             top_p=args.top_p,
             max_tokens=args.max_tokens,
             top_logprobs=args.top_logprobs,
-        )
-        mirror = command_mirror(args.mirror, args.config)
-        base = RunOptions(
-            benchmark=args.benchmark,
-            dimension=dimensions[0],
-            params=params,
-            base_urls=tuple(args.base_url or [DEFAULT_BASE_URL]),
-            out=args.out,
-            cache_dir=args.cache,
-            limit=args.limit,
             concurrency=args.concurrency,
+            limit=args.limit,
             timeout=args.timeout,
             max_attempts=args.max_attempts,
             api_key_env=args.api_key_env,
-            raw_dir=args.raw_dir,
-            processed=args.processed,
-            prompt_path=args.prompt,
-            price_input=args.price_input,
-            price_output=args.price_output,
-            mirror=mirror,
             seed=args.seed,
             topup_logprobs=args.topup_logprobs,
             first_position=args.first_position,
-            max_wait=args.max_wait,
-            max_response_mb=args.max_response_mb,
-            progress_seconds=args.progress_seconds,
+            prompts={d: str(args.prompt) for d in dimensions} if args.prompt else {},
         )
+        mirror = command_mirror(args.mirror, args.config)
+        options_of = {
+            dimension: run_options(
+                run,
+                args.benchmark,
+                dimension,
+                out=args.out,
+                cache_dir=args.cache,
+                raw_dir=args.raw_dir,
+                processed=args.processed,
+                mirror=mirror,
+                price_input=args.price_input,
+                price_output=args.price_output,
+                max_wait=args.max_wait,
+                max_response_mb=args.max_response_mb,
+                progress_seconds=args.progress_seconds,
+            )
+            for dimension in dimensions
+        }
         session = Session()
         estimates, questions = {}, []
-        for dimension in dimensions:
-            options = dataclasses.replace(base, dimension=dimension)
+        for dimension, options in options_of.items():
             plan = build_plan(options, ask=not args.dry_run)
             if args.dry_run:
                 estimates[dimension] = dry_run(options, plan)
@@ -868,6 +813,8 @@ def _recount(args: argparse.Namespace) -> int:
     created = _new_folders(args.raw_dir)
     try:
         with quiet_fetch_logs():
+            from geval_repro.pipeline.recount import recount
+
             result = recount(
                 args.file,
                 args.dimension,

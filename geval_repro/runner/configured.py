@@ -39,11 +39,14 @@ import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from geval_repro.registry.judges import JudgeSpec, RunSpec
 from geval_repro.registry.sources import REPO_ROOT
 from geval_repro.runner.requests import RequestParams
+
+if TYPE_CHECKING:
+    from geval_repro.runner.run import RunOptions
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,6 +67,49 @@ def request_params(run: RunSpec) -> RequestParams:
         max_tokens=run.max_tokens,
         top_logprobs=run.top_logprobs,
     )
+
+
+def run_options(
+    run: RunSpec,
+    benchmark: str,
+    dimension: str,
+    *,
+    out: Path,
+    cache_dir: Path | None,
+    raw_dir: Path,
+    processed: Path | None,
+    mirror: Path | None,
+    **more: Any,
+) -> RunOptions:
+    """The judge runner's options for one ``dimension`` of ``run`` on ``benchmark``, writing
+    into ``out``: the one place they are made, for a ``run:`` block
+    (:func:`run_configured_judge`) and for ``geval-repro judge`` (which makes its
+    :class:`~geval_repro.registry.judges.RunSpec` from its flags). ``more``: the options a
+    ``run:`` block does not set (prices, a managed server's identity, waits)."""
+    from geval_repro.runner.run import RunOptions
+
+    prompt = run.prompts.get(dimension)
+    options: dict[str, Any] = {
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "params": request_params(run),
+        "base_urls": run.base_urls,
+        "out": out,
+        "cache_dir": cache_dir,
+        "limit": run.limit,
+        "concurrency": run.concurrency,
+        "timeout": run.timeout,
+        "max_attempts": run.max_attempts,
+        "api_key_env": run.api_key_env,
+        "raw_dir": raw_dir,
+        "processed": processed,
+        "prompt_path": Path(prompt) if prompt else None,
+        "mirror": mirror,
+        "seed": run.seed,
+        "topup_logprobs": run.topup_logprobs,
+        "first_position": run.first_position,
+    }
+    return RunOptions(**{**options, **more})
 
 
 def _log_failures(path: Path, judge: str, dimension: str, first: int = 5) -> None:
@@ -176,7 +222,7 @@ def run_configured_judge(
     failed items carry ``error``), and rerunning sends only the failed requests (the answers
     are in the cache).
     """
-    from geval_repro.runner.run import RunOptions, Session, build_plan, pending_items, run_judge
+    from geval_repro.runner.run import Session, build_plan, pending_items, run_judge
 
     judge, run = spec.name, spec.run
     if run is None or spec.dir is None:
@@ -192,31 +238,22 @@ def run_configured_judge(
         )
     server = managed_server(run, server_log)
     urls = (MANAGED_URL,) if server is not None else run.base_urls
-    options_by_dimension = {}
-    for dimension in run.dimensions:
-        prompt = run.prompts.get(dimension)
-        options_by_dimension[dimension] = RunOptions(
-            benchmark=spec.benchmark.name,
-            dimension=dimension,
-            params=params,
-            base_urls=urls,
+    options_by_dimension = {
+        dimension: run_options(
+            run,
+            spec.benchmark.name,
+            dimension,
             out=out,
             cache_dir=cache_dir,
-            limit=run.limit,
-            concurrency=run.concurrency,
-            timeout=run.timeout,
-            max_attempts=run.max_attempts,
-            api_key_env=run.api_key_env,
             raw_dir=raw_dir,
             processed=processed,
-            prompt_path=Path(prompt) if prompt else None,
             mirror=mirror,
-            seed=run.seed,
-            topup_logprobs=run.topup_logprobs,
-            first_position=run.first_position,
+            base_urls=urls,
             server_id=None if server is None else server.identity,
             managed_server=None if server is None else server.describe(),
         )
+        for dimension in run.dimensions
+    }
     if run.api_key_env is not None and not os.environ.get(run.api_key_env):
         log.warning("$%s is not set: no key is sent (fine for a local server)", run.api_key_env)
     summaries: dict[str, dict[str, Any]] = {}
