@@ -2,19 +2,21 @@
 
 Run `snakemake --cores 4`. Configuration: workflow/config.yaml (schema in
 geval_repro/data/config.schema.yaml, reference in docs/configuration.md); offline use:
---config mirror=PATH or GEVAL_REPRO_MIRROR=PATH. Every rule calls one function of
-geval_repro.pipeline; paths come from geval_repro.pipeline.layout.
+--config mirror=PATH or GEVAL_REPRO_MIRROR=PATH. The workflow imports geval_repro.config and
+geval_repro.pipeline only: every path comes from LAYOUT (geval_repro.pipeline.layout), every
+list and wildcard constraint from TARGETS (geval_repro.pipeline.targets), and every rule's
+run: block is one call, JOBS.run(...), of a function of geval_repro.pipeline, which runs in a
+process of its own and writes the rule's log: file (geval_repro.pipeline.jobs).
 """
 
 from snakemake.utils import min_version
 
-from geval_repro.config import Settings, check_config, remote_files
-from geval_repro.files.fetch import resolve_mirror
-from geval_repro.pipeline.jobs import every_job_logged_and_traced
-from geval_repro.pipeline.layout import Layout
+from geval_repro.config import Settings, check_config
+from geval_repro.pipeline.jobs import Jobs
+from geval_repro.pipeline.layout import Layout, one_of, rule_name
 from geval_repro.pipeline.targets import Targets
 
-min_version("8.20")
+min_version("8.20.7")
 
 
 configfile: "workflow/config.yaml"
@@ -24,15 +26,13 @@ check_config(config)  # the JSON schema (registry names filled in) and cross-ref
 
 LAYOUT = Layout.from_config(config)
 SETTINGS = Settings.from_config(config)
-MIRROR = resolve_mirror(config.get("mirror"))
-REMOTES = remote_files(config)
 TARGETS = Targets.from_config(config, LAYOUT)
-JUDGES = TARGETS.judges  # name -> geval_repro.registry.judges.JudgeSpec
+JOBS = Jobs.from_config(config, LAYOUT)
+SPECS = TARGETS.judges  # judge name -> its geval_repro.registry.judges.JudgeSpec
 
 
-include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
-include: "workflow/rules/judge_runs.smk"
+include: "workflow/rules/judge_runner.smk"
 include: "workflow/rules/tidy.smk"
 include: "workflow/rules/judges.smk"
 include: "workflow/rules/rows.smk"
@@ -53,24 +53,16 @@ rule all:
         rules.writer_vs_llm.input,
         rules.human_tables.output,
         rules.notebooks.input,
-        rules.readme_results.output,
+        rules.readme.output,
         rules.report_assets.input,
 
 
-# Every job writes its records, warnings and stderr to its log: file, and a provenance
-# sidecar beside each table and figure it makes (geval_repro.pipeline.jobs).
-every_job_logged_and_traced(workflow.rules, config=config, layout=LAYOUT)
-
-
 onstart:
-    # The jobs' pandas strings in Python objects, the run's manifest (the checkout,
-    # packages and config, once), the start the closing summary counts from, the jobs'
-    # large libraries imported in the main thread, Ctrl-C and SIGTERM passed on to the jobs
-    # that run in a process of their own, and no rate limit on job starts on this machine
-    # (its timer wakes the scheduler every second).
+    # The run's manifest (the checkout, packages and config, once), the start the closing
+    # summary counts from, and Ctrl-C and SIGTERM passed on to the jobs' processes.
     from geval_repro.pipeline.jobs import start_workflow
 
-    start_workflow(config, LAYOUT, workflow)
+    start_workflow(config, LAYOUT)
 
 
 onsuccess:
@@ -78,7 +70,7 @@ onsuccess:
     from geval_repro.pipeline.summary import print_closing_summary
 
     print_closing_summary(
-        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, failed=False
+        rules.all.input, TARGETS.reader_outputs, layout=LAYOUT, mirror=TARGETS.mirror, failed=False
     )
 
 
@@ -87,5 +79,9 @@ onerror:
     from geval_repro.pipeline.summary import print_closing_summary
 
     print_closing_summary(
-        rules.all.input, READER_OUTPUTS, layout=LAYOUT, mirror=MIRROR, fetched=REMOTES
+        rules.all.input,
+        TARGETS.reader_outputs,
+        layout=LAYOUT,
+        mirror=TARGETS.mirror,
+        fetched=TARGETS.remotes,
     )

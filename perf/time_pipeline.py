@@ -8,17 +8,16 @@ in for the released ones, which are not mirrored; only its run time means anythi
 The run's wall time and CPU time (user + system of Snakemake and everything it starts) are
 measured around the process, and Snakemake's main thread's CPU time (the DAG, the
 scheduler's rounds, each job's bookkeeping) from inside it (:data:`LAUNCHER`). Per-job times
-come from the last line of each job's log (``geval_repro.pipeline.jobs``: "done in <wall> s
-(<cpu> s CPU in the job's thread, without subprocesses)"): jobs run as threads of one
-process (the default profile), so concurrent jobs overlap and their wall times add up to
-more than the run's; the CPU column is the job's own thread plus, for a job that runs in a
-process of its own, that process since its fork and the subprocesses it waited for (its
-last log line, ``geval_repro.pipeline.fork_server``; a notebook's kernel is one); METEOR
-1.5's JVM, started by a thread, and the fork server's own imports are counted in the run's
-total only. Snakemake's ``benchmark:`` files are not
-used: under threads their ``cpu_time`` counts the whole process, and Snakemake samples each
-benchmarked job's process tree twice a second (psutil reading /proc smaps), which cost ~4 s
-of CPU per mirrored run. A warm rerun (nothing to do) is timed too.
+come from the last line of each job's log (``geval_repro.pipeline.processes``: "done in
+<wall> s (<cpu> s CPU of the job's process and the subprocesses it waited for)"): every job
+runs in a process of its own, forked from the run's fork server, so concurrent jobs overlap
+and their wall times add up to more than the run's; the CPU column is the job's process
+since its fork and the subprocesses it waited for (a notebook's kernel, METEOR 1.5's JVM);
+the fork server's own imports are counted in the run's total only. Snakemake's
+``benchmark:`` files are not used: under threads their ``cpu_time`` counts the whole
+process, and Snakemake samples each benchmarked job's process tree twice a second (psutil
+reading /proc smaps), which cost ~4 s of CPU per mirrored run. A warm rerun (nothing to do)
+is timed too.
 
 Usage: ``python perf/time_pipeline.py [--mirror PATH] [--cores 2] [--keep]
 [--target all ...]``
@@ -40,7 +39,7 @@ from pathlib import Path
 import yaml
 
 from geval_repro.config import DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH, load_config
-from geval_repro.pipeline.fork_server import PROCESS_CPU
+from geval_repro.pipeline.processes import DONE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
@@ -48,8 +47,8 @@ FIXTURE_CONFIG = REPO_ROOT / "tests" / "fixtures" / "config_fixture.yaml"
 
 #: Starts Snakemake's command line as ``python -m snakemake`` does and, at exit, writes the
 #: CPU time of its main thread to stderr: the DAG, the scheduler's rounds and each job's
-#: bookkeeping (the job threads, their processes and the scheduler's timer threads are not in
-#: it). Reading it changes nothing in the run.
+#: bookkeeping (the job threads, which wait for their processes, and the scheduler's timer
+#: threads are not in it). Reading it changes nothing in the run.
 MAIN_THREAD = "snakemake main thread CPU:"
 LAUNCHER = (
     "import atexit, sys, time\n"
@@ -59,21 +58,18 @@ LAUNCHER = (
     "main()\n"
 )
 MAIN_CPU = re.compile(re.escape(MAIN_THREAD) + r" ([\d.]+)")
-DONE = re.compile(r"done in ([\d.]+) s \(([\d.]+) s CPU")
-IN_PROCESS = re.compile(re.escape(PROCESS_CPU) + r" ([\d.]+) s of CPU")
+CLOSING = re.compile(re.escape(DONE) + r" ([\d.]+) s \(([\d.]+) s CPU")
 
 
 def job_seconds(logs: Path) -> dict[str, tuple[float, float]]:
-    """Wall and CPU seconds of each job, from its log's closing line: its thread's CPU, plus
-    that of the process it started, if it ran in one (the child's last line)."""
+    """Wall and CPU seconds of each job, from its log's closing line (its process's CPU)."""
     times = {}
     for path in sorted(logs.rglob("*.log")):
         text = path.read_text(encoding="utf-8", errors="replace")
-        done = DONE.search(text)
+        done = CLOSING.search(text)
         if done:
             name = str(path.relative_to(logs).with_suffix(""))
-            process = sum(float(cpu) for cpu in IN_PROCESS.findall(text))
-            times[name] = (float(done.group(1)), float(done.group(2)) + process)
+            times[name] = (float(done.group(1)), float(done.group(2)))
     return times
 
 
@@ -148,12 +144,12 @@ def report(
     lines = [
         f"cold run: {wall:.1f} s wall, {cpu:.1f} s CPU (user + system)",
         f"  of which Snakemake's main thread {main_cpu:.1f} s, the jobs {jobs_cpu:.1f} s, the "
-        f"rest {cpu - main_cpu - jobs_cpu:.1f} s (subprocesses of job threads such as "
-        "METEOR 1.5's JVM, Snakemake's timer threads, process start-up)",
+        f"rest {cpu - main_cpu - jobs_cpu:.1f} s (the fork server's imports, Snakemake's "
+        "threads, process start-up)",
         f"warm rerun (nothing to do): {warm:.1f} s wall",
         "",
         f"jobs (wall s overlapping, {sum(w for w, _ in jobs.values()):.0f} s in all; CPU s of "
-        f"the job's thread and process, {jobs_cpu:.0f} s in all):",
+        f"the job's process, {jobs_cpu:.0f} s in all):",
     ]
     for name, (seconds, job_cpu) in sorted(jobs.items(), key=lambda item: -item[1][0]):
         if seconds >= 0.5:
@@ -181,7 +177,8 @@ def main() -> int:
     jobs = job_seconds(folder / "results" / "logs")
     if not jobs:
         print(
-            "no job log under results/logs ends with 'done in ...': see geval_repro.pipeline.jobs"
+            "no job log under results/logs ends with 'done in ...': see "
+            "geval_repro.pipeline.processes"
         )
         return 1
     main_cpu = float(MAIN_CPU.findall(done.stderr)[-1])

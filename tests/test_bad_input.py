@@ -28,7 +28,7 @@ from geval_repro.files.fetch import FetchError, RemoteFile, fetch, resolve_mirro
 from geval_repro.load import load_released_replies, load_summeval
 from geval_repro.pipeline import tidy
 from geval_repro.registry.sources import get_source
-from geval_repro.report.provenance import ProvenanceError, write_provenance
+from geval_repro.report.provenance import Provenance, ProvenanceError, write_provenance
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_fixture" / "gpt4_coh_fixture.json"
 OLD = b"an earlier, good output\n"
@@ -134,7 +134,7 @@ def raw_read(tmp: Path, change: Callable[[bytes], bytes]) -> Callable[[], object
     table = output(tmp, "topical_chat.parquet")
     output(tmp, "topical_chat.parquet.provenance.json")
     config = load_config()
-    return lambda: write_provenance([table], [raw], config=config, raw_dir=tmp / "raw")
+    return lambda: write_provenance([table], [raw], Provenance.from_config(config, tmp / "raw"))
 
 
 def summeval_parquet() -> Path:
@@ -158,7 +158,7 @@ def judge_step(tmp: Path, change: Callable[[list], object]) -> Callable[[], obje
         },
     )
     outs = {"replies": output(tmp, "replies.parquet")}
-    return lambda: tidy.judge_run(spec, files, summeval_parquet(), outs)
+    return lambda: tidy.judge_files(spec, files, summeval_parquet(), outs)
 
 
 def scores_step(tmp: Path, data: bytes) -> Callable[[], object]:
@@ -177,7 +177,7 @@ def scores_step(tmp: Path, data: bytes) -> Callable[[], object]:
         },
     )
     outs = {"scores": output(tmp, "scores.parquet")}
-    return lambda: tidy.judge_run(spec, files, summeval_parquet(), outs)
+    return lambda: tidy.judge_files(spec, files, summeval_parquet(), outs)
 
 
 def pickle_step(tmp: Path, data: bytes) -> Callable[[], object]:
@@ -356,7 +356,9 @@ def test_an_unchanged_raw_file_records_the_hash_read(tmp_path: Path) -> None:
     shutil.copyfile(mirrored("topical_chat"), raw)
     table = tmp_path / "t.parquet"
     pd.DataFrame({"a": [1]}).to_parquet(table)
-    (sidecar,) = write_provenance([table], [raw], config=load_config(), raw_dir=tmp_path / "raw")
+    (sidecar,) = write_provenance(
+        [table], [raw], Provenance.from_config(load_config(), tmp_path / "raw")
+    )
     (entry,) = json.loads(sidecar.read_text())["inputs"]
     # Topical-Chat's SHA-256 as listed in the mirror's MANIFEST.tsv.
     assert entry["sha256"] == "f6361daa6fe162f636d2071a60322a784acd770be0bf3a6920ac949d751b978a"

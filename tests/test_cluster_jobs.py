@@ -119,7 +119,7 @@ with SnakemakeApi(OutputSettings()) as api:
     workflow = api.workflow(ResourceSettings(), config, snakefile=Path("Snakefile"))._workflow
     rules = {}
     for rule in workflow.rules:
-        if rule.name.startswith("judge_run_"):
+        if rule.name.startswith("ask_judge_"):
             resources = {}
             for key, value in rule.resources.items():
                 try:
@@ -157,10 +157,10 @@ def test_the_workflow_sends_a_server_job_to_a_node_and_keeps_an_api_job(tmp_path
     )
     assert done.returncode == 0, done.stderr[-3000:]
     rules = json.loads(done.stdout.splitlines()[-1])
-    local, resources = rules["judge_run_on_node"]
+    local, resources = rules["ask_judge_on_node"]
     assert local is False
     assert resources["mem_mb"] == 2975 and resources["runtime"] == 6  # by hand, above
-    local, resources = rules["judge_run_on_submitter"]
+    local, resources = rules["ask_judge_on_submitter"]
     assert local is True and "mem_mb" not in resources and "runtime" not in resources
 
 

@@ -114,7 +114,7 @@ def test_pinned_run_files_are_verified_when_read(tmp_path, mirror_dir):
     assert judge.pinned_files == {str(run_file): sha256_of(run_file), str(manifest): "0" * 64}
     assert judge.status == "toolkit-run"
     with pytest.raises(FetchError, match=r"manifest.json has SHA-256 .* pins 0000"):
-        tidy.judge_run(judge, {}, tmp_path / "unused.parquet", {})
+        tidy.judge_files(judge, {}, tmp_path / "unused.parquet", {})
     with pytest.raises(ConfigError, match="manifest: applies"):
         check_config(with_judge(dir=str(tmp_path), manifest={"path": str(manifest)}))
 

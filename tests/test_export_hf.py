@@ -37,13 +37,13 @@ def processed(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     files = {d: FIXTURES / "judge_fixture" / f"gpt4_{d[:3]}_fixture.json" for d in DIMENSIONS}
     run = spec(JUDGE, files={d: {"path": str(f)} for d, f in files.items()})
     outs = {"replies": judge / "replies.parquet"}
-    tidy.judge_run(run, files, root / "summeval.parquet", outs)
+    tidy.judge_files(run, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(judge / "replies.parquet", judge / "item_scores.parquet")
     jsonl = root / "judges" / JSONL
     files = {d: FIXTURES / "judge_fixture_jsonl" / f"{d}.jsonl" for d in DIMENSIONS}
     run = spec(JSONL, format="geval-jsonl", files={d: {"path": str(f)} for d, f in files.items()})
     outs = {name: jsonl / f"{name}.parquet" for name in ("replies", "rating_probs")}
-    tidy.judge_run(run, files, root / "summeval.parquet", outs)
+    tidy.judge_files(run, files, root / "summeval.parquet", outs)
     judge_tables.build_item_scores(jsonl / "replies.parquet", jsonl / "item_scores.parquet")
     return root
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from geval_repro.cli import main
+from geval_repro.config import Settings
 from geval_repro.files.fetch import (
     FetchError,
     RemoteFile,
@@ -21,7 +22,7 @@ from geval_repro.files.fetch import (
     fetch_source,
     relpath_for_url,
 )
-from geval_repro.pipeline.jobs import job_log
+from geval_repro.pipeline.processes import Job, ProcessJobError, run_in_process
 from geval_repro.registry.sources import load_registry
 from tests.conftest import find_or_make_mirror
 
@@ -182,11 +183,15 @@ def test_an_unresolvable_host_fails_at_once_without_retries(tmp_path: Path) -> N
 
 
 def test_failed_fetches_are_summarised_once(tmp_path: Path) -> None:
+    """The fetch jobs' logs (each written by its job's process), read by the summary."""
     logs, raw = tmp_path / "logs" / "fetch", tmp_path / "raw"
+    settings = Settings(0, 0, 0, 0, 0, 0.5, download_timeout=5, download_retries=0)
     for name in ("a.json", "b.json"):
         remote = RemoteFile(f"https://nonexistent.invalid/{name}", GOOD_SHA, name, None, name)
-        with pytest.raises(FetchError), job_log(logs / f"{name}.log"):
-            fetch(remote, raw, retries=0, progressbar=False)
+        arguments = {"remote": remote, "raw_dir": raw, "mirror": None, "settings": settings}
+        job = Job("geval_repro.pipeline.downloads:fetch_file", arguments, logs / f"{name}.log")
+        with pytest.raises(ProcessJobError, match="does not resolve"):
+            run_in_process(job)
     stale = logs / "c.json.log"  # an old failure of a file fetched since
     stale.write_text((logs / "a.json.log").read_text().replace("a.json", "c.json"))
     (raw / "c.json").parent.mkdir(parents=True, exist_ok=True)

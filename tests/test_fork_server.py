@@ -30,8 +30,9 @@ pytestmark = pytest.mark.slow
 DRIVER = textwrap.dedent(
     """
     import json, sys, threading
+    from pathlib import Path
     from geval_repro.pipeline import fork_server
-    from geval_repro.pipeline.processes import ProcessJobError, run_in_process
+    from geval_repro.pipeline.processes import Job, ProcessJobError, run_in_process
 
     fork_server.STOP_WAIT = float(sys.argv[2])  # what the server waits before SIGKILL
     printing = threading.Lock()  # print() writes the line and its end apart
@@ -39,8 +40,11 @@ DRIVER = textwrap.dedent(
     def job(notebook, target):
         try:
             run_in_process(
-                "geval_repro.pipeline.report_jobs:execute_notebook",
-                {"source": notebook, "target": target, "results": ".", "processed": "."},
+                Job(
+                    "geval_repro.pipeline.report_jobs:notebook",
+                    {"source": notebook, "target": target, "results": ".", "processed": "."},
+                    Path(target + ".log"),
+                )
             )
             outcome = "done"
         except ProcessJobError as error:
@@ -351,18 +355,18 @@ def test_a_stop_before_the_kernel_has_started_kills_it_once_it_has(
 
 
 def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
-    """An unknown function: the job fails with the child's one line, the server keeps
-    serving (a second job in the same process is made)."""
+    """An unknown function: the job fails with the child's one line and its log's path,
+    the server keeps serving (a second job in the same process is made)."""
     script = textwrap.dedent(
         """
-        from geval_repro.pipeline.processes import ProcessJobError, run_in_process
+        from pathlib import Path
+        from geval_repro.pipeline.processes import Job, ProcessJobError, run_in_process
+        pages = "geval_repro.pipeline.report_jobs:"
         try:
-            run_in_process("geval_repro.pipeline.report_jobs:no_such_function", {})
+            run_in_process(Job(pages + "no_such_function", {}, Path("a.log")))
         except ProcessJobError as error:
             print(error.summary)
-        run_in_process(
-            "geval_repro.pipeline.report_jobs:write_pages", {"pages": {}, "config": {}}
-        )
+        run_in_process(Job(pages + "report_pages", {"pages": {}, "config": {}}, Path("b.log")))
         print("second job done")
         """
     )
@@ -370,23 +374,6 @@ def test_a_failing_job_says_why_in_its_last_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines() == [
         "no_such_function: module 'geval_repro.pipeline.report_jobs' has no attribute "
-        "'no_such_function'",
+        "'no_such_function' (log: a.log)",
         "second job done",
     ]
-
-
-def test_in_own_process_makes_the_rule_function_of_a_process_function(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """The rule function runs the function, by keyword, in a forked process whose log (its
-    last line the CPU it used) is the job's."""
-    from geval_repro.pipeline.fork_server import PROCESS_CPU
-    from geval_repro.pipeline.processes import in_own_process
-    from geval_repro.pipeline.report_jobs import write_pages
-
-    job = in_own_process(write_pages)
-    assert job.__name__ == "write_pages_in_own_process"
-    job(pages={}, config={})
-    lines = capsys.readouterr().err.splitlines()
-    assert "wrote 0 report pages" in lines[-2]
-    assert lines[-1].startswith(PROCESS_CPU)

@@ -63,7 +63,7 @@ def _snakemake(tmp_path: Path, config: Path) -> subprocess.Popen[str]:
         "-m",
         "snakemake",
         "--until",
-        "judge_run_stop_run",
+        "ask_judge_stop_run",
         "--cores",
         "all",
         "--configfile",
@@ -83,7 +83,8 @@ def _snakemake(tmp_path: Path, config: Path) -> subprocess.Popen[str]:
 
 
 def _job_processes(tmp_path: Path) -> list[str]:
-    """Command lines of the job processes still running for this test's folder."""
+    """Command lines of the fork servers and job processes (forked from a server, they carry
+    its command line) still running for this test's folder."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -93,7 +94,7 @@ def _job_processes(tmp_path: Path) -> list[str]:
             environ = (proc / "environ").read_bytes()
         except OSError:
             continue
-        if "geval_repro.pipeline.processes" in line and str(tmp_path).encode() in environ:
+        if "geval_repro.pipeline.fork_server" in line and str(tmp_path).encode() in environ:
             found.append(line)
     return found
 

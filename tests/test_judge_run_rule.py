@@ -134,7 +134,7 @@ def test_runs_on_each_benchmark_flow_through_the_pipeline_to_tables(
         assert list(files) == dimensions
         outs = {t: processed / "judges" / name / f"{t}.parquet" for t in spec.processed_tables}
         assert set(outs) == {"replies", "rating_probs"}  # mode both: replies and ratings
-        tidy.judge_run(spec, files, human_path, outs)
+        tidy.judge_files(spec, files, human_path, outs)
         item_scores = processed / "judges" / name / "item_scores.parquet"
         build_item_scores(outs["replies"], item_scores)
         tables = tmp_path / "tables" / name
@@ -283,7 +283,7 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     metadata, started = REPO_ROOT / ".snakemake", time.time() - 2
     data, results = tmp_path / "data", tmp_path / "results"
     config = snakemake_config(tmp_path, mirror_dir, server.base_url, limit=3)
-    until = ("--until", "judge_run_fixture_run")
+    until = ("--until", "ask_judge_fixture_run")
     done = snakemake_process(data, results, config, *until)
     assert done.returncode == 0, done.stderr[-6000:]
     rows = (tmp_path / "run" / "coherence.jsonl").read_text().splitlines()
@@ -301,7 +301,7 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     dry = snakemake_process(data, results, config, "-n", *until)
     assert dry.returncode == 0, dry.stderr[-3000:]
     reasons = dry.stdout[dry.stdout.index("Reasons:") :]  # the profile prints no job blocks
-    assert re.search(r"params have changed[^:]*:\s*judge_run_fixture_run", reasons), reasons
+    assert re.search(r"params have changed[^:]*:\s*ask_judge_fixture_run", reasons), reasons
     # On to the run's tables: the rule's files flow through the pipeline's rules.
     done = snakemake_process(data, results, config, "--until", "judge_tables_fixture_run")
     assert done.returncode == 0, done.stderr[-6000:]
@@ -317,7 +317,7 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     assert dry.returncode == 0, dry.stderr[-3000:]
     reasons = dry.stdout[dry.stdout.index("Reasons:") :]
     assert re.search(r"params have changed[^:]*:\s*tidy_judge_fixture_run", reasons), reasons
-    assert "judge_run_fixture_run" not in reasons  # and the tables follow their input
+    assert "ask_judge_fixture_run" not in reasons  # and the tables follow their input
     written = {**contents_written_since(tmp_path, 0), **contents_written_since(metadata, started)}
     assert any(path.is_relative_to(metadata) for path in written)  # the runs' records
     for path, content in written.items():

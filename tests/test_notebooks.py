@@ -19,7 +19,7 @@ from tests.conftest import PipelineRun, run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-READER_TARGETS = ("all", "notebooks", "readme_results", "report_assets")
+READER_TARGETS = ("all", "notebooks", "readme", "report_assets")
 
 
 def _builder():
@@ -202,7 +202,7 @@ def test_pipeline_executes_the_notebooks_and_builds_the_report(fixture_run, pipe
         executed = nbformat.read(str(results / "notebooks" / f"{name}.ipynb"), as_version=4)
         assert _errors(executed) == []
         assert all(c.execution_count for c in executed.cells if c.cell_type == "code")
-    section = (results / "readme_results.md").read_text(encoding="utf-8")
+    section = (results / "README.md").read_text(encoding="utf-8")
     assert "> **Fixture run.**" in section
     report = fixture_run / "report.html"
     run_snakemake(
@@ -214,7 +214,7 @@ def test_pipeline_executes_the_notebooks_and_builds_the_report(fixture_run, pipe
         str(report),
     )
     html = report.read_text(encoding="utf-8")
-    assert "Judge run fixture-gpt4" in html  # the fixture run's category
+    assert "Judge fixture-gpt4" in html  # the fixture judge's category
     assert "is <strong>not</strong> part of" in html  # the released recount is not in it
     assert "synthetic test data" in html  # captions and the fixture banner
 

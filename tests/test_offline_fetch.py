@@ -59,7 +59,8 @@ def test_unfetchable_files_are_summarised_once_and_the_rest_is_made(
     assert len(manifest["git"]["commit"]) == 40  # the checkout, once per run
     err = done.stderr
     assert "Traceback" not in err, err[-3000:]  # expected failures: one line, no traceback
-    running = [line for line in err.splitlines() if line.startswith("fetch: judge offline-judge")]
+    # Snakemake names each failed job's error: its one line (the traceback is in the log)
+    running = [line for line in err.splitlines() if line.startswith("fetch_file: judge offline-")]
     assert len(running) == 2 and all("(log: " in line for line in running), err[-3000:]
     assert err.count("upstream file(s) could not be fetched") == 1, err[-3000:]
     summary = err[err.index("upstream file(s) could not be fetched") :]

@@ -104,13 +104,11 @@ def test_every_job_logged_what_it_did(pipeline_run: PipelineRun) -> None:
     assert "summeval_human_ceiling" not in baselines  # another job's records stay out
     summeval = (logs / "tables" / "summeval.log").read_text()
     assert "read and validated 1600 rows" in summeval
-    # each job's own wall and CPU time (perf/time_pipeline.py reads them; no benchmark files);
-    # the baseline rows run in a process of their own: their thread only waits for it
-    human = (logs / "rows" / "human.log").read_text()
-    closing = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU in the job's thread", human)
-    assert closing and 0 < float(closing.group(2)) <= float(closing.group(1)) + 0.1
-    closing = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU in the job's thread", baselines)
-    assert closing and float(closing.group(1)) > 0.5 > float(closing.group(2))
+    # each job's own wall and CPU time, of its process (perf/time_pipeline.py reads them; no
+    # benchmark files)
+    for text in ((logs / "rows" / "human.log").read_text(), baselines):
+        closing = re.search(r"done in ([\d.]+) s \(([\d.]+) s CPU of the job's process", text)
+        assert closing and 0 < float(closing.group(2)), text[-500:]
     assert not (logs / "benchmarks").exists()
 
 

@@ -20,6 +20,7 @@ from geval_repro.files.checkout import git_state
 from geval_repro.registry.sources import get_source
 from geval_repro.report import provenance
 from geval_repro.report.provenance import (
+    Provenance,
     ProvenanceError,
     differences,
     read_provenance,
@@ -53,7 +54,7 @@ def _output(tmp_path: Path, name: str = "table.csv", text: str = "a,b\n1,2\n") -
 def test_raw_input_resolves_to_the_registry_hash_of_the_file_read(mirror_dir, tmp_path, config):
     raw_file = mirror_dir / TOPICAL_CHAT_RELPATH
     output = _output(tmp_path)
-    (sidecar,) = write_provenance([output], [raw_file], config=config, raw_dir=mirror_dir)
+    (sidecar,) = write_provenance([output], [raw_file], Provenance.from_config(config, mirror_dir))
     record = read_provenance(sidecar)
     assert sidecar == tmp_path / "results" / "table.csv.provenance.json"
     (entry,) = record["inputs"]
@@ -90,8 +91,7 @@ def test_judge_files_by_url_and_by_local_path(mirror_dir, tmp_path, config):
     write_provenance(
         [output],
         [released, local],
-        config=config,
-        raw_dir=raw_dir,
+        Provenance.from_config(config, raw_dir),
         judges=["gpt4-metriceval-run1", "local-run"],
     )
     record = read_provenance(sidecar_path(output))
@@ -126,7 +126,9 @@ def test_a_judge_file_outside_the_registry_is_recorded_by_url(tmp_path, config):
     fetched.parent.mkdir(parents=True)
     fetched.write_bytes(content)
     output = _output(tmp_path)
-    write_provenance([output], [fetched], config=config, raw_dir=raw_dir, judges=["url-run"])
+    write_provenance(
+        [output], [fetched], Provenance.from_config(config, raw_dir), judges=["url-run"]
+    )
     (entry,) = read_provenance(sidecar_path(output))["inputs"]
     assert entry["kind"] == "judge-file"
     assert (entry["url"], entry["sha256"]) == (url, sha256)
@@ -136,10 +138,13 @@ def test_runs_sharing_a_file_are_named_by_the_rule(mirror_dir, tmp_path, config)
     shared = mirror_dir / get_source("metriceval_scores").relpath
     scores = _output(tmp_path, "scores.parquet", "gpt-3.5 scores")
     write_provenance(
-        [scores], [shared], config=config, raw_dir=mirror_dir, judges=["gpt35-metriceval-run1"]
+        [scores],
+        [shared],
+        Provenance.from_config(config, mirror_dir),
+        judges=["gpt35-metriceval-run1"],
     )
     table = _output(tmp_path, "correlations.csv", "x\n")
-    write_provenance([table], [scores], config=config, raw_dir=mirror_dir)
+    write_provenance([table], [scores], Provenance.from_config(config, mirror_dir))
     record = read_provenance(sidecar_path(table))
     assert list(record["config"]["judges"]) == ["gpt35-metriceval-run1"]
     assert [entry["id"] for entry in record["inputs"]] == ["metriceval_scores"]
@@ -148,10 +153,10 @@ def test_runs_sharing_a_file_are_named_by_the_rule(mirror_dir, tmp_path, config)
 def test_inputs_are_taken_over_transitively_from_upstream_sidecars(mirror_dir, tmp_path, config):
     processed = _output(tmp_path, "topical_chat.parquet", "not really parquet")
     write_provenance(
-        [processed], [mirror_dir / TOPICAL_CHAT_RELPATH], config=config, raw_dir=mirror_dir
+        [processed], [mirror_dir / TOPICAL_CHAT_RELPATH], Provenance.from_config(config, mirror_dir)
     )
     table = _output(tmp_path, "table2.md", "| x |\n")
-    write_provenance([table], [processed], config=config, raw_dir=mirror_dir)
+    write_provenance([table], [processed], Provenance.from_config(config, mirror_dir))
     upstream = read_provenance(sidecar_path(processed))["inputs"]
     assert read_provenance(sidecar_path(table))["inputs"] == upstream
 
@@ -159,10 +164,12 @@ def test_inputs_are_taken_over_transitively_from_upstream_sidecars(mirror_dir, t
 def test_an_input_without_origin_is_an_error_naming_it(mirror_dir, tmp_path, config):
     stray = _output(tmp_path, "stray.parquet")
     with pytest.raises(ProvenanceError, match=r"stray\.parquet.*write_provenance"):
-        write_provenance([_output(tmp_path)], [stray], config=config, raw_dir=mirror_dir)
+        write_provenance([_output(tmp_path)], [stray], Provenance.from_config(config, mirror_dir))
     unknown_raw = mirror_dir / "someone" / "repo" / "file.json"
     with pytest.raises(ProvenanceError, match=r"file\.json.*sources\.yaml"):
-        write_provenance([_output(tmp_path)], [unknown_raw], config=config, raw_dir=mirror_dir)
+        write_provenance(
+            [_output(tmp_path)], [unknown_raw], Provenance.from_config(config, mirror_dir)
+        )
 
 
 def test_identical_inputs_give_identical_bytes_and_locations_do_not_count(
@@ -170,13 +177,13 @@ def test_identical_inputs_give_identical_bytes_and_locations_do_not_count(
 ):
     raw_file = mirror_dir / TOPICAL_CHAT_RELPATH
     output = _output(tmp_path)
-    write_provenance([output], [raw_file], config=config, raw_dir=mirror_dir)
+    write_provenance([output], [raw_file], Provenance.from_config(config, mirror_dir))
     first = sidecar_path(output).read_bytes()
     moved = config | {"results_dir": "/elsewhere", "data_dir": "/x", "mirror": "/m"}
-    write_provenance([output], [raw_file], config=moved, raw_dir=mirror_dir)
+    write_provenance([output], [raw_file], Provenance.from_config(moved, mirror_dir))
     assert sidecar_path(output).read_bytes() == first
     reseeded = config | {"seed": config["seed"] + 1}
-    write_provenance([output], [raw_file], config=reseeded, raw_dir=mirror_dir)
+    write_provenance([output], [raw_file], Provenance.from_config(reseeded, mirror_dir))
     changed = differences(json.loads(first), read_provenance(sidecar_path(output)))
     assert changed == [f"config.seed: {config['seed']} != {config['seed'] + 1}"]
 
@@ -186,8 +193,7 @@ def test_config_and_packages_recorded(mirror_dir, tmp_path, config):
     write_provenance(
         [output, sidecar_path(output)],  # a sidecar among the outputs is skipped
         [mirror_dir / TOPICAL_CHAT_RELPATH],
-        config=config,
-        raw_dir=mirror_dir,
+        Provenance.from_config(config, mirror_dir),
         config_keys=["seed", "bootstrap"],
     )
     record = read_provenance(sidecar_path(output))
@@ -245,10 +251,10 @@ def test_several_outputs_of_one_call_each_get_the_sidecar_of_a_call_of_their_own
     for that output alone writes, with its own output record."""
     inputs = [mirror_dir / TOPICAL_CHAT_RELPATH]
     outputs = [_output(tmp_path, f"t{i}.csv", f"a\n{i}\n") for i in range(3)]
-    together = write_provenance(outputs, inputs, config=config, raw_dir=mirror_dir)
+    together = write_provenance(outputs, inputs, Provenance.from_config(config, mirror_dir))
     texts = [sidecar.read_text() for sidecar in together]
     for output, text in zip(outputs, texts, strict=True):
-        (alone,) = write_provenance([output], inputs, config=config, raw_dir=mirror_dir)
+        (alone,) = write_provenance([output], inputs, Provenance.from_config(config, mirror_dir))
         assert alone.read_text() == text
         assert (
             json.loads(text)["output"]["sha256"] == hashlib.sha256(output.read_bytes()).hexdigest()

@@ -5,18 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from geval_repro.report.readme import (
-    END,
-    START,
+    PAGE_HEAD,
     main,
     recomputed_lines,
+    render_page,
     render_section,
-    replace_section,
-    results_link,
     status_counts,
-    update_readme,
+    write_page,
 )
 
 # SHA-256 of the four released reply files as printed in the reference notes (independent
@@ -106,7 +103,6 @@ def test_offline_section_says_where_the_recount_comes_from_and_its_checksums(tmp
     assert "`results/tables/table3_qags.md` is missing" in section
     assert "[`results/tables/human/agreement.md`](results/tables/human/agreement.md)" in section
     assert "Fixture run" not in section
-    assert START not in section and END not in section
 
 
 def test_released_recount_is_embedded_when_present(tmp_path):
@@ -146,40 +142,23 @@ def test_section_is_deterministic(tmp_path):
     assert render_section(results) == render_section(results)
 
 
-def test_replace_section_touches_only_the_marked_part():
-    readme = f"# Title\n\nintro\n\n{START}\nold text\n{END}\n\n## After\n"
-    new = replace_section(readme, "new text\n")
-    assert new == f"# Title\n\nintro\n\n{START}\nnew text\n{END}\n\n## After\n"
-    assert replace_section(new, "new text\n") == new
-    with pytest.raises(ValueError, match="exactly one"):
-        replace_section("# no markers\n", "x")
-    with pytest.raises(ValueError, match="comes before"):
-        replace_section(f"{END}\n{START}\n", "x")
-
-
 def test_command_line_check_and_update(tmp_path):
     results = _results(tmp_path / "results")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# R\n\n{START}\ntyped by hand\n{END}\n", encoding="utf-8")
-    args = ["--results", str(results), "--readme", str(readme)]
+    page = results / "README.md"
+    page.write_text("typed by hand\n", encoding="utf-8")
+    args = ["--results", str(results)]
     assert main([*args, "--check"]) == 1
     assert main(args) == 0
     assert main([*args, "--check"]) == 0
-    assert "typed by hand" not in readme.read_text(encoding="utf-8")
-    assert update_readme(readme, render_section(results)) is False
+    assert page.read_text(encoding="utf-8").startswith(PAGE_HEAD)
 
 
-def test_a_readme_links_only_into_its_own_folder(tmp_path):
-    readme = tmp_path / "repo" / "README.md"
-    assert results_link(tmp_path / "repo" / "results", readme) == "results"
-    assert results_link(tmp_path / "repo" / "out" / "r1", readme) == "out/r1"
-    with pytest.raises(ValueError, match="outside"):
-        results_link(tmp_path / "elsewhere" / "results", readme)
-    readme.parent.mkdir()
-    readme.write_text(f"{START}\n{END}\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="outside"):
-        main(["--results", str(_results(tmp_path / "elsewhere")), "--readme", str(readme)])
-    assert readme.read_text(encoding="utf-8") == f"{START}\n{END}\n"
+def test_the_page_links_its_own_folder(tmp_path):
+    results = _results(tmp_path / "results")
+    write_page(results, results / "README.md")
+    text = (results / "README.md").read_text(encoding="utf-8")
+    assert text == render_page(results, ".")
+    assert "](./tables/correlations.csv)" in text
 
 
 def test_the_readme_shows_the_recomputed_rows_of_a_paper_table() -> None:

@@ -6,8 +6,8 @@ provenance sidecars. This test reruns the pipeline with workflow/configs/mirrore
 into a temporary results folder and compares: every committed file must be regenerated with
 identical bytes (sidecars: identical apart from package versions; they record no git
 commit, so a regeneration at a later commit leaves `git status` clean), no
-regenerated table or figure may be missing from the commit, and README.md's results section
-must be the one generated from results/.
+regenerated table or figure may be missing from the commit, and the results page
+(results/README.md) must be the one generated from results/.
 
 The processed data (``data/processed``: the tidy tables and the baseline scores) come from
 the shared pipeline run (tests/conftest.py) of the same mirror: its data folder is reused,
@@ -97,5 +97,5 @@ def test_committed_files_regenerate_bit_for_bit(regenerated: Path) -> None:
     )
 
 
-def test_readme_results_section_is_generated_from_results() -> None:
+def test_the_results_page_is_generated_from_results() -> None:
     assert readme_check(["--check"]) == 0

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from geval_repro.pipeline.jobs import job_log
+from geval_repro.pipeline.processes import Job, run_in_process
 from geval_repro.report.notebooks import execute_notebook, execute_notebook_file, notebook_page
 from geval_repro.report.pages import (
     FIXTURE_BANNER,
@@ -84,26 +84,28 @@ def test_execute_notebook_passes_the_folders_and_runs_in_cwd(tmp_path):
 
 
 def test_the_kernel_runs_over_ipc_and_its_chatter_stays_in_the_log(tmp_path, capfd):
-    notebook = _notebook("import sys\nprint('kernel says hi', file=sys.__stderr__)\nprint(2)")
-    log = tmp_path / "notebook.log"
-    with job_log(log):
-        execute_notebook(notebook, cwd=tmp_path)
+    source = tmp_path / "chatty.ipynb"
+    code = "import sys\nprint('kernel says hi', file=sys.__stderr__)\nprint(2)"
+    nbformat.write(_notebook(code), str(source))
+    log, target = tmp_path / "notebook.log", tmp_path / "out" / "chatty.ipynb"
+    arguments = {"source": source, "target": target, "results": tmp_path, "processed": tmp_path}
+    run_in_process(Job("geval_repro.pipeline.report_jobs:notebook", arguments, log))
     console = capfd.readouterr()
     assert "TCP" not in console.err and "kernel says hi" not in console.err
     assert "kernel says hi" in log.read_text(encoding="utf-8")
-    assert notebook.cells[0]["outputs"][0]["text"] == "2\n"
+    executed = nbformat.read(str(target), as_version=4)
+    assert executed.cells[0]["outputs"][-1]["text"] == "2\n"
 
 
-def test_a_failing_cell_is_logged_and_leaves_no_output(tmp_path):
+def test_a_failing_cell_is_logged_and_leaves_no_output(tmp_path, caplog):
     source = tmp_path / "nb" / "broken.ipynb"
     source.parent.mkdir()
     nbformat.write(_notebook("x = 1", "raise RuntimeError('table missing')"), str(source))
     target = tmp_path / "out" / "broken.ipynb"
-    log = tmp_path / "logs" / "broken.log"
-    with pytest.raises(CellExecutionError, match="table missing"), job_log(log):
+    with pytest.raises(CellExecutionError, match="table missing"):
         execute_notebook_file(source, target, results_dir=tmp_path, processed_dir=tmp_path)
     assert not target.exists()
-    assert "broken.ipynb: a cell failed" in log.read_text(encoding="utf-8")
+    assert "broken.ipynb: a cell failed" in caplog.text
 
 
 def test_executed_notebook_file_and_its_page(tmp_path):
@@ -142,7 +144,7 @@ def test_a_caption_is_rendered_for_its_judge_run(tmp_path):
     out = tmp_path / "caption.rst"
     render_caption(CAPTIONS / "judge_main.rst", out, config=CONFIG, wildcards={"judge": "run-a"})
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("Judge run ``run-a``\n(Label of run A), main table")
+    assert text.startswith("Judge ``run-a``\n(Label of run A), main table")
     assert "row\n``G-Eval-4`` of the" in text and "{{" not in text
     with pytest.raises(jinja2.UndefinedError, match="judge"):  # a template name the page lacks
         render_caption(CAPTIONS / "judge_main.rst", out, config=CONFIG, wildcards={})
@@ -200,11 +202,10 @@ def test_the_landing_page_lists_every_status_and_the_judge_runs(tmp_path: Path) 
     assert len([line for line in judges.splitlines() if line]) == 2, judges
 
 
-def test_a_group_of_table_and_figure_pages_is_written_in_the_jobs_thread(tmp_path):
-    """No process is started and neither nbconvert nor IPython is imported for a group
-    without a notebook page (geval_repro.pipeline.report_jobs.report_pages)."""
-    import subprocess
-    import sys
+def test_a_group_of_table_pages_is_written_with_its_captions(tmp_path):
+    """A table page and its caption, rendered for the page's judge
+    (geval_repro.pipeline.report_jobs.report_pages)."""
+    from geval_repro.pipeline.report_jobs import report_pages
 
     md = _write(tmp_path / "main.md", TABLE_MD)
     caption = _write(tmp_path / "caption.rst", "Table of {{ snakemake.wildcards.judge }}.\n")
@@ -216,20 +217,6 @@ def test_a_group_of_table_and_figure_pages_is_written_in_the_jobs_thread(tmp_pat
         "wildcards": {"judge": "j"},
         "caption": str(tmp_path / "page.rst"),
     }
-    script = (
-        "import subprocess, sys\n"
-        "from geval_repro.pipeline import processes\n"
-        "from geval_repro.pipeline.report_jobs import report_pages\n"
-        "def refuse(*args, **kwargs):\n"
-        "    raise AssertionError('a process was started')\n"
-        "processes.subprocess.Popen = refuse\n"
-        f"report_pages({{{str(tmp_path / 'page.html')!r}: {page!r}}}, {{}})\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbconvert', 'IPython')))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    report_pages({str(tmp_path / "page.html"): page}, {})
     assert "<td>coherence</td>" in (tmp_path / "page.html").read_text(encoding="utf-8")
     assert (tmp_path / "page.rst").read_text(encoding="utf-8") == "Table of j.\n"

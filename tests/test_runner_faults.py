@@ -508,14 +508,14 @@ def _judged_folder(tmp_path: Path, processed: Path) -> Path:
 
 
 def _tidy(entry: dict, out: Path, processed: Path, tmp_path: Path) -> None:
-    """The pipeline's step that reads a judge run (geval_repro.pipeline.tidy.judge_run), for
+    """The pipeline's step that reads a judge run (geval_repro.pipeline.tidy.judge_files), for
     the config entry ``entry``."""
     from geval_repro.config import judge_spec
-    from geval_repro.pipeline.tidy import judge_run
+    from geval_repro.pipeline.tidy import judge_files
 
     spec = judge_spec("mine", {"label": "a run of the fake server", **entry})
     outs = {"replies": tmp_path / "replies.parquet", "rating_probs": tmp_path / "ratings.parquet"}
-    judge_run(spec, {"coherence": out / "coherence.jsonl"}, processed / "summeval.parquet", outs)
+    judge_files(spec, {"coherence": out / "coherence.jsonl"}, processed / "summeval.parquet", outs)
 
 
 def test_a_truncated_judge_file_is_refused_naming_the_file_and_the_fix(tmp_path, processed):

@@ -59,7 +59,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 cluster = test_slurm_cluster.cluster
 
 JUDGE = "node-judge"
-RULE = "judge_run_node_judge"
+RULE = "ask_judge_node_judge"
 ITEMS = 4
 #: Answers cached before the job is cancelled (at least one, fewer than ITEMS).
 CANCEL_AFTER = 2

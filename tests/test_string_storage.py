@@ -1,7 +1,7 @@
 """The pipeline's jobs keep pandas' strings in Python objects (geval_repro.pipeline.
-string_storage): set by the Snakefile's ``onstart`` in Snakemake's process and by the fork
-server before it imports any job's module; a parquet file's bytes do not depend on which
-storage wrote it, and the schemas take strings in either. That every output is the same
+string_storage): set by the fork server, the parent of every job, before it imports any
+job's module; a parquet file's bytes do not depend on which storage wrote it, and the
+schemas take strings in either. That every output is the same
 either way is tests/test_regenerate.py's comparison (the committed files were written with
 Arrow-backed strings; the pipeline now reads and writes them with Python ones).
 
@@ -29,30 +29,6 @@ def _python_prints(code: str) -> str:
     done = run_in_folder(REPO_ROOT, [sys.executable, "-c", textwrap.dedent(code)], timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.strip()
-
-
-def test_the_runs_onstart_sets_python_strings_before_anything_else() -> None:
-    """``start_workflow`` sets the storage first: the manifest writer, the first of its
-    other steps, already sees it (and so does every library the preload imports)."""
-    printed = _python_prints(
-        """
-        import pandas as pd
-        from geval_repro.pipeline import jobs, summary
-        from geval_repro.report import provenance
-
-        seen = []
-        provenance.write_run_manifest = lambda *args: seen.append(
-            pd.get_option("mode.string_storage")
-        )
-        summary.start_run = lambda *args: None
-        for name in ("preload_job_libraries", "forward_stop_signals", "drop_local_rate_limit"):
-            setattr(jobs, name, lambda *args: None)
-        layout = jobs.Layout.from_config({"data_dir": "data", "results_dir": "results"})
-        jobs.start_workflow({}, layout, None)
-        print(pd.get_option("mode.string_storage"), seen)
-        """
-    )
-    assert printed == "python ['python']"
 
 
 def test_the_fork_server_sets_python_strings_before_it_serves() -> None:

@@ -59,15 +59,15 @@ def write_paper_layout(
     rows: PathLike,
     significance: Sequence[PathLike],
     number: int,
-    judges: Mapping[str, JudgeSpec],
+    specs: Mapping[str, JudgeSpec],
     out: PathLike,
 ) -> None:
     """Paper table ``number`` laid out as printed (Markdown) from its rows, the tests of the
-    judge runs on its benchmarks against the best baseline, and notes on those runs
-    (``judges``: their specs by name)."""
+    judges on its benchmarks against the best baseline, and notes on those judges
+    (``specs``: their specs by name)."""
     table = pd.read_csv(rows)
     tests = read_significance(significance) if significance else None
-    notes = table_notes(number, judges, RELEASED_JUDGE)
+    notes = table_notes(number, specs, RELEASED_JUDGE)
     write_text(out, paper_layout(table, number, tests, notes))
 
 
@@ -75,7 +75,7 @@ def benchmark_accuracy_blocks(
     benchmark: Benchmark,
     benchmark_table: PathLike,
     baseline_scores: Sequence[PathLike],
-    judges: Mapping[str, JudgeSpec],
+    specs: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
     out: PathLike,
 ) -> None:
@@ -83,7 +83,7 @@ def benchmark_accuracy_blocks(
     reference rows (:func:`geval_repro.tables.pairwise_accuracy.accuracy_blocks`) -> a
     CSV; the inputs as in :func:`geval_repro.pipeline.judge_pairs.read_metrics`."""
     tidy, metrics = read_metrics(
-        benchmark, benchmark_table, baseline_scores, judges, processed, compared_only=False
+        benchmark, benchmark_table, baseline_scores, specs, processed, compared_only=False
     )
     table = accuracy_blocks(benchmark, tidy, metrics)
     for (dimension, ranking), n_items in (

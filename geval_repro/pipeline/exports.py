@@ -9,8 +9,8 @@ from geval_repro.files.paths import PathLike
 from geval_repro.registry.judges import JudgeSpec
 
 
-def export_hf(processed: PathLike, out: PathLike, judges: Mapping[str, JudgeSpec]) -> None:
-    """The tidy benchmarks with every judge run of ``judges`` joined by item -> ``out``."""
-    from geval_repro.report import export_hf as export
+def export_hf(processed: PathLike, out: PathLike, specs: Mapping[str, JudgeSpec]) -> None:
+    """The tidy benchmarks with every judge of ``specs`` joined by item -> ``out``."""
+    from geval_repro.report import export_hf as export  # datasets: the extra hf
 
-    export.export_hf(processed, out, judges)
+    export.export_hf(processed, out, specs)

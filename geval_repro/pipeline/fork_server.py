@@ -1,30 +1,28 @@
-"""The parent of the jobs that run in a process of their own: one process per Snakemake run
-that forks each job's process from itself, as multiprocessing's "forkserver" does, after
-importing the job's module and the libraries it uses (:func:`_preload`: once per module and
-run). The jobs of a module after its first then start with pandas, matplotlib or nbconvert
-loaded (a fresh interpreter spent 0.6-1.1 s of CPU importing them, more than most of these
-jobs compute); a job's CPU count starts at zero at the fork.
+"""The parent of the workflow's job processes: one process per Snakemake run that forks each
+job's process from itself, as multiprocessing's "forkserver" does, after importing the job's
+module (:meth:`geval_repro.pipeline.processes.Job.prepare`: once per module and run). The
+jobs of a module after its first then start with pandas, matplotlib or nbconvert loaded (a
+fresh interpreter spent 0.6-1.1 s of CPU importing them, more than most of these jobs
+compute); a job's CPU count starts at zero at the fork.
 
-Started by :mod:`geval_repro.pipeline.processes` (the first job that needs it) as
+Started by :mod:`geval_repro.pipeline.processes` (the first job) as
 ``python -m geval_repro.pipeline.fork_server FD STOP_WAIT``, in a session of its own, with
 ``FD`` one end of a Unix ``SOCK_SEQPACKET`` socket pair whose other end only that Snakemake
 process holds. Before anything else it sets pandas' strings in Python objects
 (:mod:`geval_repro.pipeline.string_storage`), which its children inherit. Protocol:
 
-1. a job sends one message on that socket carrying two file descriptors: one end of a stream
-   socket of its own (the request) and the write end of a pipe (its log); then writes the
-   request, a JSON object ``{"call": "<module>:<function>", "kwargs": {...}, "environment":
-   {...}, "cwd": "..."}``, on the stream socket and shuts down its writing side;
-2. the server imports what the job needs (:func:`_preload`) and forks; it answers
-   ``<pid>\\n`` at once and ``<exit code>\\n`` (as :attr:`subprocess.Popen.returncode`:
-   minus the signal's number if a signal ended it) when it has reaped the child, then
-   closes the request's socket;
+1. a job sends one message on that socket carrying one file descriptor: one end of a stream
+   socket of its own; then writes the request on it, a pickled mapping ``{"job": <Job>,
+   "environment": {...}, "cwd": "..."}``, and shuts down its writing side;
+2. the server prepares the job (imports its module) and forks; it answers ``<pid>\\n`` at
+   once and ``<exit code>\\n`` (as :attr:`subprocess.Popen.returncode`: minus the signal's
+   number if a signal ended it) when it has reaped the child, then closes the request's
+   socket;
 3. the child (:func:`_run_child`) starts a session of its own (Ctrl-C in a terminal reaches
    it once, through Snakemake), asks the kernel for SIGTERM when the server dies (Linux
-   ``PR_SET_PDEATHSIG``), takes the job's environment and working folder, writes stdout and
-   stderr to the log pipe, sets the signal handlers of a fresh interpreter (SIGINT:
-   KeyboardInterrupt; SIGTERM: ends the function as Ctrl-C does, exit 143), calls the
-   function (:func:`run_call`) and exits with its code.
+   ``PR_SET_PDEATHSIG``), takes the job's environment and working folder, sets the signal
+   handlers of a fresh interpreter (SIGINT: KeyboardInterrupt; SIGTERM: ends the job as
+   Ctrl-C does, exit 143), runs the job (which writes its own log) and exits with its code.
 
 The server blocks SIGINT and SIGTERM: a stop reaches the jobs (Snakemake passes it on,
 :func:`geval_repro.pipeline.jobs.forward_stop_signals`), which stop and are reaped as usual.
@@ -37,11 +35,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import importlib
-import json
-import logging
 import os
-import resource
+import pickle
 import selectors
 import signal
 import socket
@@ -51,79 +46,22 @@ from typing import Any
 
 from geval_repro.pipeline.string_storage import store_strings_in_python
 
-log = logging.getLogger(__name__)
-
-#: What the server imports, besides the job's module, before it forks the first job of that
-#: module: the libraries its process functions import when called (once per run; the judge
-#: runner is left to the judge run's own process: a judge run lasts minutes).
-_SAVING = ("matplotlib.backends.backend_agg", "matplotlib.backends.backend_svg")
-PRELOAD = {
-    "geval_repro.pipeline.judge_pairs": ("geval_repro.report.cluster_figure", *_SAVING),
-    "geval_repro.pipeline.judge_tables": _SAVING,
-    "geval_repro.pipeline.report_jobs": ("geval_repro.report.notebooks",),
-    "geval_repro.pipeline.writer_vs_llm": _SAVING,
-}
-#: The package whose functions a job may call.
-PACKAGE = "geval_repro.pipeline."
-#: Logging of a job's process (its stderr is the job's log).
-FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-#: The prefix of the child's closing line when its function raised.
-FAILED = "geval-repro: "
-#: The start of the child's last log line before it exits 0, followed by its CPU seconds
-#: (its own since the fork and its waited-for subprocesses'): the job thread's closing line
-#: counts only the thread (perf/time_pipeline.py reads both).
-PROCESS_CPU = "the job's process used"
-#: Seconds the server waits for its children to stop after its socket closed (a judge run
+#: Seconds the server waits for its children to stop after its socket closed (a judge
 #: stops within seconds: tests/test_job_stops.py).
 STOP_WAIT = 30.0
 #: Blocked in the server (and so in each child until its handlers are set: a stop sent right
 #: after the fork waits for them instead of being lost).
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-#: The largest control message (the server receives two descriptors and a short tag).
+#: The largest control message (the server receives one descriptor and a short tag).
 _MESSAGE = 64
 
 
-def run_call(request: dict[str, Any]) -> int:
-    """Call ``request["call"]`` with ``request["kwargs"]`` with the job's logging set up (to
-    stderr: INFO of geval_repro, WARNING of the rest); return the exit code: 0 (and the CPU
-    line :data:`PROCESS_CPU` last), 1 when the function raised (its traceback, then one line
-    ``geval-repro: <error>``), 130 when interrupted."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format=FORMAT, force=True)
-    logging.getLogger("geval_repro").setLevel(logging.INFO)
-    logging.captureWarnings(True)
-    module, _, function = str(request["call"]).partition(":")
-    if not module.startswith(PACKAGE):
-        print(f"{FAILED}{module} is not a module of {PACKAGE[:-1]}", file=sys.stderr)
-        return 2
-    try:
-        target = getattr(importlib.import_module(module), function)
-        target(**request["kwargs"])
-    except KeyboardInterrupt:
-        print(f"{FAILED}interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT
-    except Exception as error:  # the job's one line; the traceback goes before it
-        log.exception("%s failed", request["call"])
-        print(f"{FAILED}{error}".splitlines()[0], file=sys.stderr)
-        return 1
-    print(f"{PROCESS_CPU} {_cpu_seconds():.1f} s of CPU", file=sys.stderr)
-    return 0
-
-
-def _cpu_seconds() -> float:
-    """User and system CPU seconds of this process and of the subprocesses it waited for (a
-    notebook's kernel, METEOR 1.5's JVM)."""
-    own, children = (
-        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def _stop(number: int, frame: object) -> None:
-    """SIGTERM in a job's process: end the function as Ctrl-C does (finally blocks run)."""
+    """SIGTERM in a job's process: end the job as Ctrl-C does (finally blocks run)."""
     sys.exit(128 + number)
 
 
-def _run_child(request: dict[str, Any], log_fd: int, server: int) -> int:
+def _run_child(request: dict[str, Any], server: int) -> int:
     """The forked child's side (module docstring, step 3); returns its exit code. ``server``:
     the server's pid (gone already: exit)."""
     os.setsid()
@@ -131,9 +69,6 @@ def _run_child(request: dict[str, Any], log_fd: int, server: int) -> int:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     if os.getppid() != server:
         return 1
-    for target in (1, 2):
-        os.dup2(log_fd, target)
-    os.close(log_fd)
     os.environ.clear()
     os.environ.update(request["environment"])
     os.chdir(request["cwd"])
@@ -145,35 +80,27 @@ def _run_child(request: dict[str, Any], log_fd: int, server: int) -> int:
         signal.signal(number, handler)
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # one sent since the fork: now
-        return run_call(request)
+        return int(request["job"]())
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
     except SystemExit as stop:  # SIGTERM's handler
         return stop.code if isinstance(stop.code, int) else 1
 
 
-def _preload(call: str) -> None:
-    """Import the module of ``call`` and its :data:`PRELOAD` in the server (once), so that
-    this job and the next ones of the module start with them; an import that fails is left
-    to the child, which reports it."""
-    module = call.partition(":")[0]
-    if not module.startswith(PACKAGE) or module in sys.modules:
-        return
+def _prepare(job: Any) -> None:
+    """Prepare ``job`` in the server (import its module, once per module), so that this job
+    and the next ones start with what it imports; a failure is left to the child, which
+    reports it in its log."""
     with contextlib.suppress(Exception):
-        for name in (module, *PRELOAD.get(module, ())):
-            importlib.import_module(name)
+        job.prepare()
     gc.freeze()  # a child's garbage collections then leave the server's objects unwritten
 
 
-def _fork(request_socket: socket.socket, log_fd: int, others: list[int]) -> int:
+def _fork(request_socket: socket.socket, others: list[int]) -> int:
     """Read the job's request, fork its process; in the parent return the child's pid."""
-    try:
-        with request_socket.makefile("rb") as stream:
-            request = json.loads(stream.read())
-    except (OSError, ValueError):
-        os.close(log_fd)
-        raise
-    _preload(str(request["call"]))
+    with request_socket.makefile("rb") as stream:
+        request = pickle.loads(stream.read())
+    _prepare(request["job"])
     sys.stdout.flush()
     sys.stderr.flush()
     server = os.getpid()
@@ -185,13 +112,12 @@ def _fork(request_socket: socket.socket, log_fd: int, others: list[int]) -> int:
             for fd in others:
                 os.close(fd)
             request_socket.close()
-            code = _run_child(request, log_fd, server)
+            code = _run_child(request, server)
         finally:
             with contextlib.suppress(Exception):
                 sys.stdout.flush()
                 sys.stderr.flush()
             os._exit(code)
-    os.close(log_fd)
     return pid
 
 
@@ -245,7 +171,7 @@ def serve(control: socket.socket, stop_wait: float) -> None:
                         while os.read(wake_read, 512):
                             pass
                     continue
-                message, fds, _, _ = socket.recv_fds(control, _MESSAGE, 2)
+                message, fds, _, _ = socket.recv_fds(control, _MESSAGE, 1)
                 if not message:  # Snakemake closed its end or exited
                     _stop_children(jobs, stop_wait)
                     return
@@ -253,9 +179,9 @@ def serve(control: socket.socket, stop_wait: float) -> None:
                 others = [control.fileno(), selector.fileno(), wake_read, wake_write]
                 others += [s.fileno() for s in jobs.values()]
                 try:
-                    pid = _fork(request_socket, fds[1], others)
+                    pid = _fork(request_socket, others)
                     request_socket.sendall(f"{pid}\n".encode())
-                except (OSError, ValueError) as error:  # the job gave up; its thread reports
+                except Exception as error:  # a request that cannot be read: its thread reports
                     print(f"fork server: a job request failed: {error}", file=sys.stderr)
                     request_socket.close()
                     continue

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
-from geval_repro.pipeline.layout import Layout
-from geval_repro.pipeline.processes import in_own_process
-from geval_repro.pipeline.targets import Targets
-from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark
+from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.report.cluster_figure import cluster_figure_of
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.judge_pairs import (
     CLUSTER_COLUMNS,
@@ -39,19 +36,19 @@ def read_metrics(
     benchmark: Benchmark,
     benchmark_table: PathLike,
     baseline_scores: Sequence[PathLike],
-    judges: Mapping[str, JudgeSpec],
+    specs: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
     *,
     compared_only: bool,
 ) -> tuple[pd.DataFrame, list[Scored]]:
     """The benchmark's tidy table and its metrics: its baselines, UniEval's predictions and
-    its judge runs' score variants; ``compared_only``: the baselines of the protocol variant
+    its judges' score variants; ``compared_only``: the baselines of the protocol variant
     and the variants a reader compares
     (:func:`~geval_repro.tables.paired_tests.compared_variant`), else every one.
 
-    ``baseline_scores``: the per-item scores of the benchmark's baseline family (none for a
-    benchmark without baselines); ``judges``: the judge runs on the benchmark by name;
-    ``processed``: each run's processed tables by name.
+    ``baseline_scores``: the per-item scores of the benchmark's baselines (none for a
+    benchmark without baselines); ``specs``: the specs of the judges on the benchmark by
+    name; ``processed``: each judge's processed tables by name.
     """
     tidy = pd.read_parquet(benchmark_table)
     protocol = benchmark.baselines.protocol_variant if benchmark.baselines else None
@@ -62,7 +59,7 @@ def read_metrics(
         for m in baseline_metrics(pd.read_parquet(path), benchmark, variant)
     ]
     metrics += unieval_metrics(tidy, benchmark)
-    for judge, spec in judges.items():
+    for judge, spec in specs.items():
         tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
         metrics += judge_metrics(spec, tables, compared_only=compared_only)
     return tidy, metrics
@@ -72,7 +69,7 @@ def benchmark_pairs(
     benchmark: Benchmark,
     benchmark_table: PathLike,
     baseline_scores: Sequence[PathLike],
-    judges: Mapping[str, JudgeSpec],
+    specs: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
     settings: Settings,
     pairs_out: PathLike,
@@ -81,7 +78,7 @@ def benchmark_pairs(
     """Every pair of metrics on ``benchmark`` and their rankings -> two CSVs (the inputs as
     in :func:`read_metrics`)."""
     tidy, metrics = read_metrics(
-        benchmark, benchmark_table, baseline_scores, judges, processed, compared_only=True
+        benchmark, benchmark_table, baseline_scores, specs, processed, compared_only=True
     )
     log.info(
         "%s: %d metrics (%s), coefficients %s, %d resamples",
@@ -106,38 +103,6 @@ def benchmark_pairs(
     write_text(clusters_out, clusters.to_csv(index=False, lineterminator="\n"))
 
 
-def benchmark_pairs_from_config(
-    benchmark: str,
-    benchmark_table: str,
-    baseline_scores: list[str],
-    judges: list[str],
-    processed: dict[str, dict[str, str]],
-    config: dict[str, Any],
-    pairs_out: str,
-    clusters_out: str,
-) -> None:
-    """:func:`benchmark_pairs` with the judge specs and the settings made from the run's
-    ``config`` as the workflow makes them."""
-    layout = Layout.from_config(config)
-    benchmark_pairs(
-        BENCHMARKS[benchmark],
-        benchmark_table,
-        baseline_scores,
-        Targets.from_config(config, layout).specs(judges),
-        processed,
-        Settings.from_config(config),
-        pairs_out,
-        clusters_out,
-    )
-
-
-#: :func:`benchmark_pairs_from_config` in a process of its own
-#: (:mod:`geval_repro.pipeline.processes`): the longest job of a run is pure Python and
-#: NumPy on small matrices, and in a job thread it would hold the interpreter lock that every
-#: other job thread of the run needs.
-benchmark_pairs_job = in_own_process(benchmark_pairs_from_config)
-
-
 def _concatenated(parts: Sequence[PathLike], columns: list[str]) -> pd.DataFrame:
     tables = [pd.read_csv(path) for path in parts]
     table = pd.concat([t for t in tables if not t.empty] or [pd.DataFrame(columns=columns)])
@@ -157,14 +122,7 @@ def combine_pairs(
     write_pair(_concatenated(clusters, CLUSTER_COLUMNS).astype(ranks), clusters_stem)
 
 
-def draw_cluster_figure(clusters: str, benchmark: str, png: str, svg: str) -> None:
+def draw_cluster_figure(clusters: PathLike, benchmark: str, png: PathLike, svg: PathLike) -> None:
     """The figure of one benchmark's ranking with its significance clusters
     (:func:`geval_repro.report.cluster_figure.cluster_figure_of`)."""
-    from geval_repro.report.cluster_figure import cluster_figure_of
-
     cluster_figure_of(clusters, benchmark, png, svg)
-
-
-#: :func:`draw_cluster_figure` in a process of its own (:mod:`geval_repro.pipeline.processes`:
-#: drawing holds the interpreter lock for 1-2 s).
-cluster_figure_job = in_own_process(draw_cluster_figure)

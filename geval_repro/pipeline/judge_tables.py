@@ -1,4 +1,4 @@
-"""Rule functions of one judge run: per-item scores, its result tables, its sweep, and the
+"""Rule functions of one judge: per-item scores, its result tables, its sweep, and the
 rows of the paper's subset averages from paired runs (the tables themselves are computed
 in :mod:`geval_repro.tables.judge_rows` and :mod:`geval_repro.scoring.sweep`)."""
 
@@ -7,15 +7,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from geval_repro.config import Settings, judge_spec
+from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet, write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import rating_coverage
-from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
 from geval_repro.report.table_files import concat_csv, write_pair, write_rows
@@ -50,7 +48,7 @@ def write_result_tables(
     out_dir: PathLike,
     run_files: Mapping[str, PathLike] | None = None,
 ) -> None:
-    """Every result table of one judge run
+    """Every result table of one judge
     (:attr:`~geval_repro.registry.judges.JudgeSpec.result_tables`) in ``out_dir`` as CSV +
     Markdown.
 
@@ -115,33 +113,10 @@ def write_result_tables(
 def subset_averages(
     correlations: Mapping[str, PathLike], specs: Mapping[str, JudgeSpec], out: PathLike
 ) -> None:
-    """The QAGS Average rows of paired judge runs (see
+    """The QAGS Average rows of paired judges (see
     :func:`geval_repro.tables.judge_rows.subset_average_rows`) -> a row file."""
     tables = {judge: pd.read_csv(path) for judge, path in correlations.items()}
     write_rows(subset_average_rows(tables, specs), out)
-
-
-def result_tables_from_config(
-    judge: str,
-    processed: Mapping[str, str],
-    benchmark_table: str,
-    config: Mapping[str, Any],
-    out_dir: str,
-    run_files: Mapping[str, str],
-) -> None:
-    """:func:`write_result_tables` of judge run ``judge``, its spec and the settings made
-    from the run's ``config`` as the workflow makes them."""
-    spec = judge_spec(judge, config["judges"][judge])
-    write_result_tables(
-        spec, processed, benchmark_table, Settings.from_config(config), out_dir, run_files
-    )
-
-
-#: :func:`result_tables_from_config` in a process of its own
-#: (:mod:`geval_repro.pipeline.processes`): a run's tables are 1-2 s of Python, which in a
-#: job thread would hold the interpreter lock that the other job threads need. So are its
-#: sweep and its figures.
-result_tables_job = in_own_process(result_tables_from_config)
 
 
 def sweep_table(
@@ -167,25 +142,10 @@ def sweep_table(
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
 
 
-def sweep_from_config(
-    replies_path: str, benchmark_table: str, config: Mapping[str, Any], out: str
-) -> None:
-    """:func:`sweep_table` with the settings made from the run's ``config``."""
-    sweep_table(replies_path, benchmark_table, Settings.from_config(config), out)
-
-
-#: :func:`sweep_from_config` in a process of its own (as :data:`result_tables_job`).
-sweep_job = in_own_process(sweep_from_config)
-
-
-def draw_sweep_figures(sweep_path: str, judge: str, entry: Mapping[str, Any], out_dir: str) -> None:
-    """The figures of the sweep of judge run ``judge`` (its config entry ``entry``;
-    :data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``."""
-    figures.sweep_figures(sweep_path, spec=judge_spec(judge, entry), out_dir=out_dir)
-
-
-#: :func:`draw_sweep_figures` in a process of its own (as :data:`result_tables_job`).
-sweep_figures_job = in_own_process(draw_sweep_figures)
+def draw_sweep_figures(sweep_path: PathLike, spec: JudgeSpec, out_dir: PathLike) -> None:
+    """The figures of the sweep of the judge ``spec``
+    (:data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``."""
+    figures.sweep_figures(sweep_path, spec=spec, out_dir=out_dir)
 
 
 def combine_sweeps(parts: Sequence[PathLike], out: PathLike) -> None:

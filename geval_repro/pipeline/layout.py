@@ -2,13 +2,13 @@
 
 The Snakefile and ``workflow/rules/*.smk`` take every path from here; file names come from
 the registries (:mod:`geval_repro.registry.outputs` for the run's tables and figures,
-:mod:`geval_repro.registry.formats` for a judge run's). Folders (defaults ``data/`` and
+:mod:`geval_repro.registry.formats` for a judge's). Folders (defaults ``data/`` and
 ``results/``):
 
 - ``data/raw/<owner>/<repo>/<commit>/<path>``: verified upstream files;
 - ``data/processed/<benchmark>.parquet`` and the other tidy tables;
-  ``data/processed/judges/<judge>/<table>.parquet``: a judge run's tables;
-  ``data/processed/baselines/<stem>.parquet``: per-item baseline scores;
+  ``data/processed/judges/<judge>/<table>.parquet``: a judge's tables;
+  ``data/processed/baselines/<benchmark>.parquet``: per-item baseline scores;
 - ``data/cache/``: caches (WordNet for nltk, a configured judge's answers);
 - ``results/tables``, ``results/figures``: what a reader reads (``judges/<judge>/`` per run);
 - ``results/work/rows``: the row files the combined tables are made of;
@@ -35,7 +35,7 @@ from geval_repro.registry.sources import get_source
 
 
 def rule_name(prefix: str, name: str) -> str:
-    """A rule name for ``name`` (a judge run, a notebook): ``<prefix>_<name>`` with every
+    """A rule name for ``name`` (a judge, a notebook): ``<prefix>_<name>`` with every
     character that may not stand in a Python identifier replaced by ``_``
     (:func:`geval_repro.config.rule_identifier`, which the config check makes distinct)."""
     return f"{prefix}_{rule_identifier(name)}"
@@ -94,6 +94,14 @@ class Layout:
     def report(self) -> Path:
         return self.results / "report"
 
+    def log(self, *parts: str) -> Path:
+        """A job's log: ``logs/<parts joined by />.log`` (a part may be a wildcard)."""
+        return self.logs.joinpath(*parts[:-1]) / f"{parts[-1]}.log"
+
+    def raw_copy(self, relpath: str) -> Path:
+        """The local copy of the upstream file ``relpath`` (may be a wildcard)."""
+        return self.raw / relpath
+
     def raw_file(self, source_id: str) -> Path:
         """The local copy of registry source ``source_id``."""
         return self.raw / get_source(source_id).relpath
@@ -102,17 +110,15 @@ class Layout:
         """A tidy table of ``data/processed`` (a benchmark's, or the human data's)."""
         return self.processed / f"{name}.parquet"
 
-    def baseline_scores(self, family: str) -> Path:
-        """The per-item baseline scores of a baseline family
-        (:data:`~geval_repro.registry.benchmarks.BASELINE_FAMILIES`)."""
-        return self.processed / "baselines" / f"{family}.parquet"
+    def baseline_scores(self, benchmark: str) -> Path:
+        """The per-item scores of a benchmark's baselines (``benchmark`` may be a
+        wildcard)."""
+        return self.processed / "baselines" / f"{benchmark}.parquet"
 
     def benchmark_baseline_scores(self, benchmark: Benchmark) -> list[Path]:
-        """The per-item baseline scores of ``benchmark``: the file of its family, or none
-        when it has no baselines."""
-        if benchmark.baselines is None:
-            return []
-        return [self.baseline_scores(benchmark.baselines.family)]
+        """The per-item baseline scores of ``benchmark``, or none when it has no
+        baselines."""
+        return [] if benchmark.baselines is None else [self.baseline_scores(benchmark.name)]
 
     def pair(self, stem: Path) -> list[Path]:
         """A result table's CSV and Markdown twin."""
@@ -122,10 +128,10 @@ class Layout:
         """A figure's PNG and SVG."""
         return [stem.with_name(f"{stem.name}.png"), stem.with_name(f"{stem.name}.svg")]
 
-    # --- judge runs ----------------------------------------------------------------------
+    # --- judges ----------------------------------------------------------------------
 
     def judge_files(self, spec: JudgeSpec) -> dict[str, Path]:
-        """A judge run's input files, keyed by dimension (``"*"`` for a scores file)."""
+        """A judge's input files, keyed by dimension (``"*"`` for a scores file)."""
         return {dim: f.path for dim, f in judge_files(spec, self.raw).items()}
 
     def judge_rating_files(self, spec: JudgeSpec) -> dict[str, Path]:
@@ -140,19 +146,26 @@ class Layout:
         manifest = spec.manifest_path
         return [manifest] if manifest else []
 
+    def judge_table(self, judge: str, name: str) -> Path:
+        """A processed table of a judge (``judge`` may be a wildcard)."""
+        return self.processed / "judges" / judge / f"{name}.parquet"
+
     def judge_tables_of_files(self, spec: JudgeSpec) -> dict[str, Path]:
-        """The processed tables read from a judge run's files, by name (replies, scores,
+        """The processed tables read from a judge's files, by name (replies, scores,
         rating_probs: what its format yields)."""
-        folder = self.processed / "judges" / spec.name
-        return {name: folder / f"{name}.parquet" for name in spec.processed_tables}
+        return {name: self.judge_table(spec.name, name) for name in spec.processed_tables}
 
     def judge_processed(self, spec: JudgeSpec) -> dict[str, Path]:
-        """Every processed table of a judge run by name: those of its files, plus
-        ``item_scores`` for a run with replies."""
+        """Every processed table of a judge by name: those of its files, plus
+        ``item_scores`` for a judge with replies."""
         tables = self.judge_tables_of_files(spec)
         if spec.has_replies:
-            tables["item_scores"] = self.processed / "judges" / spec.name / "item_scores.parquet"
+            tables["item_scores"] = self.judge_table(spec.name, "item_scores")
         return tables
+
+    def judge_cache(self, judge: str) -> Path:
+        """The judge runner's cache of a judge's answers."""
+        return self.cache / "judge" / judge
 
     def judge_run_prompts(self, spec: JudgeSpec) -> list[Path]:
         """The prompt files a ``run:`` block reads: its own templates, and the released
@@ -173,8 +186,16 @@ class Layout:
     def judge_figures(self, judge: str) -> Path:
         return self.figures / "judges" / judge
 
+    def judge_correlations(self, judge: str) -> Path:
+        """A judge's correlation rows (CSV)."""
+        return self.judge_tables(judge) / "correlations.csv"
+
+    def sweep(self, judge: str) -> Path:
+        """A judge's replies-per-item sweep (CSV; ``judge`` may be a wildcard)."""
+        return self.judge_tables(judge) / f"{outputs.SWEEP}.csv"
+
     def judge_result_files(self, spec: JudgeSpec) -> list[Path]:
-        """The result tables of one judge run (CSV and Markdown)."""
+        """The result tables of one judge (CSV and Markdown)."""
         folder = self.judge_tables(spec.name)
         return [path for name in spec.result_tables for path in self.pair(folder / name)]
 
@@ -182,24 +203,75 @@ class Layout:
         return [p for name in SWEEP_FIGURES for p in self.figure(self.judge_figures(judge) / name)]
 
     def judge_outputs(self, spec: JudgeSpec) -> list[Path]:
-        """Every result file of one judge run (its tables; with a sweep, the sweep)."""
+        """Every result file of one judge (its tables; with a sweep, the sweep)."""
         files = self.judge_result_files(spec)
         if spec.has_sweep:
             judge = spec.name
-            files += [self.judge_tables(judge) / "sweep.csv", *self.sweep_figures(judge)]
+            files += [self.sweep(judge), *self.sweep_figures(judge)]
         return files
 
     def judge_significance(self, judge: str) -> Path:
-        """One judge run's tests against the best baselines (a work file)."""
+        """One judge's tests against the best baselines (a work file)."""
         return self.rows / "significance" / f"{judge}.csv"
 
     # --- the run's tables ----------------------------------------------------------------
+
+    @property
+    def correlations(self) -> Path:
+        """The stem of the combined correlation table (:meth:`pair`: CSV and Markdown)."""
+        return self.tables / outputs.CORRELATIONS
+
+    @property
+    def significance_vs_baseline(self) -> Path:
+        return self.tables / outputs.SIGNIFICANCE_VS_BASELINE
+
+    @property
+    def pairwise_accuracy(self) -> Path:
+        return self.tables / outputs.PAIRWISE_ACCURACY
+
+    @property
+    def pairwise_significance(self) -> Path:
+        return self.tables / outputs.PAIRWISE_SIGNIFICANCE
+
+    @property
+    def clusters(self) -> Path:
+        """The stem of the significance clusters' table."""
+        return self.tables / outputs.SIGNIFICANCE_CLUSTERS
+
+    @property
+    def rerun_agreement(self) -> Path:
+        return self.tables / outputs.RERUN_AGREEMENT
+
+    @property
+    def sweeps(self) -> Path:
+        """Every judge's sweep in one CSV."""
+        return self.tables / f"{outputs.SWEEP}.csv"
+
+    def row_file(self, name: str) -> Path:
+        """A row file that needs no judge (:data:`~geval_repro.pipeline.targets.ROW_FILES`)."""
+        return self.rows / f"{name}.csv"
+
+    def notebook(self, name: str) -> Path:
+        """An executed notebook (``name`` may be a wildcard)."""
+        return self.notebooks / f"{name}.ipynb"
+
+    @property
+    def results_page(self) -> Path:
+        """The results page generated from the results folder (``snakemake readme``; the
+        README links the committed one)."""
+        return self.results / "README.md"
+
+    @property
+    def export(self) -> Path:
+        """The Hugging Face dataset's folder."""
+        return self.results / "hf"
 
     def paper_rows(self, number: int) -> Path:
         """The rows of paper table ``number`` (a work file; correlations.csv joins them)."""
         return self.rows / f"table{number}.csv"
 
     def paper_layout(self, number: int) -> Path:
+        """Paper table ``number`` laid out as printed (Markdown)."""
         return self.tables / f"{PAPER_TABLES[number].stem}.md"
 
     def reproduction_figure(self, number: int) -> list[Path]:
@@ -228,10 +300,18 @@ class Layout:
 
     def writer_vs_llm_rows(self, benchmark: str, judge: str | None = None) -> dict[str, Path]:
         """The work rows of one metric of a benchmark's writer-vs-LLM analysis, by table: a
-        judge run's (``judge``), or the reference-free measures' (None)."""
+        judge's (``judge``), or the reference-free measures' (None)."""
         folder = self.rows / benchmark
         folder = folder / "judges" / judge if judge else folder / outputs.REFERENCE_FREE
         return {name: folder / f"{name}.csv" for name in outputs.WRITER_VS_LLM_TABLES}
+
+    def writer_vs_llm_group_means(self, benchmark: str) -> Path:
+        """A benchmark's writer-vs-LLM group means (CSV; the figure's input)."""
+        return self.tables / benchmark / f"{outputs.WRITER_VS_LLM_TABLES[0]}.csv"
+
+    def writer_vs_llm_folder(self, benchmark: str) -> Path:
+        """Where a benchmark's writer-vs-LLM tables go."""
+        return self.tables / benchmark
 
     def writer_vs_llm_tables(self, benchmark: str) -> list[Path]:
         """A benchmark's writer-vs-LLM tables (CSV and Markdown)."""
@@ -242,8 +322,13 @@ class Layout:
         """The figure of a benchmark's writer-vs-LLM analysis (PNG, SVG)."""
         return self.figure(self.figures / outputs.WRITER_VS_LLM_FIGURE.format(benchmark=benchmark))
 
+    @property
+    def human_folder(self) -> Path:
+        """Where the human-data tables go."""
+        return self.tables / "human"
+
     def human_tables(self) -> list[Path]:
-        human = self.tables / "human"
+        human = self.human_folder
         return [path for name in outputs.HUMAN_TABLES for path in self.pair(human / name)]
 
     @property

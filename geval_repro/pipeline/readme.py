@@ -1,4 +1,4 @@
-"""Rule functions of the README's results section (:mod:`geval_repro.report.readme`)."""
+"""Rule function of the results page (:mod:`geval_repro.report.readme`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ from geval_repro.files.paths import PathLike
 from geval_repro.report import readme
 
 
-def write_section(results: PathLike, out: PathLike, labels: Mapping[str, str]) -> None:
-    """The results section generated from ``results`` -> ``out``."""
-    readme.write_section(results, out, labels=labels)
-
-
-def copy_section_into_readme(section: PathLike, results: PathLike, target: PathLike) -> None:
-    """The written section copied into README.md between its markers."""
-    readme.copy_section_into_readme(section, results, target)
+def write_page(results: PathLike, out: PathLike, labels: Mapping[str, str]) -> None:
+    """The results page generated from ``results`` -> ``out`` (its links relative to it)."""
+    readme.write_page(results, out, labels=labels)

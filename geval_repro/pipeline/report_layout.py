@@ -4,8 +4,8 @@ inputs of each notebook (light: the workflow builds both when it is parsed).
 A report page is a table rendered to HTML, a copy of a figure or an executed notebook as
 HTML, under ``results/report/``, each with a caption template
 (``workflow/report/<template>.rst``). Pages come in groups, one job each
-(``report_pages_<group>``): the run's own tables and figures (``main``), each judge run's,
-each notebook's; so a keep-going run that lacks one judge run's files still reports the rest.
+(``report_pages_<group>``): the run's own tables and figures (``main``), each judge's,
+each notebook's; so a keep-going run that lacks one judge's files still reports the rest.
 """
 
 from __future__ import annotations
@@ -18,9 +18,18 @@ from typing import Any
 
 from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import BENCHMARKS, PREFERENCE_BENCHMARKS, SCORED_BENCHMARKS
+from geval_repro.registry.benchmarks import (
+    BENCHMARKS,
+    PREFERENCE_BENCHMARKS,
+    SCORED_BENCHMARKS,
+    released_benchmark,
+)
 from geval_repro.registry.formats import SWEEP_FIGURES
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.registry.sources import REPO_ROOT
+
+#: The caption templates of the report's pages.
+CAPTION_TEMPLATES = REPO_ROOT / "workflow" / "report"
 
 #: The notebooks of notebooks/, in reading order.
 NOTEBOOKS: tuple[str, ...] = (
@@ -46,7 +55,7 @@ JUDGE_VS_JUDGE = "Judge vs judge: every pair of metrics"
 class Page:
     """One report page: its ``kind`` (table, figure, notebook), ``source`` (and a table's
     ``csv``), caption ``template`` (a file name under workflow/report/, without ``.rst``),
-    where the report files it, and the wildcards its caption reads (its judge run or
+    where the report files it, and the wildcards its caption reads (its judge or
     notebook)."""
 
     kind: str
@@ -79,7 +88,7 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             layout.tables / f"{outputs.CORRELATIONS}.csv",
             layout.paper_layout(1),
             *(p for spec in judges.values() for p in layout.judge_result_files(spec)),
-            layout.cluster_figure("summeval")[0],
+            layout.cluster_figure(released_benchmark().name)[0],
         ],
         "03_sweep": [
             *(layout.judge_tables(j) / "sweep.csv" for j in swept),
@@ -131,7 +140,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             "table",
             layout.tables / f"{stem}.md",
             stem,
-            "Judge runs",
+            "Judges",
             "Run-to-run agreement",
             csv=layout.tables / f"{stem}.csv",
         )
@@ -195,9 +204,9 @@ def _writer_vs_llm_pages(layout: Layout, benchmark: str) -> dict[Path, Page]:
 
 
 def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
-    """One judge run's tables and (with replies) its sweep figures."""
+    """One judge's tables and (with replies) its sweep figures."""
     judge = spec.name
-    category = f"Judge run {judge}"
+    category = f"Judge {judge}"
     pages = {
         layout.report / "tables" / "judges" / judge / f"{table}.html": Page(
             "table",
@@ -249,17 +258,15 @@ def caption_path(layout: Layout, page: Path) -> Path:
     return layout.report.resolve() / "captions" / relative.with_suffix(".rst")
 
 
-def reported(
-    path: str | os.PathLike[str], *, made: str | os.PathLike[str] | None = None, **kwargs: object
-) -> object:
-    """Snakemake's ``report(path, ...)`` if the file (``made``, the file of a wildcard
-    ``path``) exists when the workflow is parsed, else ``path`` unflagged.
+def made(path: str | os.PathLike[str]) -> bool:
+    """Whether the page ``path`` exists when the workflow is parsed: only then does its rule
+    flag it with Snakemake's ``report(...)``, so that `snakemake --report` registers only
+    what earlier runs made (after a keep-going run that could not make everything, the
+    report shows the rest instead of failing on the first missing page). Running jobs
+    ignores the flag, so a run that makes a page flags it for the next `--report`."""
+    return os.path.exists(path)
 
-    `snakemake --report` then registers only what earlier runs made: after a keep-going run
-    that could not make everything (a file that could not be fetched), the report shows the
-    rest instead of failing on the first missing page. Running jobs ignores the flag, so a
-    run that makes a page flags it for the next `--report`.
-    """
-    from snakemake.io import report
 
-    return report(path, **kwargs) if os.path.exists(made or path) else path
+def notebook_source(name: str) -> Path:
+    """The notebook ``name`` of notebooks/ (may be a wildcard)."""
+    return Path("notebooks") / f"{name}.ipynb"

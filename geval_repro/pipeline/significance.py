@@ -1,18 +1,16 @@
-"""Rule functions of the judge-vs-baseline tests: one job per judge run, then the table of
+"""Rule functions of the judge-vs-baseline tests: one job per judge, then the table of
 all of them (the tests are computed in :mod:`geval_repro.tables.significance`)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
-from geval_repro.config import Settings, judge_spec
+from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
-from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.benchmarks import BENCHMARKS
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
@@ -30,10 +28,10 @@ def judge_significance(
     settings: Settings,
     out: PathLike,
 ) -> None:
-    """One judge run's tests against the best baselines of its benchmark -> a CSV.
+    """One judge's tests against the best baselines of its benchmark -> a CSV.
 
     ``processed``: the run's processed tables by name; ``baseline_scores``: the per-item
-    scores of its benchmark's baseline family (none for a benchmark without baselines: every
+    scores of its benchmark's baselines (none for a benchmark without baselines: every
     row then says there is no baseline to test against).
     """
     log.info("%s: tests against the best %s baselines", spec.name, spec.benchmark.name)
@@ -50,36 +48,8 @@ def judge_significance(
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
 
 
-def significance_from_config(
-    judge: str,
-    processed: Mapping[str, str],
-    benchmark_table: str,
-    baseline_rows: str,
-    baseline_scores: Sequence[str],
-    config: Mapping[str, Any],
-    out: str,
-) -> None:
-    """:func:`judge_significance` of judge run ``judge``, its spec and the settings made from
-    the run's ``config`` as the workflow makes them."""
-    judge_significance(
-        judge_spec(judge, config["judges"][judge]),
-        processed,
-        benchmark_table,
-        baseline_rows,
-        baseline_scores,
-        Settings.from_config(config),
-        out,
-    )
-
-
-#: :func:`significance_from_config` in a process of its own
-#: (:mod:`geval_repro.pipeline.processes`): the tests are about a second of Python, which in
-#: a job thread would hold the interpreter lock that the other job threads need.
-significance_job = in_own_process(significance_from_config)
-
-
 def read_significance(parts: Sequence[PathLike]) -> pd.DataFrame:
-    """The judge runs' test files, concatenated in the order given (typed counts)."""
+    """The judges' test files, concatenated in the order given (typed counts)."""
     tables = [pd.read_csv(path) for path in parts]
     table = pd.concat([t for t in tables if not t.empty] or [pd.DataFrame(columns=COLUMNS)])
     table = table.reset_index(drop=True)
@@ -87,5 +57,5 @@ def read_significance(parts: Sequence[PathLike]) -> pd.DataFrame:
 
 
 def combine_significance(parts: Sequence[PathLike], stem: PathLike) -> None:
-    """Every judge run's tests -> ``<stem>.csv`` and ``<stem>.md``."""
+    """Every judge's tests -> ``<stem>.csv`` and ``<stem>.md``."""
     write_pair(read_significance(parts), stem)

@@ -12,11 +12,8 @@ storage (:func:`geval_repro.files.atomic.write_parquet`), so their bytes do not 
 either. The results-level jobs take about 6 % less CPU, the whole mirrored run 2-5 %
 (docs/performance.md).
 
-Set at the start of a run's processes: the Snakefile's ``onstart``
-(:func:`geval_repro.pipeline.jobs.start_workflow`) for the jobs that run as threads of
-Snakemake's process, the fork server's start (:func:`geval_repro.pipeline.fork_server.main`)
-for the jobs forked from it. A cluster's job step runs no ``onstart`` (Snakemake's hooks are
-off there): its thread keeps pandas' default, its forked jobs take Python strings; the
+Set once per run, at the fork server's start (:func:`geval_repro.pipeline.fork_server.main`),
+so every job forked from it has it, on this machine and on a cluster's node alike; the
 schemas accept either storage (:data:`geval_repro.load.schemas.STR_DTYPES`). Never on
 import: a notebook or a script that imports the package keeps its own pandas options.
 """

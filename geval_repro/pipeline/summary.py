@@ -9,7 +9,7 @@ the run started (its ``st_mtime`` is not older than the run manifest ``onstart``
 file on the same clock); older outputs (the committed results, an earlier run's) were "there
 before it". A fetch log counts when it was written by this run and is the log of a file
 this config fetches, so logs an earlier run left under ``results/logs/fetch/`` (of another
-config's judge runs, say) are never blamed. Snakemake deletes the outputs of a failed job,
+config's judges, say) are never blamed. Snakemake deletes the outputs of a failed job,
 and some are committed files under ``results/``: the tracked files missing at the end but
 not at the start (``git ls-files --deleted``) are named with ``git checkout -- ...``.
 

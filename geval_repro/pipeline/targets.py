@@ -1,4 +1,4 @@
-"""What one run of the workflow makes: its judge runs sorted by what they yield, the inputs
+"""What one run of the workflow makes: its judges sorted by what they yield, the inputs
 each table waits for, and the outputs a reader names (the lists ``workflow/rules/*.smk``
 take, so that no rule file classifies anything itself).
 
@@ -15,25 +15,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from geval_repro.config import judge_specs
+from geval_repro.config import judge_specs, remote_files
+from geval_repro.files.fetch import RemoteFile, resolve_mirror
 from geval_repro.pipeline.layout import Layout
-from geval_repro.registry import outputs
-from geval_repro.registry.benchmarks import AVERAGES, BENCHMARKS, PAPER_TABLES, SCORED_BENCHMARKS
+from geval_repro.registry.benchmarks import (
+    AVERAGES,
+    BENCHMARKS,
+    PAPER_TABLES,
+    SCORED_BENCHMARKS,
+    Benchmark,
+)
 from geval_repro.registry.judges import JudgeSpec, job_resources
+from geval_repro.registry.sources import REGISTRY_PATH
 
 
 @dataclass(frozen=True)
 class Targets:
-    """The judge runs of a run and the lists derived from them (see the module docstring).
+    """The judges of a run and the lists derived from them (see the module docstring).
 
-    ``judges``: the runs to evaluate, by name (``judges_to_run``); ``entries``: their
-    config entries as written (a judge job's process rebuilds its spec from its entry).
+    ``judges``: the specs of the judges to evaluate, by name (``judges_to_run``);
+    ``entries``: their config entries as written (a rule's param, so that a changed entry
+    reruns its jobs; no job reads them); ``remotes``: every upstream file the run fetches,
+    by relative path; ``mirror``: the offline mirror it copies them from (None: download).
     """
 
     layout: Layout
     judges: Mapping[str, JudgeSpec]
     entries: Mapping[str, Mapping[str, Any]]
     configured_rerun_pairs: tuple[tuple[str, str], ...]
+    remotes: Mapping[str, RemoteFile]
+    mirror: Path | None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], layout: Layout) -> Targets:
@@ -44,9 +55,66 @@ class Targets:
             judges=judges,
             entries={name: config["judges"][name] for name in judges},
             configured_rerun_pairs=tuple(tuple(pair) for pair in config["rerun_pairs"]),
+            remotes=remote_files(config),
+            mirror=resolve_mirror(config.get("mirror")),
         )
 
-    # --- judge runs by what they yield ---------------------------------------------------
+    # --- benchmarks ----------------------------------------------------------------------
+
+    @property
+    def benchmarks(self) -> Mapping[str, Benchmark]:
+        """Every benchmark of the registry, by name (each gets its tidy table)."""
+        return BENCHMARKS
+
+    @property
+    def other_tables(self) -> dict[str, str]:
+        """Every further tidy table of the benchmarks (their ``other_tables``): table name ->
+        the source id it is made from."""
+        return {n: source for b in BENCHMARKS.values() for n, source in b.other_tables.items()}
+
+    @property
+    def with_baselines(self) -> dict[str, Benchmark]:
+        """The benchmarks with model-free baselines, by name."""
+        return {name: b for name, b in BENCHMARKS.items() if b.baselines is not None}
+
+    def baseline_inputs(self, benchmark: str) -> dict[str, Path]:
+        """The tidy tables a benchmark's baseline protocol reads, by name: its own, then its
+        table of references (if any)."""
+        baselines = BENCHMARKS[benchmark].baselines
+        references = None if baselines is None else baselines.references
+        names = [benchmark] if references is None else [benchmark, references]
+        return {name: self.layout.table(name) for name in names}
+
+    @property
+    def unieval_benchmarks(self) -> dict[str, Path]:
+        """The tidy tables that hold UniEval's released predictions, by benchmark."""
+        return {n: self.layout.table(n) for n, b in BENCHMARKS.items() if b.unieval_predictions}
+
+    @property
+    def human_inputs(self) -> dict[str, Path]:
+        """The tidy tables the human-data tables read (geval_repro.pipeline.human_tables):
+        every scored benchmark's, then their further tables of human judgements
+        (``human_tables`` in the registry)."""
+        scored = [BENCHMARKS[name] for name in SCORED_BENCHMARKS]
+        names = [*SCORED_BENCHMARKS, *(t for b in scored for t in b.human_tables.values())]
+        return {name: self.layout.table(name) for name in names}
+
+    @property
+    def paper_tables(self) -> tuple[int, ...]:
+        """The numbers of the paper's correlation tables."""
+        return tuple(PAPER_TABLES)
+
+    @property
+    def scored_benchmarks(self) -> dict[str, list[str]]:
+        """Each benchmark with per-item human scores -> the judges on it."""
+        return {name: self.on_benchmark(name) for name in SCORED_BENCHMARKS}
+
+    @property
+    def preference_benchmarks(self) -> dict[str, Benchmark]:
+        """The benchmarks of pairwise human preferences (the writer-vs-LLM analysis)."""
+        return {n: b for n, b in BENCHMARKS.items() if not b.has_human_scores}
+
+    # --- judges by what they yield ---------------------------------------------------
 
     @property
     def with_replies(self) -> list[str]:
@@ -81,6 +149,12 @@ class Targets:
         scored = set(self.scored)
         return [p for p in self.configured_rerun_pairs if all(j in scored for j in p)]
 
+    @property
+    def rerun_benchmark_tables(self) -> list[Path]:
+        """The tidy tables of the benchmarks of :attr:`rerun_pairs`."""
+        names = {self.judges[j].benchmark.name for pair in self.rerun_pairs for j in pair}
+        return [self.layout.table(name) for name in sorted(names)]
+
     def on_benchmark(self, benchmark: str) -> list[str]:
         """The runs on ``benchmark`` (its judge-vs-judge tests wait for these only)."""
         return [name for name, spec in self.judges.items() if spec.benchmark.name == benchmark]
@@ -96,7 +170,7 @@ class Targets:
         return [name for name, spec in self.judges.items() if spec.benchmark.name in parts]
 
     def threads(self, name: str) -> int:
-        """The CPU threads the judge run ``name`` takes: its local server's (``threads``,
+        """The CPU threads the judge ``name`` takes: its local server's (``threads``,
         default every CPU), or 1 for a remote server."""
         run = self.judges[name].run
         if run is None or run.server is None:
@@ -104,13 +178,13 @@ class Targets:
         return int(run.server.threads or os.cpu_count() or 1)
 
     def runs_locally(self, name: str) -> bool:
-        """Whether the job of judge run ``name`` stays on the submitting node under a cluster
+        """Whether the job of judge ``name`` stays on the submitting node under a cluster
         profile (its rule's ``localrule``): unless its ``run:`` block is ``on_cluster``."""
         run = self.judges[name].run
         return run is None or not run.on_cluster
 
     def resources(self, name: str) -> dict[str, int | str]:
-        """The resources the job of judge run ``name`` asks a compute node for
+        """The resources the job of judge ``name`` asks a compute node for
         (:func:`geval_repro.registry.judges.job_resources`); none for a job on the
         submitting node."""
         spec = self.judges[name]
@@ -132,7 +206,7 @@ class Targets:
 
     @property
     def processed_judge_tables(self) -> list[Path]:
-        """Every processed table read from the judge runs' files."""
+        """Every processed table read from the judges' files."""
         layout = self.layout
         return [p for s in self.judges.values() for p in layout.judge_tables_of_files(s).values()]
 
@@ -142,10 +216,27 @@ class Targets:
 
     @property
     def row_files(self) -> list[Path]:
-        """The row files that need no judge run; every paper table takes the rows of its
+        """The row files that need no judge; every paper table takes the rows of its
         benchmarks from them."""
-        rows = self.layout.rows
-        return [rows / f"{name}.csv" for name in ROW_FILES]
+        return [self.layout.row_file(name) for name in ROW_FILES]
+
+    @property
+    def readme_inputs(self) -> list[Path]:
+        """What the results page (:mod:`geval_repro.report.readme`) reads."""
+        layout = self.layout
+        swept = self.swept
+        return [
+            layout.pair(layout.correlations)[0],
+            *(layout.paper_layout(n) for n in PAPER_TABLES),
+            *(layout.judge_correlations(j) for j in self.correlated),
+            *(layout.judge_tables(j) / f"{t}.csv" for j in swept for t in ("main", "one_reply")),
+            *(layout.sweep_figures(j)[0] for j in swept),
+            *(p for p in layout.human_tables() if p.suffix == ".md"),
+            layout.human_figure.with_suffix(".png"),
+            *(p for b in self.preference_benchmarks for p in layout.writer_vs_llm_tables(b)),
+            *(layout.writer_vs_llm_figure(b)[0] for b in self.preference_benchmarks),
+            REGISTRY_PATH,  # the sources it cites
+        ]
 
     @property
     def reader_outputs(self) -> dict[str, list[Path]]:
@@ -153,33 +244,11 @@ class Targets:
         layout = self.layout
         return {
             **{f"Table {n}": [layout.paper_layout(n)] for n in PAPER_TABLES},
-            "correlations.csv": [layout.tables / f"{outputs.CORRELATIONS}.csv"],
-            "pairwise_significance.csv": [layout.tables / f"{outputs.PAIRWISE_SIGNIFICANCE}.csv"],
-            **{f"judge run {j}": layout.judge_outputs(s) for j, s in self.judges.items()},
+            "correlations.csv": [layout.pair(layout.correlations)[0]],
+            "pairwise_significance.csv": [layout.pair(layout.pairwise_significance)[0]],
+            **{f"judge {j}": layout.judge_outputs(s) for j, s in self.judges.items()},
         }
 
 
-#: The row files that need no judge run (results/work/rows/<name>.csv).
+#: The row files that need no judge (results/work/rows/<name>.csv).
 ROW_FILES: tuple[str, ...] = ("unieval", "baselines", "human_ceiling", "judge_averages")
-
-
-#: The tidy tables the human-data tables read (geval_repro.pipeline.human_tables): every
-#: scored benchmark's, SummEval's expert ratings and QAGS's MTurk answers.
-HUMAN_INPUTS: tuple[str, ...] = (
-    *SCORED_BENCHMARKS,
-    "summeval_experts",
-    "summeval_annotated_experts",
-    "qags_mturk_cnndm",
-    "qags_mturk_xsum",
-)
-
-
-def unieval_benchmarks() -> tuple[str, ...]:
-    """The benchmarks whose tidy tables hold UniEval's released predictions."""
-    return tuple(name for name, b in BENCHMARKS.items() if b.unieval_predictions)
-
-
-def tidy_tables() -> dict[str, str]:
-    """Every further tidy table of the benchmarks (their ``other_tables``): table name ->
-    the source id it is made from."""
-    return {name: source for b in BENCHMARKS.values() for name, source in b.other_tables.items()}

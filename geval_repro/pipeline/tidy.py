@@ -50,13 +50,13 @@ def other_table(name: str, raw: PathLike, out: PathLike) -> None:
     save(loader.load(raw), out, loader.schema, loader.keys)
 
 
-def judge_run(
+def judge_files(
     spec: JudgeSpec,
     files: Mapping[str, PathLike],
     benchmark_table: PathLike,
     outs: Mapping[str, PathLike],
 ) -> None:
-    """One judge run's files -> its processed tables (``outs``: table name -> parquet path).
+    """One judge's files -> its processed tables (``outs``: table name -> parquet path).
 
     The run's format gives what it yields (:mod:`geval_repro.registry.formats`) and its
     loader (:data:`geval_repro.load.judge_runs.FORMAT_LOADERS`); each table is validated by

@@ -1,4 +1,4 @@
-"""Correlation rows that need no judge run: UniEval's released predictions, baselines, humans.
+"""Correlation rows that need no judge: UniEval's released predictions, baselines, humans.
 
 Protocols (the paper follows UniEval): Topical-Chat at the turn level (one correlation over
 all 360 responses pooled: level ``global``, bootstrap over items); QAGS at the dataset level
@@ -16,7 +16,6 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.paths import PathLike
-from geval_repro.pipeline.targets import unieval_benchmarks
 from geval_repro.registry.benchmarks import BENCHMARKS, UNIEVAL, UNIEVAL_VARIANT
 from geval_repro.registry.paper import PRINTED_ROW_NOTES
 from geval_repro.report.table_files import write_rows
@@ -34,10 +33,10 @@ SAME = (
 
 def unieval_rows(tables: Mapping[str, PathLike], settings: Settings, out: PathLike) -> None:
     """UniEval's released predictions against the human scores, at each benchmark's level
-    -> a row file, with the AVG rows. ``tables``: the tidy table of each benchmark of
-    :func:`unieval_benchmarks` by name."""
+    -> a row file, with the AVG rows. ``tables``: the tidy table of each benchmark with
+    UniEval's predictions (``unieval_predictions`` in the registry) by name."""
     parts = []
-    for name in unieval_benchmarks():
+    for name in tables:
         benchmark = BENCHMARKS[name]
         table = pd.read_parquet(tables[name])
         log.info("%s: %d items", name, len(table))

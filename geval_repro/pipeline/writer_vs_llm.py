@@ -1,11 +1,11 @@
 """Rule functions of the writer-vs-LLM analysis (the G-Eval paper's "Will G-Eval prefer
 LLM-based outputs?") on a benchmark of pairwise human preferences (registry
-``preferences``): the rows of each judge run and of the reference-free measures (work
+``preferences``): the rows of each judge and of the reference-free measures (work
 files), the three tables of every metric, and the figure in the paper's layout. The
 statistics are computed in :mod:`geval_repro.tables.writer_vs_llm`, the figure drawn by
 :mod:`geval_repro.report.writer_vs_llm_figure`.
 
-A judge run enters with its G-Eval scores (:func:`judge_scores`): the mean of its replies
+A judge enters with its G-Eval scores (:func:`judge_scores`): the mean of its replies
 under each parser (the paper's estimate of Eq. 1 from samples; the released parser counts
 an unread reply as 0, the tolerant one leaves it out), its probability-weighted rating
 (Eq. 1, from rating probabilities) and a ``scores`` run's per-item scores; its one-reply
@@ -23,7 +23,6 @@ import pandas as pd
 
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_text
-from geval_repro.pipeline.processes import in_own_process
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.figures import save_figure
@@ -45,7 +44,7 @@ log = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 
-#: The per-item score columns of a judge run that are its G-Eval score (see the module
+#: The per-item score columns of a judge that are its G-Eval score (see the module
 #: docstring): the mean of the replies, Eq. 1, a scores run's score.
 GEVAL_SCORES = ("mean", "probs", "score")
 #: The typed counts of the tables, restored when their CSVs are read back.
@@ -55,7 +54,7 @@ COUNTS = ("n_judgements", "n_articles", "n_summaries")
 def judge_scores(
     spec: JudgeSpec, processed: Mapping[str, pd.DataFrame]
 ) -> Iterator[tuple[str, pd.DataFrame]]:
-    """(variant, ``item_id, dimension, score``) of each G-Eval score of a judge run, named
+    """(variant, ``item_id, dimension, score``) of each G-Eval score of a judge, named
     as in its correlation rows (:func:`geval_repro.tables.judge_rows.score_variants`)."""
     (key,) = spec.benchmark.item_keys
     for variant, table, column in score_variants(spec, processed):
@@ -98,7 +97,7 @@ def judge_rows(
     settings: Settings,
     outs: Mapping[str, PathLike],
 ) -> None:
-    """One judge run's writer-vs-LLM rows, every G-Eval score of it (:func:`judge_scores`)
+    """One judge's writer-vs-LLM rows, every G-Eval score of it (:func:`judge_scores`)
     -> work CSVs (``outs``: table name -> path). ``processed``: the run's processed tables
     by name."""
     tables = {name: pd.read_parquet(path) for name, path in processed.items()}
@@ -137,7 +136,7 @@ def read_rows(paths: Sequence[PathLike]) -> pd.DataFrame:
 
 
 def combine(parts: Mapping[str, Sequence[PathLike]], out_dir: PathLike) -> None:
-    """Each table's work CSVs (``parts``: table name -> the judge runs' files, then the
+    """Each table's work CSVs (``parts``: table name -> the judges' files, then the
     reference-free measures') -> ``<out_dir>/<table>.csv|.md``."""
     for name, paths in parts.items():
         write_pair(read_rows(paths), Path(out_dir) / name)
@@ -164,9 +163,3 @@ def figure(group_means: PathLike, png: PathLike, svg: PathLike) -> None:
     group, the overall question) of every metric of the group-means table -> PNG + SVG."""
     table = read_rows([group_means])
     save_figure(group_means_figure(table, figure_panels(table)), png, svg)
-
-
-#: :func:`figure` in a process of its own (:mod:`geval_repro.pipeline.processes`): its many
-#: panels keep matplotlib busy for seconds, which in a job thread would hold the interpreter
-#: lock that every other job thread of the run needs.
-figure_job = in_own_process(figure)

@@ -41,15 +41,16 @@ import json
 import os
 import platform
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from geval_repro.baselines.meteor_java import java_version
-from geval_repro.config import judge_files, judge_spec
+from geval_repro.config import judge_files, judge_specs
 from geval_repro.files.atomic import write_text
 from geval_repro.files.checkout import git_state
 from geval_repro.files.digest import sha256_of
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import load_registry
 
 SIDECAR_SUFFIX = ".provenance.json"
@@ -128,6 +129,8 @@ def _installed_versions() -> dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "absent"
+    from geval_repro.baselines.meteor_java import java_version  # numpy, pandas: when read
+
     java = java_version()
     versions["java"] = "absent" if java is None else java
     return versions
@@ -153,12 +156,11 @@ def analysis_config(
     return chosen
 
 
-def _judge_files(config: Mapping[str, Any], raw_dir: Path) -> dict[Path, Record]:
-    """Every judge file of the config that is not a registry source, by resolved path
+def _judge_files(specs: Iterable[JudgeSpec], raw_dir: Path) -> dict[Path, Record]:
+    """Every file of the judge ``specs`` that is not a registry source, by resolved path
     (a geval-jsonl folder's ``manifest.json`` included: it documents the run)."""
     found: dict[Path, Record] = {}
-    for name, entry in config.get("judges", {}).items():
-        spec = judge_spec(name, entry)
+    for spec in specs:
         manifest = spec.manifest_path
         if manifest is not None:
             found[manifest.resolve()] = {"kind": "local", "path": str(manifest)}
@@ -175,14 +177,33 @@ def _judge_files(config: Mapping[str, Any], raw_dir: Path) -> dict[Path, Record]
     return found
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """What a run's sidecars record besides the files themselves, made once per run
+    (:meth:`from_config`): the ``config`` as written (recorded, never computed with: see
+    :func:`analysis_config`), the ``raw_dir`` and the judge files that are not registry
+    sources (``judge_inputs``, by resolved path)."""
+
+    config: Mapping[str, Any]
+    raw_dir: Path
+    judge_inputs: Mapping[Path, Record]
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], raw_dir: str | os.PathLike[str]) -> Provenance:
+        """The provenance context of a checked config: its judges' files resolved from their
+        specs (:func:`geval_repro.config.judge_specs`) once."""
+        specs = judge_specs(config, config.get("judges", {})).values()
+        return cls(dict(config), Path(raw_dir), _judge_files(specs, Path(raw_dir)))
+
+
 def resolve_inputs(
-    inputs: Iterable[str | os.PathLike[str]], config: Mapping[str, Any], raw_dir: Path
+    inputs: Iterable[str | os.PathLike[str]], provenance: Provenance
 ) -> tuple[list[Record], list[str]]:
-    """The upstream input records of ``inputs`` (sorted, unique) and the judge runs named
-    in their sidecars (see the module docstring)."""
+    """The upstream input records of ``inputs`` (sorted, unique) and the judges named in
+    their sidecars (see the module docstring)."""
     registry = {source.relpath: source for source in load_registry().values()}
-    judge_inputs = _judge_files(config, Path(raw_dir))
-    raw_root = Path(raw_dir).resolve()
+    judge_inputs = provenance.judge_inputs
+    raw_root = provenance.raw_dir.resolve()
     records: dict[str, Record] = {}
     judges: set[str] = set()
     for item in inputs:
@@ -245,27 +266,24 @@ def dumps(record: Record) -> str:
 def write_provenance(
     outputs: Iterable[str | os.PathLike[str]],
     inputs: Iterable[str | os.PathLike[str]],
+    provenance: Provenance,
     *,
-    config: Mapping[str, Any],
-    raw_dir: str | os.PathLike[str],
     judges: Iterable[str] = (),
     config_keys: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write ``<output>.provenance.json`` for each output (sidecars among ``outputs`` are
-    skipped, so a rule can pass its whole ``output``); return the sidecar paths.
-
-    In a rule: ``write_provenance(output, input, config=config, raw_dir=RAW)``, plus
-    ``judges=[wildcards.judge]`` in a rule that reads a judge run's files.
-    """
+    skipped, so a job can pass its whole output); return the sidecar paths. ``judges``: the
+    judges whose files the outputs rest on (every job does this after its function:
+    :class:`geval_repro.pipeline.jobs.Trace`)."""
     outputs = [output for output in outputs if not os.fspath(output).endswith(SIDECAR_SUFFIX)]
     if not outputs:
         return []
     # What every output of the call shares (its inputs are resolved and hashed once).
-    upstream, inherited = resolve_inputs(inputs, config, Path(raw_dir))
+    upstream, inherited = resolve_inputs(inputs, provenance)
     shared = {
         "format": FORMAT_VERSION,
         "inputs": upstream,
-        "config": analysis_config(config, [*judges, *inherited], config_keys),
+        "config": analysis_config(provenance.config, [*judges, *inherited], config_keys),
         "packages": package_versions(),
     }
     written = []

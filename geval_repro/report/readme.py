@@ -1,7 +1,8 @@
-"""The README's results section, generated from a results folder (never typed by hand).
+"""The results page, generated from a results folder (never typed by hand): ``snakemake
+readme`` writes ``results/README.md`` (:data:`PAGE_NAME`), which README.md links.
 
 :func:`render_section` reads what the pipeline wrote under ``results/`` and returns the
-Markdown that goes between :data:`START` and :data:`END` in README.md:
+Markdown of the page under its head (:data:`PAGE_HEAD`, :func:`render_page`):
 
 1. what is recomputed: per benchmark, the rows of ``tables/correlations.csv`` by status
    (``recomputed`` = computed here from the pinned files; ``paper-only``,
@@ -28,8 +29,8 @@ Markdown that goes between :data:`START` and :data:`END` in README.md:
    and its figure.
 
 The text depends on the folder's contents only (no dates), so regenerating it from the same
-results gives the same bytes. :func:`update_readme` swaps it into README.md; the command
-line (``python -m geval_repro.report.readme --check``) fails when README.md is stale.
+results gives the same bytes. The command line (``python -m geval_repro.report.readme
+--check``) fails when the committed page is stale.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ from geval_repro.registry.outputs import WRITER_VS_LLM_FIGURE, WRITER_VS_LLM_TAB
 from geval_repro.registry.sources import REPO_ROOT, get_source
 
 log = logging.getLogger(__name__)
-START = "<!-- results:start -->"
-END = "<!-- results:end -->"
+#: The results page's file name in its results folder (README.md links the committed one).
+PAGE_NAME = "README.md"
 
 RELEASED_JUDGE = "gpt4-released"
 REPLY_SOURCES: tuple[str, ...] = (
@@ -572,63 +573,32 @@ def render_section(
     return "\n".join(lines).strip() + "\n"
 
 
-def replace_section(readme: str, section: str, origin: str = "README.md") -> str:
-    """``readme`` with the text between :data:`START` and :data:`END` replaced by ``section``."""
-    if readme.count(START) != 1 or readme.count(END) != 1:
-        raise ValueError(
-            f"{origin}: needs exactly one {START} and one {END} line around the results "
-            "section; fix: add them where the section belongs"
-        )
-    if readme.index(END) < readme.index(START):
-        raise ValueError(f"{origin}: {END} comes before {START}; fix: swap them")
-    head, rest = readme.split(START)
-    _, tail = rest.split(END)
-    return f"{head}{START}\n{section.strip()}\n{END}{tail}"
+#: The head of the results page: its title and what it is.
+PAGE_HEAD = """# Results
+
+Generated from this folder by `snakemake readme` (do not edit by hand): the tables and
+figures the offline mirror regenerates, each with a provenance sidecar; the tests fail if a
+regeneration differs from them. How to run and read the pipeline: [the README](../README.md).
+"""
 
 
-def update_readme(readme: str | os.PathLike[str], section: str) -> bool:
-    """Write ``section`` into the README between the markers; ``True`` when it changed."""
-    path = Path(readme)
-    old = path.read_text(encoding="utf-8")
-    new = replace_section(old, section, origin=str(path))
-    if new != old:
-        write_text(path, new)
-    return new != old
+def render_page(
+    results_dir: str | os.PathLike[str], link: str, labels: Mapping[str, str] | None = None
+) -> str:
+    """The results page: :data:`PAGE_HEAD`, then :func:`render_section` (``link``: how the
+    page reaches the results folder)."""
+    return f"{PAGE_HEAD}\n{render_section(results_dir, link, labels)}"
 
 
-def results_link(results_dir: str | os.PathLike[str], readme: str | os.PathLike[str]) -> str:
-    """The relative link from the README's folder to ``results_dir``; a folder outside the
-    README's folder is an error (a README must not link out of the repository)."""
-    link = os.path.relpath(Path(results_dir).resolve(), Path(readme).resolve().parent)
-    if link == ".." or link.startswith(("../", "..\\")):
-        raise ValueError(
-            f"{results_dir} is outside {Path(readme).resolve().parent}: the README results "
-            "section must be generated from the repository's own results folder"
-        )
-    return Path(link).as_posix()
-
-
-def write_section(
+def write_page(
     results_dir: str | os.PathLike[str],
     out: str | os.PathLike[str],
     labels: Mapping[str, str] | None = None,
 ) -> None:
-    """Write the results section of ``results_dir`` to ``out``, its links relative to the
-    working directory (the checkout, where README.md is)."""
-    section = render_section(Path(results_dir), link=os.path.relpath(results_dir), labels=labels)
-    write_text(out, section)
-
-
-def copy_section_into_readme(
-    section: str | os.PathLike[str],
-    results_dir: str | os.PathLike[str],
-    readme: str | os.PathLike[str],
-) -> None:
-    """Copy a written section into ``readme`` between the markers (``snakemake readme``);
-    a results folder outside the README's folder is refused (:func:`results_link`)."""
-    results_link(results_dir, readme)
-    if update_readme(readme, Path(section).read_text(encoding="utf-8")):
-        log.info("%s: results section updated", readme)
+    """Write the results page of ``results_dir`` to ``out`` (:data:`PAGE_HEAD`, then the
+    section), its links relative to ``out``'s folder."""
+    link = os.path.relpath(Path(results_dir).resolve(), Path(out).resolve().parent)
+    write_text(out, render_page(Path(results_dir), Path(link).as_posix(), labels))
 
 
 def judge_labels() -> dict[str, str]:
@@ -643,31 +613,28 @@ def judge_labels() -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: write (or with ``--check``, verify) the README results section.
+    """Command line: write (or with ``--check``, verify) the results page of a results folder
+    (default: the committed ``results/README.md``).
 
     Judge labels come from workflow/config.yaml and workflow/configs/mirrored_data.yaml
     (:func:`judge_labels`), as in the mirrored-data run that makes the committed results.
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=REPO_ROOT / "results")
-    parser.add_argument("--readme", type=Path, default=REPO_ROOT / "README.md")
-    parser.add_argument(
-        "--check", action="store_true", help="fail when README.md's section is stale"
-    )
+    parser.add_argument("--check", action="store_true", help="fail when the page is stale")
     args = parser.parse_args(argv)
-    link = results_link(args.results, args.readme)
-    section = render_section(args.results, link, judge_labels())
+    page = args.results / PAGE_NAME
+    text = render_page(args.results, ".", judge_labels())
     if args.check:
-        current = args.readme.read_text(encoding="utf-8")
-        if replace_section(current, section, origin=str(args.readme)) != current:
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:
             print(
-                f"{args.readme}: the results section is not the one generated from "
-                f"{args.results}; fix: run `snakemake readme`",
+                f"{page}: not the page generated from {args.results}; fix: run "
+                "`snakemake readme` (with the config that made the folder)",
                 file=sys.stderr,
             )
             return 1
         return 0
-    update_readme(args.readme, section)
+    write_text(page, text)
     return 0
 
 

@@ -1,129 +1,157 @@
 """The rows of each paper table, the combined correlation table, the paper-layout Tables 1-3,
 the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
-judge runs of its own benchmarks (TABLE_JUDGES), so a run without SummEval's judge files
+judges of its own benchmarks (TARGETS.in_table), so a run without SummEval's judge files
 still makes Tables 2 and 3. The pairwise accuracies are ranked within the rows on the same
 items: one job per benchmark places its metrics in those item sets (it waits only for the
-judge runs on that benchmark, BENCHMARK_JUDGES). Each job imports its rule function in its
-run: block."""
-
-
-from geval_repro.registry.benchmarks import BENCHMARKS
+judges on that benchmark)."""
 
 
 rule judge_averages:
-    """Rows of the paper's averages over subsets (QAGS Average) from paired judge runs."""
+    """Rows of the paper's averages over subsets (QAGS Average) from paired judges."""
     input:
-        [LAYOUT.judge_tables(j) / "correlations.csv" for j in TARGETS.averaged],
+        [LAYOUT.judge_correlations(j) for j in TARGETS.averaged],
     output:
-        LAYOUT.rows / "judge_averages.csv",
+        LAYOUT.row_file("judge_averages"),
     params:
-        correlations={j: LAYOUT.judge_tables(j) / "correlations.csv" for j in TARGETS.averaged},
+        correlations={j: LAYOUT.judge_correlations(j) for j in TARGETS.averaged},
         specs=TARGETS.specs(TARGETS.averaged),
         entries=TARGETS.entries_of(TARGETS.averaged),
     log:
-        LAYOUT.logs / "judge_averages.log",
+        LAYOUT.log("judge_averages"),
     localrule: True
     run:
-        from geval_repro.pipeline.judge_tables import subset_averages
+        JOBS.run(
+            "judge_tables:subset_averages",
+            log,
+            input,
+            output,
+            correlations=params.correlations,
+            specs=params.specs,
+            out=output[0],
+        )
 
-        subset_averages(params.correlations, params.specs, output[0])
 
+for _number in TARGETS.paper_tables:
+    _judges = TARGETS.in_table(_number)
 
-rule paper_table_rows:
-    """The rows of one paper table, with the printed numbers this run does not recompute."""
-    input:
-        TARGETS.row_files,
-        lambda wildcards: [
-            LAYOUT.judge_tables(j) / "correlations.csv" for j in TABLE_JUDGES[int(wildcards.n)]
-        ],
-    output:
-        LAYOUT.rows / "table{n}.csv",
-    wildcard_constraints:
-        n=one_of(outputs.PAPER_LAYOUTS),
-    log:
-        LAYOUT.logs / "rows" / "table{n}.log",
-    localrule: True
-    run:
-        from geval_repro.pipeline.correlations import paper_table_rows
+    rule:
+        """The rows of one paper table, with the printed numbers this run does not
+        recompute."""
+        name:
+            f"paper_table_rows_{_number}"
+        input:
+            TARGETS.row_files,
+            [LAYOUT.judge_correlations(j) for j in _judges],
+        output:
+            LAYOUT.paper_rows(_number),
+        params:
+            number=_number,
+        log:
+            LAYOUT.log("rows", f"table{_number}"),
+        localrule: True
+        run:
+            JOBS.run(
+                "correlations:paper_table_rows",
+                log,
+                input,
+                output,
+                parts=input,
+                number=params.number,
+                out=output[0],
+            )
 
-        paper_table_rows(input, int(wildcards.n), output[0])
+    rule:
+        """Paper table n laid out as printed, with its judge cells' tests against the
+        baseline."""
+        name:
+            f"paper_layout_{_number}"
+        input:
+            rows=LAYOUT.paper_rows(_number),
+            significance=[LAYOUT.judge_significance(j) for j in _judges],
+        output:
+            LAYOUT.paper_layout(_number),
+        params:
+            number=_number,
+            specs=TARGETS.specs(_judges),
+            entries=TARGETS.entries_of(_judges),
+        log:
+            LAYOUT.log(f"paper_layout_table{_number}"),
+        localrule: True
+        run:
+            JOBS.run(
+                "correlations:write_paper_layout",
+                log,
+                input,
+                output,
+                rows=input.rows,
+                significance=input.significance,
+                number=params.number,
+                specs=params.specs,
+                out=output[0],
+            )
+
+    rule:
+        """Does it reproduce? Every recomputed cell of paper table n against its printed
+        value."""
+        name:
+            f"reproduction_figure_{_number}"
+        input:
+            LAYOUT.paper_rows(_number),
+        output:
+            LAYOUT.reproduction_figure(_number),
+        params:
+            number=_number,
+        log:
+            LAYOUT.log(f"reproduction_figure_table{_number}"),
+        localrule: True
+        run:
+            JOBS.run(
+                "correlations:reproduction_figure",
+                log,
+                input,
+                output,
+                rows=input[0],
+                number=params.number,
+                png=output[0],
+                svg=output[1],
+            )
 
 
 rule correlations:
     input:
-        [LAYOUT.paper_rows(n) for n in outputs.PAPER_LAYOUTS],
+        [LAYOUT.paper_rows(n) for n in TARGETS.paper_tables],
     output:
-        LAYOUT.pair(LAYOUT.tables / outputs.CORRELATIONS),
+        LAYOUT.pair(LAYOUT.correlations),
     log:
-        LAYOUT.logs / "correlations.log",
+        LAYOUT.log("correlations"),
     localrule: True
     run:
-        from geval_repro.pipeline.correlations import combine
-
-        combine(input, LAYOUT.tables / outputs.CORRELATIONS)
-
-
-rule significance_vs_baseline:
-    """Every judge row against the best recomputed baseline (one job per run makes them)."""
-    input:
-        [LAYOUT.judge_significance(j) for j in CORRELATED],
-    output:
-        LAYOUT.pair(LAYOUT.tables / outputs.SIGNIFICANCE_VS_BASELINE),
-    log:
-        LAYOUT.logs / "significance_vs_baseline.log",
-    localrule: True
-    run:
-        from geval_repro.pipeline.significance import combine_significance
-
-        combine_significance(input, LAYOUT.tables / outputs.SIGNIFICANCE_VS_BASELINE)
-
-
-rule paper_layout:
-    """Paper table n laid out as printed, with its judge cells' tests against the baseline."""
-    input:
-        rows=LAYOUT.rows / "table{n}.csv",
-        significance=lambda wildcards: [
-            LAYOUT.judge_significance(j) for j in TABLE_JUDGES[int(wildcards.n)]
-        ],
-    output:
-        LAYOUT.tables / "table{n}_{stem}.md",
-    wildcard_constraints:
-        n=one_of(outputs.PAPER_LAYOUTS),
-        stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
-    params:
-        judges=lambda wildcards: TARGETS.specs(TABLE_JUDGES[int(wildcards.n)]),
-        entries=lambda wildcards: TARGETS.entries_of(TABLE_JUDGES[int(wildcards.n)]),
-    log:
-        LAYOUT.logs / "paper_layout_table{n}_{stem}.log",
-    localrule: True
-    run:
-        from geval_repro.pipeline.correlations import write_paper_layout
-
-        write_paper_layout(
-            input.rows, input.significance, int(wildcards.n), params.judges, output[0]
+        JOBS.run(
+            "correlations:combine", log, input, output, parts=input, stem=LAYOUT.correlations
         )
 
 
-rule reproduction_figure:
-    """Does it reproduce? Every recomputed cell of paper table n against its printed value."""
+rule significance_vs_baseline:
+    """Every judge row against the best recomputed baseline (one job per judge makes them)."""
     input:
-        LAYOUT.rows / "table{n}.csv",
+        [LAYOUT.judge_significance(j) for j in TARGETS.correlated],
     output:
-        png=LAYOUT.figures / "reproduction_table{n}_{stem}.png",
-        svg=LAYOUT.figures / "reproduction_table{n}_{stem}.svg",
-    wildcard_constraints:
-        n=one_of(outputs.PAPER_LAYOUTS),
-        stem=one_of(s.partition("_")[2] for s in outputs.PAPER_LAYOUTS.values()),
+        LAYOUT.pair(LAYOUT.significance_vs_baseline),
     log:
-        LAYOUT.logs / "reproduction_figure_table{n}_{stem}.log",
+        LAYOUT.log("significance_vs_baseline"),
     localrule: True
     run:
-        from geval_repro.pipeline.correlations import reproduction_figure
+        JOBS.run(
+            "significance:combine_significance",
+            log,
+            input,
+            output,
+            parts=input,
+            stem=LAYOUT.significance_vs_baseline,
+        )
 
-        reproduction_figure(input[0], int(wildcards.n), output.png, output.svg)
 
-
-for _benchmark, _judges in BENCHMARK_JUDGES.items():
+for _benchmark, _judges in TARGETS.scored_benchmarks.items():
 
     rule:
         """One benchmark's metrics in the item sets their accuracies are ranked within, with
@@ -132,31 +160,34 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             f"accuracy_blocks_{_benchmark}"
         input:
             benchmark_table=LAYOUT.table(_benchmark),
-            baseline_scores=LAYOUT.benchmark_baseline_scores(BENCHMARKS[_benchmark]),
+            baseline_scores=LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[_benchmark]),
             processed=[
                 path for tables in TARGETS.processed_of(_judges).values() for path in tables.values()
             ],
         output:
             LAYOUT.accuracy_blocks(_benchmark),
         params:
-            benchmark=BENCHMARKS[_benchmark],
+            benchmark=TARGETS.benchmarks[_benchmark],
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
             processed=TARGETS.processed_of(_judges),
             judges=_judges,
         log:
-            LAYOUT.logs / "pairwise_accuracy" / f"{_benchmark}.log",
+            LAYOUT.log("pairwise_accuracy", _benchmark),
         localrule: True
         run:
-            from geval_repro.pipeline.correlations import benchmark_accuracy_blocks
-
-            benchmark_accuracy_blocks(
-                params.benchmark,
-                input.benchmark_table,
-                input.baseline_scores,  # empty for a benchmark without baselines
-                params.specs,
-                params.processed,
-                output[0],
+            JOBS.run(
+                "correlations:benchmark_accuracy_blocks",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                benchmark=params.benchmark,
+                benchmark_table=input.benchmark_table,
+                baseline_scores=input.baseline_scores,  # empty for a benchmark without baselines
+                specs=params.specs,
+                processed=params.processed,
+                out=output[0],
             )
 
 
@@ -164,18 +195,22 @@ rule pairwise_accuracy:
     """Every metric's acc_eq and tie-calibrated acc*_eq, per benchmark and dimension, ranked
     among the rows on the same items, beside their reference rows."""
     input:
-        correlations=LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
-        blocks=[LAYOUT.accuracy_blocks(b) for b in BENCHMARK_JUDGES],
+        correlations=LAYOUT.pair(LAYOUT.correlations)[0],
+        blocks=[LAYOUT.accuracy_blocks(b) for b in TARGETS.scored_benchmarks],
     output:
-        LAYOUT.pair(LAYOUT.tables / outputs.PAIRWISE_ACCURACY),
+        LAYOUT.pair(LAYOUT.pairwise_accuracy),
     log:
-        LAYOUT.logs / "pairwise_accuracy.log",
+        LAYOUT.log("pairwise_accuracy"),
     localrule: True
     run:
-        from geval_repro.pipeline.correlations import write_pairwise_accuracy
-
-        write_pairwise_accuracy(
-            input.correlations, input.blocks, LAYOUT.tables / outputs.PAIRWISE_ACCURACY
+        JOBS.run(
+            "correlations:write_pairwise_accuracy",
+            log,
+            input,
+            output,
+            correlations=input.correlations,
+            blocks=input.blocks,
+            stem=LAYOUT.pairwise_accuracy,
         )
 
 
@@ -186,5 +221,5 @@ rule paper_tables:
         rules.correlations.output,
         rules.pairwise_accuracy.output,
         rules.significance_vs_baseline.output,
-        [LAYOUT.paper_layout(n) for n in outputs.PAPER_LAYOUTS],
-        [path for n in outputs.PAPER_LAYOUTS for path in LAYOUT.reproduction_figure(n)],
+        [LAYOUT.paper_layout(n) for n in TARGETS.paper_tables],
+        [path for n in TARGETS.paper_tables for path in LAYOUT.reproduction_figure(n)],

@@ -6,16 +6,21 @@ rule fetch:
     # Fetches gate every other job: run them first (as the baseline chain, see rows.smk).
     priority: 10
     output:
-        LAYOUT.raw / "{relpath}",
+        LAYOUT.raw_copy("{relpath}"),
     wildcard_constraints:
-        relpath=one_of(REMOTES),
+        relpath=one_of(TARGETS.remotes),
     params:
-        remote=lambda wildcards: REMOTES[wildcards.relpath],
+        remote=lambda wildcards: TARGETS.remotes[wildcards.relpath],
     log:
-        LAYOUT.logs / "fetch" / "{relpath}.log",
+        LAYOUT.log("fetch", "{relpath}"),
     localrule: True
     retries: 0
     run:
-        from geval_repro.pipeline.downloads import fetch_file
-
-        fetch_file(params.remote, LAYOUT.raw, MIRROR, SETTINGS)
+        JOBS.run(
+            "downloads:fetch_file",
+            log,
+            remote=params.remote,
+            raw_dir=LAYOUT.raw,
+            mirror=TARGETS.mirror,
+            settings=SETTINGS,
+        )

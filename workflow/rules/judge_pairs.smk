@@ -1,15 +1,11 @@
 """Judge vs judge: every pair of metrics on a benchmark and dimension, judges and baselines
 alike, tested (paired permutation test, Holm's correction within each table), the metrics'
 ranking with its significance clusters, and one figure per benchmark. A benchmark's job
-waits only for the judge runs on that benchmark (BENCHMARK_JUDGES), so a run without
-SummEval's judge files still makes the other benchmarks' clusters. Each job imports its
-step in its run: block."""
+waits only for the judges on that benchmark (TARGETS.scored_benchmarks), so a run without
+SummEval's judge files still makes the other benchmarks' clusters."""
 
 
-from geval_repro.registry.benchmarks import BENCHMARKS
-
-
-for _benchmark, _judges in BENCHMARK_JUDGES.items():
+for _benchmark, _judges in TARGETS.scored_benchmarks.items():
 
     rule:
         """Every pair of metrics on one benchmark, and their ranking with clusters."""
@@ -17,7 +13,7 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             f"judge_pairs_{_benchmark}"
         input:
             benchmark_table=LAYOUT.table(_benchmark),
-            baseline_scores=LAYOUT.benchmark_baseline_scores(BENCHMARKS[_benchmark]),
+            baseline_scores=LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[_benchmark]),
             processed=[
                 path for tables in TARGETS.processed_of(_judges).values() for path in tables.values()
             ],
@@ -25,22 +21,26 @@ for _benchmark, _judges in BENCHMARK_JUDGES.items():
             pairs=LAYOUT.judge_pairs(_benchmark),
             clusters=LAYOUT.significance_clusters(_benchmark),
         params:
-            benchmark=BENCHMARKS[_benchmark],
+            benchmark=TARGETS.benchmarks[_benchmark],
+            specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
             processed=TARGETS.processed_of(_judges),
             judges=_judges,
         log:
-            LAYOUT.logs / "judge_pairs" / f"{_benchmark}.log",
+            LAYOUT.log("judge_pairs", _benchmark),
         run:
-            from geval_repro.pipeline.judge_pairs import benchmark_pairs_job
-
-            benchmark_pairs_job(
-                benchmark=params.benchmark.name,
-                benchmark_table=input.benchmark_table,
-                baseline_scores=list(input.baseline_scores),  # empty: no baselines
+            JOBS.run(
+                "judge_pairs:benchmark_pairs",
+                log,
+                input,
+                output,
                 judges=params.judges,
+                benchmark=params.benchmark,
+                benchmark_table=input.benchmark_table,
+                baseline_scores=input.baseline_scores,  # empty: no baselines
+                specs=params.specs,
                 processed=params.processed,
-                config=config,
+                settings=SETTINGS,
                 pairs_out=output.pairs,
                 clusters_out=output.clusters,
             )
@@ -51,44 +51,52 @@ rule significance_clusters_figure:
     input:
         LAYOUT.significance_clusters("{benchmark}"),
     output:
-        png=LAYOUT.cluster_figure("{benchmark}")[0],
-        svg=LAYOUT.cluster_figure("{benchmark}")[1],
+        LAYOUT.cluster_figure("{benchmark}"),
     wildcard_constraints:
-        benchmark=one_of(BENCHMARK_JUDGES),
+        benchmark=one_of(TARGETS.scored_benchmarks),
     params:
-        judges=lambda wildcards: BENCHMARK_JUDGES[wildcards.benchmark],
+        judges=lambda wildcards: TARGETS.scored_benchmarks[wildcards.benchmark],
     log:
-        LAYOUT.logs / "judge_pairs" / "{benchmark}_figure.log",
+        LAYOUT.log("judge_pairs", "{benchmark}_figure"),
     localrule: True
     run:
-        from geval_repro.pipeline.judge_pairs import cluster_figure_job
-
-        cluster_figure_job(
-            clusters=input[0], benchmark=wildcards.benchmark, png=output.png, svg=output.svg
+        JOBS.run(
+            "judge_pairs:draw_cluster_figure",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            clusters=input[0],
+            benchmark=wildcards.benchmark,
+            png=output[0],
+            svg=output[1],
         )
 
 
 rule pairwise_significance:
     """Every benchmark's pairs and rankings in two tables."""
     input:
-        pairs=[LAYOUT.judge_pairs(b) for b in BENCHMARK_JUDGES],
-        clusters=[LAYOUT.significance_clusters(b) for b in BENCHMARK_JUDGES],
+        pairs=[LAYOUT.judge_pairs(b) for b in TARGETS.scored_benchmarks],
+        clusters=[LAYOUT.significance_clusters(b) for b in TARGETS.scored_benchmarks],
     output:
-        LAYOUT.pair(LAYOUT.tables / outputs.PAIRWISE_SIGNIFICANCE),
-        LAYOUT.pair(LAYOUT.tables / outputs.SIGNIFICANCE_CLUSTERS),
+        LAYOUT.pair(LAYOUT.pairwise_significance),
+        LAYOUT.pair(LAYOUT.clusters),
     params:
-        judges=list(JUDGES),
+        judges=list(SPECS),
     log:
-        LAYOUT.logs / "pairwise_significance.log",
+        LAYOUT.log("pairwise_significance"),
     localrule: True
     run:
-        from geval_repro.pipeline.judge_pairs import combine_pairs
-
-        combine_pairs(
-            input.pairs,
-            input.clusters,
-            LAYOUT.tables / outputs.PAIRWISE_SIGNIFICANCE,
-            LAYOUT.tables / outputs.SIGNIFICANCE_CLUSTERS,
+        JOBS.run(
+            "judge_pairs:combine_pairs",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            pairs=input.pairs,
+            clusters=input.clusters,
+            pairs_stem=LAYOUT.pairwise_significance,
+            clusters_stem=LAYOUT.clusters,
         )
 
 
@@ -96,4 +104,4 @@ rule judge_pairs:
     """Everything about judge vs judge: the two tables and every benchmark's figure."""
     input:
         rules.pairwise_significance.output,
-        [path for b in BENCHMARK_JUDGES for path in LAYOUT.cluster_figure(b)],
+        [path for b in TARGETS.scored_benchmarks for path in LAYOUT.cluster_figure(b)],

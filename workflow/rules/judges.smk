@@ -1,27 +1,32 @@
-"""Judge runs: per-item scores, result tables, the tests against the best baseline, the
-sweep and its figures. Each job imports its rule function in its run: block, so parsing the workflow
-imports no pandas, scipy or matplotlib."""
+"""Judges: per-item scores, result tables, the tests against the best baseline, the sweep
+and its figures."""
 
 
 rule judge_item_scores:
     input:
-        LAYOUT.processed / "judges" / "{judge}" / "replies.parquet",
+        LAYOUT.judge_table("{judge}", "replies"),
     output:
-        LAYOUT.processed / "judges" / "{judge}" / "item_scores.parquet",
+        LAYOUT.judge_table("{judge}", "item_scores"),
     wildcard_constraints:
-        judge=one_of(WITH_REPLIES),
+        judge=one_of(TARGETS.with_replies),
     params:
         judges=lambda wildcards: [wildcards.judge],
     log:
-        LAYOUT.logs / "judges" / "{judge}_item_scores.log",
+        LAYOUT.log("judges", "{judge}_item_scores"),
     run:
-        from geval_repro.pipeline import judge_tables
+        JOBS.run(
+            "judge_tables:build_item_scores",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            replies_path=input[0],
+            out=output[0],
+        )
 
-        judge_tables.build_item_scores(input[0], output[0])
 
-
-# One rule per judge run: its result tables depend on what its format yields.
-for _judge, _spec in JUDGES.items():
+# One rule per judge: its result tables depend on what its format yields.
+for _judge, _spec in SPECS.items():
 
     rule:
         name:
@@ -37,34 +42,38 @@ for _judge, _spec in JUDGES.items():
             entries=TARGETS.entries_of([_judge]),
             processed=LAYOUT.judge_processed(_spec),
             run_files=LAYOUT.judge_rating_files(_spec),
+            out=LAYOUT.judge_tables(_judge),
             judges=[_judge],
         log:
-            LAYOUT.logs / "judges" / f"{_judge}_tables.log",
+            LAYOUT.log("judges", f"{_judge}_tables"),
         run:
-            from geval_repro.pipeline import judge_tables
-
-            judge_tables.result_tables_job(
-                judge=params.spec.name,
+            JOBS.run(
+                "judge_tables:write_result_tables",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                spec=params.spec,
                 processed=params.processed,
                 benchmark_table=input.benchmark_table,
-                config=config,
-                out_dir=LAYOUT.judge_tables(params.spec.name),
+                settings=SETTINGS,
+                out_dir=params.out,
                 run_files=params.run_files,
             )
 
 
-# One rule per run with correlation rows: its tests against the best baselines.
-for _judge in CORRELATED:
-    _spec = JUDGES[_judge]
+# One rule per judge with correlation rows: its tests against the best baselines.
+for _judge in TARGETS.correlated:
+    _spec = SPECS[_judge]
 
     rule:
-        """The run's rows against the best recomputed baseline: paired permutation tests."""
+        """The judge's rows against the best recomputed baseline: paired permutation tests."""
         name:
             rule_name("judge_significance", _judge)
         input:
             **LAYOUT.judge_processed(_spec),
             benchmark_table=LAYOUT.table(_spec.benchmark.name),
-            baseline_rows=LAYOUT.rows / "baselines.csv",
+            baseline_rows=LAYOUT.row_file("baselines"),
             baseline_scores=LAYOUT.benchmark_baseline_scores(_spec.benchmark),
         output:
             LAYOUT.judge_significance(_judge),
@@ -74,117 +83,122 @@ for _judge in CORRELATED:
             processed=LAYOUT.judge_processed(_spec),
             judges=[_judge],
         log:
-            LAYOUT.logs / "judges" / f"{_judge}_significance.log",
+            LAYOUT.log("judges", f"{_judge}_significance"),
         run:
-            from geval_repro.pipeline.significance import significance_job
-
-            significance_job(
-                judge=params.spec.name,
+            JOBS.run(
+                "significance:judge_significance",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                spec=params.spec,
                 processed=params.processed,
                 benchmark_table=input.benchmark_table,
                 baseline_rows=input.baseline_rows,
-                baseline_scores=list(input.baseline_scores),  # empty: no baselines
-                config=config,
+                baseline_scores=input.baseline_scores,  # empty: no baselines
+                settings=SETTINGS,
                 out=output[0],
             )
 
 
 rule judge_sweep:
     input:
-        replies=LAYOUT.processed / "judges" / "{judge}" / "replies.parquet",
-        benchmark_table=lambda wildcards: LAYOUT.table(JUDGES[wildcards.judge].benchmark.name),
+        replies=LAYOUT.judge_table("{judge}", "replies"),
+        benchmark_table=lambda wildcards: LAYOUT.table(SPECS[wildcards.judge].benchmark.name),
     output:
-        LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
+        LAYOUT.sweep("{judge}"),
     wildcard_constraints:
-        judge=one_of(SWEPT),
+        judge=one_of(TARGETS.swept),
     params:
         judges=lambda wildcards: [wildcards.judge],
     log:
-        LAYOUT.logs / "judges" / "{judge}_sweep.log",
+        LAYOUT.log("judges", "{judge}_sweep"),
     threads: 1
     run:
-        from geval_repro.pipeline import judge_tables
-
-        judge_tables.sweep_job(
+        JOBS.run(
+            "judge_tables:sweep_table",
+            log,
+            input,
+            output,
+            judges=params.judges,
             replies_path=input.replies,
             benchmark_table=input.benchmark_table,
-            config=config,
+            settings=SETTINGS,
             out=output[0],
         )
 
 
 rule judge_sweep_figures:
     input:
-        LAYOUT.tables / "judges" / "{judge}" / "sweep.csv",
+        LAYOUT.sweep("{judge}"),
     output:
-        expand(
-            LAYOUT.figures / "judges" / "{{judge}}" / "{name}.{ext}",
-            name=SWEEP_FIGURES,
-            ext=["png", "svg"],
-        ),
+        LAYOUT.sweep_figures("{judge}"),
     wildcard_constraints:
-        judge=one_of(SWEPT),
+        judge=one_of(TARGETS.swept),
     params:
         entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
+        spec=lambda wildcards: SPECS[wildcards.judge],
         out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
         judges=lambda wildcards: [wildcards.judge],
     log:
-        LAYOUT.logs / "judges" / "{judge}_sweep_figures.log",
+        LAYOUT.log("judges", "{judge}_sweep_figures"),
     localrule: True
     run:
-        from geval_repro.pipeline.judge_tables import sweep_figures_job
-
-        sweep_figures_job(
+        JOBS.run(
+            "judge_tables:draw_sweep_figures",
+            log,
+            input,
+            output,
+            judges=params.judges,
             sweep_path=input[0],
-            judge=wildcards.judge,
-            entry=config["judges"][wildcards.judge],
+            spec=params.spec,
             out_dir=params.out,
         )
 
 
 rule rerun_agreement:
     input:
-        scores=[LAYOUT.processed / "judges" / j / "scores.parquet" for pair in RERUN_PAIRS for j in pair],
-        benchmarks=sorted({LAYOUT.table(JUDGES[j].benchmark.name) for pair in RERUN_PAIRS for j in pair}),
+        scores=[LAYOUT.judge_table(j, "scores") for pair in TARGETS.rerun_pairs for j in pair],
+        benchmarks=TARGETS.rerun_benchmark_tables,
     output:
-        LAYOUT.pair(LAYOUT.tables / outputs.RERUN_AGREEMENT),
+        LAYOUT.pair(LAYOUT.rerun_agreement),
     params:
-        pairs=RERUN_PAIRS,
-        specs=TARGETS.specs(SCORED),
-        entries=TARGETS.entries_of(SCORED),
-        scores={j: LAYOUT.processed / "judges" / j / "scores.parquet" for j in SCORED},
-        tables={j: LAYOUT.table(JUDGES[j].benchmark.name) for j in SCORED},
+        pairs=TARGETS.rerun_pairs,
+        specs=TARGETS.specs(TARGETS.scored),
+        entries=TARGETS.entries_of(TARGETS.scored),
+        scores={j: LAYOUT.judge_table(j, "scores") for j in TARGETS.scored},
+        tables={j: LAYOUT.table(SPECS[j].benchmark.name) for j in TARGETS.scored},
     log:
-        LAYOUT.logs / "rerun_agreement.log",
+        LAYOUT.log("rerun_agreement"),
     run:
-        from geval_repro.pipeline.rerun_agreement import rerun_agreement
-
-        rerun_agreement(
-            params.pairs,
-            params.specs,
-            params.scores,
-            params.tables,
-            SETTINGS,
-            LAYOUT.tables / outputs.RERUN_AGREEMENT,
+        JOBS.run(
+            "rerun_agreement:rerun_agreement",
+            log,
+            input,
+            output,
+            pairs=params.pairs,
+            specs=params.specs,
+            scores_paths=params.scores,
+            benchmark_tables=params.tables,
+            settings=SETTINGS,
+            stem=LAYOUT.rerun_agreement,
         )
 
 
 rule sweep_all:
     input:
-        [LAYOUT.judge_tables(judge) / "sweep.csv" for judge in SWEPT],
+        [LAYOUT.sweep(judge) for judge in TARGETS.swept],
     output:
-        LAYOUT.tables / f"{outputs.SWEEP}.csv",
+        LAYOUT.sweeps,
     log:
-        LAYOUT.logs / "sweep_all.log",
+        LAYOUT.log("sweep_all"),
     localrule: True
     run:
-        from geval_repro.pipeline.judge_tables import combine_sweeps
-
-        combine_sweeps(input, output[0])
+        JOBS.run("judge_tables:combine_sweeps", log, input, output, parts=input, out=output[0])
 
 
 rule judges:
     input:
-        [LAYOUT.judge_outputs(spec) for spec in JUDGES.values()],
-        [rules.rerun_agreement.output] if RERUN_PAIRS else [],
-        [rules.sweep_all.output] if SWEPT else [],
+        [LAYOUT.judge_outputs(spec) for spec in SPECS.values()],
+        [rules.rerun_agreement.output] if TARGETS.rerun_pairs else [],
+        [rules.sweep_all.output] if TARGETS.swept else [],

@@ -1,57 +1,57 @@
-"""What readers get from a run: executed notebooks, the README results section, the report.
+"""What readers get from a run: executed notebooks, the results page, the report.
 
 - ``notebook``: executes ``notebooks/<name>.ipynb`` against this run's folders into
   ``results/notebooks/<name>.ipynb``.
-- ``readme_results``: the README results section generated from results/
-  (``results/readme_results.md``); ``snakemake readme`` copies it into README.md between
-  the markers.
+- ``readme``: the results page (``results/README.md``, which README.md links) generated
+  from the results folder (geval_repro.report.readme).
 - ``snakemake --report results/report.html`` (after a run): every table, figure and notebook
   of the run, each with a caption from ``workflow/report/*.rst``, from the pages that the
   jobs ``report_pages_<group>`` write under ``results/report/``
-  (geval_repro.pipeline.report_layout says which). Only pages that exist are registered
-  (geval_repro.pipeline.report_layout.reported), so the report also works after a keep-going run that
-  could not make everything.
+  (geval_repro.pipeline.report_layout says which). Only pages that exist are flagged for the
+  report (geval_repro.pipeline.report_layout.made), so the report also works after a
+  keep-going run that could not make everything.
 
 Every rule here is a local rule: each is short and none needs a compute node.
 """
 
 from geval_repro.pipeline.report_layout import (
+    CAPTION_TEMPLATES,
     caption_path,
+    made,
     notebook_inputs,
+    notebook_source,
     page_groups,
-    reported,
 )
 
 
 report: "../report/workflow.rst"
 
 
-NOTEBOOK_INPUTS = notebook_inputs(LAYOUT, JUDGES)
-REPORT_PAGE_GROUPS = page_groups(LAYOUT, JUDGES, rerun_pairs=bool(RERUN_PAIRS))
-CAPTION_TEMPLATES = Path(workflow.basedir) / "workflow" / "report"
+NOTEBOOK_INPUTS = notebook_inputs(LAYOUT, SPECS)
+REPORT_PAGE_GROUPS = page_groups(LAYOUT, SPECS, rerun_pairs=bool(TARGETS.rerun_pairs))
 
 
 rule notebooks:
     """Every notebook, executed against this run."""
     input:
-        expand(LAYOUT.notebooks / "{notebook}.ipynb", notebook=NOTEBOOK_INPUTS),
+        [LAYOUT.notebook(name) for name in NOTEBOOK_INPUTS],
 
 
 rule notebook:
     input:
-        notebook="notebooks/{notebook}.ipynb",
+        notebook=notebook_source("{notebook}"),
         results=lambda wildcards: NOTEBOOK_INPUTS[wildcards.notebook],
     output:
-        LAYOUT.notebooks / "{notebook}.ipynb",
+        LAYOUT.notebook("{notebook}"),
     log:
-        LAYOUT.logs / "notebooks" / "{notebook}.log",
+        LAYOUT.log("notebooks", "{notebook}"),
     wildcard_constraints:
         notebook=one_of(NOTEBOOK_INPUTS),
     localrule: True
     run:
-        from geval_repro.pipeline.report_jobs import notebook
-
-        notebook(
+        JOBS.run(
+            "report_jobs:notebook",
+            log,
             source=input.notebook,
             target=output[0],
             results=LAYOUT.results,
@@ -59,44 +59,21 @@ rule notebook:
         )
 
 
-rule readme_results:
-    """The README results section, from results/ (see geval_repro.report.readme)."""
-    input:
-        LAYOUT.tables / f"{outputs.CORRELATIONS}.csv",
-        [LAYOUT.paper_layout(n) for n in outputs.PAPER_LAYOUTS],
-        [LAYOUT.judge_tables(j) / "correlations.csv" for j in CORRELATED],
-        [LAYOUT.judge_tables(j) / f"{t}.csv" for j in SWEPT for t in ("main", "one_reply")],
-        [LAYOUT.judge_figures(j) / "sweep_spearman.png" for j in SWEPT],
-        [p for p in LAYOUT.human_tables() if p.suffix == ".md"],
-        LAYOUT.human_figure.with_suffix(".png"),
-        [p for b in PREFERENCE_JUDGES for p in LAYOUT.writer_vs_llm_tables(b)],
-        [LAYOUT.writer_vs_llm_figure(b)[0] for b in PREFERENCE_JUDGES],
-        "geval_repro/data/sources.yaml",
-    output:
-        LAYOUT.results / "readme_results.md",
-    log:
-        LAYOUT.logs / "readme_results.log",
-    params:
-        labels={name: spec.label for name, spec in JUDGES.items()},
-    localrule: True
-    run:
-        from geval_repro.pipeline.readme import write_section
-
-        write_section(LAYOUT.results, output[0], labels=params.labels)
-
-
 rule readme:
-    """Copy the generated results section into README.md: `snakemake readme`. Refuses a
-    results folder outside the repository (a test run must never rewrite the README)."""
+    """The results page, from results/ (see geval_repro.report.readme)."""
     input:
-        LAYOUT.results / "readme_results.md",
+        TARGETS.readme_inputs,
+    output:
+        LAYOUT.results_page,
     log:
-        LAYOUT.logs / "readme.log",
+        LAYOUT.log("readme"),
+    params:
+        labels={name: spec.label for name, spec in SPECS.items()},
     localrule: True
     run:
-        from geval_repro.pipeline.readme import copy_section_into_readme
-
-        copy_section_into_readme(input[0], LAYOUT.results, "README.md")
+        JOBS.run(
+            "readme:write_page", log, results=LAYOUT.results, out=output[0], labels=params.labels
+        )
 
 
 for _group, _pages in REPORT_PAGE_GROUPS.items():
@@ -104,19 +81,21 @@ for _group, _pages in REPORT_PAGE_GROUPS.items():
 
     rule:
         """The report pages of one group, each with its caption rendered for the page (its
-        judge run or notebook: geval_repro.report.pages.render_caption)."""
+        judge or notebook: geval_repro.report.pages.render_caption)."""
         name:
             f"report_pages_{_group}"
         input:
             [page.source for page in _pages.values()],
         output:
             [
-                reported(
+                report(
                     path,
                     caption=_captions[path],
                     category=page.category,
                     subcategory=page.subcategory,
                 )
+                if made(path)
+                else path
                 for path, page in _pages.items()
             ],
             list(_captions.values()),
@@ -126,15 +105,13 @@ for _group, _pages in REPORT_PAGE_GROUPS.items():
                 for path, page in _pages.items()
             },
         log:
-            LAYOUT.logs / "report" / f"pages_{_group}.log",
+            LAYOUT.log("report", f"pages_{_group}"),
         localrule: True
         run:
-            from geval_repro.pipeline.report_jobs import report_pages
-
-            report_pages(params.pages, config)
+            JOBS.run("report_jobs:report_pages", log, pages=params.pages, config=config)
 
 
 rule report_assets:
     """Everything the report shows (then `snakemake --report results/report.html`)."""
     input:
-        [getattr(rules, f"report_pages_{group}").output for group in REPORT_PAGE_GROUPS],
+        [path for pages in REPORT_PAGE_GROUPS.values() for path in pages],

@@ -1,91 +1,107 @@
-"""Rows that need no judge run: UniEval's predictions, the baselines, the human data.
+"""Rows that need no judge: UniEval's predictions, the baselines, the human data.
 
-Each job imports its rule function in its run: block (not when the workflow is parsed). The
-baseline chain (its tidy inputs, one baseline_scores job per family, baseline_rows) has
-priority 10: it is the run's critical path (METEOR 1.5's JVM alone takes ~20 s), so the
-scheduler starts it before the readers' jobs (notebooks, figures, report pages)."""
-
-from geval_repro.pipeline.targets import HUMAN_INPUTS, unieval_benchmarks
-
-
-UNIEVAL_BENCHMARKS = unieval_benchmarks()
+The baseline chain (its tidy inputs, one baseline_scores job per benchmark with baselines,
+baseline_rows) has priority 10: it is the run's critical path (METEOR 1.5's JVM alone takes
+~20 s), so the scheduler starts it before the readers' jobs (notebooks, figures, report
+pages)."""
 
 
 rule unieval_rows:
     input:
-        **{name: LAYOUT.table(name) for name in UNIEVAL_BENCHMARKS},
+        **TARGETS.unieval_benchmarks,
     output:
-        LAYOUT.rows / "unieval.csv",
+        LAYOUT.row_file("unieval"),
     log:
-        LAYOUT.logs / "rows" / "unieval.log",
+        LAYOUT.log("rows", "unieval"),
     run:
-        from geval_repro.pipeline.unieval_rows import unieval_rows
-
-        unieval_rows(dict(input.items()), SETTINGS, output[0])
+        JOBS.run(
+            "unieval_rows:unieval_rows",
+            log,
+            input,
+            output,
+            tables=dict(input.items()),
+            settings=SETTINGS,
+            out=output[0],
+        )
 
 
 rule baseline_scores:
-    """The per-item scores of one baseline family (registry.benchmarks.BASELINE_FAMILIES)."""
+    """The per-item scores of one benchmark's baselines (its protocol in
+    geval_repro.registry.baselines)."""
     priority: 10
     input:
-        unpack(
-            lambda wildcards: {name: LAYOUT.table(name) for name in baseline_inputs(wildcards.family)}
-        ),
+        unpack(lambda wildcards: TARGETS.baseline_inputs(wildcards.benchmark)),
     output:
-        LAYOUT.baseline_scores("{family}"),
+        LAYOUT.baseline_scores("{benchmark}"),
     wildcard_constraints:
-        family=one_of(BASELINE_FAMILIES),
+        benchmark=one_of(TARGETS.with_baselines),
+    params:
+        benchmark=lambda wildcards: TARGETS.benchmarks[wildcards.benchmark],
     log:
-        LAYOUT.logs / "baselines" / "{family}.log",
+        LAYOUT.log("baselines", "{benchmark}"),
     resources:
         # On a cluster (profiles/slurm): Topical-Chat's METEOR 1.5 JVM (-Xmx2G) runs beside
-        # the Python metrics, 1.6 GB peak measured (docs/cluster.md); the other families'
+        # the Python metrics, 1.6 GB peak measured (docs/cluster.md); the other benchmarks'
         # jobs (ROUGE) take less, for a few seconds.
         mem_mb=3000,
         cpus_per_task=2,
     run:
-        from geval_repro.pipeline.baseline_tables import baseline_scores
-
-        baseline_scores(wildcards.family, dict(input.items()), LAYOUT.cache, output[0])
+        JOBS.run(
+            "baseline_tables:baseline_scores",
+            log,
+            input,
+            output,
+            benchmark=params.benchmark,
+            tables=dict(input.items()),
+            cache=LAYOUT.cache,
+            out=output[0],
+        )
 
 
 rule baseline_rows:
     priority: 10
     input:
-        tables=[LAYOUT.table(name) for family in BASELINE_FAMILIES.values() for name in family],
-        scores=[LAYOUT.baseline_scores(family) for family in BASELINE_FAMILIES],
+        tables=[LAYOUT.table(name) for name in TARGETS.with_baselines],
+        scores=[LAYOUT.baseline_scores(name) for name in TARGETS.with_baselines],
     output:
-        LAYOUT.rows / "baselines.csv",
+        LAYOUT.row_file("baselines"),
     params:
-        tables={
-            name: LAYOUT.table(name) for family in BASELINE_FAMILIES.values() for name in family
-        },
-        scores={family: LAYOUT.baseline_scores(family) for family in BASELINE_FAMILIES},
+        benchmarks=TARGETS.with_baselines,
+        tables={name: LAYOUT.table(name) for name in TARGETS.with_baselines},
+        scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.with_baselines},
     log:
-        LAYOUT.logs / "rows" / "baselines.log",
+        LAYOUT.log("rows", "baselines"),
     run:
-        from geval_repro.pipeline import baseline_tables
-
-        baseline_tables.baseline_rows_job(
-            tables=params.tables, scores=params.scores, config=config, out=output[0]
+        JOBS.run(
+            "baseline_tables:baseline_rows",
+            log,
+            input,
+            output,
+            benchmarks=params.benchmarks,
+            tables=params.tables,
+            scores=params.scores,
+            settings=SETTINGS,
+            out=output[0],
         )
 
 
 rule human_tables:
     input:
-        **{name: LAYOUT.table(name) for name in HUMAN_INPUTS},
+        **TARGETS.human_inputs,
     output:
         LAYOUT.human_tables(),
         LAYOUT.figure(LAYOUT.human_figure),
-        rows=LAYOUT.rows / "human_ceiling.csv",
+        rows=LAYOUT.row_file("human_ceiling"),
     log:
-        LAYOUT.logs / "rows" / "human.log",
+        LAYOUT.log("rows", "human"),
     run:
-        from geval_repro.pipeline.human_tables import human_tables
-
-        human_tables(
-            {name: input[name] for name in HUMAN_INPUTS},
-            LAYOUT.tables / "human",
-            LAYOUT.human_figure,
-            output.rows,
+        JOBS.run(
+            "human_tables:human_tables",
+            log,
+            input,
+            output,
+            processed=dict(input.items()),
+            out_dir=LAYOUT.human_folder,
+            figure_stem=LAYOUT.human_figure,
+            rows=output.rows,
         )

@@ -1,9 +1,5 @@
 """Tidy, validated tables in data/processed (parquet): one rule for the benchmarks of the
-registry, one for the further tables they name, one per judge run.
-
-Each job imports geval_repro.pipeline.tidy (pandas, pandera) in its run: block, not the parse."""
-
-from geval_repro.registry.benchmarks import get_benchmark
+registry, one for the further tables they name, one per judge."""
 
 
 rule tidy_benchmark:
@@ -11,18 +7,18 @@ rule tidy_benchmark:
     priority: 10  # the baselines' inputs: see rows.smk
     input:
         lambda wildcards: [
-            LAYOUT.raw_file(s) for s in get_benchmark(wildcards.benchmark).sources
+            LAYOUT.raw_file(s) for s in TARGETS.benchmarks[wildcards.benchmark].sources
         ],
     output:
-        LAYOUT.processed / "{benchmark}.parquet",
+        LAYOUT.table("{benchmark}"),
     wildcard_constraints:
-        benchmark=one_of(BENCHMARK_NAMES),
+        benchmark=one_of(TARGETS.benchmarks),
     log:
-        LAYOUT.logs / "tables" / "{benchmark}.log",
+        LAYOUT.log("tables", "{benchmark}"),
     run:
-        from geval_repro.pipeline import tidy
-
-        tidy.benchmark(wildcards.benchmark, input, output[0])
+        JOBS.run(
+            "tidy:benchmark", log, input, output, name=wildcards.benchmark, sources=input, out=output[0]
+        )
 
 
 rule tidy_other_table:
@@ -30,21 +26,21 @@ rule tidy_other_table:
     expert ratings, QAGS's MTurk answers) from its upstream file."""
     priority: 10  # SummEval's references are the baselines' inputs: see rows.smk
     input:
-        lambda wildcards: LAYOUT.raw_file(OTHER_TABLES[wildcards.table]),
+        lambda wildcards: LAYOUT.raw_file(TARGETS.other_tables[wildcards.table]),
     output:
-        LAYOUT.processed / "{table}.parquet",
+        LAYOUT.table("{table}"),
     wildcard_constraints:
-        table=one_of(OTHER_TABLES),
+        table=one_of(TARGETS.other_tables),
     log:
-        LAYOUT.logs / "tables" / "{table}.log",
+        LAYOUT.log("tables", "{table}"),
     run:
-        from geval_repro.pipeline import tidy
+        JOBS.run(
+            "tidy:other_table", log, input, output, name=wildcards.table, raw=input[0], out=output[0]
+        )
 
-        tidy.other_table(wildcards.table, input[0], output[0])
 
-
-# One rule per judge run: its processed tables depend on its format (registry.formats).
-for _judge, _spec in JUDGES.items():
+# One rule per judge: its processed tables depend on its format (registry.formats).
+for _judge, _spec in SPECS.items():
 
     rule:
         name:
@@ -62,14 +58,22 @@ for _judge, _spec in JUDGES.items():
             outs=LAYOUT.judge_tables_of_files(_spec),
             judges=[_judge],
         log:
-            LAYOUT.logs / "tables" / f"judge_{_judge}.log",
+            LAYOUT.log("tables", f"judge_{_judge}"),
         run:
-            from geval_repro.pipeline import tidy
-
-            tidy.judge_run(params.spec, params.files, input.benchmark_table, params.outs)
+            JOBS.run(
+                "tidy:judge_files",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                spec=params.spec,
+                files=params.files,
+                benchmark_table=input.benchmark_table,
+                outs=params.outs,
+            )
 
 
 rule tables:
     input:
-        [LAYOUT.table(name) for name in (*BENCHMARK_NAMES, *OTHER_TABLES)],
+        [LAYOUT.table(name) for name in (*TARGETS.benchmarks, *TARGETS.other_tables)],
         TARGETS.processed_judge_tables,

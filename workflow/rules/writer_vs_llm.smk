@@ -1,21 +1,18 @@
 """The writer-vs-LLM analysis (the G-Eval paper's "Will G-Eval prefer LLM-based outputs?") of
-every benchmark of pairwise human preferences (PREFERENCE_JUDGES: its runs, by the registry's
-preferences): each judge run's rows and the reference-free measures' rows (work files), the
-three tables of them all, and the figure in the paper's layout. A benchmark's tables wait
-for the judge runs on it only. Each job imports its rule function in its run: block."""
+every benchmark of pairwise human preferences (TARGETS.preference_benchmarks): each judge's
+rows and the reference-free measures' rows (work files), the three tables of them all, and
+the figure in the paper's layout. A benchmark's tables wait for the judges on it only."""
 
 
-from geval_repro.registry.benchmarks import BENCHMARKS
-
-
-for _benchmark, _judges in PREFERENCE_JUDGES.items():
-    _pairs = LAYOUT.table(BENCHMARKS[_benchmark].preferences.table)
+for _benchmark, _entry in TARGETS.preference_benchmarks.items():
+    _pairs = LAYOUT.table(_entry.preferences.table)
+    _judges = TARGETS.on_benchmark(_benchmark)
 
     for _judge in _judges:
-        _spec = JUDGES[_judge]
+        _spec = SPECS[_judge]
 
         rule:
-            """One judge run's writer-vs-LLM rows (each of its G-Eval scores)."""
+            """One judge's writer-vs-LLM rows (each of its G-Eval scores)."""
             name:
                 rule_name("writer_vs_llm_rows", _judge)
             input:
@@ -31,17 +28,20 @@ for _benchmark, _judges in PREFERENCE_JUDGES.items():
                 outs=LAYOUT.writer_vs_llm_rows(_benchmark, _judge),
                 judges=[_judge],
             log:
-                LAYOUT.logs / _benchmark / f"{_judge}_rows.log",
+                LAYOUT.log(_benchmark, f"{_judge}_rows"),
             run:
-                from geval_repro.pipeline.writer_vs_llm import judge_rows
-
-                judge_rows(
-                    params.spec,
-                    params.processed,
-                    input.benchmark_table,
-                    input.pairs_table,
-                    SETTINGS,
-                    params.outs,
+                JOBS.run(
+                    "writer_vs_llm:judge_rows",
+                    log,
+                    input,
+                    output,
+                    judges=params.judges,
+                    spec=params.spec,
+                    processed=params.processed,
+                    benchmark_table=input.benchmark_table,
+                    pairs_table=input.pairs_table,
+                    settings=SETTINGS,
+                    outs=params.outs,
                 )
 
     rule:
@@ -54,22 +54,28 @@ for _benchmark, _judges in PREFERENCE_JUDGES.items():
         output:
             list(LAYOUT.writer_vs_llm_rows(_benchmark).values()),
         params:
-            benchmark=BENCHMARKS[_benchmark],
+            benchmark=_entry,
             outs=LAYOUT.writer_vs_llm_rows(_benchmark),
         log:
-            LAYOUT.logs / _benchmark / "reference_free_rows.log",
+            LAYOUT.log(_benchmark, "reference_free_rows"),
         run:
-            from geval_repro.pipeline.writer_vs_llm import surface_rows
-
-            surface_rows(
-                params.benchmark, input.benchmark_table, input.pairs_table, SETTINGS, params.outs
+            JOBS.run(
+                "writer_vs_llm:surface_rows",
+                log,
+                input,
+                output,
+                benchmark=params.benchmark,
+                benchmark_table=input.benchmark_table,
+                pairs_table=input.pairs_table,
+                settings=SETTINGS,
+                outs=params.outs,
             )
 
     _metrics = [LAYOUT.writer_vs_llm_rows(_benchmark, j) for j in _judges]
     _metrics.append(LAYOUT.writer_vs_llm_rows(_benchmark))
 
     rule:
-        """A benchmark's writer-vs-LLM tables: every judge run's rows, then the measures'."""
+        """A benchmark's writer-vs-LLM tables: every judge's rows, then the measures'."""
         name:
             f"writer_vs_llm_tables_{_benchmark}"
         input:
@@ -77,39 +83,51 @@ for _benchmark, _judges in PREFERENCE_JUDGES.items():
         output:
             LAYOUT.writer_vs_llm_tables(_benchmark),
         params:
-            parts={name: [rows[name] for rows in _metrics] for name in outputs.WRITER_VS_LLM_TABLES},
-            out=LAYOUT.tables / _benchmark,
+            parts={name: [rows[name] for rows in _metrics] for name in _metrics[-1]},
+            out=LAYOUT.writer_vs_llm_folder(_benchmark),
             judges=_judges,
         log:
-            LAYOUT.logs / _benchmark / "tables.log",
+            LAYOUT.log(_benchmark, "tables"),
         localrule: True
         run:
-            from geval_repro.pipeline.writer_vs_llm import combine
-
-            combine(params.parts, params.out)
+            JOBS.run(
+                "writer_vs_llm:combine",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                parts=params.parts,
+                out_dir=params.out,
+            )
 
     rule:
         """The paper's figure: each author's mean score per human preference group."""
         name:
             f"writer_vs_llm_figure_{_benchmark}"
         input:
-            LAYOUT.tables / _benchmark / "group_means.csv",
+            LAYOUT.writer_vs_llm_group_means(_benchmark),
         output:
-            png=LAYOUT.writer_vs_llm_figure(_benchmark)[0],
-            svg=LAYOUT.writer_vs_llm_figure(_benchmark)[1],
+            LAYOUT.writer_vs_llm_figure(_benchmark),
         params:
             judges=_judges,
         log:
-            LAYOUT.logs / _benchmark / "figure.log",
+            LAYOUT.log(_benchmark, "figure"),
         localrule: True
         run:
-            from geval_repro.pipeline.writer_vs_llm import figure_job
-
-            figure_job(group_means=input[0], png=output.png, svg=output.svg)
+            JOBS.run(
+                "writer_vs_llm:figure",
+                log,
+                input,
+                output,
+                judges=params.judges,
+                group_means=input[0],
+                png=output[0],
+                svg=output[1],
+            )
 
 
 rule writer_vs_llm:
     """Every benchmark's writer-vs-LLM tables and figure."""
     input:
-        [LAYOUT.writer_vs_llm_tables(b) for b in PREFERENCE_JUDGES],
-        [LAYOUT.writer_vs_llm_figure(b) for b in PREFERENCE_JUDGES],
+        [LAYOUT.writer_vs_llm_tables(b) for b in TARGETS.preference_benchmarks],
+        [LAYOUT.writer_vs_llm_figure(b) for b in TARGETS.preference_benchmarks],
