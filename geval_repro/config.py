@@ -1,6 +1,6 @@
 """Pipeline configuration: the one validation of a config, the typed objects built from it
 (the analysis :class:`Settings`, one :class:`~geval_repro.registry.judges.JudgeSpec` per
-judge run), and where each judge file lives.
+judge), and where each judge file lives.
 
 :func:`check_config` validates against the JSON schema
 (``geval_repro/data/config.schema.yaml``), whose benchmark, format and dimension enums it
@@ -12,7 +12,7 @@ the judges to run have distinct rule names (:func:`rule_identifier`) and their r
 ``dir``s, a run's ``dir`` does not lead out of the checkout unless it is absolute, its
 ``api_key_env`` is a variable's name and no key (never repeated in a message), its numbers
 are finite.
-:func:`judge_specs` then builds the frozen spec of each judge run once: nothing below this
+:func:`judge_specs` then builds the frozen spec of each judge once: nothing below this
 module reads a raw judge entry. This module also turns a judge's file specs into local paths
 and fetchable remote files.
 """
@@ -48,7 +48,7 @@ from geval_repro.registry.sources import PACKAGE_DATA, REPO_ROOT, get_source, lo
 
 SCHEMA_PATH = PACKAGE_DATA / "config.schema.yaml"
 DEFAULT_CONFIG_PATH = REPO_ROOT / "workflow" / "config.yaml"
-#: The overlay that makes the committed results (every judge run the offline mirror feeds).
+#: The overlay that makes the committed results (every judge the offline mirror feeds).
 MIRRORED_CONFIG_PATH = REPO_ROOT / "workflow" / "configs" / "mirrored_data.yaml"
 
 
@@ -65,10 +65,12 @@ class Settings:
     test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``;
     ``pass_threshold``: the share of the normalized judge scale an item must reach to pass
     (rollups); ``download_timeout`` (seconds per request) and ``download_retries`` (further
-    attempts) of a fetch. A rule's job receives the values it needs from here, never the
-    raw config; the one exception is a report caption (``workflow/report/*.rst``), which
-    Snakemake renders from ``snakemake.config`` itself, so the report pages' jobs
-    (``workflow/rules/report.smk``) pass the raw config on for their captions only.
+    attempts) of a fetch. A rule's job receives the values it needs from here (and the
+    judges' :class:`~geval_repro.registry.judges.JudgeSpec`), never the raw config; the
+    exceptions: a report caption (``workflow/report/*.rst``), which Snakemake renders from
+    ``snakemake.config`` itself, so the report pages' job (``workflow/rules/report.smk``)
+    passes the raw config on for its captions; and the provenance sidecars, which record the
+    config as written (:class:`geval_repro.report.provenance.Provenance`).
     """
 
     seed: int
@@ -515,7 +517,7 @@ def judge_file(spec: FileSpec, raw_dir: Path, label: str) -> JudgeFile:
 
 
 def judge_files(spec: JudgeSpec, raw_dir: Path) -> dict[str, JudgeFile]:
-    """Every file of the judge run ``spec`` keyed by dimension (``"*"`` for a scores file)."""
+    """Every file of the judge ``spec`` keyed by dimension (``"*"`` for a scores file)."""
     return {
         dim: judge_file(file, raw_dir, f"judge {spec.name}, {dim}")
         for dim, file in spec.files.items()

@@ -4,7 +4,7 @@
   fact about each (dimensions, scales, item keys, correlation level, prompts, baselines,
   printed coefficients, sources), the paper's tables and averages;
 - :mod:`.formats`: the judge-run formats and what each yields;
-- :mod:`.judges`: a judge run as a typed spec (built once by :mod:`geval_repro.config`);
+- :mod:`.judges`: a judge as a typed spec (built once by :mod:`geval_repro.config`);
 - :mod:`.sources`: the upstream files (URL, commit, SHA-256, licence), from
   ``geval_repro/data/sources.yaml``;
 - :mod:`.paper`: the numbers the paper prints (``geval_repro/data/paper_tables.csv``);

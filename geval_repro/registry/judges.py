@@ -1,4 +1,4 @@
-"""A judge run as one typed, frozen object: :class:`JudgeSpec`, with its ``run:`` block as a
+"""A judge as one typed, frozen object: :class:`JudgeSpec`, with its ``run:`` block as a
 :class:`RunSpec`.
 
 The config's ``judges:`` entries are checked and turned into specs once, by
@@ -82,7 +82,7 @@ def default_n(mode: str) -> int:
 
 
 def status_of(*, fixture: bool, toolkit_run: bool) -> Status:
-    """The status of a judge run's rows: ``fixture`` for synthetic test data;
+    """The status of a judge's rows: ``fixture`` for synthetic test data;
     ``toolkit-run`` for a run this toolkit's judge runner made (a ``run:`` block, or
     ``toolkit_run: true`` for its committed files); else ``recomputed`` (replies or scores
     published upstream, recounted here)."""
@@ -236,7 +236,7 @@ def job_resources(run: RunSpec, benchmark: Benchmark) -> dict[str, int | str]:
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """One judge run of the config (see the module docstring)."""
+    """One judge of the config (see the module docstring)."""
 
     name: str
     benchmark: Benchmark

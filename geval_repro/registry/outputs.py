@@ -2,7 +2,7 @@
 (:mod:`geval_repro.pipeline.layout`), the steps that write them and the readers (README
 section, notebooks, report) take them from here.
 
-Paths are relative to the results folder (``results/`` by default). A judge run's tables
+Paths are relative to the results folder (``results/`` by default). A judge's tables
 and figures are named by :mod:`geval_repro.registry.formats` (``CONTENT_RESULTS``,
 ``SWEEP_FIGURES``).
 """
@@ -29,7 +29,7 @@ SIGNIFICANCE_CLUSTERS = "significance_clusters"
 CLUSTER_FIGURE = SIGNIFICANCE_CLUSTERS + "_{benchmark}"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
-#: The sweeps of every judge run with replies: ``tables/<name>.csv``.
+#: The sweeps of every judge with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.
 PAPER_LAYOUTS: dict[int, str] = {n: table.stem for n, table in PAPER_TABLES.items()}
@@ -55,5 +55,5 @@ WRITER_VS_LLM_TABLES: tuple[str, ...] = ("group_means", "accuracy", "preferences
 #: Its figure in the paper's layout: ``figures/<name>.png|.svg``, the name formatted with the
 #: benchmark.
 WRITER_VS_LLM_FIGURE = "{benchmark}_group_means"
-#: The folder of the reference-free measures' work rows, beside the judge runs' folders.
+#: The folder of the reference-free measures' work rows, beside the judges' folders.
 REFERENCE_FREE = "reference_free"
