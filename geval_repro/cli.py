@@ -136,8 +136,10 @@ def _strict_json(result: dict[str, object]) -> str:
 
 
 def _print_text(result: dict[str, object]) -> None:
+    from geval_repro.stats.registry import COEFFICIENTS
+
     print(f"{result['file']}: {result['dimension']}, parser {result['parser']}")
-    for coefficient in ("pearson", "spearman", "kendall"):
+    for coefficient in COEFFICIENTS:
         print(f"  {coefficient:<9} {result[coefficient]:.4f}  (summary level)")
     print(f"  documents kept {result['n_docs']}, items {result['n_items']}")
     print(f"  tie rate {result['tie_rate']:.4f} (within-document pairs of item scores)")

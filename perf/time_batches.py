@@ -5,7 +5,7 @@ into numpy batches of a bounded number of cells; a batch's rows are computed alo
 size changes the time, never a value (asserted identical here, and by the tests that run
 each path in small batches). The paths, their constants and the sizes before 1b3ab85:
 
-1. Kendall's tau-b from contingency tables (``stats.coefficients.TABLE_CELLS_PER_BLOCK``,
+1. Kendall's tau-b from contingency tables (``stats.pairs.TABLE_CELLS_PER_BLOCK``,
    2**22 cells before), the global-level item bootstrap of Kendall (1,000 resamples);
 2. the bootstrap that recomputes every resampled matrix
    (``stats.bootstrap.RECOMPUTED_CELLS_PER_BLOCK``, ``CELLS_PER_BLOCK`` = 2**21 before),
@@ -28,13 +28,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from geval_repro.stats import accuracy, bootstrap, coefficients
+from geval_repro.stats import accuracy, bootstrap, pairs
 from geval_repro.stats.accuracy import bootstrap_accuracy
 from geval_repro.stats.bootstrap import bootstrap_ci
 
 #: (module, constant, the size before) of each path.
 BEFORE = {
-    "tables": (coefficients, "TABLE_CELLS_PER_BLOCK", 2**22),
+    "tables": (pairs, "TABLE_CELLS_PER_BLOCK", 2**22),
     "recomputed": (bootstrap, "RECOMPUTED_CELLS_PER_BLOCK", 2**21),
     "system accuracy": (accuracy, "SYSTEM_CELLS_PER_BLOCK", 2**21),
 }

@@ -72,7 +72,7 @@ from geval_repro.baselines.rouge import rouge_f
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.registry.sources import REPO_ROOT, get_source
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats import registry
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
@@ -85,6 +85,7 @@ from geval_repro.stats.permutation import (
     swap_masks,
     tie_codes,
 )
+from geval_repro.stats.registry import COEFFICIENTS
 
 BEFORE_TIES = "c1d198f"  # the fast paths with ties decided after standardizing
 N_RESAMPLES = 1000
@@ -175,10 +176,10 @@ def masked(a: np.ndarray, b: np.ndarray, human: np.ndarray):
 def reference(a, b, gold, level, coefficient) -> np.ndarray:
     """Every swapped matrix recomputed with the tie rule (the module docstring)."""
     level = Level(level)
-    if coefficient == "pearson" or level is Level.SYSTEM:
+    if not registry.coefficient(coefficient).rank_based or level is Level.SYSTEM:
         x_a, x_b = _standardize(a, "a"), _standardize(b, "b")
     else:
-        x_a, x_b = tie_codes(a, b, gold, level, coefficient)
+        x_a, x_b = tie_codes(a, b, gold, level)
     swap = swap_masks(0, level.permutation_unit, N_RESAMPLES, *a.shape)
     return _recomputed_differences(x_a, x_b, gold, level, coefficient, swap)
 

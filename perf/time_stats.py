@@ -58,10 +58,10 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from geval_repro.registry.sources import REPO_ROOT, get_source
 from geval_repro.stats.bootstrap import _recomputed, bootstrap_ci, resampled_correlations
-from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.permutation import _recomputed_differences, permuted_differences
+from geval_repro.stats.registry import COEFFICIENTS
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 

@@ -118,7 +118,10 @@ def main() -> None:
         }
     )
     t_rows, rows = _timed(
-        lambda: {c: _summary_level(_summary_terms_by_rows(batch, gold, c)) for c in COEFFICIENTS}
+        lambda: {
+            c: _summary_level(_summary_terms_by_rows(batch, gold, coefficient(c)))
+            for c in COEFFICIENTS
+        }
     )
     for coefficient in COEFFICIENTS:
         np.testing.assert_array_equal(ours[coefficient].value, broadcast[coefficient].value)

@@ -132,6 +132,7 @@ def test_cells_of_partial_runs_show_their_n_and_no_interval_below_the_minimum(
     grouped = correlations["level"].isin(["summary"])
     units = correlations["n_groups"].where(grouped, correlations["n_items"])
     few = correlations["value"].notna() & (units < MINIMUM) & (correlations["level"] != "system")
+    few &= correlations["dimension"] != "AVG"  # an average has no interval of its own
     assert few.sum() > 0
     assert correlations.loc[few, "ci_low"].isna().all()
     assert correlations.loc[few, "note"].str.contains("fewer than the 10 a bootstrap").all()
@@ -244,3 +245,107 @@ def test_summeval_table3_is_checked_against_the_pinned_ratings() -> None:
     assert math.isclose(miss.ours, 4.9367, abs_tol=5e-4)
     readme = (REPO_ROOT / "results" / "README.md").read_text(encoding="utf-8")
     assert "give 67 of its 68 cells" in readme
+
+
+# --- issue 45: one tie rule, no number on too few items -----------------------------------
+
+
+def _whole(value: float) -> bool:
+    return abs(value - round(value)) < 1e-4
+
+
+def _row_groups(correlations: pd.DataFrame, level: str) -> list[pd.DataFrame]:
+    """Each (benchmark, dimension, metric, variant) row group at ``level`` with values and
+    tie rates (no AVG row), indexed by coefficient."""
+    rows = correlations[
+        (correlations["level"] == level)
+        & correlations["value"].notna()
+        & correlations["tie_rate"].notna()
+    ]
+    key = ["benchmark", "dimension", "metric", "variant"]
+    return [group.set_index("coefficient") for _, group in rows.groupby(key)]
+
+
+def test_each_rows_tie_rate_and_its_coefficients_count_the_same_ties(
+    correlations: pd.DataFrame,
+) -> None:
+    """One tie rule (docs/protocol.md): at the global level a row's tau-b, acc_eq and its
+    two tie rates determine its concordant, discordant and doubly tied pairs (tau-b's
+    numerator C - D, its denominator from the pairs untied in each, acc_eq = (C + tied in
+    both) / pairs, all pairs C + D + tied in x + tied in y - tied in both); they must come out
+    as whole numbers that fit. Under two rules (the tie rates' absolute 1e-9 against the
+    coefficients' relative one) Topical-Chat's BLEU-4 rows did not. At the system level,
+    tau-b times its denominator is the whole number C - D; at the summary level (every
+    document with all its systems) the tied pairs are whole and acc_eq can exceed neither
+    share of pairs one side leaves untied."""
+    checked = 0
+    for rows in _row_groups(correlations, "global"):
+        if not {"kendall", "acc_eq"} <= set(rows.index):
+            continue
+        items = int(rows.loc["kendall", "n_items"])
+        pairs = items * (items - 1) / 2
+        tied_x = rows.loc["kendall", "tie_rate"] * pairs
+        tied_y = rows.loc["kendall", "human_tie_rate"] * pairs
+        difference = rows.loc["kendall", "value"] * math.sqrt((pairs - tied_x) * (pairs - tied_y))
+        right = rows.loc["acc_eq", "value"] * pairs  # concordant + tied in both
+        concordant = (difference + pairs - tied_x - tied_y + right) / 3
+        both = right - concordant
+        discordant = concordant - difference
+        name = tuple(rows.iloc[0][["benchmark", "dimension", "metric", "variant"]])
+        for count in (tied_x, tied_y, concordant, both, discordant):
+            assert _whole(count), (name, count)
+        assert -1e-6 < both <= min(tied_x, tied_y) + 1e-6, name
+        assert discordant > -1e-6 and concordant > -1e-6, name
+        checked += 1
+    assert checked >= 50
+    for rows in _row_groups(correlations, "system"):
+        systems = int(rows.loc["kendall", "n_groups"])
+        pairs = systems * (systems - 1) / 2
+        tied_x, tied_y = (
+            rows.loc["kendall", "tie_rate"] * pairs,
+            rows.loc["kendall", "human_tie_rate"] * pairs,
+        )
+        assert _whole(tied_x) and _whole(tied_y)
+        tau = rows.loc["kendall", "value"]
+        assert _whole(tau * math.sqrt((pairs - tied_x) * (pairs - tied_y))), rows.iloc[0]["metric"]
+    for rows in _row_groups(correlations, "summary"):
+        if "acc_eq" not in rows.index:
+            continue
+        items, documents = int(rows.loc["acc_eq", "n_items"]), int(rows.loc["acc_eq", "n_groups"])
+        if items != 16 * documents:
+            continue
+        pairs = documents * 120
+        tied_x, tied_y = (
+            rows.loc["acc_eq", "tie_rate"] * pairs,
+            rows.loc["acc_eq", "human_tie_rate"] * pairs,
+        )
+        assert _whole(tied_x) and _whole(tied_y) and _whole(rows.loc["acc_eq", "value"] * pairs)
+        assert rows.loc["acc_eq", "value"] <= 1 - abs(tied_x - tied_y) / pairs + 1e-12
+
+
+def test_no_value_rests_on_fewer_than_three_units(correlations: pd.DataFrame) -> None:
+    """A row on fewer than 3 documents (summary), systems (system) or items (global) has
+    no value, only its counts and a note; AVG rows carry the smallest counts and the
+    largest unread share of the cells they average."""
+    counted = correlations[correlations["dimension"] != "AVG"].dropna(subset=["n_items"])
+    units = counted["n_items"].where(counted["level"] == "global", counted["n_groups"])
+    few = counted[units < 3]
+    assert len(few) > 0 and few["value"].isna().all()
+    said = few["note"].str.contains("fewer than the 3 a value needs|not scorable")
+    assert said.all() and few["note"].str.contains("fewer than the 3 a value needs").any()
+    assert counted.loc[units >= 3, "n_items"].notna().all()
+    system = counted[counted["level"] == "system"]
+    assert system["n_groups"].min() > 1 and system["n_groups"].max() == 16  # systems, not 1
+    key = ["benchmark", "metric", "variant", "level", "coefficient"]
+    cells = counted.groupby(key)
+    averages = correlations[
+        (correlations["dimension"] == "AVG")
+        & correlations["status"].isin(["recomputed", "toolkit-run"])
+    ].set_index(key)
+    assert averages["n_items"].notna().all()
+    for name, group in cells:
+        if name in averages.index and len(group) > 1:
+            average = averages.loc[name]
+            assert average["n_items"] == group["n_items"].min(), name
+            if group["share_unread"].notna().any():
+                assert average["share_unread"] == group["share_unread"].max(), name

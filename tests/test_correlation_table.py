@@ -86,9 +86,9 @@ def test_correlation_rows_values_and_paper_lookup() -> None:
     assert "bootstrap CI over inputs, 200 resamples, seed 3" in spearman.note
 
 
-def test_a_summary_value_on_one_input_has_no_interval() -> None:
+def test_a_summary_value_on_one_input_has_no_value_and_on_three_no_interval() -> None:
     # Three systems, three inputs; the metric is constant on inputs 0 and 2, so only input 1
-    # has a defined correlation: every bootstrap over inputs would repeat it.
+    # has a defined correlation: a value on one document is no evidence, only its n shows.
     metric = np.array([[2.0, 1.0, 3.0], [2.0, 2.0, 3.0], [2.0, 3.0, 3.0]])
     human = np.array([[1.0, 1.0, 2.0], [2.0, 3.0, 1.0], [3.0, 2.0, 3.0]])
     rows = correlation_rows(
@@ -105,14 +105,18 @@ def test_a_summary_value_on_one_input_has_no_interval() -> None:
         status="fixture",
     ).set_index("coefficient")
     spearman = rows.loc["spearman"]
-    assert spearman.value == pytest.approx(0.5)  # ranks (1, 2, 3) against (1, 3, 2)
-    assert spearman.n_groups == 1
+    assert math.isnan(spearman.value)  # it would be 0.5: ranks (1, 2, 3) against (1, 3, 2)
+    assert (spearman.n_groups, spearman.n_items) == (1, 3)
     assert math.isnan(spearman.ci_low) and math.isnan(spearman.ci_high)
-    assert "no CI: the value rests on 1 document, fewer than the 10" in spearman.note
+    assert "no value: it would rest on 1 document, fewer than the 3" in spearman.note
     assert "bootstrap CI" not in spearman.note
-    # acc_eq pairs every input's systems: all three inputs enter, still fewer than 10
-    assert rows.loc["acc_eq"].n_groups == 3
-    assert "rests on 3 documents" in rows.loc["acc_eq"].note
+    # acc_eq pairs every input's systems: all three inputs enter: a value, but fewer than
+    # 10 documents for an interval. Input 1: 2 of 3 pairs right; inputs 0 and 2 (metric
+    # tied everywhere, humans nowhere): none right. (0 + 2/3 + 0) / 3.
+    accuracy = rows.loc["acc_eq"]
+    assert accuracy.n_groups == 3 and accuracy.value == pytest.approx(2 / 9)
+    assert math.isnan(accuracy.ci_low)
+    assert "rests on 3 documents" in accuracy.note
 
 
 @pytest.mark.parametrize(

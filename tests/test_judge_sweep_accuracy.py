@@ -14,13 +14,13 @@ import pytest
 from geval_repro.scoring import sweep as sweep_module
 from geval_repro.scoring.item_scores import round_mean
 from geval_repro.scoring.sweep import (
-    ACCURACY_COEFFICIENTS,
     SWEEP_COEFFICIENTS,
     _run_seed,
     random_permutations,
     sweep,
 )
 from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
+from geval_repro.stats.registry import ACCURACIES as ACCURACY_COEFFICIENTS
 from tests.test_judge_sweep import _pick, _released_parse, _synthetic, _tolerant_parse
 from tests.test_judge_sweep_global import _naturalness_replies
 

@@ -14,7 +14,7 @@ import pytest
 from geval_repro.load import load_released_replies
 from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.parse import PARSERS
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.registry import ACCURACIES, COEFFICIENTS
 from geval_repro.tables.judge_rows import replies_tables
 from tests.conftest import spec
 
@@ -83,13 +83,21 @@ def test_an_unscorable_dimension_gives_empty_rows_with_a_note(caplog) -> None:
         out = tables(replies({"coherence": GOOD, "consistency": junk}))
     rows = out["correlations"]
     bad = rows[(rows["dimension"] == "consistency") & rows["variant"].str.startswith("mean")]
-    assert bad["value"].isna().all() and bad["epsilon"].isna().all()
-    at_level = bad[(bad["level"] == "summary") & bad["coefficient"].isin(COEFFICIENTS)]
+    # The released parser scores every item 0: a constant judge. Its correlations are
+    # undefined; its accuracies are the constant reference's, the share of pairs the humans
+    # tie: none of the 9 within-document pairs here (5, 4, 1 / 2, 3, 5 / 1, 2, 3).
+    constant = bad["variant"].str.endswith("original") & bad["coefficient"].isin(ACCURACIES)
+    assert constant.sum() == 2
+    assert (bad.loc[constant, "value"] == 0.0).all() and (bad.loc[constant, "epsilon"] == 0).all()
+    assert bad.loc[constant, "note"].str.contains("same score: it ties every pair").all()
+    empty = bad[~constant]
+    assert empty["value"].isna().all() and empty["epsilon"].isna().all()
+    at_level = empty[(empty["level"] == "summary") & empty["coefficient"].isin(COEFFICIENTS)]
     assert len(at_level) == 6
-    assert bad["note"].str.contains("not scorable").all()
-    tolerant = bad[bad["variant"].str.endswith("tolerant")]
+    assert empty["note"].str.contains("not scorable").all()
+    tolerant = empty[empty["variant"].str.endswith("tolerant")]
     assert tolerant["note"].str.contains("no item has a score").all()
-    original = bad[bad["variant"].str.endswith("original")]
+    original = empty[empty["variant"].str.endswith("original")]
     assert original["note"].str.contains("same score").all()
     good = rows[(rows["dimension"] == "coherence") & rows["variant"].str.startswith("mean")]
     assert good["value"].notna().all()

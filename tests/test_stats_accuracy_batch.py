@@ -97,7 +97,7 @@ def test_global_level_counts_from_tables_equal_counts_from_pairs(missing: bool) 
     differences = DifferenceCodes.of(values)
     got = {}
     for tables in (True, False):
-        with mock.patch.object(accuracy_batch, "_tables_cheaper", lambda *args, t=tables: t):
+        with mock.patch.object(accuracy_batch, "tables_cheaper", lambda *args, t=tables: t):
             got[tables] = coded_accuracies(codes, differences, pairs)
     for field in range(3):
         np.testing.assert_array_equal(got[True][field], got[False][field])
@@ -110,9 +110,17 @@ def test_global_level_counts_from_tables_equal_counts_from_pairs(missing: bool) 
         assert got[True].acc_eq[b] == pytest.approx(plain.value, abs=1e-12)
 
 
-def test_human_ranks_only_where_ties_are_levels() -> None:
+def test_human_ranks_are_the_tie_rules_groups() -> None:
     levels = HumanPairs.of(np.array([[0.5, 0.1, 0.5 + 1e-12, np.nan, 0.1]]), "global")
     assert levels.human_ranks.tolist() == [1, 0, 1, -1, 0] and levels.n_human_ranks == 2
-    chain = np.array([[0.0, 0.6e-9, 1.2e-9, 5.0]])  # each within 1e-9 of the next, not all
-    assert HumanPairs.of(chain, "global").human_ranks is None
+    tiny = HumanPairs.of(np.array([[0.0, 0.6e-9, 1.2e-9, 5.0]]), "global")  # apart: relative
+    assert tiny.human_ranks.tolist() == [0, 1, 2, 3]
     assert HumanPairs.of(np.ones((2, 3)), "summary").human_ranks is None
+
+
+def test_human_scores_whose_ties_chain_are_refused() -> None:
+    """Each within the tolerance of the next, not all: a matrix missing the middle value
+    would tie them otherwise than one that has it, which one merging cannot serve."""
+    chain = np.array([[1.0, 1.0 + 0.6e-9, 1.0 + 1.2e-9, 5.0]])
+    with pytest.raises(ValueError, match="chain"):
+        HumanPairs.of(chain, "global")

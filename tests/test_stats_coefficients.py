@@ -8,15 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geval_repro.stats import coefficients
-from geval_repro.stats.coefficients import (
-    COEFFICIENTS,
-    average_ranks,
-    kendall_rows,
-    pearson_rows,
-    row_function,
-    spearman_rows,
-)
+from geval_repro.stats import pairs, registry
+from geval_repro.stats.coefficients import kendall_rows, pearson_rows, spearman_rows
+from geval_repro.stats.ranks import average_ranks
+from geval_repro.stats.registry import COEFFICIENTS
 
 SCIPY = {
     "pearson": lambda x, y: stats.pearsonr(x, y).statistic,
@@ -94,7 +89,7 @@ def test_kendall_tables_in_small_blocks_equal_scipy(monkeypatch: pytest.MonkeyPa
     y = rng.integers(1, 6, (40, 130)) / 3.0
     x[rng.random(x.shape) < 0.1] = np.nan
     whole = kendall_rows(x, y)
-    monkeypatch.setattr(coefficients, "TABLE_CELLS_PER_BLOCK", 7 * 31 * 6)
+    monkeypatch.setattr(pairs, "TABLE_CELLS_PER_BLOCK", 7 * 31 * 6)
     blocked = kendall_rows(x, y)
     np.testing.assert_array_equal(blocked, whole)
     assert_same(blocked, scipy_rows("kendall", x, y))
@@ -132,11 +127,11 @@ def test_bad_inputs_raise() -> None:
     with pytest.raises(ValueError, match="inf"):
         spearman_rows(np.array([1.0, np.inf]), np.array([1.0, 2.0]))
     with pytest.raises(ValueError, match="unknown coefficient"):
-        row_function("tau")
+        registry.coefficient("tau")
 
 
 def test_near_ties_are_relative_to_the_values_size() -> None:
-    from geval_repro.stats.coefficients import collapse_near_ties
+    from geval_repro.stats.tie_rule import collapse_near_ties
 
     # A few ulps apart at 3.0 (equal in exact arithmetic): merged into a tie.
     noisy = np.array([[3.0, 3.0 + 4e-16, 1.0]])

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geval_repro.stats.accuracy import ACCURACIES, pairwise_accuracy, tie_calibrated_accuracy
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
 from geval_repro.stats.invariance import order_only
 from geval_repro.stats.level import LEVELS, Level
 from geval_repro.stats.levels import correlate
+from geval_repro.stats.registry import ACCURACIES, COEFFICIENTS
 
 
 def _value(metric: np.ndarray, human: np.ndarray, level: Level, coefficient: str) -> float:

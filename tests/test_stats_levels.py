@@ -10,8 +10,8 @@ import pytest
 from nlpstats.correlations import correlate as nlpstats_correlate
 from scipy import stats
 
-from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.levels import correlate
+from geval_repro.stats.registry import COEFFICIENTS
 
 SCIPY = {
     "pearson": lambda x, y: stats.pearsonr(x, y).statistic,
@@ -39,11 +39,11 @@ def test_hand_computed_summary_level() -> None:
 def test_hand_computed_system_level() -> None:
     # Means: metric (1.5, 1.5, 3), human (1, 2.5, 2.5). Centred (-.5, -.5, 1) and
     # (-1, .5, .5): r = 0.75 / 1.5 = 0.5. Pairs: one concordant, one tied in x, one tied
-    # in y: tau_b = 1 / sqrt(2 * 2) = 0.5.
+    # in y: tau_b = 1 / sqrt(2 * 2) = 0.5. n_groups: the 3 systems correlated.
     assert correlate(METRIC, HUMAN, "system", "pearson").value == pytest.approx(0.5)
     result = correlate(METRIC, HUMAN, "system", "kendall")
     assert result.value == pytest.approx(0.5)
-    assert (result.n_groups, result.n_items, result.per_group) == (1, 6, None)
+    assert (result.n_groups, result.n_items, result.per_group) == (3, 6, None)
 
 
 def test_hand_computed_global_level() -> None:

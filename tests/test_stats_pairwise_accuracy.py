@@ -26,10 +26,31 @@ LEVELS = ("summary", "system", "global")
 
 
 def code(difference: float) -> int:
-    """Grid code of a metric difference: 0 below the tie tolerance 1e-9, else |d| in units
-    of 1e-9 rounded half to even (Python's round)."""
-    scaled = abs(difference) * 1e9
-    return 0 if scaled < 1 else round(scaled)
+    """Grid code of a metric difference of merged scores: 0 for 0 (a tie by the rule), else
+    |d| in units of 1e-9 rounded half to even (Python's round), at least 1."""
+    return 0 if difference == 0 else max(1, round(abs(difference) * 1e9))
+
+
+def merged(values: list[float]) -> list[float]:
+    """The tie rule by hand: sorted, neighbours a <= b join one cluster when b - a < 1e-9
+    max(|a|, |b|) (or are equal); every value becomes its cluster's smallest."""
+    smallest, previous, out = None, None, {}
+    for value in sorted(values):
+        if previous is None or not (
+            value == previous or value - previous < 1e-9 * max(abs(value), abs(previous))
+        ):
+            smallest = value
+        out[value] = smallest
+        previous = value
+    return [out[value] for value in values]
+
+
+def merged_group(items: list[tuple]) -> list[tuple]:
+    """A group's (metric, human) items with each vector's ties merged by the rule."""
+    if not items:
+        return items
+    metric, human = zip(*items, strict=True)
+    return list(zip(merged(list(metric)), merged(list(human)), strict=True))
 
 
 def groups_of(metric: np.ndarray, human: np.ndarray, level: str) -> list[list[tuple]]:
@@ -44,16 +65,18 @@ def groups_of(metric: np.ndarray, human: np.ndarray, level: str) -> list[list[tu
         for s in range(n_systems)
     ]
     if level == "global":
-        return [[item for row in cells for item in row]]
+        return [merged_group([item for row in cells for item in row])]
     if level == "system":
         means = [
             (sum(m for m, _ in row) / len(row), sum(h for _, h in row) / len(row))
             for row in cells
             if row
         ]
-        return [means]
+        return [merged_group(means)]
     return [
-        [(float(metric[s, i]), float(human[s, i])) for s in range(n_systems) if complete[s][i]]
+        merged_group(
+            [(float(metric[s, i]), float(human[s, i])) for s in range(n_systems) if complete[s][i]]
+        )
         for i in range(n_inputs)
     ]
 
@@ -63,7 +86,7 @@ def pair_lists(groups: list[list[tuple]]) -> list[list[tuple[int, bool, bool]]]:
     listed = []
     for items in groups:
         pairs = [
-            (code(m1 - m2), abs(h1 - h2) < 1e-9, (m1 > m2) == (h1 > h2))
+            (code(m1 - m2), h1 == h2, (m1 > m2) == (h1 > h2))
             for (m1, h1), (m2, h2) in itertools.combinations(items, 2)
         ]
         if pairs:
@@ -207,6 +230,24 @@ def test_tolerances_and_the_grid() -> None:
     # 0.050000000000000044, tying inputs 0 and 1 but not input 2, for a spurious 3/3.
     result = tie_calibrated_accuracy(metric, human, "summary")
     assert (result.value, result.epsilon) == (pytest.approx(2 / 3), 0.05)
+
+
+def test_ties_follow_the_one_rule_relative_not_absolute() -> None:
+    """Scores on a tiny scale (sentence BLEU) carry their order: not ties at epsilon 0
+    (an absolute 1e-9 would tie them all), tied by a threshold of 1e-9; the tie rate and
+    Kendall's tau read the same ties."""
+    from geval_repro.stats.levels import correlate
+    from geval_repro.stats.ties import tie_rate
+
+    metric = np.array([[1e-17, 3e-17, 2e-12, 0.2, 0.4]])
+    human = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]])
+    assert pairwise_accuracy(metric, human, "global").value == 1.0
+    assert tie_rate(metric, "global").n_tied_pairs == 0
+    assert correlate(metric, human, "global", "kendall").value == pytest.approx(1.0)
+    flat = np.array([[1.0, 1.0, 1.0, 4.0, 5.0]])  # the humans tie the three tiny ones
+    assert pairwise_accuracy(metric, flat, "global").value == pytest.approx(7 / 10)
+    result = tie_calibrated_accuracy(metric, flat, "global")  # 1e-9 ties the tiny ones
+    assert (result.value, result.epsilon) == (pytest.approx(1.0), 1e-9)
 
 
 def test_no_complete_pair() -> None:

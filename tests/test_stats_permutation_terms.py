@@ -1,11 +1,13 @@
 """The permutation test's fast paths against recomputing every swapped matrix.
 
 Reference: ``correlate_batch`` on the stacked swapped matrices ``where(swap, B, A)`` and
-``where(swap, A, B)`` (what the test computed before the fast paths); for the test itself,
-of the rank coefficients' reference codes (tests/test_stats_permutation_ties.py).
-Spearman and Kendall must match bit for bit, Pearson within 1e-12, with the same undefined
-(NaN) resamples, on matrices with ties, missing cells, constant vectors, near-ties (tight
-and chained) and the real shapes. The pair-sign forms are also checked against brute-force sums.
+``where(swap, A, B)`` (what the test computed before the fast paths: the generic path);
+the rank coefficients compare the scores' tie codes, as the test passes them (for the test
+itself, of the reference codes of tests/test_stats_permutation_ties.py). Spearman and
+Kendall must match bit for bit, Pearson within 1e-12, with the same undefined (NaN)
+resamples, on matrices with ties, missing cells, constant vectors, near-ties (tight, and
+BLEU-like ones that would chain once standardized) and the real shapes. The pair-sign forms
+are also checked against brute-force sums.
 """
 
 from __future__ import annotations
@@ -16,18 +18,22 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geval_repro.stats import permutation_terms, swapped_ranks
-from geval_repro.stats.coefficients import collapse_near_ties
+from geval_repro.stats import permutation_terms, registry, swapped_sums
 from geval_repro.stats.levels import correlate_batch
-from geval_repro.stats.permutation import paired_permutation_test, permuted_differences
-from geval_repro.stats.swapped_ranks import (
+from geval_repro.stats.permutation import (
+    _system_differences,
+    paired_permutation_test,
+    permuted_differences,
+    tie_codes,
+)
+from geval_repro.stats.swapped_sums import (
     evaluate_form,
     label_counts,
+    labels,
     shared_counts,
     shared_labels,
     sign_form,
     spearman_sums,
-    tie_structure,
 )
 from tests.test_stats_permutation_ties import reference_codes
 
@@ -63,7 +69,7 @@ def draw_swaps(rng, unit, n_resamples, shape):
 
 
 def matrices(kind: str, seed: int, shape=(6, 20)):
-    """(A, B, human), standardized like the test's, of one kind of difficulty."""
+    """(A, B, human) raw, of one kind of difficulty."""
     rng = np.random.default_rng(seed)
     human = rng.integers(1, 4, shape) / 1.0
     a = np.round(human + rng.normal(0, 1, shape), 1)  # many ties
@@ -84,7 +90,15 @@ def matrices(kind: str, seed: int, shape=(6, 20)):
         tiny = 10.0 ** rng.uniform(-17, -8, shape)
         a = np.where(rng.random(shape) < 0.6, tiny, rng.uniform(0, 0.3, shape))
         b = np.where(rng.random(shape) < 0.3, rng.permutation(tiny.ravel()).reshape(shape), b)
-    return standardized(a), standardized(b), human
+    return a, b, human
+
+
+def swapped_scores(a, b, human, level, coefficient):
+    """What the test swaps: the standardized scores, or the tie codes of a rank
+    coefficient at the summary and global levels."""
+    if registry.coefficient(coefficient).rank_based and level != "system":
+        return tie_codes(a, b, human, level)
+    return standardized(a), standardized(b)
 
 
 KINDS = ("ties", "missing", "constant", "near-ties", "chains")
@@ -101,9 +115,10 @@ def assert_same(fast, reference, coefficient):
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("level", "unit"), list(itertools.product(LEVELS, UNITS)))
 def test_fast_paths_equal_recomputing(kind, level, unit) -> None:
-    a, b, human = matrices(kind, seed=KINDS.index(kind))
-    swap = draw_swaps(np.random.default_rng(1), unit, 150, a.shape)
+    raw_a, raw_b, human = matrices(kind, seed=KINDS.index(kind))
+    swap = draw_swaps(np.random.default_rng(1), unit, 150, raw_a.shape)
     for coefficient in COEFFICIENTS:
+        a, b = swapped_scores(raw_a, raw_b, human, level, coefficient)
         fast = permuted_differences(a, b, human, level, coefficient, swap)
         assert_same(fast, recomputed(a, b, human, level, coefficient, swap), coefficient)
 
@@ -112,35 +127,23 @@ def test_fast_paths_equal_recomputing(kind, level, unit) -> None:
 @pytest.mark.parametrize("coefficient", COEFFICIENTS)
 @pytest.mark.parametrize("level", ["global", "summary"])
 def test_the_term_paths_are_taken(kind, coefficient, level) -> None:
-    """No silent fallback: the per-item terms handle every kind (chained near-ties too)."""
-    a, b, human = matrices(kind, seed=KINDS.index(kind))
+    """No silent fallback: the per-item terms handle every kind."""
+    raw_a, raw_b, human = matrices(kind, seed=KINDS.index(kind))
+    a, b = swapped_scores(raw_a, raw_b, human, level, coefficient)
     swap = draw_swaps(np.random.default_rng(2), "items", 100, a.shape)
-    fast = permutation_terms.swapped_differences(a, b, human, level, coefficient, swap)
+    entry = registry.coefficient(coefficient)
+    fast = permutation_terms.swapped_differences(a, b, human, level, entry, swap)
     assert fast is not None
     assert_same(fast, recomputed(a, b, human, level, coefficient, swap), coefficient)
 
 
-def test_chained_near_ties_are_merged_per_resample() -> None:
-    """The chains kind has loose blocks (merging that depends on the picked values), and
-    merging them matters: without the corrections the values would differ."""
-    a, b, human = matrices("chains", seed=4, shape=(1, 200))
-    pooled = np.concatenate([a, b], axis=-1)
-    structure = tie_structure(pooled)
-    assert structure is not None and structure.loose is not None
-    swap = draw_swaps(np.random.default_rng(3), "items", 100, a.shape)
-    for coefficient in ("spearman", "kendall"):
-        fast = permutation_terms.swapped_differences(a, b, human, "global", coefficient, swap)
-        reference = recomputed(a, b, human, "global", coefficient, swap)
-        np.testing.assert_array_equal(fast, reference)
-        merged_once = recomputed(
-            collapse_near_ties(a, 1e-9),
-            collapse_near_ties(b, 1e-9),
-            human,
-            "global",
-            coefficient,
-            swap,
-        )
-        assert not np.array_equal(merged_once, reference)  # pooled merging would be wrong
+def test_rank_coefficients_refuse_scores_that_are_not_tie_codes() -> None:
+    """Swapped cells of raw floats would need the tie rule per resample (a chain can lose
+    its bridge): the path takes the test's codes only."""
+    a, b, human = matrices("chains", seed=4)
+    swap = draw_swaps(np.random.default_rng(3), "items", 10, a.shape)
+    with pytest.raises(ValueError, match="tie_codes"):
+        permuted_differences(a, b, human, "global", "kendall", swap)
 
 
 @pytest.mark.parametrize("coefficient", COEFFICIENTS)
@@ -162,7 +165,7 @@ def test_real_shapes(coefficient, level, shape, unit) -> None:
     other = np.where(
         rng.random(shape) < 0.5, 10.0 ** rng.uniform(-17, -9, shape), rng.uniform(0, 0.4, shape)
     )  # BLEU-like
-    a, b = standardized(judge), standardized(other)
+    a, b = swapped_scores(judge, other, human, level, coefficient)
     swap = draw_swaps(np.random.default_rng(6), unit, 100, shape)
     fast = permuted_differences(a, b, human, level, coefficient, swap)
     assert_same(fast, recomputed(a, b, human, level, coefficient, swap), coefficient)
@@ -200,33 +203,35 @@ def test_the_test_draws_the_documented_masks(level, unit) -> None:
 
 
 def test_groups_too_large_for_kendalls_forms_are_recomputed(monkeypatch) -> None:
-    a, b, human = matrices("ties", seed=8, shape=(1, 40))
+    raw_a, raw_b, human = matrices("ties", seed=8, shape=(1, 40))
+    a, b = tie_codes(raw_a, raw_b, human, "global")
     swap = draw_swaps(np.random.default_rng(9), "items", 50, a.shape)
-    monkeypatch.setattr(permutation_terms, "FORM_MAX_ITEMS", 30)
-    assert permutation_terms.swapped_differences(a, b, human, "global", "kendall", swap) is None
-    assert (
-        permutation_terms.swapped_differences(a, b, human, "global", "spearman", swap) is not None
-    )
+    monkeypatch.setattr(swapped_sums, "FORM_MAX_ITEMS", 30)
+    kendall, spearman = registry.coefficient("kendall"), registry.coefficient("spearman")
+    assert permutation_terms.swapped_differences(a, b, human, "global", kendall, swap) is None
+    assert permutation_terms.swapped_differences(a, b, human, "global", spearman, swap) is not None
     for coefficient in ("spearman", "kendall"):
         fast = permuted_differences(a, b, human, "global", coefficient, swap)
         assert_same(fast, recomputed(a, b, human, "global", coefficient, swap), coefficient)
 
 
-def test_rank_coefficients_at_the_system_level_with_inputs_swapped_are_recomputed() -> None:
+def test_system_sums_only_for_the_coefficients_whose_entry_allows_them() -> None:
     a, b, human = matrices("ties", seed=10)
     swap = draw_swaps(np.random.default_rng(10), "inputs", 50, a.shape)
-    assert permutation_terms.system_differences(a, b, human, "spearman", swap) is None
-    assert permutation_terms.system_differences(a, b, human, "pearson", swap) is not None
+    assert _system_differences(a, b, human, registry.coefficient("spearman"), swap) is None
+    assert _system_differences(a, b, human, registry.coefficient("pearson"), swap) is not None
 
 
 def test_wide_integers_where_narrow_ones_could_overflow(monkeypatch) -> None:
     """Kendall's forms in float64 and Spearman's sums in int64 give the same values."""
-    a, b, human = matrices("missing", seed=12)
+    raw_a, raw_b, human = matrices("missing", seed=12)
+    a, b = tie_codes(raw_a, raw_b, human, "global")
     swap = draw_swaps(np.random.default_rng(12), "items", 60, a.shape)
-    monkeypatch.setattr(swapped_ranks, "FLOAT32_EXACT", 8)
-    monkeypatch.setattr(swapped_ranks, "INT32_LIMIT", 8)
+    monkeypatch.setattr(swapped_sums, "FLOAT32_EXACT", 8)
+    monkeypatch.setattr(swapped_sums, "INT32_LIMIT", 8)
     for coefficient in ("spearman", "kendall"):
-        fast = permutation_terms.swapped_differences(a, b, human, "global", coefficient, swap)
+        entry = registry.coefficient(coefficient)
+        fast = permutation_terms.swapped_differences(a, b, human, "global", entry, swap)
         assert_same(fast, recomputed(a, b, human, "global", coefficient, swap), coefficient)
 
 
@@ -293,19 +298,17 @@ def test_shared_counts_equal_brute_force_counts() -> None:
             assert (got * (got - 1)).sum() == (want * (want - 1)).sum()
 
 
-def test_tie_labels_merge_like_collapse_near_ties_in_every_subset() -> None:
-    """Without loose blocks, the labels' ties and order are those of collapse_near_ties on
-    any subset of the pooled values."""
+def test_labels_order_and_tie_like_the_pooled_scores() -> None:
     rng = np.random.default_rng(15)
-    base = rng.integers(0, 8, 40) / 7.0
-    values = base * np.where(rng.random(40) < 0.5, 1 + 1e-12, 1.0)  # tight near-ties
-    values[:3] = 0.0  # exact zeros tie too
-    structure = tie_structure(values[None, :])
-    assert structure is not None and structure.loose is None
-    for _ in range(50):
-        subset = rng.random(40) < 0.5
-        merged = collapse_near_ties(values[subset], 1e-9)
-        labels = structure.labels[0, subset]
+    a = rng.integers(0, 8, (3, 12)).astype(float)
+    b = rng.integers(0, 8, (3, 12)).astype(float)
+    a[0, 0] = b[0, 0] = np.nan
+    labels_a, labels_b = labels(a, b)
+    for g in range(3):
+        pooled = np.concatenate([a[g], b[g]])
+        pooled_labels = np.concatenate([labels_a[g], labels_b[g]])
+        present = ~np.isnan(pooled)
+        x, lab = pooled[present], pooled_labels[present]
         np.testing.assert_array_equal(
-            np.sign(merged[:, None] - merged[None, :]), np.sign(labels[:, None] - labels[None, :])
+            np.sign(x[:, None] - x[None, :]), np.sign(lab[:, None] - lab[None, :])
         )

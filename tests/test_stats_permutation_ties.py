@@ -21,7 +21,6 @@ from nlpstats.correlations import permutation_test as nlpstats_permutation_test
 from scipy import stats
 
 from geval_repro.registry.sources import REPO_ROOT
-from geval_repro.stats.coefficients import collapse_near_ties
 from geval_repro.stats.levels import correlate, correlate_batch
 from geval_repro.stats.permutation import (
     document_side,
@@ -29,6 +28,7 @@ from geval_repro.stats.permutation import (
     paired_permutation_test,
     tie_codes,
 )
+from geval_repro.stats.tie_rule import collapse_near_ties
 
 TABLES = REPO_ROOT / "results" / "tables"
 SCIPY = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}
@@ -120,7 +120,7 @@ def test_tie_codes_keep_each_metrics_raw_ties_and_order() -> None:
     a[0, 0], a[1, 0], a[2, 0] = 1e-17, 2e-17, 1e-17 * (1 + 1e-12)  # a collision, a near-tie
     b = np.round(rng.uniform(0, 1, (6, 5)), 1)
     human = rng.integers(1, 4, (6, 5)) / 1.0
-    codes_a, codes_b = tie_codes(a, b, human, "summary", "spearman")
+    codes_a, codes_b = tie_codes(a, b, human, "summary")
     for j in range(5):
         keys = reference_keys(a[:, j], a) + reference_keys(b[:, j], b)
         codes = np.concatenate([codes_a[:, j], codes_b[:, j]])

@@ -1,4 +1,5 @@
-"""Tie rates: hand examples, a brute-force pair count, and SummEval's 12,000 pairs."""
+"""Tie rates: hand examples, a brute-force pair count by the tie rule written out by hand,
+and SummEval's 12,000 pairs."""
 
 from __future__ import annotations
 
@@ -15,13 +16,28 @@ from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.ties import tie_rate
 
 
-def brute_force(groups: list[np.ndarray], atol: float) -> tuple[int, int]:
+def clusters(values: list[float]) -> dict[float, int]:
+    """The tie rule by hand: sorted, neighbours a <= b join when b - a < 1e-9 max(|a|, |b|)
+    (or are equal); each value -> its cluster's number."""
+    number, out, previous = -1, {}, None
+    for value in sorted(values):
+        gap_small = previous is not None and (
+            value == previous or value - previous < 1e-9 * max(abs(value), abs(previous))
+        )
+        number += 0 if gap_small else 1
+        out[value] = number
+        previous = value
+    return out
+
+
+def brute_force(groups: list[np.ndarray]) -> tuple[int, int]:
     tied = pairs = 0
     for group in groups:
-        present = group[~np.isnan(group)]
+        present = group[~np.isnan(group)].tolist()
+        cluster = clusters(present)
         for a, b in itertools.combinations(present, 2):
             pairs += 1
-            tied += abs(a - b) < atol
+            tied += cluster[a] == cluster[b]
     return tied, pairs
 
 
@@ -43,20 +59,27 @@ def test_hand_example_global_and_system_levels() -> None:
     assert (result.n_tied_pairs, result.n_pairs, result.rate) == (0, 3, 0.0)
 
 
-def test_tolerance() -> None:
+def test_the_tie_rule_is_relative_and_chains() -> None:
+    # 1 and 1 + 1e-10 tie (relative 1e-9); 1 + 2e-9 is apart from both.
     scores = np.array([[1.0], [1.0 + 1e-10], [1.0 + 2e-9]])
-    assert tie_rate(scores, "summary").n_tied_pairs == 1  # only |1 - (1 + 1e-10)| < 1e-9
-    assert tie_rate(scores, "summary", atol=1e-8).n_tied_pairs == 3
+    assert tie_rate(scores, "summary").n_tied_pairs == 1
+    # Sentence BLEU on a tiny scale keeps its order: no tie among 1e-17, 2e-17, 5e-10.
+    tiny = np.array([[1e-17], [2e-17], [5e-10], [0.3]])
+    assert tie_rate(tiny, "summary").n_tied_pairs == 0
+    # A chain: each within 1e-9 (relative) of the next: one cluster, 3 tied pairs.
+    chain = np.array([[1.0], [1.0 + 0.6e-9], [1.0 + 1.2e-9]])
+    assert tie_rate(chain, "summary").n_tied_pairs == 3
 
 
 @pytest.mark.parametrize("level", ["summary", "global"])
 def test_matches_brute_force(level: str) -> None:
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 5, size=(9, 14)) / 3.0
+    scores[:, :3] += rng.choice([0.0, 1e-16, 3e-10, 1e-12], size=(9, 3))  # near-ties
     scores[rng.random(scores.shape) < 0.1] = np.nan
     groups = list(scores.T) if level == "summary" else [scores.ravel()]
     result = tie_rate(scores, level)
-    assert (result.n_tied_pairs, result.n_pairs) == brute_force(groups, 1e-9)
+    assert (result.n_tied_pairs, result.n_pairs) == brute_force(groups)
 
 
 def test_summeval_summary_level_has_12000_pairs(mirror_dir: Path) -> None:
@@ -67,7 +90,7 @@ def test_summeval_summary_level_has_12000_pairs(mirror_dir: Path) -> None:
     assert human.shape == (16, 100)
     result = tie_rate(human, "summary")
     assert result.n_pairs == 100 * 16 * 15 // 2 == 12_000
-    assert (result.n_tied_pairs, result.n_pairs) == brute_force(list(human.T), 1e-9)
+    assert (result.n_tied_pairs, result.n_pairs) == brute_force(list(human.T))
 
 
 def test_unknown_level() -> None:

@@ -15,7 +15,7 @@ from geval_repro.registry.benchmarks import released_benchmark
 from geval_repro.scoring.diagnostics import reply_diagnostics
 from geval_repro.scoring.item_scores import item_scores
 from geval_repro.scoring.pairing import paired_items
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.registry import COEFFICIENTS
 from geval_repro.tables.rows import table_rows
 
 

@@ -28,10 +28,10 @@ from geval_repro.files.paths import PathLike
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.scoring.pairing import paired_matrices
-from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.stats.registry import COEFFICIENTS
 from geval_repro.tables.judge_rows import scale_note
 
 log = logging.getLogger(__name__)

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from geval_repro.stats.registry import CORRELATIONS
+
 Content = Literal["replies", "item_scores", "rating_probs"]
 
 #: content -> its processed table (``data/processed/judges/<judge>/<name>.parquet``)
@@ -72,8 +74,13 @@ MODE_CONTENTS: dict[str, tuple[Content, ...]] = {
     "both": ("replies", "rating_probs"),
 }
 
-#: The figures of the sweep, made for every run with replies.
-SWEEP_FIGURES: tuple[str, ...] = ("sweep_spearman", "sweep_kendall", "tie_rate", "sweep_accuracy")
+#: The figures of the sweep, made for every run with replies: one per coefficient the
+#: coefficient registry sweeps in a figure of its own (ρ, τ), the tie rate, the accuracies.
+SWEEP_FIGURES: tuple[str, ...] = (
+    *(f"sweep_{c.name}" for c in CORRELATIONS if c.swept),
+    "tie_rate",
+    "sweep_accuracy",
+)
 
 
 @dataclass(frozen=True)

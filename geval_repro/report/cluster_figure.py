@@ -28,7 +28,8 @@ from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
 from geval_repro.registry.benchmarks import get_benchmark, protocol_variant_of
-from geval_repro.report.figures import COEFFICIENT_SYMBOL, METRIC_KINDS, kind_label, save_figure
+from geval_repro.report.figures import METRIC_KINDS, kind_label, save_figure
+from geval_repro.stats.registry import statistic
 from geval_repro.tables.item_sets import FULL
 from geval_repro.tables.judge_pairs import ALPHA
 
@@ -186,7 +187,7 @@ def cluster_figure(clusters: pd.DataFrame, benchmark: str, title: str) -> Figure
             part = rows[(rows["dimension"] == dimension) & (rows["coefficient"] == coefficient)]
             _panel(ax, part, protocol_variant)
             items = int(part["n_items"].iloc[0]) if len(part) else 0
-            name = f"{dimension}, {COEFFICIENT_SYMBOL.get(coefficient, coefficient)}"
+            name = f"{dimension}, {statistic(coefficient).label}"
             if _resolved(part):
                 ax.set_title(name, fontsize=10)
             else:

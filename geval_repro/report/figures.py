@@ -38,11 +38,10 @@ from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import paper_value
 from geval_repro.report.markdown import outside_ci
 from geval_repro.report.readme import RELEASED_JUDGE
+from geval_repro.stats.registry import CORRELATIONS, PAIRWISE_ACCURACIES, statistic, symbol
 from geval_repro.tables.judge_rows import beyond_the_paper
 
 matplotlib.rcParams.update({"svg.hashsalt": "geval-repro", "figure.dpi": 100, "savefig.dpi": 150})
-
-COEFFICIENT_SYMBOL = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
 
 
 def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike[str]) -> None:
@@ -138,7 +137,7 @@ def sweep_figure(
         ax.set_title(dimension)
         ax.set_xlabel("replies averaged per item (n)")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"{level_name}-level {COEFFICIENT_SYMBOL[coefficient]}")
+    axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
     _below(fig, axes)
     fig.suptitle(_title(title, int(13 * width)), fontsize=10)
     return fig
@@ -146,11 +145,18 @@ def sweep_figure(
 
 #: What the tie rate counts at each level: pairs within a document, or all pairs of items.
 TIED_PAIRS = {"summary": "within-document pairs", "global": "pairs of items"}
-#: coefficient -> (colour, line width, label), drawn in this order: acc_eq thin on top of a
-#: wide acc*_eq, so both show where the fitted threshold is 0 and they coincide.
+#: calibrated or not -> (colour, line width, threshold) of an accuracy's curve; drawn
+#: calibrated first, so acc_eq thin on top of a wide acc*_eq shows where the fitted
+#: threshold is 0 and they coincide.
+ACCURACY_STYLES = {
+    True: ("tab:orange", 3.0, "ε fitted per draw"),
+    False: ("tab:blue", 1.2, "ε = 0"),
+}
+#: accuracy -> (colour, line width, label), in drawing order.
 ACCURACY_LINES = {
-    "acc_eq_calibrated": ("tab:orange", 3.0, "acc*_eq (ε fitted per draw)"),
-    "acc_eq": ("tab:blue", 1.2, "acc_eq (ε = 0)"),
+    accuracy.name: (colour, width, f"{accuracy.symbol} ({threshold})")
+    for accuracy in sorted(PAIRWISE_ACCURACIES, key=lambda a: not a.calibrated)
+    for colour, width, threshold in [ACCURACY_STYLES[accuracy.calibrated]]
 }
 
 
@@ -159,11 +165,10 @@ def tie_rate_figure(
 ) -> Figure:
     """Share of tied pairs of item scores (within documents at the summary level, all pairs
     at the global level) vs replies per item; the legend under the plot."""
-    rows = sweep[
-        (sweep["parser"] == parser)
-        & (sweep["mode"] == "first")
-        & (sweep["coefficient"] == "kendall")
-    ]
+    # every coefficient's row of a step carries the step's tie rate: one per (dimension, n)
+    rows = sweep[(sweep["parser"] == parser) & (sweep["mode"] == "first")].drop_duplicates(
+        ["dimension", "n"]
+    )
     fig = Figure(figsize=(4.8, 3.9), layout="constrained")
     ax = fig.subplots()
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
@@ -222,7 +227,8 @@ def sweep_accuracy_figure(
                 mfc="none",
                 label=f"{label}, first n",
             )
-        ties = dim_rows[dim_rows["coefficient"] == "acc_eq"]
+        # every accuracy's row of a step carries the step's tie rate
+        ties = dim_rows.drop_duplicates(["mode", "n"])
         for mode, style in (("random", "-"), ("first", "--")):
             part = ties[ties["mode"] == mode]
             bottom.plot(
@@ -258,7 +264,7 @@ def sweep_figure_set(
     where = f"{benchmark.title} {benchmark.level_name}-level"
     sweep = pd.read_csv(sweep_csv)
     figures = {}
-    for coefficient in ("spearman", "kendall"):
+    for coefficient in (c.name for c in CORRELATIONS if c.swept):
         printed = {
             dim: value
             for dim in sweep["dimension"].unique()
@@ -270,7 +276,7 @@ def sweep_figure_set(
             coefficient=coefficient,
             parser=parser,
             paper=printed,
-            title=f"{label}: {where} {COEFFICIENT_SYMBOL[coefficient]} "
+            title=f"{label}: {where} {statistic(coefficient).label} "
             f"vs replies per item ({parser} parser)",
             level_name=benchmark.level_name,
         )
@@ -368,7 +374,6 @@ def distribution_figure(counts: pd.DataFrame) -> Figure:
 
 #: A recomputed cell without a CI (an average row) is an outlier when |delta| exceeds this.
 REPRODUCTION_THRESHOLD = 0.02
-_SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 #: What a row's metric is, for its marker and colour: the model-free baselines recomputed
 #: here, UniEval's released predictions, and judge runs (every other metric).
 METRIC_KINDS = {
@@ -458,7 +463,7 @@ def _cell_label(r: Any) -> str:
     """ "metric (variant), cell": the cell is the dimension (a part of an average: its short
     name, e.g. a QAGS subset) and coefficient; wrapped, never cut."""
     where = short_of(r.benchmark) if average_of(r.benchmark) else r.dimension
-    label = f"{r.metric} ({r.variant}), {where} {_SYMBOL[r.coefficient]}"
+    label = f"{r.metric} ({r.variant}), {where} {symbol(r.coefficient)}"
     return _wrapped(label, _LABEL_WIDTH)
 
 

@@ -31,10 +31,15 @@ from geval_repro.report.markdown import OUTSIDE_CI, OUTSIDE_CI_LEGEND, outside_c
 from geval_repro.scoring.parse import PARSERS
 from geval_repro.stats.invariance import order_only
 from geval_repro.stats.level import Level
+from geval_repro.stats.registry import symbol
 from geval_repro.tables.judge_rows import beyond_the_paper
-from geval_repro.tables.rows import CONFIDENCE, MIN_BOOTSTRAP_UNITS, too_few_units
+from geval_repro.tables.rows import (
+    CONFIDENCE,
+    MIN_BOOTSTRAP_UNITS,
+    MIN_VALUE_UNITS,
+    too_few_units,
+)
 
-SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 BETTER, WORSE = "↑", "↓"
 SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets BETTER or WORSE below this p-value
 TOOLKIT_RUN = "toolkit-run"
@@ -49,12 +54,15 @@ SIGNIFICANCE_LEGEND = (
 COUNTS_LEGEND = (
     "n=…: the items (in how many documents, at the summary level) a cell rests on, shown "
     "where they are fewer than its column's full count (the most any row of the column "
-    "rests on: the benchmark's items under its protocol). A cell resting on fewer than "
+    "rests on: the benchmark's items under its protocol; an AVG cell: the fewest of the "
+    "cells it averages). A cell resting on fewer than "
     f"{MIN_BOOTSTRAP_UNITS} documents (summary level) or items (turn and dataset levels) has "
-    "no interval and no significance mark (docs/protocol.md)."
+    f"no interval and no significance mark; on fewer than {MIN_VALUE_UNITS}, no value (–), "
+    "only its n (docs/protocol.md)."
 )
 UNREAD_LEGEND = (
-    "… unread: of a mean-of-n cell, the share of its replies the parser could not read; the "
+    "… unread: of a mean-of-n cell, the share of its replies the parser could not read (an "
+    "AVG cell: the largest of the cells it averages); the "
     "released parser (`original`) scores them 0 and still counts them, so such a cell "
     "measures format failures as much as ratings; the tolerant parser leaves them out."
 )
@@ -78,8 +86,9 @@ def _counts(row: Any, full: tuple[float, float]) -> str:
 
 def _cell(row: Any | None, full: tuple[float, float], mark: str) -> tuple[str, bool]:
     """ "ours [CI] (paper)" with a † when the printed value lies outside our CI, the
-    significance ``mark``, the counts where fewer than ``full`` and the unread share; and
-    the † flag. ``row``: the cell's row (None: "–")."""
+    significance ``mark``, the counts where fewer than ``full`` and the unread share (also
+    of a cell without a value: it shows what it would rest on); and the † flag. ``row``:
+    the cell's row (None: "–")."""
     if row is None:
         return "–", False
     value, low, high, printed = (float(row.value), row.ci_low, row.ci_high, row.paper_value)
@@ -87,8 +96,6 @@ def _cell(row: Any | None, full: tuple[float, float], mark: str) -> tuple[str, b
     flagged = outside_ci(printed, low, high)
     paper = "" if pd.isna(printed) else f" ({float(printed):.3f})"
     text = ours + paper + (f" {OUTSIDE_CI}" if flagged else "") + (f" {mark}" if mark else "")
-    if math.isnan(value):
-        return text, flagged
     share = getattr(row, "share_unread", math.nan)
     extras = [_counts(row, full), "" if pd.isna(share) else f"{float(share):.0%} unread"]
     return "; ".join([text, *(e for e in extras if e)]), flagged
@@ -116,8 +123,11 @@ def _significance_lookup(significance: pd.DataFrame | None) -> dict[tuple, Any]:
 
 
 def _mark(test: Any | None, row: Any | None) -> str:
-    """↑ or ↓ for a significant test of a cell that rests on enough units, else ""."""
+    """↑ or ↓ for a significant test of a cell with a value that rests on enough units for
+    an interval, else ""."""
     if test is None or row is None or not float(test.pvalue) < SIGNIFICANCE_LEVEL:
+        return ""
+    if math.isnan(float(row.value)):
         return ""
     if too_few_units(row.level, row.n_items, row.n_groups):
         return ""
@@ -220,11 +230,11 @@ def paper_layout(
     coefficients = printed_coefficients(benchmarks[0])
     if len(benchmarks) > 1:  # one column per benchmark (QAGS: the two subsets and Average)
         columns = [(b, d, c) for b in benchmarks for d in dimensions_of(b) for c in coefficients]
-        headers = [f"{short_of(b)} {SYMBOL[c]}" for b, _, c in columns]
+        headers = [f"{short_of(b)} {symbol(c)}" for b, _, c in columns]
     else:
         dims = [*dimensions_of(benchmarks[0]), "AVG"]
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
-        headers = [f"{d[:3]} {SYMBOL[c]}" for _, d, c in columns]
+        headers = [f"{d[:3]} {symbol(c)}" for _, d, c in columns]
     optional = [c for c in OPTIONAL_COLUMNS if c not in table.columns]
     part = table[table["benchmark"].isin(benchmarks)].assign(**dict.fromkeys(optional, math.nan))
     part = part[part["level"] == part["benchmark"].map(lambda b: level_of(b).value)]
@@ -343,8 +353,8 @@ def _scale_note(number: int, judges: Sequence[str]) -> str:
     (``judges``: its runs on that scale): which of its coefficients the transform keeps."""
     level = level_of(table_benchmarks(number)[0])
     coefficients = printed_coefficients(table_benchmarks(number)[0])
-    kept = [SYMBOL[c] for c in coefficients if order_only(level, c)]
-    changed = [SYMBOL[c] for c in coefficients if not order_only(level, c)]
+    kept = [symbol(c) for c in coefficients if order_only(level, c)]
+    changed = [symbol(c) for c in coefficients if not order_only(level, c)]
     runs = ", ".join(f"`{j}`" for j in judges)
     text = f"{runs}: {SCALES['rank-normal']}; a strictly increasing map of the judge's scores"
     if kept:

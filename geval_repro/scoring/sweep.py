@@ -53,10 +53,12 @@ Computation: each distinct reply text of a run is parsed once per parser. When e
 counted value is a small integer (the usual ratings), every mean a prefix of replies can
 reach is known in advance (:func:`mean_table`), so running sums of (count, sum) pairs look
 up each item's mean as an integer *code*, its rank among those means; when the means are far
-enough apart that ties, near-ties and constant vectors are all plain equality of codes, the
-codes go straight to the rank kernels (summary level: the pair signs of
-:mod:`geval_repro.stats.pairwise`; global level: counts per code), which also give the tied
-pairs, and Pearson uses the means the codes stand for. Otherwise (non-integer replies) the
+enough apart that the tie rule (:mod:`geval_repro.stats.tie_rule`) never ties two of them,
+its ties and constant vectors are plain equality of codes, and the codes go straight to
+the paths of the coefficients that have one (:mod:`geval_repro.stats.registry`; summary
+level: the ``signs`` path, the pair signs of :mod:`geval_repro.stats.pairs`; global level:
+the ``codes`` path, counts per code), which also give the tied pairs; the other
+coefficients (Pearson) use the means the codes stand for. Otherwise (non-integer replies) the
 means are floats and go through :func:`geval_repro.stats.levels.correlate_batch` and
 :func:`geval_repro.stats.ties.tie_rate`. Both paths give identical values. Pairwise
 accuracies take the codes too: a difference of two means depends only on their two codes, so
@@ -85,6 +87,7 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.scoring.item_scores import check_replies_table, round_mean
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS, Parser, check_replies, parse
+from geval_repro.stats import registry
 from geval_repro.stats.accuracy_batch import (
     MAX_TABLE_VALUES,
     DifferenceCodes,
@@ -92,20 +95,18 @@ from geval_repro.stats.accuracy_batch import (
     coded_accuracies,
     float_accuracies,
 )
-from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import (
-    CONSTANT_ATOL,
-    NEAR_TIE_RTOL,
-    RANK_COEFFICIENTS,
+    PAIRWISE_MAX_LENGTH,
     correlate_batch,
     global_rank_batch,
     summary_batch,
     summary_rank_batch,
 )
 from geval_repro.stats.matrix import to_matrix
-from geval_repro.stats.pairwise import PAIRWISE_MAX_LENGTH
-from geval_repro.stats.ties import TIE_ATOL, tie_rate
+from geval_repro.stats.registry import ACCURACIES, COEFFICIENTS, PAIRWISE_ACCURACIES, STATISTICS
+from geval_repro.stats.tie_rule import RTOL
+from geval_repro.stats.ties import tie_rate
 
 #: How the n replies of an item are chosen (the sweep's ``mode`` column): its first n, or
 #: random n-subsets (``draws`` of them per n).
@@ -127,10 +128,9 @@ SWEEP_COLUMNS = (
     "gain_share",
     "epsilon",
 )
-#: Pairwise accuracy with ties (acc_eq) and tie-calibrated (acc*_eq), beside the coefficients.
-ACCURACY_COEFFICIENTS = ("acc_eq", "acc_eq_calibrated")
-#: What the pipeline sweeps: the correlation coefficients and both accuracies.
-SWEEP_COEFFICIENTS = (*COEFFICIENTS, *ACCURACY_COEFFICIENTS)
+#: What the pipeline sweeps: the correlation coefficients and both accuracies (acc_eq and
+#: the tie-calibrated acc*_eq), every statistic of the registry.
+SWEEP_COEFFICIENTS = STATISTICS
 RUN_KEYS = ("judge", "benchmark", "dimension")
 
 
@@ -300,15 +300,14 @@ class MeanCodes:
         counted = ~np.isnan(values)
         return np.where(counted, values + self.width, 0.0).astype(np.int32)
 
-    def distinct_apart(self, tolerance: float, rtol: float) -> bool:
-        """Whether any two different means differ by at least ``tolerance`` and by at
-        least ``rtol`` times the largest magnitude, so that every closeness rule (ties,
-        near-ties, constant vectors) reduces to equal codes."""
+    def distinct_apart(self) -> bool:
+        """Whether any two different means differ by at least the tie rule's ``RTOL`` times
+        the largest magnitude, so that the rule never ties two of them: its ties (and
+        constant vectors) are then equal codes."""
         means = self.values[:-1]
         if means.size < 2:
             return True
-        gap = float(np.diff(means).min())
-        return gap >= tolerance and gap >= rtol * float(np.abs(means).max())
+        return float(np.diff(means).min()) >= RTOL * float(np.abs(means).max())
 
 
 def _running_sums(values: np.ndarray) -> np.ndarray:
@@ -412,7 +411,8 @@ def _coded_step(
     present wherever the run has an item, so complete pairs are the pairs of scored items;
     means of ``coding`` are far enough apart that equal codes are exactly the tied scores."""
     matrices = grid.matrices(codes, fill=-1)
-    ranked = tuple(c for c in coefficients if c in RANK_COEFFICIENTS)
+    hook = "signs" if grid.level.grouped else "codes"
+    ranked = tuple(c for c in coefficients if getattr(registry.coefficient(c), hook) is not None)
     rank_batch = summary_rank_batch if grid.level.grouped else global_rank_batch
     results, ties = rank_batch(matrices, grid.human, ranked)
     values = {c: r.value for c, r in results.items()}
@@ -466,9 +466,13 @@ def _accuracy_step(
     else:
         means = coding.values[scores] if coding is not None else scores
         result = float_accuracies(grid.matrices(means), tables.pairs)
-    values = dict(zip(ACCURACY_COEFFICIENTS, (result.acc_eq, result.calibrated), strict=True))
-    thresholds = (np.zeros_like(result.epsilon), result.epsilon)
-    return values, dict(zip(ACCURACY_COEFFICIENTS, thresholds, strict=True))
+    values, thresholds = {}, {}
+    for accuracy in PAIRWISE_ACCURACIES:
+        values[accuracy.name] = result.calibrated if accuracy.calibrated else result.acc_eq
+        thresholds[accuracy.name] = (
+            result.epsilon if accuracy.calibrated else np.zeros_like(result.epsilon)
+        )
+    return values, thresholds
 
 
 def _step(
@@ -484,7 +488,7 @@ def _step(
     ``coding`` when ``coding`` is given, else means; ``coded``: the codes go to the rank
     kernels), the accuracies' thresholds, and tie rates: one pooled over the entries
     (``pooled``) or one per entry. ``tables``: needed when an accuracy is asked for."""
-    correlations = tuple(c for c in coefficients if c not in ACCURACY_COEFFICIENTS)
+    correlations = tuple(c for c in coefficients if c not in ACCURACIES)
     if coded:
         values, tied, pairs = _coded_step(scores, grid, correlations, coding)
         if pooled:
@@ -527,9 +531,9 @@ def _sweep_grid(
     coded = (
         coding is not None
         and (grid.level.pooled or len(grid.systems) <= PAIRWISE_MAX_LENGTH)
-        and coding.distinct_apart(max(CONSTANT_ATOL, TIE_ATOL), NEAR_TIE_RTOL)
+        and coding.distinct_apart()
     )
-    wanted = set(coefficients) & set(ACCURACY_COEFFICIENTS)
+    wanted = set(coefficients) & set(ACCURACIES)
     tables = accuracy_tables(grid, coding) if wanted else None
 
     def prefix(values: np.ndarray) -> np.ndarray:  # (R, ...) -> codes or means (n_max, ...)

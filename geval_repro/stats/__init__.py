@@ -3,8 +3,14 @@ with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch o
 matrices against one human matrix; :mod:`.comparison` for binary comparisons of two texts),
 uncertainty (:mod:`.clustered`: a bootstrap and a sign-flip test over clusters of
 observations), paired permutation tests (:mod:`.permutation`; its resamples' statistics
-without recomputing swapped matrices in :mod:`.permutation_terms` and, for the rank
-coefficients, :mod:`.swapped_ranks`).
+without recomputing swapped matrices in :mod:`.permutation_terms` and
+:mod:`.swapped_sums`).
+
+The core every statistic reads: :mod:`.tie_rule` (the one rule of what a tie is),
+:mod:`.pairs` (the five pair counts, with their offsets and contingency-table backends, of
+which Kendall's tau-b, tie rates and acc_eq are reductions), :mod:`.ranks`, and
+:mod:`.registry` (one entry per coefficient and accuracy: its symbol, its functions and
+fast paths; nothing else branches on a coefficient's name).
 
 Score matrices follow nlpstats: shape ``(n_systems, n_inputs)``, NaN = missing. A
 correlation level is a :class:`~geval_repro.stats.level.Level` (:mod:`.level`, light: no
@@ -22,13 +28,17 @@ from typing import Any
 
 #: name -> the submodule that defines it
 _FACE = {
-    "ACCURACIES": "accuracy",
+    "ACCURACIES": "registry",
     "bootstrap_accuracy": "accuracy",
     "pairwise_accuracy": "accuracy",
     "reference_accuracies": "accuracy",
     "tie_calibrated_accuracy": "accuracy",
     "bootstrap_ci": "bootstrap",
-    "COEFFICIENTS": "coefficients",
+    "COEFFICIENTS": "registry",
+    "PairCounts": "pairs",
+    "pair_counts": "pairs",
+    "coefficient": "registry",
+    "statistic": "registry",
     "kendall_rows": "coefficients",
     "pearson_rows": "coefficients",
     "spearman_rows": "coefficients",

@@ -10,22 +10,26 @@ human scores are all present (complete pairs), within a group:
   :mod:`geval_repro.stats.levels`), one group;
 - ``global``: every present cell pooled, one group.
 
-For a pair (i, j) let ``h = human_i - human_j`` and ``d = metric_i - metric_j``.
+For a pair (i, j) let ``h = human_i - human_j`` and ``d = metric_i - metric_j``, of the
+scores with each vector's ties merged by the one tie rule (:mod:`geval_repro.stats.tie_rule`;
+each input's systems at the summary level, the systems' means at the system level, every
+complete cell at the global level): a pair the rule ties has a difference of exactly 0.
 
-- The humans tie when ``|h| < TIE_ATOL`` (1e-9, the tolerance of
-  :func:`~geval_repro.stats.ties.tie_rate`).
-- The metric difference is measured on the grid of that tolerance: its code is ``c(d) =
-  round(|d| * 1e9)`` (half to even; ``1e9 = 1 / TIE_ATOL``), except ``c(d) = 0`` when
-  ``|d| * 1e9 < 1``, i.e. below the tolerance (floating-point noise: a tie at every
-  threshold, as in the tie rates). The metric ties at threshold ``epsilon >= 0`` when
-  ``c(d) <= c(epsilon)``: ``|d| <= epsilon`` up to the tolerance. The grid makes
-  mathematically equal differences tie together: differences of averaged scores come out
-  of floating point in several versions (a difference of 0.05 between two means of 20
-  integer replies is any of 0.04999999999999982, 0.050000000000000044,
-  0.050000000000000266, 0.05000000000000071), which an exact ``|d| <= epsilon`` would let
-  the threshold search split, tying some of them and not the others. On the grid they share
-  one code (they differ by ~1e-16, far from a half-grid point), and a fitted threshold
-  comes out as a round number (0.05).
+- The humans tie when ``h = 0``; the metric ties at threshold 0 when ``d = 0``: so
+  ``acc_eq`` counts the pairs the rule ties, the ties of every coefficient and tie rate, and
+  is a reduction of the pair counts (:class:`geval_repro.stats.pairs.PairCounts`: ``(C +
+  tied_both) / pairs``).
+- A threshold ``epsilon > 0`` widens the metric's ties to ``|d| <= epsilon``, measured on a
+  grid of 1e-9: the code of a difference is ``c(d) = 0`` for ``d = 0`` and ``max(1,
+  round(|d| * 1e9))`` (half to even) otherwise; the metric ties at threshold ``epsilon``
+  when ``c(d) <= round(epsilon * 1e9)``. The grid makes mathematically equal differences
+  tie together: differences of averaged scores come out of floating point in several
+  versions (a difference of 0.05 between two means of 20 integer replies is any of
+  0.04999999999999982, 0.050000000000000044, 0.050000000000000266,
+  0.05000000000000071), which an exact ``|d| <= epsilon`` would let the threshold search
+  split, tying some of them and not the others. On the grid they share one code (they
+  differ by ~1e-16, far from a half-grid point), and a fitted threshold comes out as a
+  round number (0.05).
 - A pair is correct when both tie, or when neither ties and ``sign(d) == sign(h)``.
 
 Accuracy at a threshold: the share of correct pairs, at the summary level the mean over the
@@ -57,7 +61,7 @@ different accuracies differ by at least ``1 / (n_inputs * lcm(pair counts))``, f
 This is mt-metrics-eval's ``tau_optimization`` (``KendallWithTiesOpt``, variant ``acc23``,
 with ``average_by="item"`` for the summary level and ``"none"`` for the global level) on
 all pairs (its ``sample_rate`` defaults to 0.1 there), except that it compares scores and
-differences exactly (humans tie only when equal; no grid).
+differences exactly (no tie rule; no grid).
 
 Search, exact, O(P log P) for P pairs and without a loop over candidates: with ``w`` the
 pair weights, the accuracy at threshold code ``c`` is ``sum(w, concordant) + sum(w * gain,
@@ -88,9 +92,12 @@ them:
   has ``d = 0`` and ``h = 0``: a tie in both, correct at every threshold, which is what the
   definition gives on the resampled vector; the denominator is ``n (n - 1) / 2``.
 
-At the system level a resample changes the system means, so its pairs are recomputed and
-sorted per resample, each block of resamples one batch of cumulative sums (a loop over
-blocks bounds memory). Values equal recomputing the definition on each resampled matrix.
+At the system level a resample changes the system means, so its pairs are recomputed
+(the means' ties merged per resample) and sorted per resample, each block of resamples one
+batch of cumulative sums (a loop over blocks bounds memory). At the global level the pairs
+are coded once when every subset of each vector clusters as the whole
+(:func:`~geval_repro.stats.tie_rule.stable_clusters`), else recomputed per resample the
+same way. Values equal recomputing the definition on each resampled matrix.
 
 At the summary and global levels the pairs are grouped by candidate (:func:`_segments`):
 segment 0 holds the pairs correct at threshold 0, and moving on to the next candidate adds
@@ -144,13 +151,11 @@ from geval_repro.stats.bootstrap import (
 )
 from geval_repro.stats.level import Level
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
+from geval_repro.stats.pairs import PairCounts, sign_sums
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy, ReferenceAccuracies
-from geval_repro.stats.ties import TIE_ATOL
+from geval_repro.stats.tie_rule import collapse_near_ties, merged_columns, stable_clusters
 
-#: The accuracies reported beside the correlation coefficients: ``acc_eq`` (metric ties at
-#: a zero threshold) and ``acc_eq_calibrated`` (``acc*_eq``, the fitted threshold).
-ACCURACIES: tuple[str, ...] = ("acc_eq", "acc_eq_calibrated")
-TIE_SCALE = float(round(1 / TIE_ATOL))  # 1e9, exact: metric differences in grid units
+TIE_SCALE = 1e9  # metric differences in grid units (of 1e-9)
 SELECTION_ATOL = 1e-12
 #: Draws per resample below which the global bootstrap counts in int16 and sums in int32.
 NARROW_DRAWS = 2**15
@@ -168,9 +173,9 @@ class PairTerms(NamedTuple):
     groups (or resamples) on the others; ``n_pairs = n_members (n_members - 1) / 2``,
     incomplete pairs included.
 
-    ``scaled``: ``|d| * 1e9`` (NaN for an incomplete pair; :func:`_codes` gives its code);
-    ``human_tied``: complete with ``|h| < TIE_ATOL``; ``concordant``: the humans ordered and
-    ``|d| * 1e9 >= 1`` in their direction. Pair ``p`` joins members ``first[p]`` and
+    ``scaled``: ``|d| * 1e9`` (NaN for an incomplete pair; :func:`difference_codes` gives
+    its code); ``human_tied``: complete with ``h = 0``; ``concordant``: ``h`` and ``d``
+    nonzero, of one sign. Pair ``p`` joins members ``first[p]`` and
     ``second[p]`` of :func:`_triangle`.
     """
 
@@ -203,10 +208,11 @@ def _triangle(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return first, second, np.arange(n - 1, -1, -1)
 
 
-def _codes(scaled: np.ndarray) -> np.ndarray:
-    """Grid codes ``c(d)`` of ``|d| * 1e9``: 0 below 1 (``|d| < TIE_ATOL``), else rounded
-    half to even (integer-valued floats)."""
-    return np.rint(np.where(scaled < 1, 0.0, scaled))
+def difference_codes(scaled: np.ndarray) -> np.ndarray:
+    """Grid codes ``c(d)`` of ``|d| * 1e9`` (module docstring): 0 for a difference of 0 (a
+    pair the tie rule ties), else rounded half to even and at least 1 (integer-valued
+    floats; NaN stays NaN)."""
+    return np.where(scaled > 0, np.maximum(np.rint(scaled), 1.0), scaled)
 
 
 def _system_means(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -229,7 +235,8 @@ def _pooled(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarr
 def _grouped(
     metric: np.ndarray, human: np.ndarray, level: Level
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The level's members on axis 0, and the complete members per group ``(n_groups,)``.
+    """The level's members on axis 0, with each vector's ties merged by the tie rule over
+    its complete pairs, and the complete members per group ``(n_groups,)``.
 
     Members: ``(n_systems, n_inputs)`` at the summary level (one group per input, NaN where
     either score is missing), ``(n_members,)`` at the system level (NaN for a system without
@@ -239,24 +246,25 @@ def _grouped(
     """
     if level is Level.SYSTEM:
         metric, human = _system_means(metric, human)
-        return metric, human, np.array([np.count_nonzero(~np.isnan(human))])
+        members = np.array([np.count_nonzero(~np.isnan(human))])
+        return collapse_near_ties(metric), collapse_near_ties(human), members
     if level.pooled:
         metric, human = _pooled(metric, human)
+        metric, human = collapse_near_ties(metric), collapse_near_ties(human)
         order = np.argsort(human)
         return metric[order], human[order], np.array([human.size])
     missing = np.isnan(metric) | np.isnan(human)
     members = metric.shape[0] - missing.sum(axis=0)
     if missing.any():
         metric, human = np.where(missing, np.nan, metric), np.where(missing, np.nan, human)
-    return metric, human, members
+    return merged_columns(metric), merged_columns(human), members
 
 
 def _pair_terms(metric: np.ndarray, human: np.ndarray) -> PairTerms:
-    """Pair terms of the groups of ``(n_members, ...)`` score arrays (NaN in both where an
-    item is incomplete): for ``first < second``, ``h = human[second] - human[first]`` and
-    ``d = metric[second] - metric[first]``; concordant when ``h * d > 0``, ``|h| >=
-    TIE_ATOL`` and ``|d| * 1e9 >= 1``.
-    """
+    """Pair terms of the groups of ``(n_members, ...)`` score arrays (ties merged; NaN in
+    both where an item is incomplete): for ``first < second``, ``h = human[second] -
+    human[first]`` and ``d = metric[second] - metric[first]``; concordant when ``h * d >
+    0``, human-tied when ``h = 0``."""
     _, second, opened = _triangle(human.shape[0])
     gap = np.take(human, second, axis=0)
     gap -= np.repeat(human, opened, axis=0)
@@ -264,11 +272,8 @@ def _pair_terms(metric: np.ndarray, human: np.ndarray) -> PairTerms:
     scaled -= np.repeat(metric, opened, axis=0)
     scaled *= TIE_SCALE
     concordant = scaled * gap > 0
-    gap = np.abs(gap, out=gap)
-    concordant &= gap >= TIE_ATOL
     scaled = np.abs(scaled, out=scaled)
-    concordant &= scaled >= 1
-    return PairTerms(scaled, gap < TIE_ATOL, concordant)
+    return PairTerms(scaled, gap == 0, concordant)
 
 
 def _per_group(mask: np.ndarray) -> np.ndarray:
@@ -309,16 +314,38 @@ def pairwise_accuracy(
     metric: np.ndarray, human: np.ndarray, level: Level | str, epsilon: float = 0.0
 ) -> PairwiseAccuracy:
     """Pairwise accuracy of ``metric`` against ``human`` at ``level`` with the metric tie
-    threshold ``epsilon`` (0: ``acc_eq``); see the module docstring for the definition."""
+    threshold ``epsilon`` (0: ``acc_eq``, each group's pair counts reduced by
+    :meth:`~geval_repro.stats.pairs.PairCounts.accuracy`); see the module docstring."""
     if not (np.isfinite(epsilon) and epsilon >= 0):
         raise ValueError(f"epsilon must be a finite threshold >= 0, got {epsilon}")
+    if epsilon == 0:
+        metric, human = as_score_pair(metric, human)
+        grouped_metric, grouped_human, members = _grouped(metric, human, Level(level))
+        counts = _group_counts(grouped_metric, grouped_human)
+        n_pairs = members * (members - 1) // 2
+        correct = counts.concordant + counts.tied_both
+        return PairwiseAccuracy(
+            value=_group_mean(correct, n_pairs),
+            epsilon=0.0,
+            n_pairs=int(n_pairs.sum()),
+            n_groups=int(np.count_nonzero(n_pairs)),
+            human_tie_share=_group_mean(counts.tied_y + counts.tied_both, n_pairs),
+        )
     terms, n_pairs = _level_terms(metric, human, level)
-    threshold = _codes(np.asarray(epsilon * TIE_SCALE))
-    codes = _codes(terms.scaled)
+    threshold = np.rint(epsilon * TIE_SCALE)
+    codes = difference_codes(terms.scaled)
     correct = _per_group(terms.human_tied & (codes <= threshold)) + _per_group(
         terms.concordant & (codes > threshold)
     )
     return _result(_group_mean(correct, n_pairs), float(epsilon), terms, n_pairs)
+
+
+def _group_counts(metric: np.ndarray, human: np.ndarray) -> PairCounts:
+    """The pair counts of each group of ``(n_members, ...)`` merged scores (NaN where an
+    item is incomplete), ``(n_groups,)``."""
+    columns = [np.ascontiguousarray(v.reshape(v.shape[0], -1)) for v in (metric, human)]
+    complete = ~(np.isnan(columns[0]) | np.isnan(columns[1]))
+    return sign_sums(columns[0], columns[1], complete, counts=True).counts
 
 
 def reference_accuracies(human: np.ndarray, level: Level | str) -> ReferenceAccuracies:
@@ -347,12 +374,12 @@ def _fit_counts(terms: PairTerms) -> tuple[int, float, int]:
     with code > c. Concordant pairs above the largest candidate are correct at all of them:
     they are counted, not sorted.
     """
-    tied = np.sort(_codes(np.append(terms.scaled[terms.human_tied], 0.0)))  # 0 first
+    tied = np.sort(difference_codes(np.append(terms.scaled[terms.human_tied], 0.0)))  # 0 first
     n_concordant = np.count_nonzero(terms.concordant)
     # Every code up to the largest candidate c has |d| * 1e9 <= c + 0.5 (a few codes c + 1,
     # rounded from exactly c + 0.5, may come along: harmless).
     low = terms.concordant & (terms.scaled <= tied[-1] + 0.5)
-    concordant = np.sort(np.rint(terms.scaled[low]))  # their codes (>= 1)
+    concordant = np.sort(difference_codes(terms.scaled[low]))  # their codes (>= 1)
     ends = np.flatnonzero(np.append(tied[1:] != tied[:-1], True))
     candidates = tied[ends]
     # ``ends`` counts the human-tied pairs up to each candidate (the added 0 is no pair).
@@ -365,7 +392,7 @@ def _sorted_pairs(terms: PairTerms) -> SortedPairs:
     """The human-tied and concordant pairs of ``terms`` sorted by code (once)."""
     tied = terms.human_tied.reshape(-1)
     index = np.flatnonzero(tied | terms.concordant.reshape(-1))
-    codes = _codes(terms.scaled.reshape(-1)[index])
+    codes = difference_codes(terms.scaled.reshape(-1)[index])
     order = np.argsort(codes)
     index = index[order]
     codes = np.concatenate(([0.0], codes[order]))
@@ -455,7 +482,7 @@ def _segments(terms: PairTerms, calibrate: bool) -> Segments:
     weights per input) the accuracy at ``k[m + 1]`` is at least that at ``k[m]`` in every
     resample and the maximum is unchanged; segment ``m`` merges into the next kept one.
     """
-    codes = _codes(terms.scaled.reshape(-1))
+    codes = difference_codes(terms.scaled.reshape(-1))
     tied, concordant = terms.human_tied.reshape(-1), terms.concordant.reshape(-1)
     correct = np.flatnonzero(concordant | (tied & (codes == 0)))
     rising = tied & (codes > 0)
@@ -634,15 +661,16 @@ def _global_accuracies(
     return values
 
 
-def _system_sweep(
-    metric: np.ndarray, human: np.ndarray, columns: np.ndarray, calibrate: bool
+def _recomputed_sweep(
+    metric: np.ndarray, human: np.ndarray, calibrate: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """System level of the matrices restricted to ``columns`` ``(B, n_inputs)``: the system
-    means and their pairs are recomputed per resample and sorted per row."""
-    metric_means, human_means = _system_means(metric[:, columns], human[:, columns])
-    terms = _pair_terms(metric_means, human_means)  # (n_pairs, B)
+    """(accuracy, code) of each resampled vector of ``(n_members, B)`` scores (NaN where a
+    member has none), recomputed: each vector's ties merged by the tie rule, its pairs
+    coded and sorted per resample."""
+    metric, human = merged_columns(metric), merged_columns(human)
+    terms = _pair_terms(metric, human)  # (n_pairs, B)
     tied, concordant = terms.human_tied.T, terms.concordant.T
-    keys = np.where(tied | concordant, _codes(terms.scaled.T), np.inf)  # the others: last
+    keys = np.where(tied | concordant, difference_codes(terms.scaled.T), np.inf)  # others last
     order = np.argsort(keys, axis=1)
     codes = np.concatenate(
         (np.zeros((keys.shape[0], 1)), np.take_along_axis(keys, order, axis=1)), axis=1
@@ -650,9 +678,47 @@ def _system_sweep(
     ends = np.isfinite(codes)
     ends[:, :-1] &= codes[:, 1:] != codes[:, :-1]
     gains = np.take_along_axis(tied.astype(float) - concordant, order, axis=1)
-    members = (~np.isnan(human_means)).sum(axis=0)
+    members = (~np.isnan(human)).sum(axis=0)
     base = concordant.sum(axis=1).astype(float)
     return _sweep(codes, ends, gains, base, members * (members - 1) / 2.0, calibrate)
+
+
+def _system_accuracies(
+    metric: np.ndarray, human: np.ndarray, columns: np.ndarray, calibrate: bool
+) -> np.ndarray:
+    """System level: accuracy of each resample drawing the inputs ``columns`` ``(B,
+    n_inputs)``; its system means and their pairs are recomputed (:func:`_recomputed_sweep`),
+    a block of resamples at a time."""
+    per_block = max(1, SYSTEM_CELLS_PER_BLOCK // metric.size)
+    blocks = []
+    for start in range(0, columns.shape[0], per_block):
+        drawn = columns[start : start + per_block]
+        means = _system_means(metric[:, drawn], human[:, drawn])
+        blocks.append(_recomputed_sweep(*means, calibrate)[0])
+    return np.concatenate(blocks)
+
+
+def _pooled_accuracies(
+    metric: np.ndarray, human: np.ndarray, indices: np.ndarray, calibrate: bool
+) -> np.ndarray:
+    """Global level: accuracy of each resample drawing items ``indices`` of the pooled
+    ``metric`` and ``human`` ``(n_items,)``: :func:`_global_accuracies` on the vectors
+    merged once when every subset of each clusters as the whole, else each resampled
+    vector recomputed (:func:`_recomputed_sweep`)."""
+    if stable_clusters(metric) is not None and stable_clusters(human) is not None:
+        merged = collapse_near_ties(metric), collapse_near_ties(human)
+        return _global_accuracies(*merged, indices, calibrate)
+    n_pairs = max(1, indices.shape[1] * (indices.shape[1] - 1) // 2)
+    per_block = max(1, SYSTEM_CELLS_PER_BLOCK // n_pairs)
+    blocks = [
+        _recomputed_sweep(
+            metric[indices[start : start + per_block]].T,
+            human[indices[start : start + per_block]].T,
+            calibrate,
+        )[0]
+        for start in range(0, indices.shape[0], per_block)
+    ]
+    return np.concatenate(blocks)
 
 
 def tie_calibrated_accuracy(
@@ -692,16 +758,10 @@ def resampled_accuracies(
     metric, human = as_score_pair(metric, human)
     level = Level(level)
     indices = np.asarray(indices)
-    n_resamples = indices.shape[0]
     if level is Level.SYSTEM:
-        per_block = max(1, SYSTEM_CELLS_PER_BLOCK // metric.size)
-        blocks = [
-            _system_sweep(metric, human, indices[start : start + per_block], calibrate)[0]
-            for start in range(0, n_resamples, per_block)
-        ]
-        return np.concatenate(blocks)
+        return _system_accuracies(metric, human, indices, calibrate)
     if level.pooled:  # the items in row-major order, as the indices number them
-        return _global_accuracies(*_pooled(metric, human), indices, calibrate)
+        return _pooled_accuracies(*_pooled(metric, human), indices, calibrate)
     return _summary_accuracies(metric, human, indices, calibrate)
 
 

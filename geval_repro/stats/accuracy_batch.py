@@ -8,12 +8,13 @@ input; the mean over the inputs with pairs of each input's share) and ``global``
 complete cells pooled).
 
 Scores come as *codes*: ``codes`` ``(B, n_systems, n_inputs)`` integers, -1 for a missing
-score, code ``c`` standing for ``differences.values[c]`` (strictly ascending values, e.g.
-every item mean a replies-per-item sweep can reach; :func:`float_accuracies` codes float
-matrices). A metric difference then depends only on its two codes, so the grid code of every
-difference is a table over pairs of codes (:class:`DifferenceCodes`, built once for a set of
-values), and the human side of every pair (tied, ordered up, ordered down) is fixed for the
-whole batch (:class:`HumanPairs`, built once). Per block of matrices:
+score, code ``c`` standing for ``differences.values[c]`` (strictly ascending values no two
+of which the tie rule ties, e.g. every item mean a replies-per-item sweep can reach;
+:func:`float_accuracies` codes float matrices, their ties merged by the rule first). A
+metric difference then depends only on its two codes, so the grid code of every difference
+is a table over pairs of codes (:class:`DifferenceCodes`, built once for a set of values),
+and the human side of every pair (tied, ordered up, ordered down) is fixed for the whole
+batch (:class:`HumanPairs`, built once). Per block of matrices:
 
 1. the codes the block uses are renumbered 1..R in order (0: missing), so the tables below
    have ``(R + 1)**2`` cells;
@@ -28,11 +29,12 @@ whole batch (:class:`HumanPairs`, built once). Per block of matrices:
    members at a time (strided views of the codes, pairs first and matrices last), and one
    ``bincount`` counts every matrix's bins, weighted by ``1 / (n_pairs(g) * n_groups)``
    when a matrix's inputs have unequal pair counts (summary level with missing scores),
-   else unweighted. At the global level, when the human scores tie in groups of equal rank
-   (Topical-Chat's and QAGS's few distinct means of annotators) and the block uses few
-   codes, the pairs per bin come instead from counts per pair of codes: two matrix
-   products per matrix over the items per (human rank, code), work ~ ranks x codes^2
-   instead of ~ pairs (for 360 Topical-Chat items, 64,620 pairs per matrix);
+   else unweighted. At the global level, when contingency tables cost less than the pairs
+   (:func:`geval_repro.stats.pairs.tables_cheaper`: Topical-Chat's and QAGS's few distinct
+   means of annotators, and a block using few codes), the pairs per bin come instead from
+   counts per pair of codes: two matrix products per matrix over the items per (human
+   rank, code), work ~ ranks x codes^2 instead of ~ pairs (for 360 Topical-Chat items,
+   64,620 pairs per matrix);
 4. cumulative sums over the bins give, at every candidate, the human-tied pairs the metric
    ties (correct) and the concordant pairs it ties (lost): the accuracy at a candidate is
    ``(concordant - lost + tied) / pairs``; ``acc_eq`` is the one at candidate 0 and
@@ -50,9 +52,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geval_repro.stats.accuracy import SELECTION_ATOL, TIE_SCALE, _codes
+from geval_repro.stats.accuracy import SELECTION_ATOL, TIE_SCALE, difference_codes
 from geval_repro.stats.level import Level
-from geval_repro.stats.ties import TIE_ATOL
+from geval_repro.stats.pairs import offset_signs, tables_cheaper
+from geval_repro.stats.ranks import dense_ranks
+from geval_repro.stats.tie_rule import collapse_near_ties, merged_columns, stable_clusters
 
 BATCH_LEVELS = (Level.SUMMARY, Level.GLOBAL)
 PAIRS_PER_BLOCK = 2**22  # pair entries evaluated per numpy batch (bounds memory)
@@ -71,10 +75,11 @@ class BatchAccuracy(NamedTuple):
 
 @dataclass(frozen=True)
 class DifferenceCodes:
-    """The grid code of every difference of ``values`` (strictly ascending, finite, at most
-    :data:`MAX_TABLE_VALUES`): ``grid[a, c]`` is the code of ``|values[a] - values[c]|``
-    (:func:`geval_repro.stats.accuracy._codes` of ``|d| * 1e9``: 0 below the tie tolerance,
-    else ``|d|`` in units of 1e-9 rounded half to even), an integer-valued float."""
+    """The grid code of every difference of ``values`` (strictly ascending, finite, no two
+    tied by the tie rule, at most :data:`MAX_TABLE_VALUES`): ``grid[a, c]`` is the code of
+    ``|values[a] - values[c]|`` (:func:`geval_repro.stats.accuracy.difference_codes`: 0 for
+    ``a = c``, else ``|d|`` in units of 1e-9 rounded half to even, at least 1), an
+    integer-valued float."""
 
     values: np.ndarray
     grid: np.ndarray
@@ -88,7 +93,7 @@ class DifferenceCodes:
             raise ValueError(
                 f"{values.size} values: a difference table holds at most {MAX_TABLE_VALUES}"
             )
-        return cls(values, _codes(np.abs(values[None, :] - values[:, None]) * TIE_SCALE))
+        return cls(values, difference_codes(np.abs(values[None, :] - values[:, None]) * TIE_SCALE))
 
 
 @dataclass(frozen=True)
@@ -96,12 +101,20 @@ class HumanPairs:
     """The human side of every pair of members of one human matrix at a level.
 
     Members lie on axis 0 of ``(n_members, n_groups)``: the systems within each input at the
-    summary level, every cell (one group) at the global level. ``sides[k - 1]``
-    ``(n_members - k, n_groups)`` int32: the side of the pair (member ``i``, member
-    ``i + k``): :data:`TIED` (``|h| < TIE_ATOL``), :data:`UP` (member ``i + k`` scored
-    higher) or :data:`DOWN`; a pair with a missing human score gets any side (its members
-    count as missing). ``tied_first`` / ``tied_second``: flat indices into the members of
-    the members of each human-tied pair; ``present``: where the human score is present.
+    summary level, every cell (one group) at the global level, each group's ties merged by
+    the tie rule. ``sides[k - 1]`` ``(n_members - k, n_groups)`` int32: the side of the pair
+    (member ``i``, member ``i + k``): :data:`TIED` (equal merged scores), :data:`UP` (member
+    ``i + k`` scored higher) or :data:`DOWN`; a pair with a missing human score gets any
+    side (its members count as missing). ``tied_first`` / ``tied_second``: flat indices
+    into the members of the members of each human-tied pair; ``present``: where the human
+    score is present; ``human_ranks`` (global level): each item's dense rank of the merged
+    scores (-1 missing), ``n_human_ranks`` their number.
+
+    The ties are merged once over the human scores present, which every matrix of a batch
+    faces on its own complete cells: that is the rule's merging of each matrix's cells when
+    every subset of a group's scores clusters as the whole
+    (:func:`~geval_repro.stats.tie_rule.stable_clusters`); scores whose ties chain otherwise
+    are refused.
     """
 
     level: Level
@@ -121,12 +134,21 @@ class HumanPairs:
                 f"unknown level {level.value!r}: use one of {[str(b) for b in BATCH_LEVELS]}"
             )
         members = _members(np.asarray(human, dtype=float)[None], level)[0]
+        for group in members.T:
+            present = group[~np.isnan(group)]
+            if present.size and stable_clusters(present) is None:
+                raise ValueError(
+                    "human scores whose ties chain (near-tied values bridging others): a "
+                    "matrix's ties would depend on its missing cells; compute the accuracies "
+                    "per matrix (geval_repro.stats.accuracy)"
+                )
+        members = merged_columns(members)
         flat = np.arange(members.size).reshape(members.shape)
         sides, firsts, seconds = [], [], []
         for k in range(1, members.shape[0]):
-            gap = members[k:] - members[:-k]
-            tied = np.abs(gap) < TIE_ATOL  # False where a score is missing
-            sides.append(np.where(tied, TIED, np.where(gap > 0, UP, DOWN)).astype(np.int32))
+            signs = offset_signs(members, k)
+            tied = (signs == 0) & ~np.isnan(members[k:]) & ~np.isnan(members[:-k])
+            sides.append(np.where(tied, TIED, np.where(signs > 0, UP, DOWN)).astype(np.int32))
             firsts.append(flat[:-k][tied])
             seconds.append(flat[k:][tied])
         empty = np.empty(0, dtype=np.intp)
@@ -142,21 +164,11 @@ class HumanPairs:
         )
 
 
-def _human_ranks(human: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """Each item's human rank (dense rank; -1 missing) such that two items tie exactly when
-    they share a rank, and the number of ranks; ``(None, 0)`` when ties do not form such
-    ranks (a run of values each within the tolerance of the next but spanning more)."""
+def _human_ranks(human: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each item's dense rank of the merged human scores (-1 missing) and their number."""
     present = ~np.isnan(human)
-    values = np.sort(human[present])
-    starts = np.ones(values.size, dtype=bool)
-    starts[1:] = np.diff(values) >= TIE_ATOL
-    first = np.maximum.accumulate(np.where(starts, np.arange(values.size), 0))
-    if values.size and (values - values[first] >= TIE_ATOL).any():
-        return None, 0
-    rank = np.cumsum(starts) - 1
-    ranks = np.full(human.shape, -1)
-    ranks[present] = rank[np.searchsorted(values, human[present])]
-    return ranks, int(starts.sum())
+    ranks = np.where(present, dense_ranks(human, present), -1)
+    return ranks, int(ranks.max(initial=-1)) + 1
 
 
 def _members(matrices: np.ndarray, level: Level) -> np.ndarray:
@@ -187,11 +199,20 @@ def coded_accuracies(
     return BatchAccuracy(*(np.concatenate(p) for p in zip(*parts, strict=True)))
 
 
+def _merged(metric: np.ndarray, level: Level) -> np.ndarray:
+    """Matrices ``(B, n_systems, n_inputs)`` with each group's ties merged by the tie rule
+    (each input's systems at the summary level, every cell at the global level)."""
+    if level.grouped:
+        return merged_columns(metric)
+    return collapse_near_ties(metric.reshape(metric.shape[0], -1)).reshape(metric.shape)
+
+
 def float_accuracies(metric: np.ndarray, pairs: HumanPairs) -> BatchAccuracy:
     """:func:`coded_accuracies` of float matrices ``(B, n_systems, n_inputs)`` (NaN missing):
-    the batch is coded by its distinct values, split in halves while they are more than a
-    :class:`DifferenceCodes` table holds (one matrix must fit: at most one value per cell)."""
-    metric = np.asarray(metric, dtype=float)
+    each matrix's ties merged by the tie rule, the batch coded by its distinct values,
+    split in halves while they are more than a :class:`DifferenceCodes` table holds (one
+    matrix must fit: at most one value per cell)."""
+    metric = _merged(np.asarray(metric, dtype=float), pairs.level)
     values, inverse = np.unique(metric, return_inverse=True)
     present = ~np.isnan(values)
     if np.count_nonzero(present) > MAX_TABLE_VALUES and metric.shape[0] > 1:
@@ -222,8 +243,9 @@ def _block(members: np.ndarray, grid: np.ndarray, pairs: HumanPairs) -> BatchAcc
     local_grid[1:, 1:] = grid[np.ix_(used, used)]
 
     # 2.-3. Candidates and each matrix's count of tied and concordant pairs per bin.
-    n_pairs = sum(side.size for side in pairs.sides)
-    if pairs.human_ranks is not None and _tables_cheaper(pairs.n_human_ranks, width, n_pairs):
+    n_items = pairs.present.shape[0]
+    tables = (pairs.n_human_ranks + 2) * width * width
+    if pairs.human_ranks is not None and tables_cheaper(n_items, tables):
         counts, candidates = _counts_from_tables(local[:, :, 0], local_grid, pairs)
         weights = None
     else:
@@ -306,12 +328,6 @@ def _counts_from_pairs(
         )
     counts = np.bincount(pair_bins.ravel(), weights, minlength=batch * (sink + 1))
     return counts.reshape(batch, sink + 1), candidates, weights
-
-
-def _tables_cheaper(n_ranks: int, width: int, n_pairs: int) -> bool:
-    """Whether the global level's per-code tables (work ~ ranks x codes^2 per matrix) beat
-    visiting every pair (work ~ pairs per matrix)."""
-    return (n_ranks + 2) * width * width < n_pairs
 
 
 def _counts_from_tables(

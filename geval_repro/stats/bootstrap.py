@@ -22,8 +22,10 @@ level (any unit but items), every resample's system means come from one sparse p
 its draws with the score matrices, for a block of resamples at once, and resampled systems
 gather them (:func:`_resampled_system_means`; same values as recomputing each resampled
 matrix, up to the order of the sums in each mean). At the global level with items as the
-unit, Spearman and Kendall resamples are ranked from counts of the pooled items' tie groups
-instead of sorting each resample (:func:`_ranked_items`; same values).
+unit, a coefficient with a ``codes`` path (:mod:`geval_repro.stats.registry`: Spearman,
+Kendall) reads each resample's tie groups from the pooled items' codes instead of merging
+and sorting each resample (:func:`_coded_items`; same values). Every other case recomputes
+each resampled matrix with the coefficient's row function (the generic path).
 """
 
 from __future__ import annotations
@@ -31,25 +33,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
-from geval_repro.stats.coefficients import (
-    _pearson_masked,
-    _tau_b,
-    kendall_rows,
-    kendall_terms_from_ranks,
-    row_function,
-)
+from geval_repro.stats import registry
 from geval_repro.stats.level import UNITS, Level
-from geval_repro.stats.levels import (
-    CONSTANT_ATOL,
-    NEAR_TIE_RTOL,
-    RANK_COEFFICIENTS,
-    _span,
-    _with_near_ties_collapsed,
-    correlate_batch,
-    summary_terms,
-)
+from geval_repro.stats.levels import correlate_batch, summary_terms, vector_terms
 from geval_repro.stats.matrix import as_score_pair
+from geval_repro.stats.registry import Coefficient
 from geval_repro.stats.results import BootstrapResult
+from geval_repro.stats.tie_rule import stable_clusters
 
 CELLS_PER_BLOCK = 2**21  # resampled cells evaluated per numpy batch (bounds memory)
 #: Resampled cells per batch of :func:`_recomputed`, whose level functions make many
@@ -92,6 +82,7 @@ def resampled_correlations(
     """
     metric, human = as_score_pair(metric, human)
     level = Level(level)
+    entry = registry.coefficient(coefficient)
     n_systems, n_inputs = metric.shape
     if item_indices is not None:
         if system_indices is not None or input_indices is not None:
@@ -117,86 +108,38 @@ def resampled_correlations(
         else np.asarray(input_indices)
     )
     if level.grouped and system_indices is None and item_indices is None:
-        return _reweighted_documents(metric, human, coefficient, columns)
+        return _reweighted_documents(metric, human, entry.name, columns)
     if level is Level.SYSTEM:
-        return _resampled_system_means(metric, human, coefficient, rows, columns)
-    if item_indices is not None and coefficient in RANK_COEFFICIENTS:
-        values = _ranked_items(metric[0], human[0], coefficient, columns)
+        return _resampled_system_means(metric, human, entry, rows, columns)
+    if item_indices is not None and entry.codes is not None:
+        values = _coded_items(metric[0], human[0], entry, columns)
         if values is not None:
             return values
-    return _recomputed(metric, human, level, coefficient, rows, columns)
+    return _recomputed(metric, human, level, entry.name, rows, columns)
 
 
-def _value_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(sorted distinct values, each value's index among them, each value's tie group), or
-    None when a resample's near-tie merging could differ from the pooled values'.
-
-    Tie groups are the clusters of :func:`~geval_repro.stats.coefficients.collapse_near_ties`
-    (consecutive distinct values ``a < b`` with ``b - a < rtol max(|a|, |b|)``). They hold in
-    every resample when each group is tight (``max - min < rtol min(|min|, |max|) / 2``, so
-    any two members drawn are near-tied) and neighbouring groups are far apart
-    (``gap >= 2 rtol max(...)``, so values of two groups drawn next to each other are not);
-    the factors 2 absorb rounding. Else None.
-    """
-    distinct = np.unique(values)
-    gap = distinct[1:] - distinct[:-1]
-    scale = np.maximum(np.abs(distinct[1:]), np.abs(distinct[:-1]))
-    near = gap < NEAR_TIE_RTOL * scale  # the test of collapse_near_ties
-    if (~near & (gap < 2 * NEAR_TIE_RTOL * scale)).any():
-        return None
-    starts = np.concatenate([[True], ~near])
-    group = np.cumsum(starts) - 1
-    low = distinct[starts]
-    high = distinct[np.concatenate([starts[1:], [True]])]
-    if (high - low >= NEAR_TIE_RTOL * np.minimum(np.abs(low), np.abs(high)) / 2)[high > low].any():
-        return None
-    codes = np.searchsorted(distinct, values)
-    return distinct, codes, group[codes]
-
-
-def _ranked_items(
-    metric: np.ndarray, human: np.ndarray, coefficient: str, items: np.ndarray
+def _coded_items(
+    metric: np.ndarray, human: np.ndarray, entry: Coefficient, items: np.ndarray
 ) -> np.ndarray | None:
-    """Global level, items resampled, Spearman or Kendall, without sorting any resample.
+    """Global level, items resampled, by the entry's ``codes`` path, without merging or
+    sorting any resample.
 
     ``metric``/``human``: the pooled complete items (1-D); ``items``: ``(n_resamples, n)``
-    indices into them. A resample only repeats or drops items, so with each value's tie
-    group (:func:`_value_codes`: its rank after near-ties are merged) its average ranks
-    follow from how often it draws each group: a group drawn ``k`` times after ``s`` draws of
-    smaller groups spans sorted positions ``s .. s + k - 1`` and gets
-    ``(s + s + k - 1) / 2 + 1``, the expression (and so the float) of
-    :func:`~geval_repro.stats.coefficients.average_ranks`; Kendall's exact pair counts come
-    from the contingency table of the drawn groups. The constant-vector rule uses the drawn
-    values' span. Same values as recomputing each resample; None when the tie groups of a
-    resample could differ (the caller then recomputes).
+    indices into them. A resample only repeats or drops items; when every subset of each
+    vector clusters as the whole (:func:`~geval_repro.stats.tie_rule.stable_clusters`), a
+    drawn value's tie group is its group in the pooled items, so each resample's codes are
+    the drawn items' groups. A vector is constant when it draws a single group. Same values
+    as recomputing each resample; None when a resample's tie groups could differ (the
+    caller then recomputes).
     """
-    coded = [_value_codes(values) for values in (metric, human)]
+    coded = [stable_clusters(values) for values in (metric, human)]
     if coded[0] is None or coded[1] is None:
         return None
-    n_resamples, n = items.shape
-    present = np.ones(items.shape, dtype=bool)
-    drawn, defined, ranks = [], np.ones(n_resamples, dtype=bool), []
-    for distinct, codes, groups in coded:
-        code, group = codes[items], groups[items]
-        drawn.append(group)
-        span = distinct[code.max(axis=-1)] - distinct[code.min(axis=-1)]
-        defined &= span >= CONSTANT_ATOL
-        if coefficient == "spearman":
-            size = int(groups.max()) + 1
-            offsets = np.arange(n_resamples)[:, None] * size
-            counts = np.bincount((offsets + group).ravel(), minlength=n_resamples * size)
-            counts = counts.reshape(n_resamples, size)
-            before = np.cumsum(counts, axis=-1) - counts
-            by_code = (before + (before + counts - 1)) / 2.0 + 1.0
-            ranks.append(np.take_along_axis(by_code, group, axis=-1))
-    if coefficient == "spearman":
-        values = _pearson_masked(ranks[0], ranks[1], present)
-    else:
-        cells = (int(drawn[0].max()) + 1) * (int(drawn[1].max()) + 1)
-        if 2 * cells > n * n:  # many groups in both: pair signs of the group numbers
-            values = kendall_rows(drawn[0].astype(float), drawn[1].astype(float))
-        else:
-            values = _tau_b(*kendall_terms_from_ranks(drawn[0], drawn[1], present))
+    drawn = [groups.groups[items] for groups in coded]
+    defined = np.ones(items.shape[0], dtype=bool)
+    for group in drawn:
+        defined &= group.max(axis=-1) > group.min(axis=-1)
+    values = entry.function("codes")(drawn[0], drawn[1], np.ones(items.shape, dtype=bool))
     return np.where(defined, values, np.nan)
 
 
@@ -222,7 +165,7 @@ def _reweighted_documents(
 def _resampled_system_means(
     metric: np.ndarray,
     human: np.ndarray,
-    coefficient: str,
+    entry: Coefficient,
     rows: np.ndarray,
     columns: np.ndarray,
 ) -> np.ndarray:
@@ -233,16 +176,16 @@ def _resampled_system_means(
     present[rows[r, s], c_j] x[rows[r, s], c_j] / sum_j present[rows[r, s], c_j]`` over its
     drawn columns ``c_j = columns[r, j]``. With ``D`` the resamples' draws as a sparse ``(B,
     n_inputs)`` matrix (one 1 per draw, in drawn order; a column drawn ``k`` times appears
-    ``k`` times), ``D @ [present * metric, present * human, present].T`` gives, for a block of
-    resamples at once, the sums of every original system over the drawn columns (the terms
-    of the resampled row, added one by one in drawn order; the counts exactly), so the
+    ``k`` times), ``D @ [present * metric, present * human, present].T`` gives, for a block
+    of resamples at once, the sums of every original system over the drawn columns (the
+    terms of the resampled row, added one by one in drawn order; the counts exactly), so the
     metric and human means of every system (NaN without a complete pair); resampled systems
-    gather them by ``rows``. Then, as
-    :func:`~geval_repro.stats.levels.correlate_batch` at the system level: rank coefficients
-    after the near-tie collapse, NaN when either vector of means spans less than
-    ``CONSTANT_ATOL``. Same values as recomputing each resampled matrix up to the order of
-    the sums (numpy sums a row pairwise): the last bits of a mean, far below the near-tie
-    tolerance, so mathematically equal means still tie.
+    gather them by ``rows``. Then, as :func:`~geval_repro.stats.levels.correlate_batch` at
+    the system level, the level rules of :func:`~geval_repro.stats.levels.vector_terms`
+    (ties merged for a rank coefficient, NaN for a constant vector of means). Same values as
+    recomputing each resampled matrix up to the order of the sums (numpy sums a row
+    pairwise): the last bits of a mean, far below the tie rule's tolerance, so
+    mathematically equal means still tie.
     """
     present = ~(np.isnan(metric) | np.isnan(human))
     n_systems, n_inputs = metric.shape
@@ -251,9 +194,6 @@ def _resampled_system_means(
     stacked = np.concatenate(
         (np.where(present, metric, 0.0), np.where(present, human, 0.0), present), axis=0
     ).T.copy()
-    correlate_rows = row_function(coefficient)
-    if coefficient in RANK_COEFFICIENTS:
-        correlate_rows = _with_near_ties_collapsed(correlate_rows)
     n_resamples, n_draws = columns.shape
     block = max(1, CELLS_PER_BLOCK // (n_draws + stacked.shape[1]))
     values = np.empty(n_resamples)
@@ -270,12 +210,7 @@ def _resampled_system_means(
                 sums[:, : 2 * n_systems].reshape(-1, 2, n_systems) / sums[:, None, 2 * n_systems :]
             )
         means = np.take_along_axis(means, rows[start:stop, None, :], axis=-1)
-        x, y = means[:, 0], means[:, 1]
-        row_present = ~(np.isnan(x) | np.isnan(y))
-        defined = (_span(x, row_present) >= CONSTANT_ATOL) & (
-            _span(y, row_present) >= CONSTANT_ATOL
-        )
-        values[start:stop] = np.where(defined, correlate_rows(x, y), np.nan)
+        values[start:stop] = vector_terms(entry, means[:, 0], means[:, 1]).value
     return values
 
 

@@ -4,8 +4,9 @@ Comparison ``j`` sets text ``first[j]`` against ``second[j]``; a metric scores b
 humans' ``preference[j]`` is +1 (the second is better), -1 (the first is better) or 0 (a
 tie, e.g. "Equally Good"). With ``d = second - first``:
 
-- **Preference** of the metric: +1 when ``d >= TIE_ATOL`` (1e-9), -1 when ``d <=
-  -TIE_ATOL``, else 0 (a tie): the ties of ``acc_eq`` below (:func:`metric_preferences`).
+- **Preference** of the metric: 0 when the tie rule ties its two scores
+  (:mod:`geval_repro.stats.tie_rule`: ``|d| < 1e-9 max(|first|, |second|)``), else the sign
+  of ``d``: the ties of ``acc_eq`` below (:func:`metric_preferences`).
 - **Pairwise accuracy with ties** (Deutsch, Foster & Freitag 2023): a comparison is correct
   when both tie, or neither ties and they agree in sign; ``acc_eq`` with the metric tying
   when ``|d|`` is below the tolerance, ``acc*_eq`` with the tie threshold ``epsilon`` fitted
@@ -42,7 +43,7 @@ from geval_repro.stats.accuracy import (
 from geval_repro.stats.bootstrap import percentile_interval
 from geval_repro.stats.clustered import UNIT
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
-from geval_repro.stats.ties import TIE_ATOL
+from geval_repro.stats.tie_rule import collapse_near_ties
 
 PREFERENCE_VALUES = (-1, 0, 1)
 
@@ -69,11 +70,11 @@ def comparison_matrices(
 
 
 def metric_preferences(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """+1 / -1 / 0 where the metric prefers the second / the first / ties (``|second -
-    first| < TIE_ATOL``); NaN where a score is missing."""
-    difference = np.asarray(second, dtype=float) - np.asarray(first, dtype=float)
-    signs = np.where(np.abs(difference) < TIE_ATOL, 0.0, np.sign(difference))
-    return np.where(np.isnan(difference), np.nan, signs)
+    """+1 / -1 / 0 where the metric prefers the second / the first / ties them (the tie
+    rule); NaN where a score is missing."""
+    pair = collapse_near_ties(np.stack([first, second], axis=-1).astype(float))
+    difference = pair[..., 1] - pair[..., 0]
+    return np.where(np.isnan(difference), np.nan, np.sign(difference))
 
 
 def comparison_accuracy(

@@ -15,19 +15,19 @@ g keeps the order of any two scores and which scores are equal, so:
   coefficient at the system level changes: it correlates each system's *mean* score, and a
   mean of g(x) is not g of a mean, so even the order of the systems can change.
 
-Light on purpose (no numpy): the registry and the tables read it.
+Which statistics read the order alone is their registry entry's ``order_only``
+(:mod:`geval_repro.stats.registry`). Light on purpose (no numpy): the tables and the paper
+layouts read it.
 """
 
 from __future__ import annotations
 
 from geval_repro.stats.level import Level
-
-#: The statistics that depend on the order of the scores (and their ties) only.
-ORDER_STATISTICS: tuple[str, ...] = ("spearman", "kendall", "acc_eq")
+from geval_repro.stats.registry import statistic
 
 
 def order_only(level: Level | str, coefficient: str) -> bool:
     """Whether ``coefficient`` at ``level`` is unchanged by a strictly increasing map of
     every score (the module docstring): a rank coefficient or ``acc_eq`` at the summary or
-    global level."""
-    return Level(level) is not Level.SYSTEM and coefficient in ORDER_STATISTICS
+    global level. An unknown coefficient raises."""
+    return Level(level) is not Level.SYSTEM and statistic(coefficient).order_only

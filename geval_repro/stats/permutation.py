@@ -18,23 +18,24 @@ around it. The observed statistic is not taken from the standardized scores: it 
 ``corr(A, human) - corr(B, human)`` computed by ``correlate_batch`` on the raw matrices, the
 floats the results tables print, so a table's difference is its two values' difference.
 
-Ties (Spearman and Kendall at the summary and global levels; :func:`tie_codes`): two values of
-one metric tie exactly when they tie in its raw scores under the levels' near-tie rule (the
-clusters ``collapse_near_ties`` forms on the raw vector the level ranks: each input's
-systems, or the global level's cells); a value of A and a value of B are compared on the
-standardized scale, and tie when their standardized values are equal floats. Standardizing
-is monotone (``fl(x - mean)`` and ``fl(y / sd)`` never invert an order, tested) but can
-round distinct raw values onto one float, and the near-tie rule applied after centering
-merges raw-distinct values (BLEU-4's scores of 1e-17 to 1e-10 sit a few 1e-10 apart around
-``-mean / sd``): so each raw cluster is replaced by its representative's standardized value
-``z``, the pooled values are ordered by ``(z, c)`` with no second tolerance, and ``c``
-breaks the ties of one metric's clusters that standardize to the same float by their raw
-order (centred: ``c = i - (k - 1) / 2`` for the ``i``-th of ``k`` such clusters, 0 for a
-cluster alone on its float). The swapped scores are these keys' dense ranks, integers that
-the levels' near-tie rule leaves as they are, so with nothing swapped each metric's ranks
-are those of its raw scores. Constant vectors are then those with one key. At the system
-level the rank coefficients rank the systems' means of the standardized scores (a swapped
-mean mixes both metrics: no raw scale exists), with the levels' rule.
+Ties (the rank coefficients at the summary and global levels; :func:`tie_codes`): two
+values of one metric tie exactly when they tie in its raw scores under the tie rule
+(:mod:`geval_repro.stats.tie_rule`, over the complete cells of each vector the level ranks:
+each input's systems, or the global level's cells); a value of A and a value of B are
+compared on the standardized scale, and tie when their standardized values are equal
+floats. Standardizing is monotone (``fl(x - mean)`` and ``fl(y / sd)`` never invert an
+order, tested) but can round distinct raw values onto one float, and the tie rule applied
+after centering would merge raw-distinct values (BLEU-4's scores of 1e-17 to 1e-10 sit a
+few 1e-10 apart around ``-mean / sd``): so each raw cluster is replaced by its
+representative's standardized value ``z``, the pooled values are ordered by ``(z, c)`` with
+no second tolerance, and ``c`` breaks the ties of one metric's clusters that standardize
+to the same float by their raw order (centred: ``c = i - (k - 1) / 2`` for the ``i``-th of
+``k`` such clusters, 0 for a cluster alone on its float). The swapped scores are these
+keys' dense ranks, integers that the tie rule leaves as they are, so with nothing swapped
+each metric's ranks are those of its raw scores, and every resample's are compared
+exactly. Constant vectors are then those with one key. At the system level the rank
+coefficients rank the systems' means of the standardized scores (a swapped mean mixes
+both metrics: no raw scale exists), with the tie rule.
 
 P-value: ``(1 + k) / (1 + n)`` where ``n`` counts permuted differences that are defined and
 ``k`` those at least as extreme as the observed one (|d| >= |observed| two-sided, d >=
@@ -42,23 +43,24 @@ observed for "greater", d <= observed for "less"; differences within 1e-12 count
 ties). The +1 makes the Monte Carlo p-value valid and never zero (Phipson & Smyth, 2010);
 nlpstats reports ``k / n_resamples`` instead, which ``distribution`` lets you recompute.
 
-Evaluation (same values as recomputing each swapped matrix with ``correlate_batch``: bit for
-bit for Spearman and Kendall, within rounding for Pearson; tested):
+Evaluation (same values as recomputing each swapped matrix with ``correlate_batch``: bit
+for bit for the rank coefficients, within rounding for Pearson; tested), by the
+coefficient's registry entry (:mod:`geval_repro.stats.registry`):
 
-- summary level, whole inputs swapped: a swap only exchanges which of an input's two
-  correlations (A's or B's) enters each average, so each input's correlations are computed
-  once (also for the observed statistic) and every resample averages the chosen ones; a
-  metric's correlations depend on it alone (:class:`DocumentSide`), so the tests of one
-  metric against several can share them (:func:`document_test`);
-- global level, and summary level with other units: from per-item terms, without building
-  any swapped matrix (:mod:`geval_repro.stats.permutation_terms`: Pearson from swap-linear
-  sums, Spearman from per-label counts, Kendall from a quadratic form of pair signs);
-- system level: from the systems' means (whole systems swapped: the two metrics' means;
-  Pearson with other units: swapped sums);
-- otherwise (Kendall on groups of more than ``FORM_MAX_ITEMS`` items, the floating-point
-  corner case :func:`~geval_repro.stats.swapped_ranks.tie_structure` rules out, rank
-  coefficients at the system level with inputs or cells swapped): every swapped matrix is
-  recomputed.
+- summary level, whole inputs swapped (any coefficient): a swap only exchanges which of an
+  input's two correlations (A's or B's) enters each average, so each input's correlations
+  are computed once (also for the observed statistic) and every resample averages the
+  chosen ones; a metric's correlations depend on it alone (:class:`DocumentSide`), so the
+  tests of one metric against several can share them (:func:`document_test`);
+- global level, and summary level with other units: the entry's ``swaps`` path, from
+  per-item terms without building any swapped matrix
+  (:mod:`geval_repro.stats.permutation_terms`, :mod:`geval_repro.stats.swapped_sums`);
+- system level (any coefficient): whole systems swapped, each resample's means are the
+  two metrics' means; other units, for an entry with ``system_sums``, the means are sums
+  of the swapped differences (:func:`_system_differences`);
+- otherwise (no such path, or none for the groups: Kendall's forms on groups of more than
+  :data:`~geval_repro.stats.swapped_sums.FORM_MAX_ITEMS` items): every swapped matrix is
+  recomputed with the coefficient's row function (the generic path).
 """
 
 from __future__ import annotations
@@ -68,23 +70,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geval_repro.stats.coefficients import collapse_near_ties
+from geval_repro.stats import registry
 from geval_repro.stats.level import UNITS, Level
-from geval_repro.stats.levels import (
-    NEAR_TIE_RTOL,
-    RANK_COEFFICIENTS,
-    correlate_batch,
-    kept_mean,
-    summary_terms,
-)
+from geval_repro.stats.levels import correlate_batch, kept_mean, summary_terms
 from geval_repro.stats.matrix import as_score_matrix, as_score_pair
-from geval_repro.stats.permutation_terms import (
-    CELLS_PER_BLOCK,
-    grouped,
-    swapped_differences,
-    system_differences,
-)
+from geval_repro.stats.permutation_terms import grouped, swapped_differences
+from geval_repro.stats.registry import Coefficient
 from geval_repro.stats.results import PermutationResult
+from geval_repro.stats.swapped_sums import CELLS_PER_BLOCK
+from geval_repro.stats.tie_rule import collapse_near_ties
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 TIE_TOLERANCE = 1e-12
@@ -110,7 +104,7 @@ def _metric_keys(
     :func:`_standardize`; ``c`` orders the clusters of a group that standardize to one
     float by their raw values."""
     representative = raw.copy()
-    collapsed = collapse_near_ties(np.where(seen, raw, np.nan), NEAR_TIE_RTOL)
+    collapsed = collapse_near_ties(np.where(seen, raw, np.nan))
     representative[seen] = collapsed[seen]
     z = (representative - np.nanmean(scores)) / np.nanstd(scores)
     c = np.zeros(raw.shape)
@@ -149,24 +143,15 @@ def _dense_codes(z: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def tie_codes(
-    metric_a: np.ndarray,
-    metric_b: np.ndarray,
-    human: np.ndarray,
-    level: Level | str,
-    coefficient: str,
+    metric_a: np.ndarray, metric_b: np.ndarray, human: np.ndarray, level: Level | str
 ) -> tuple[np.ndarray, np.ndarray]:
     """A's and B's scores as the rank coefficients compare them in the test, at the summary
     or global level (module docstring, Ties): the dense ranks (floats, NaN where missing) of
-    the keys ``(z, c)`` pooled over A and B in each vector the level ranks.
-
-    The level's near-tie clusters are formed over the values it collapses: the complete
-    cells for the global level's Spearman, every present metric score otherwise.
-    """
+    the keys ``(z, c)`` pooled over A and B in each vector the level ranks, each metric's
+    clusters formed over the vector's complete cells."""
     level = Level(level)
     raw_a, raw_b = grouped(metric_a, level), grouped(metric_b, level)
-    seen = ~np.isnan(raw_a)
-    if level.pooled and coefficient == "spearman":
-        seen &= ~np.isnan(grouped(human, level))
+    seen = ~(np.isnan(raw_a) | np.isnan(grouped(human, level)))
     keys_a, keys_b = _metric_keys(raw_a, seen, metric_a), _metric_keys(raw_b, seen, metric_b)
     codes = _dense_codes(
         np.concatenate([keys_a[0], keys_b[0]], axis=-1),
@@ -202,17 +187,19 @@ def document_side(
 ) -> DocumentSide:
     """``metric``'s :class:`DocumentSide` against ``human`` (``(n_systems, n_inputs)``
     matrices, validated as by :func:`paired_permutation_test`). The scores the test swaps:
-    the standardized scores for Pearson; for Spearman and Kendall the dense ranks of the
-    metric's own keys in each input, which order and tie its values within an input as
-    the codes pooled with any other metric do (:func:`tie_codes`: a metric's distinct
-    clusters have distinct keys), so each input's correlation is the same. A metric
-    without present cells or constant over them raises, named ``name``."""
+    the standardized scores; for a rank coefficient the dense ranks of the metric's own
+    keys in each input, which order and tie its values within an input as the codes
+    pooled with any other metric do (:func:`tie_codes`: a metric's distinct clusters have
+    distinct keys), so each input's correlation is the same. A metric without present
+    cells or constant over them raises, named ``name``."""
     metric, human = as_score_pair(metric, human)
+    entry = registry.coefficient(coefficient)
     scores = _standardize(metric, name)
     observed = float(correlate_batch(metric, human, Level.SUMMARY, coefficient).value)
-    if coefficient in RANK_COEFFICIENTS:
+    if entry.rank_based:
         raw = grouped(metric, Level.SUMMARY)
-        scores = np.ascontiguousarray(_dense_codes(*_metric_keys(raw, ~np.isnan(raw), metric)).T)
+        seen = ~(np.isnan(raw) | np.isnan(grouped(human, Level.SUMMARY)))
+        scores = np.ascontiguousarray(_dense_codes(*_metric_keys(raw, seen, metric)).T)
     corr, kept, _ = summary_terms(scores, human, coefficient)
     added, kept = np.where(kept, corr, 0.0), kept.copy()
     for shared in (added, kept):  # tests share a side: none may change it
@@ -224,26 +211,79 @@ def permuted_differences(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     coefficient: str,
     swap: np.ndarray,
 ) -> np.ndarray:
-    """``corr(A', human) - corr(B', human)`` for each swap mask (no standardization).
-
-    ``swap``: booleans broadcastable to ``(n_resamples, n_systems, n_inputs)``; where True,
-    A' takes B's score and B' takes A's. Returns ``(n_resamples,)`` (NaN where undefined).
-    """
+    """``corr(A', human) - corr(B', human)`` for each swap mask (module docstring,
+    Evaluation): the test's permuted differences. ``swap``: booleans ``(n_resamples,
+    n_systems or 1, n_inputs or 1)``, where True A' takes B's score and B' takes A's; NaN
+    where undefined. A rank coefficient compares the scores exactly where cells (not whole
+    inputs) are swapped at the summary and global levels: pass the test's tie codes there
+    (:func:`tie_codes`; other scores raise)."""
+    level = Level(level)
+    entry = registry.coefficient(coefficient)
     swap = np.asarray(swap, dtype=bool)
-    fast = None
-    if swap.ndim == 3 and Level(level).grouped and swap.shape[1] == 1:
-        fast = _swapped_documents(metric_a, metric_b, human, coefficient, swap[:, 0, :])
-    elif swap.ndim == 3 and Level(level) is Level.SYSTEM:
-        fast = system_differences(metric_a, metric_b, human, coefficient, swap)
-    elif swap.ndim == 3:
-        fast = swapped_differences(metric_a, metric_b, human, level, coefficient, swap)
+    if level.grouped and swap.shape[1] == 1:
+        fast = _swapped_documents(metric_a, metric_b, human, entry.name, swap[:, 0, :])
+    elif level is Level.SYSTEM:
+        fast = _system_differences(metric_a, metric_b, human, entry, swap)
+    else:
+        if entry.rank_based and not all(_integral(m) for m in (metric_a, metric_b)):
+            raise ValueError(
+                f"{coefficient} at the {level} level with cells swapped compares the scores' "
+                "tie codes: pass tie_codes(metric_a, metric_b, human, level)"
+            )
+        fast = swapped_differences(metric_a, metric_b, human, level, entry, swap)
     if fast is not None:
         return fast
-    return _recomputed_differences(metric_a, metric_b, human, level, coefficient, swap)
+    return _recomputed_differences(metric_a, metric_b, human, level, entry.name, swap)
+
+
+def _integral(scores: np.ndarray) -> bool:
+    """Whether every present score is an integer (codes)."""
+    present = scores[~np.isnan(scores)]
+    return bool(np.all(present == np.rint(present)))
+
+
+def _system_differences(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    entry: Coefficient,
+    swap: np.ndarray,
+) -> np.ndarray | None:
+    """System level: ``corr(A') - corr(B')`` per swap mask from the systems' means, or None
+    where no fast path applies (cells or inputs swapped, for an entry without
+    ``system_sums``).
+
+    With whole systems swapped (``swap`` ``(R, n_systems, 1)``) a swapped system's means are
+    the other metric's, summed as the level sums them: the same values as recomputing.
+    Otherwise a system's sum over its complete cells is A's sum plus the swapped cells' ``B
+    - A`` (one product; means within rounding of recomputing). Each resample's means then go
+    through the level's rule as ``(n_systems, 1)`` matrices, whose system means are
+    themselves.
+    """
+    if swap.shape[-1] != 1 and not entry.system_sums:
+        return None
+    complete = ~(np.isnan(metric_a) | np.isnan(human))
+    counts = complete.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sums = [np.where(complete, m, 0.0).sum(axis=-1) for m in (metric_a, metric_b)]
+        mean_a, mean_b = (s / counts for s in sums)
+        mean_human = np.where(complete, human, 0.0).sum(axis=-1) / counts
+        if swap.shape[-1] == 1:
+            rows = np.broadcast_to(swap[..., 0], (swap.shape[0], metric_a.shape[0]))
+            x_a, x_b = np.where(rows, mean_b, mean_a), np.where(rows, mean_a, mean_b)
+        else:
+            change = np.where(complete, metric_b - metric_a, 0.0)
+            swapped = (np.broadcast_to(swap, (swap.shape[0], *metric_a.shape)) * change).sum(-1)
+            x_a, x_b = (sums[0] + swapped) / counts, (sums[1] - swapped) / counts
+    y = mean_human[:, None]
+    return (
+        correlate_batch(x_a[..., None], y, Level.SYSTEM, entry.name).value
+        - correlate_batch(x_b[..., None], y, Level.SYSTEM, entry.name).value
+    )
 
 
 def _swapped_documents(
@@ -284,11 +324,11 @@ def _recomputed_differences(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level,
     coefficient: str,
     swap: np.ndarray,
 ) -> np.ndarray:
-    """The permuted differences recomputed on the swapped matrices."""
+    """The permuted differences recomputed on the swapped matrices (the generic path)."""
     n_resamples = swap.shape[0]
     n_cells = metric_a.size
     block = max(1, CELLS_PER_BLOCK // n_cells)
@@ -357,7 +397,7 @@ def paired_permutation_test(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
     human: np.ndarray,
-    level: str,
+    level: Level | str,
     coefficient: str,
     *,
     n_resamples: int = 1000,
@@ -380,6 +420,7 @@ def paired_permutation_test(
             "metric_a and metric_b must score the same items: their missing cells differ"
         )
     level = Level(level)
+    entry = registry.coefficient(coefficient)
     unit = level.permutation_unit if unit is None else unit
     if unit not in UNITS:
         raise ValueError(f"unknown permutation unit {unit!r}: use one of {UNITS}")
@@ -402,8 +443,8 @@ def paired_permutation_test(
     )
     if np.isnan(observed):
         raise ValueError(f"the {level}-level {coefficient} correlation of A or B is undefined")
-    if coefficient in RANK_COEFFICIENTS and level is not Level.SYSTEM:
-        a, b = tie_codes(metric_a, metric_b, human, level, coefficient)
+    if entry.rank_based and level is not Level.SYSTEM:
+        a, b = tie_codes(metric_a, metric_b, human, level)
     swap = swap_masks(seed, unit, n_resamples, *a.shape)
     differences = permuted_differences(a, b, human, level, coefficient, swap)
     differences.setflags(write=False)

@@ -3,9 +3,12 @@
 Per metric, variant, level and coefficient, one row with the mean of our dimension values
 (SummEval, Topical-Chat: the "AVG" column over the benchmark's dimensions) or of our subset
 values (QAGS: the "Average" of CNN/DM and XSum), whose ``paper_value`` is the paper's
-printed average. The paper's printed average is not always the mean of its printed columns
-(Table 1's G-Eval rows, Table 3's Average), so the note states both ("printed average
-0.200; mean of the printed columns 0.2005"), each to the decimals it has.
+printed average. An average is no better supported than its weakest cell: its ``n_items``
+and ``n_groups`` are the smallest of the cells it averages, its ``share_unread`` the
+largest; its other measured columns stay empty. The paper's printed average is not always
+the mean of its printed columns (Table 1's G-Eval rows, Table 3's Average), so the note
+states both ("printed average 0.200; mean of the printed columns 0.2005"), each to the
+decimals it has.
 """
 
 from __future__ import annotations
@@ -67,18 +70,26 @@ def printed_averages() -> Iterator[Averaged]:
 
 def _average_row(
     template: Mapping[str, object],
-    value: float,
+    group: pd.DataFrame,
     printed_average: float,
     printed_columns: list[float],
     what: str,
 ) -> dict[str, object]:
-    """The AVG row of one group: ``paper_value`` is the printed average, and the note states
-    both the printed average and the mean of the printed columns it summarizes."""
-    empty = dict.fromkeys(MEASURED, math.nan)
+    """The AVG row of the cells ``group``: their mean value, the smallest counts and the
+    largest unread share of them (module docstring); ``paper_value`` is the printed
+    average, and the note states both the printed average and the mean of the printed
+    columns it summarizes."""
+    value = float(group.value.to_numpy(dtype=float).mean())
+    weakest = {
+        "n_items": group["n_items"].min(),
+        "n_groups": group["n_groups"].min(),
+        "share_unread": group["share_unread"].max(),
+    }
     printed = not math.isnan(printed_average)
     return {
         **template,
-        **empty,
+        **dict.fromkeys(MEASURED, math.nan),
+        **{column: math.nan if pd.isna(v) else v for column, v in weakest.items()},
         "value": value,
         "paper_value": printed_average,
         "paper": paper_table_name(str(template["benchmark"])) if printed else "",
@@ -146,7 +157,7 @@ def average_rows(
             records.append(
                 _average_row(
                     template,
-                    float(group.value.to_numpy(dtype=float).mean()),
+                    group,
                     printed_value(
                         averaged.benchmark, averaged.dimension, printed_name, coefficient, level
                     ),

@@ -24,7 +24,9 @@ scores, not of the judge's.
 
 A dimension that cannot be scored (every item unscored, or constant scores) yields rows with
 an empty value and a note saying why, and a warning in the log; the other dimensions'
-tables are made as usual.
+tables are made as usual. A constant judge's pairwise accuracies are defined, though: it
+ties every pair, so its ``acc_eq`` and ``acc*_eq`` are the constant reference's (the share
+of pairs the humans tie), and its accuracy rows keep them.
 
 A run that covers only some of the benchmark's items (a trial with ``limit``) is tabulated
 on those items, as a researcher trying a model wants; its rows' note says "partial run: N of
@@ -50,6 +52,7 @@ from geval_repro.scoring.rating_probs import RATING_SCORES, rating_results, rati
 from geval_repro.scoring.rollups import rollup
 from geval_repro.stats.invariance import order_only
 from geval_repro.stats.permutation import paired_permutation_test
+from geval_repro.stats.registry import ACCURACIES, CORRELATIONS
 from geval_repro.tables.averages import average_rows
 from geval_repro.tables.rows import COLUMNS, join_notes, table_rows
 
@@ -61,7 +64,9 @@ RATING_VARIANTS = {
     "probs": "probability-weighted rating (Eq. 1)",
     "top_rating": "most likely rating",
 }
-PERMUTATION_COEFFICIENTS = ("spearman", "kendall")
+#: The coefficients of the mean-vs-one-reply tests: the rank coefficients (the paper's
+#: SummEval coefficients), which read a single reply's many tied integer ratings as ties.
+PERMUTATION_COEFFICIENTS = tuple(c.name for c in CORRELATIONS if c.rank_based)
 UNSCORABLE = "not scorable"
 SCORES_VARIANT = "per-item scores"
 #: The variant of a ``scores`` run's rows, by the scale of its numbers
@@ -227,15 +232,22 @@ def _rows_for(
             rows["share_unread"] = share
             rows["note"] = rows["note"] + "; " + unread_note(share, variant)
         if reason:
-            # A constant judge's pairwise accuracy is defined (the human tie share), but it
-            # measures nothing of the judge: every statistic of the dimension stays empty.
+            # A constant judge's pairwise accuracies are defined (it ties every pair: the
+            # constant reference); its correlations are not.
             blank = ["value", "ci_low", "ci_high", "epsilon", "delta"]
-            rows[blank] = np.nan
-            rows["note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
+            undefined = ~rows["coefficient"].isin(ACCURACIES) | rows["value"].isna()
+            rows.loc[undefined, blank] = np.nan
+            rows.loc[undefined, "note"] = rows["note"] + f"; {UNSCORABLE}: {reason}"
+            rows.loc[~undefined, "note"] = rows["note"] + f"; {reason}: {CONSTANT_JUDGE}"
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)
 
 
+#: What an accuracy row of a constant judge says: its value is the constant reference's.
+CONSTANT_JUDGE = (
+    "it ties every pair, so its accuracy is the constant reference's (the share of pairs "
+    "the humans tie)"
+)
 #: The per-item scores made from every reply of an item, whose rows carry the share of
 #: those replies their parser could not read (``share_unread``).
 UNREAD_SCORES = ("mean", "mode")

@@ -33,11 +33,14 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import NAMES, Benchmark, dimensions_of, level_of
 from geval_repro.stats.accuracy import reference_accuracies
+from geval_repro.stats.registry import PAIRWISE_ACCURACIES
 from geval_repro.stats.ties import tie_rate
 from geval_repro.tables import item_sets
 from geval_repro.tables.paired_tests import Scored, ScoreGrid
 from geval_repro.tables.rows import VALUE_STATUSES
 
+#: The two accuracies the table sets side by side: acc_eq and the tie-calibrated acc*_eq.
+PLAIN, CALIBRATED = (a.name for a in sorted(PAIRWISE_ACCURACIES, key=lambda a: a.calibrated))
 COLUMNS = [
     "benchmark",
     "dimension",
@@ -45,8 +48,8 @@ COLUMNS = [
     "metric",
     "variant",
     "level",
-    "acc_eq",
-    "acc_eq_calibrated",
+    PLAIN,
+    CALIBRATED,
     "ci_low",
     "ci_high",
     "epsilon",
@@ -77,8 +80,8 @@ BLOCK_COLUMNS = [
     "metric",
     "variant",
     "reference",
-    "acc_eq",
-    "acc_eq_calibrated",
+    PLAIN,
+    CALIBRATED,
     "epsilon",
     "tie_rate",
     "human_tie_rate",
@@ -127,8 +130,8 @@ def accuracy_blocks(
                     **shared,
                     "metric": CONSTANT[0],
                     "variant": CONSTANT[1],
-                    "acc_eq": references.constant,
-                    "acc_eq_calibrated": references.constant,
+                    PLAIN: references.constant,
+                    CALIBRATED: references.constant,
                     "epsilon": 0.0 if paired else math.nan,
                     "tie_rate": 1.0 if paired else math.nan,
                 },
@@ -136,7 +139,7 @@ def accuracy_blocks(
                     **shared,
                     "metric": RANDOM[0],
                     "variant": RANDOM[1],
-                    "acc_eq": references.random,
+                    PLAIN: references.random,
                     "tie_rate": 0.0 if paired else math.nan,
                 },
             ]
@@ -158,18 +161,17 @@ def pairwise_accuracy_table(rows: pd.DataFrame, blocks: pd.DataFrame) -> pd.Data
     ``acc_eq``, a lower bound of its ``acc*_eq``).
     """
     chosen = rows[
-        rows["coefficient"].isin(["acc_eq", "acc_eq_calibrated"])
+        rows["coefficient"].isin([PLAIN, CALIBRATED])
         & rows["status"].isin(VALUE_STATUSES)
         & rows["benchmark"].isin(NAMES)
         & (rows["level"] == rows["benchmark"].map(level_of))
     ]
     key = ["benchmark", "dimension", "metric", "variant", "level"]
-    plain = chosen[chosen["coefficient"] == "acc_eq"].set_index(key)
-    fitted = chosen[chosen["coefficient"] == "acc_eq_calibrated"].set_index(key)
+    plain = chosen[chosen["coefficient"] == PLAIN].set_index(key)
+    fitted = chosen[chosen["coefficient"] == CALIBRATED].set_index(key)
     table = fitted[["ci_low", "ci_high", "epsilon", "human_tie_rate", "n_items", "status"]]
     table = table.assign(
-        acc_eq=plain["value"].reindex(table.index),
-        acc_eq_calibrated=fitted["value"],
+        **{PLAIN: plain["value"].reindex(table.index), CALIBRATED: fitted["value"]},
         tie_rate=plain["tie_rate"].reindex(table.index),
     ).reset_index()
     position = {(b, d): i for b in NAMES for i, d in enumerate(dimensions_of(b))}
@@ -198,7 +200,7 @@ def pairwise_accuracy_table(rows: pd.DataFrame, blocks: pd.DataFrame) -> pd.Data
     table = pd.concat([table, references.drop(columns="reference")], ignore_index=True)
     table = table.assign(
         _b=table["benchmark"].map({name: i for i, name in enumerate(NAMES)}),
-        _value=table["acc_eq_calibrated"].fillna(table["acc_eq"]),
+        _value=table[CALIBRATED].fillna(table[PLAIN]),
     ).sort_values(
         ["_b", "_d", "block", "_value", "metric", "variant"],
         ascending=[True, True, True, False, True, True],

@@ -25,7 +25,7 @@ from geval_repro.registry.benchmarks import (
     level_of,
 )
 from geval_repro.registry.paper import AVERAGE, paper_table, paper_table_name
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.registry import COEFFICIENTS
 from geval_repro.tables.averages import printed_averages_note
 from geval_repro.tables.rows import (
     COLUMNS,

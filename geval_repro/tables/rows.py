@@ -4,13 +4,19 @@ coefficient, next to the paper's printed value (the shape of ``correlations.csv`
 Computation only: the pipeline writes the rows (:mod:`geval_repro.report.table_files`) and
 :mod:`geval_repro.report.markdown` displays them. Columns (:data:`COLUMNS`):
 
-- ``value``: our correlation (NaN for numbers we cannot recompute);
+- ``value``: our correlation or accuracy (NaN for numbers we cannot recompute); none
+  when it rests on fewer than :data:`MIN_VALUE_UNITS` of its level's units (documents at
+  the summary level, systems at the system level, items at the global level: any two
+  points correlate at ±1): the note says so, and ``n_items``/``n_groups`` what it would
+  rest on;
 - ``ci_low``/``ci_high``: percentile bootstrap interval (the note says unit, resamples,
   seed and confidence); none when the value rests on fewer than
   :data:`MIN_BOOTSTRAP_UNITS` of the bootstrap's units (documents at SummEval's summary
   and system levels, items at the global level): the note says so;
 - ``n_items``/``n_groups``/``tie_rate``/``human_tie_rate``: as in :mod:`geval_repro.stats`
-  (tie rates over the complete cells, at the row's level);
+  (``n_groups``: the documents kept at the summary level, the systems correlated at the
+  system level, 1 at the global level; tie rates over the complete cells, at the row's
+  level, by the tie rule every coefficient and accuracy of the row reads);
 - ``epsilon``: a pairwise accuracy's metric tie threshold (0 for ``acc_eq``, the fitted
   one for ``acc_eq_calibrated``; empty for a correlation);
 - ``share_unread``: of a judge run's reply-based rows (mean of the replies, modal reply),
@@ -47,16 +53,15 @@ from geval_repro.registry.benchmarks import PRINTED_NAMES, Benchmark, level_of
 from geval_repro.registry.paper import paper_table_name, paper_value
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.stats.accuracy import (
-    ACCURACIES,
     bootstrap_accuracy,
     pairwise_accuracy,
     tie_calibrated_accuracy,
 )
 from geval_repro.stats.bootstrap import bootstrap_ci, check_unit
-from geval_repro.stats.coefficients import COEFFICIENTS
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import as_score_pair, to_matrix
+from geval_repro.stats.registry import COEFFICIENTS, STATISTICS, Accuracy, Coefficient, statistic
 from geval_repro.stats.results import BootstrapResult, PairwiseAccuracy
 from geval_repro.stats.ties import tie_rate
 
@@ -100,6 +105,12 @@ CONFIDENCE = 0.95
 #: bootstrap over a handful of documents repeats the same few values and looks far more
 #: certain than it is.
 MIN_BOOTSTRAP_UNITS = 10
+#: The fewest units of its level a value may rest on (documents at the summary level,
+#: systems at the system level, items at the global level): any two points correlate at
+#: ±1, and one pair is right or wrong, so a value on fewer is no evidence; the row keeps
+#: its counts and no value (docs/protocol.md).
+MIN_VALUE_UNITS = 3
+UNIT_OF_LEVEL = {Level.SUMMARY: "document", Level.SYSTEM: "system", Level.GLOBAL: "item"}
 
 
 def printed_value(
@@ -206,11 +217,13 @@ def correlation_rows(
     """One row per coefficient for a metric matrix against a human matrix.
 
     ``metric_scores``/``human_scores``: (n_systems, n_inputs), NaN = missing.
-    ``coefficients``: correlation coefficients (:data:`~geval_repro.stats.COEFFICIENTS`,
-    :func:`geval_repro.stats.levels.correlate`) and pairwise accuracies with ties
-    (:data:`~geval_repro.stats.ACCURACIES`, :mod:`geval_repro.stats.accuracy`: ``acc_eq``
-    at ``epsilon`` 0, ``acc_eq_calibrated`` at the fitted ``epsilon``, re-fitted in every
-    bootstrap resample); the ``epsilon`` column holds an accuracy's metric tie threshold.
+    ``coefficients``: names of the registry (:mod:`geval_repro.stats.registry`): correlation
+    coefficients (:func:`geval_repro.stats.levels.correlate`) and pairwise accuracies with
+    ties (:mod:`geval_repro.stats.accuracy`: ``acc_eq`` at ``epsilon`` 0,
+    ``acc_eq_calibrated`` at the fitted ``epsilon``, re-fitted in every bootstrap
+    resample); the ``epsilon`` column holds an accuracy's metric tie threshold. A value
+    resting on fewer than :data:`MIN_VALUE_UNITS` units of its level is left empty
+    (:func:`value_units`; the note says so).
     The bootstrap uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI)
     and ``seed``; the same seed for every coefficient, so their intervals share resamples;
     no interval when the value rests on fewer than :data:`MIN_BOOTSTRAP_UNITS` of the
@@ -236,23 +249,34 @@ def correlation_rows(
     )
     records = []
     for coefficient in coefficients:
-        if coefficient in ACCURACIES:
-            estimate = _accuracy(metric_matrix, human_matrix, level, coefficient)
+        entry = statistic(coefficient)
+        if isinstance(entry, Accuracy):
+            estimate = _accuracy(metric_matrix, human_matrix, level, entry)
             value, epsilon, coefficient_note = estimate.value, estimate.epsilon, ACCURACY_NOTE
             n_items, n_groups = level.paired_cells(complete), estimate.n_groups
         else:
             result = correlate(metric_matrix, human_matrix, level, coefficient)
             value, epsilon, coefficient_note = result.value, math.nan, ""
             n_items, n_groups = result.n_items, result.n_groups
+        resting = value_units(level, n_items, n_groups)
+        unsupported = resting < MIN_VALUE_UNITS
+        if unsupported or math.isnan(value):  # no value, no threshold of one
+            value = epsilon = math.nan
         low = high = math.nan
         units = _bootstrap_units(level, unit, complete, n_items, n_groups)
         few = units < MIN_BOOTSTRAP_UNITS
         if n_resamples > 0 and not math.isnan(value) and not few:
-            interval = _interval(
-                metric_matrix, human_matrix, level, coefficient, unit, n_resamples, seed
-            )
+            interval = _interval(metric_matrix, human_matrix, level, entry, unit, n_resamples, seed)
             low, high = interval.low, interval.high
         printed = printed_cell(benchmark, dimension, paper_metric or metric, coefficient, level)
+        if unsupported:
+            interval_note = too_few_note(resting, level)
+        elif math.isnan(value):
+            interval_note = UNDEFINED_NOTE
+        elif few:
+            interval_note = few_units_note(units, unit)
+        else:
+            interval_note = ci_note
         records.append(
             {
                 **row_key(benchmark, dimension, metric, variant, level, coefficient),
@@ -272,7 +296,7 @@ def correlation_rows(
                 "note": join_notes(
                     note,
                     coefficient_note,
-                    few_units_note(units, unit) if few and not math.isnan(value) else ci_note,
+                    interval_note,
                     comparison_note(value, printed.value, printed.tolerance),
                     system_level_note(benchmark, Level(level)),
                 ),
@@ -281,6 +305,24 @@ def correlation_rows(
     return typed_counts(pd.DataFrame.from_records(records, columns=COLUMNS))
 
 
+def value_units(level: Level | str, n_items: object, n_groups: object) -> int:
+    """The units of its level a value rests on: documents (``n_groups``) at the summary
+    level, systems (``n_groups``) at the system level, items at the global level."""
+    level = Level(level)
+    return int(n_items if level.pooled else n_groups)
+
+
+def too_few_note(units: int, level: Level | str) -> str:
+    """The note of a row left without a value: it rests on too few units of its level."""
+    name = UNIT_OF_LEVEL[Level(level)] + ("" if units == 1 else "s")
+    return (
+        f"no value: it would rest on {units} {name}, fewer than the {MIN_VALUE_UNITS} a value "
+        "needs (any two points correlate at ±1: docs/protocol.md)"
+    )
+
+
+#: The note of a row without a value on enough units: what the statistic is undefined on.
+UNDEFINED_NOTE = "no value: undefined on these items (a constant vector, or no complete pair)"
 UNIT_NAMES = {"inputs": "document", "systems": "system", "items": "item", "both": "unit"}
 
 
@@ -321,10 +363,10 @@ ACCURACY_NOTE = (
 
 
 def _accuracy(
-    metric: np.ndarray, human: np.ndarray, level: Level, coefficient: str
+    metric: np.ndarray, human: np.ndarray, level: Level, entry: Accuracy
 ) -> PairwiseAccuracy:
     """``acc_eq`` (epsilon 0) or ``acc_eq_calibrated`` (the fitted epsilon)."""
-    if coefficient == "acc_eq_calibrated":
+    if entry.calibrated:
         return tie_calibrated_accuracy(metric, human, level)
     return pairwise_accuracy(metric, human, level)
 
@@ -333,18 +375,18 @@ def _interval(
     metric: np.ndarray,
     human: np.ndarray,
     level: Level,
-    coefficient: str,
+    entry: Coefficient | Accuracy,
     unit: str,
     n_resamples: int,
     seed: int,
 ) -> BootstrapResult:
     """The percentile bootstrap interval of one coefficient or accuracy."""
-    if coefficient in ACCURACIES:
+    if isinstance(entry, Accuracy):
         return bootstrap_accuracy(
             metric,
             human,
             level,
-            calibrate=coefficient == "acc_eq_calibrated",
+            calibrate=entry.calibrated,
             unit=unit,
             n_resamples=n_resamples,
             confidence=CONFIDENCE,
@@ -354,7 +396,7 @@ def _interval(
         metric,
         human,
         level,
-        coefficient,
+        entry.name,
         unit=unit,
         n_resamples=n_resamples,
         confidence=CONFIDENCE,
@@ -403,7 +445,7 @@ def table_rows(
     note: str = "",
     paper_metric: str | None = None,
     status: str = "recomputed",
-    coefficients: tuple[str, ...] = (*COEFFICIENTS, *ACCURACIES),
+    coefficients: tuple[str, ...] = STATISTICS,
 ) -> pd.DataFrame:
     """Rows of ``metric_column`` against ``human_column`` at the benchmark's level
     (bootstrap: ``n_resamples`` resamples seeded with ``seed``, see
@@ -441,6 +483,6 @@ def table_rows(
     rows = correlation_rows(level=level, coefficients=coefficients, **common)
     if not level.grouped:
         return rows
-    at_system = tuple(c for c in coefficients if c in COEFFICIENTS)
+    at_system = tuple(c for c in coefficients if isinstance(statistic(c), Coefficient))
     system = correlation_rows(level=Level.SYSTEM, coefficients=at_system, **common)
     return pd.concat([rows, system], ignore_index=True)

@@ -39,7 +39,7 @@ import pandas as pd
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.paper import AVERAGE
-from geval_repro.stats.coefficients import COEFFICIENTS
+from geval_repro.stats.registry import COEFFICIENTS
 from geval_repro.tables.judge_rows import UNSCORABLE, scale_note
 from geval_repro.tables.paired_tests import (
     Comparison,

@@ -71,6 +71,7 @@ from geval_repro.stats.comparison import (
     comparison_accuracy,
     metric_preferences,
 )
+from geval_repro.stats.registry import PAIRWISE_ACCURACIES
 from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS
 
 BENCHMARK = "writer_vs_llm"
@@ -362,7 +363,8 @@ def accuracy_rows(judgements: Judgements) -> pd.DataFrame:
     ceiling = accuracy_ceiling(keys[scored], preference[scored])
     ties = metric_preferences(writer, llm)[scored] == 0
     rows = []
-    for coefficient, calibrate in (("acc_eq", False), ("acc_eq_calibrated", True)):
+    for accuracy in PAIRWISE_ACCURACIES:
+        coefficient, calibrate = accuracy.name, accuracy.calibrated
         point = comparison_accuracy(writer, llm, preference, calibrate=calibrate)
         low = high = float("nan")
         if scored.any():

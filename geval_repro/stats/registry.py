@@ -1,0 +1,183 @@
+"""The statistics a row can hold, one entry each: the correlation coefficients
+(:class:`Coefficient`) and the pairwise accuracies (:class:`Accuracy`).
+
+Everything that handles a coefficient reads its entry: the levels, the bootstrap and the
+permutation test take its functions and paths from it, the tables make a row of it for
+every metric, the figures and the paper layouts print its symbol, the CLI offers its name.
+Nothing else branches on a coefficient's name; an unknown name is an error
+(:func:`statistic`, :func:`coefficient`).
+
+A :class:`Coefficient` names its row function (:mod:`geval_repro.stats.coefficients`) and
+the fast paths it has. Without them every level, bootstrap and permutation test takes the
+generic path, which recomputes the row function on each (resampled, swapped) vector:
+correct for any coefficient, and what the fast paths are tested against. The paths, by
+where they serve:
+
+============  ==============================================================  ==========
+hook          serves                                                          module
+============  ==============================================================  ==========
+``signs``     summary level (at most 32 systems): each input's value from     coefficients
+              the offsets' pair counts and rank sums (values, the bootstrap
+              over inputs, the permutation test's document sides, the sweep)
+``codes``     global level: values from integer codes of the tie groups       coefficients
+              (a batch against one human matrix, the bootstrap over items,
+              the sweep's coded means)
+``swaps``     permutation tests at the summary (units other than inputs) and   swapped_sums
+              global levels: every resample's value from per-item sums,
+              without building a swapped matrix
+============  ==============================================================  ==========
+
+``rank_based``: the coefficient reads the order of the scores and their ties only; its
+levels merge near-ties (:mod:`geval_repro.stats.tie_rule`) before its row function, and its
+permutation tests compare the tie rule's integer codes. ``system_sums``: its system-level
+permutation test with cells or inputs swapped may take each resample's system means from
+sums of the swapped differences (within rounding of recomputing them, which a rank
+coefficient's ties would not tolerate). ``swept``: the replies-per-item sweep draws a
+figure of it.
+
+Light on purpose (no numpy): the workflow reads the names when it is parsed; an entry's
+functions are looked up by name on first use (:meth:`Coefficient.function`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: Where each kind of function of an entry lives.
+HOOK_MODULES = {
+    "rows": "geval_repro.stats.coefficients",
+    "signs": "geval_repro.stats.coefficients",
+    "codes": "geval_repro.stats.coefficients",
+    "swaps": "geval_repro.stats.swapped_sums",
+}
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """One correlation coefficient (module docstring). ``rows``: the name of its row
+    function in :mod:`geval_repro.stats.coefficients` (``(x, y)`` of shape ``(..., n)`` ->
+    one value per row, complete pairs only); ``signs``, ``codes``, ``swaps``: the names of
+    its fast paths, or None (the generic path)."""
+
+    name: str
+    symbol: str
+    label: str
+    rank_based: bool
+    rows: str
+    signs: str | None = None
+    codes: str | None = None
+    swaps: str | None = None
+    system_sums: bool = False
+    swept: bool = False
+
+    @property
+    def order_only(self) -> bool:
+        """Whether a strictly increasing map of every score leaves it unchanged (at the
+        summary and global levels): a rank coefficient."""
+        return self.rank_based
+
+    def function(self, hook: str = "rows") -> Callable[..., Any] | None:
+        """The function of ``hook`` (``rows``, ``signs``, ``codes`` or ``swaps``: a path
+        object of :mod:`geval_repro.stats.swapped_sums`), None when the entry has none."""
+        name = getattr(self, hook)
+        if name is None:
+            return None
+        return getattr(importlib.import_module(HOOK_MODULES[hook]), name)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """One pairwise accuracy with ties (Deutsch et al., 2023;
+    :mod:`geval_repro.stats.accuracy`): ``calibrated`` False for ``acc_eq`` (the metric ties
+    only the pairs the tie rule ties), True for ``acc*_eq`` (its tie threshold fitted)."""
+
+    name: str
+    symbol: str
+    label: str
+    calibrated: bool
+
+    @property
+    def order_only(self) -> bool:
+        """``acc_eq`` reads the order and ties alone; a fitted threshold is a difference of
+        scores."""
+        return not self.calibrated
+
+
+#: The correlation coefficients, in the order the tables list them.
+CORRELATIONS: tuple[Coefficient, ...] = (
+    Coefficient(
+        name="pearson",
+        symbol="r",
+        label="Pearson r",
+        rank_based=False,
+        rows="pearson_rows",
+        swaps="PEARSON_SWAPS",
+        system_sums=True,
+    ),
+    Coefficient(
+        name="spearman",
+        symbol="ρ",
+        label="Spearman ρ",
+        rank_based=True,
+        rows="spearman_rows",
+        signs="spearman_from_signs",
+        codes="spearman_from_codes",
+        swaps="SPEARMAN_SWAPS",
+        swept=True,
+    ),
+    Coefficient(
+        name="kendall",
+        symbol="τ",
+        label="Kendall τ",
+        rank_based=True,
+        rows="kendall_rows",
+        signs="kendall_from_signs",
+        codes="kendall_from_codes",
+        swaps="KENDALL_SWAPS",
+        swept=True,
+    ),
+)
+#: The pairwise accuracies, beside the coefficients in every row.
+PAIRWISE_ACCURACIES: tuple[Accuracy, ...] = (
+    Accuracy(name="acc_eq", symbol="acc_eq", label="acc_eq (ε = 0)", calibrated=False),
+    Accuracy(
+        name="acc_eq_calibrated",
+        symbol="acc*_eq",
+        label="acc*_eq (ε fitted)",
+        calibrated=True,
+    ),
+)
+
+_ENTRIES: dict[str, Coefficient | Accuracy] = {
+    entry.name: entry for entry in (*CORRELATIONS, *PAIRWISE_ACCURACIES)
+}
+#: Names of the correlation coefficients, of the accuracies, and of both.
+COEFFICIENTS: tuple[str, ...] = tuple(c.name for c in CORRELATIONS)
+ACCURACIES: tuple[str, ...] = tuple(a.name for a in PAIRWISE_ACCURACIES)
+STATISTICS: tuple[str, ...] = (*COEFFICIENTS, *ACCURACIES)
+
+
+def statistic(name: str) -> Coefficient | Accuracy:
+    """The entry named ``name``; an unknown name raises ValueError naming the known ones."""
+    if name not in _ENTRIES:
+        raise ValueError(f"unknown coefficient {name!r}: use one of {STATISTICS}")
+    return _ENTRIES[name]
+
+
+def coefficient(name: str) -> Coefficient:
+    """The correlation coefficient named ``name`` (an accuracy or unknown name raises)."""
+    entry = statistic(name)
+    if not isinstance(entry, Coefficient):
+        raise ValueError(
+            f"{name!r} is a pairwise accuracy, not a correlation coefficient: use one of "
+            f"{COEFFICIENTS}"
+        )
+    return entry
+
+
+def symbol(name: str) -> str:
+    """The symbol tables and figures print for ``name`` (r, ρ, τ, acc*_eq, ...)."""
+    return statistic(name).symbol
