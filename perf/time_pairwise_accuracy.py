@@ -62,6 +62,7 @@ from geval_repro.stats.accuracy import (
     tie_calibrated_accuracy,
 )
 from geval_repro.stats.bootstrap import CELLS_PER_BLOCK, bootstrap_ci
+from geval_repro.stats.level import Level
 
 KERNEL_TARGET = 3.0
 BOOTSTRAP_TARGET_S = 2.0
@@ -138,7 +139,7 @@ def previous_summary_path(
     """The summary-level bootstrap before the product of draw counts (up to commit 11d6d1a):
     the pairs argsorted by code once, then per block of resamples a float cumulative sum of
     every pair's gain times its input's draws over its pair count (``_summary_sweep``)."""
-    grouped_metric, grouped_human, members = _grouped(metric, human, "summary")
+    grouped_metric, grouped_human, members = _grouped(metric, human, Level.SUMMARY)
     n_pairs = members * (members - 1) // 2
     terms = _pair_terms(grouped_metric, grouped_human)
     pairs = _sorted_pairs(terms)

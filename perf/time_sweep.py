@@ -37,6 +37,7 @@ import pandas as pd
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.scoring import sweep as sweep_module
 from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
+from geval_repro.stats import registry
 from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
 from geval_repro.stats.accuracy_batch import DifferenceCodes, HumanPairs, coded_accuracies
 from geval_repro.stats.levels import (
@@ -119,7 +120,7 @@ def main() -> None:
     )
     t_rows, rows = _timed(
         lambda: {
-            c: _summary_level(_summary_terms_by_rows(batch, gold, coefficient(c)))
+            c: _summary_level(_summary_terms_by_rows(batch, gold, registry.coefficient(c)))
             for c in COEFFICIENTS
         }
     )

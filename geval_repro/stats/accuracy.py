@@ -249,8 +249,7 @@ def _grouped(
         members = np.array([np.count_nonzero(~np.isnan(human))])
         return collapse_near_ties(metric), collapse_near_ties(human), members
     if level.pooled:
-        metric, human = _pooled(metric, human)
-        metric, human = collapse_near_ties(metric), collapse_near_ties(human)
+        metric, human = (merged_columns(v[:, None])[:, 0] for v in _pooled(metric, human))
         order = np.argsort(human)
         return metric[order], human[order], np.array([human.size])
     missing = np.isnan(metric) | np.isnan(human)

@@ -15,7 +15,7 @@ Formulas, over the complete pairs of a row:
 - Pearson: ``r = sum(xc * yc) / sqrt(sum(xc**2) * sum(yc**2))`` with ``xc = x - mean(x)``.
 - Spearman: Pearson's r of the average ranks (tied values share the mean of their ranks).
 - Kendall's tau-b: ``(C - D) / sqrt(untied_x * untied_y)`` from the pair counts of
-  :mod:`geval_repro.stats.pairs`.
+  :mod:`geval_repro.stats.pairs` (:func:`~geval_repro.stats.pairs.tau_b_rows`).
 
 All three equal ``scipy.stats.pearsonr`` / ``spearmanr`` / ``kendalltau`` (tau-b) on the
 same values to 1e-12 (tests/test_stats_coefficients.py).
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geval_repro.stats.pairs import SignSums, pair_counts, table_counts, tables_cheaper
+from geval_repro.stats.pairs import SignSums, table_counts, tables_cheaper, tau_b_rows
 from geval_repro.stats.ranks import average_ranks, average_ranks_of_codes
 
 
@@ -83,10 +83,10 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Kendall's tau-b per row (last axis), from the pair counts
-    (:func:`geval_repro.stats.pairs.pair_counts`: offsets, or contingency tables where they
+    (:func:`geval_repro.stats.pairs.tau_b_rows`: offsets, or contingency tables where they
     cost less; both exact)."""
     x, y, present = paired(x, y)
-    return pair_counts(x, y, present).tau_b()
+    return tau_b_rows(x, y, present)
 
 
 def kendall_from_signs(sums: SignSums) -> np.ndarray:
@@ -126,7 +126,7 @@ def kendall_from_codes(code_x: np.ndarray, code_y: np.ndarray, present: np.ndarr
     cells = (int(code_x.max(initial=0)) + 1) * (int(code_y.max(initial=0)) + 1)
     if tables_cheaper(n, cells):
         return table_counts(code_x, code_y, present).tau_b()
-    return pair_counts(code_x, code_y, present).tau_b()
+    return tau_b_rows(code_x, code_y, present)
 
 
 def spearman_from_codes(code_x: np.ndarray, code_y: np.ndarray, present: np.ndarray) -> np.ndarray:

@@ -260,23 +260,49 @@ def table_counts(code_x: np.ndarray, code_y: np.ndarray, present: np.ndarray) ->
     return PairCounts(*(np.concatenate(part) for part in zip(*parts, strict=True)))
 
 
+def _table_codes(
+    x: np.ndarray, y: np.ndarray, present: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Dense codes ``(rows, n)`` of both vectors and the mask, when contingency tables of
+    them cost less than the offsets (:func:`tables_cheaper`); else None."""
+    n = x.shape[-1]
+    if n < TABLE_MIN_LENGTH:
+        return None
+    code_x = dense_ranks(x, present).reshape(-1, n)
+    code_y = dense_ranks(y, present).reshape(-1, n)
+    if not tables_cheaper(n, (int(code_x.max()) + 1) * (int(code_y.max()) + 1)):
+        return None
+    return code_x, code_y, present.reshape(-1, n)
+
+
+def _offset_sums(x: np.ndarray, y: np.ndarray, present: np.ndarray, counts: bool) -> SignSums:
+    """:func:`sign_sums` of the rows of ``(..., n)`` arrays (laid out as columns)."""
+    n = x.shape[-1]
+    columns = [np.ascontiguousarray(np.moveaxis(v.reshape(-1, n), -1, 0)) for v in (x, y)]
+    mask = np.ascontiguousarray(present.reshape(-1, n).T)
+    return sign_sums(columns[0], columns[1], mask, counts=counts)
+
+
 def pair_counts(x: np.ndarray, y: np.ndarray, present: np.ndarray) -> PairCounts:
     """The :class:`PairCounts` of each row of ``(..., n)`` arrays over the ``present``
     positions, comparing values exactly, by whichever backend costs less
     (:func:`tables_cheaper`; dense codes of both rows for the tables)."""
-    n = x.shape[-1]
     batch = x.shape[:-1]
-    if n >= TABLE_MIN_LENGTH:
-        code_x = dense_ranks(x, present).reshape(-1, n)
-        code_y = dense_ranks(y, present).reshape(-1, n)
-        cells = (int(code_x.max()) + 1) * (int(code_y.max()) + 1)
-        if tables_cheaper(n, cells):
-            counts = table_counts(code_x, code_y, present.reshape(-1, n))
-            return PairCounts(*(count.reshape(batch) for count in counts))
-    columns = [np.ascontiguousarray(np.moveaxis(v.reshape(-1, n), -1, 0)) for v in (x, y)]
-    mask = np.ascontiguousarray(present.reshape(-1, n).T)
-    counts = sign_sums(columns[0], columns[1], mask, counts=True).counts
+    tables = _table_codes(x, y, present)
+    if tables is not None:
+        counts = table_counts(*tables)
+    else:
+        counts = _offset_sums(x, y, present, counts=True).counts
     return PairCounts(*(count.astype(np.int64).reshape(batch) for count in counts))
+
+
+def tau_b_rows(x: np.ndarray, y: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each row of ``(..., n)`` arrays: :func:`pair_counts` reduced, the
+    offsets counting only tau-b's three sums (``C + D`` unsplit)."""
+    tables = _table_codes(x, y, present)
+    if tables is not None:
+        return table_counts(*tables).tau_b().reshape(x.shape[:-1])
+    return _offset_sums(x, y, present, counts=False).tau_b().reshape(x.shape[:-1])
 
 
 def tied_pairs(values: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

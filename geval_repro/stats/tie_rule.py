@@ -81,23 +81,19 @@ def merged_columns(values: np.ndarray) -> np.ndarray:
 def constant(values: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Rows (last axis) whose ``present`` values form at most one cluster.
 
-    Cheap bounds decide most rows: a span of 0 is one cluster; a span below ``RTOL`` times
-    the smaller magnitude of the ends (same sign) makes every gap a tie; a span of at least
-    ``n - 1`` times ``RTOL`` times the larger magnitude leaves some gap untied. The rows in
-    between are sorted and their gaps tested.
+    Cheap bounds decide most rows: a span of 0 is one cluster; a span of at least ``n - 1``
+    times ``RTOL`` times the larger magnitude of the ends leaves some gap untied. The rows
+    in between are sorted and their gaps tested.
     """
-    high = np.where(present, values, -np.inf).max(axis=-1)
-    low = np.where(present, values, np.inf).min(axis=-1)
-    with np.errstate(invalid="ignore"):
-        span = high - low  # -inf for a row with no value
-        same_sign = np.sign(low) == np.sign(high)
-        near = np.minimum(np.abs(low), np.abs(high))
-        far = np.maximum(np.abs(low), np.abs(high))
-        count = present.sum(axis=-1)
-        one = ~(span > 0) | (same_sign & (span < RTOL * near))
-        apart = span >= (count - 1) * RTOL * far * (1 + 1e-6)
-    out = np.asarray(one, dtype=bool).copy()
-    unsure = ~one & ~apart
+    high = np.max(values, axis=-1, where=present, initial=-np.inf)
+    low = np.min(values, axis=-1, where=present, initial=np.inf)
+    span = high - low  # -inf for a row with no value
+    varies = span > 0
+    out = np.array(~varies)  # an array also for one row (0-d)
+    if values.shape[-1] < 2:
+        return out
+    far = np.maximum(-low, high)  # max(|low|, |high|), as low <= high
+    unsure = varies & (span < (values.shape[-1] - 1) * (1 + 1e-6) * RTOL * far)
     if unsure.any():
         rows = np.sort(np.where(present, values, np.nan)[unsure], axis=-1)
         joined = _neighbours_tie(rows[..., :-1], rows[..., 1:]) | np.isnan(rows[..., 1:])
