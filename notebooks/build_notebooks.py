@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from geval_repro.files.atomic import atomic_path
+from geval_repro.files.atomic import replace_if_changed
 from geval_repro.report.notebooks import execute_notebook
 
 HERE = Path(__file__).resolve().parent
@@ -826,7 +826,9 @@ def build(name: str) -> nbformat.NotebookNode:
 def main(argv: list[str] | None = None) -> int:
     """Write the notebooks named (default: all), executed with ``--execute``. A notebook
     whose cell fails, or a stop (Ctrl-C), is named in one line and leaves its file as it
-    was; the exit status is then 1 (130 after Ctrl-C)."""
+    was; the exit status is then 1 (130 after Ctrl-C). A notebook whose bytes would not
+    change is left as it is, its modification time too (the pipeline's notebook jobs read
+    these files: a new time would make the next run plan them again)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--execute", action="store_true", help="run them against results/")
     every = ", ".join(NOTEBOOKS)
@@ -853,9 +855,11 @@ def main(argv: list[str] | None = None) -> int:
                 stopped = f"stopped in {name}; notebooks/{name}.ipynb is left as it was"
                 print(stopped, file=sys.stderr)
                 return 130
-        with atomic_path(HERE / f"{name}.ipynb") as temporary:
-            nbformat.write(notebook, str(temporary))
-        print(f"wrote {HERE / name}.ipynb")
+        path = HERE / f"{name}.ipynb"
+        if replace_if_changed(path, lambda temporary: nbformat.write(notebook, str(temporary))):
+            print(f"wrote {path}")
+        else:  # the same bytes: its time kept, so a pipeline run does not plan its jobs again
+            print(f"{path} unchanged")
     return 0
 
 

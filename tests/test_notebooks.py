@@ -8,6 +8,7 @@ notebooks a second time, and build the Snakemake report of the same run."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
@@ -110,6 +111,28 @@ def test_notebooks_are_written_as_nbformat_writes_them(tmp_path, monkeypatch):
         "01_data_tour.ipynb",
         "03_sweep.ipynb",
     ]
+
+
+def test_a_rebuild_with_the_same_bytes_keeps_the_notebook_and_its_time(
+    tmp_path, monkeypatch, capsys
+):
+    """build_notebooks.py rewrites a notebook only when its bytes change: the pipeline's
+    notebook jobs read notebooks/*.ipynb, so a new time alone would make the next run plan
+    them again (a newcomer's rebuild then made 5 jobs out of date)."""
+    monkeypatch.setattr(BUILDER, "HERE", tmp_path)
+    assert BUILDER.main(["03_sweep"]) == 0
+    path = tmp_path / "03_sweep.ipynb"
+    old = 1_000_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    capsys.readouterr()
+    assert BUILDER.main(["03_sweep"]) == 0
+    assert path.stat().st_mtime_ns == old
+    assert capsys.readouterr().out == f"{path} unchanged\n"
+    path.write_text(path.read_text() + " ")  # stale by one byte
+    assert BUILDER.main(["03_sweep"]) == 0
+    assert path.stat().st_mtime_ns != old and capsys.readouterr().out == f"wrote {path}\n"
+    nbformat.write(BUILDER.build("03_sweep"), str(tmp_path / "expected.ipynb"))
+    assert path.read_bytes() == (tmp_path / "expected.ipynb").read_bytes()
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ writer has finished without error (and, where given, the written file passed ``v
 from __future__ import annotations
 
 import contextlib
+import filecmp
 import logging
 import os
 import tempfile
@@ -40,6 +41,26 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         log.info("wrote %s (%d bytes)", target, target.stat().st_size)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def replace_if_changed(path: str | os.PathLike[str], write: Callable[[Path], object]) -> bool:
+    """Write ``path`` through ``write`` (given a temporary path beside it), atomically, but
+    leave an existing ``path`` untouched (bytes and modification time) when the new bytes
+    equal its own. True when ``path`` was written, False when it already held those bytes.
+
+    For files that tools outside a workflow rewrite but a workflow reads (the notebooks): a
+    rewrite with the same bytes and a new time would make Snakemake plan the jobs that read
+    them again."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{target.name}.") as folder:
+        draft = Path(folder) / target.name
+        write(draft)
+        if target.is_file() and filecmp.cmp(draft, target, shallow=False):
+            return False
+        with atomic_path(target) as temporary:
+            os.replace(draft, temporary)
+    return True
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
