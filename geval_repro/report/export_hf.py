@@ -1,10 +1,11 @@
 """Export the tidy benchmarks and the judge runs as a Hugging Face ``datasets`` dataset.
 
 Layout: one :class:`datasets.DatasetDict` saved with ``save_to_disk`` at ``OUT``, one split
-per benchmark in the paper's order (``summeval``, ``topical_chat``, ``qags_cnndm``,
-``qags_xsum``), and a dataset card ``OUT/README.md``. Load it with
-``datasets.load_from_disk(OUT)["summeval"]``. The splits are the four benchmarks, not
-train/test partitions (all four are evaluation sets), so each split has its own columns:
+per benchmark of the registry whose tidy table the export is given, in the registry's order
+(``summeval``, ``topical_chat``, ``qags_cnndm``, ``qags_xsum``, ``writer_vs_llm``, ...), and a
+dataset card ``OUT/README.md``. Load it with ``datasets.load_from_disk(OUT)["summeval"]``. The
+splits are benchmarks, not train/test partitions (every one is an evaluation set), so each
+split has its own columns:
 
 - every column of the tidy table ``data/processed/<benchmark>.parquet`` (item keys, the texts
   a judge reads, the human scores and UniEval's predictions where released), with
@@ -303,8 +304,8 @@ def dataset_card(
     lines += [
         "## Layout",
         "",
-        "One `DatasetDict`, one split per benchmark (the four are evaluation sets, not "
-        "train/test partitions, so each split has its own columns):",
+        "One `DatasetDict`, one split per benchmark (each an evaluation set, not a "
+        "train/test partition, so each split has its own columns):",
         "",
         "```python",
         "from datasets import load_from_disk",
