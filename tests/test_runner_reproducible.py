@@ -119,3 +119,19 @@ def test_the_local_model_command_writes_outside_the_committed_files():
             ["git", "-C", str(REPO_ROOT), "check-ignore", "-q", f"{folder}/x"], check=False
         )
         assert ignored.returncode == 0, f"{folder} is not ignored by git"
+
+
+def test_the_examples_output_folder_is_ignored_but_committed_runs_are_not():
+    """`--out runs/...` (README.md's example, serve's printed command) writes into a folder git
+    ignores; the committed toolkit runs under data/runs/ stay tracked."""
+
+    def ignored(path: str) -> bool:
+        return (
+            subprocess.run(
+                ["git", "-C", str(REPO_ROOT), "check-ignore", "-q", path], check=False
+            ).returncode
+            == 0
+        )
+
+    assert ignored("runs/gpt4o/coherence.jsonl")
+    assert not ignored("data/runs/smollm2-135m/summeval/coherence.jsonl")
