@@ -12,7 +12,7 @@ process of its own and writes the rule's log: file (geval_repro.pipeline.jobs).
 from snakemake.utils import min_version
 
 from geval_repro.config import Settings, check_config
-from geval_repro.pipeline.jobs import Jobs
+from geval_repro.pipeline.jobs import Jobs, stop_on_config_error
 from geval_repro.pipeline.layout import Layout, one_of, rule_name
 from geval_repro.pipeline.targets import Targets
 
@@ -22,12 +22,13 @@ min_version("8.20.7")
 configfile: "workflow/config.yaml"
 
 
-check_config(config)  # the JSON schema (registry names filled in) and cross-references
-
-LAYOUT = Layout.from_config(config)
-SETTINGS = Settings.from_config(config)
-TARGETS = Targets.from_config(config, LAYOUT)
-JOBS = Jobs.from_config(config, LAYOUT)
+# A bad config or a missing mirror folder: its message alone, no traceback.
+with stop_on_config_error():
+    check_config(config)  # the JSON schema (registry names filled in) and cross-references
+    LAYOUT = Layout.from_config(config)
+    SETTINGS = Settings.from_config(config)
+    TARGETS = Targets.from_config(config, LAYOUT)
+    JOBS = Jobs.from_config(config, LAYOUT)
 SPECS = TARGETS.judges  # judge name -> its geval_repro.registry.judges.JudgeSpec
 
 
@@ -62,7 +63,7 @@ onstart:
     # summary counts from, and Ctrl-C and SIGTERM passed on to the jobs' processes.
     from geval_repro.pipeline.jobs import start_workflow
 
-    start_workflow(config, LAYOUT)
+    start_workflow(config, LAYOUT, TARGETS.mirror)
 
 
 onsuccess:

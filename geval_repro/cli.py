@@ -413,7 +413,9 @@ def command_mirror(mirror: Path | None, config: Path | None) -> Path | None:
     """The mirror a command uses: ``--mirror``, else the config's, else the environment's."""
     from geval_repro.files.fetch import resolve_mirror
 
-    return resolve_mirror(mirror if mirror is not None else config_mirror(config))
+    if mirror is not None:
+        return resolve_mirror(mirror, "--mirror")
+    return resolve_mirror(config_mirror(config), f"the key 'mirror' of {config}")
 
 
 def judge_dimensions(benchmark: str, names: Sequence[str]) -> list[str]:

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from geval_repro.registry.paper import PAPER
-from tests.conftest import PipelineRun, run_snakemake
+from tests.conftest import FIXTURES, PipelineRun, run_snakemake, snakemake_process
 
 
 def _digest(folder: Path) -> dict[str, str]:
@@ -260,10 +260,44 @@ def test_rerun_gives_identical_files(pipeline_run: PipelineRun) -> None:
     assert before == after
 
 
+def test_a_follow_up_command_without_the_runs_options_rewrites_nothing(
+    pipeline_run: PipelineRun, tmp_path: Path
+) -> None:
+    """What a newcomer did: after a run, `snakemake readme` typed without that run's options
+    (here: the fixture config without the MetricEval judges the run made). It rewrote the
+    tables without those judges' rows; now it is refused in one line, before any job, naming
+    the judges it would leave out and the command with the options they were made with."""
+    before = {p: p.stat().st_mtime_ns for p in pipeline_run.results.rglob("*") if p.is_file()}
+    config = tmp_path / "config.yaml"
+    config.write_text((FIXTURES / "config_fixture.yaml").read_text())
+    done = snakemake_process(pipeline_run.data, pipeline_run.results, config, "readme")
+    assert done.returncode == 1, done.stderr[-3000:]
+    refusal = [line for line in done.stderr.splitlines() if line.startswith("geval-repro:")]
+    assert len(refusal) == 1, done.stderr[-3000:]
+    assert refusal[0].startswith(f"geval-repro: nothing was run: {pipeline_run.results} holds")
+    assert "without the judges gpt4-metriceval-run1, gpt4-metriceval-run2" in refusal[0]
+    assert "Traceback" not in done.stderr
+    after = {p: p.stat().st_mtime_ns for p in pipeline_run.results.rglob("*") if p.is_file()}
+    assert after == before  # not one file written, the run manifest included
+
+
 @pytest.mark.pipeline
-@pytest.mark.parametrize("bad", ["judges_to_run: [nobody]\n", "seed: -3\n"])
-def test_invalid_config_fails_early_with_a_readable_message(tmp_path: Path, bad: str) -> None:
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        ("judges_to_run: [nobody]\n", "nobody"),
+        ("seed: -3\n", "seed: -3 is less than the minimum of 0"),
+        ("mirror: /nonexistent-mirror\n", "mirror directory /nonexistent-mirror does not exist"),
+    ],
+)
+def test_invalid_config_fails_early_with_its_message_alone(
+    tmp_path: Path, bad: str, said: str
+) -> None:
+    """No traceback: Snakemake's report of an exception with its frames (Snakefile, line;
+    config.py, line) was printed under the message."""
     config = tmp_path / "bad.yaml"
     config.write_text(bad)
-    with pytest.raises(pytest.fail.Exception, match=r"nobody|seed"):
-        run_snakemake(tmp_path / "data", tmp_path / "results", config, "-n")
+    done = snakemake_process(tmp_path / "data", tmp_path / "results", config, "-n")
+    assert done.returncode == 1
+    assert "geval-repro: " in done.stderr and said in done.stderr, done.stderr
+    assert 'File "' not in done.stderr and "Error in file" not in done.stderr, done.stderr

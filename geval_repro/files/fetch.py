@@ -148,16 +148,23 @@ def _inside(root: str | os.PathLike[str], relpath: str, what: str) -> Path:
     return target
 
 
-def resolve_mirror(configured: str | os.PathLike[str] | None) -> Path | None:
-    """The mirror to use: the config value if set, else ``$GEVAL_REPRO_MIRROR``, else none."""
-    value = configured if configured not in (None, "") else os.environ.get(MIRROR_ENV) or None
+def resolve_mirror(
+    configured: str | os.PathLike[str] | None, given_as: str = "the config key 'mirror'"
+) -> Path | None:
+    """The mirror to use: ``configured`` if set (``given_as`` names where the user gave it,
+    for the message), else ``$GEVAL_REPRO_MIRROR``, else none. A folder that does not exist
+    is an error naming the folder and where it was given, first."""
+    given = configured not in (None, "")
+    value = configured if given else os.environ.get(MIRROR_ENV) or None
     if value is None:
         return None
     mirror = Path(value).expanduser().resolve()
     if not mirror.is_dir():
+        where = given_as if given else f"the environment variable {MIRROR_ENV}"
         raise FetchError(
-            f"mirror directory {mirror} does not exist: fix the config key 'mirror' or "
-            f"the environment variable {MIRROR_ENV}"
+            f"mirror directory {mirror} does not exist (given by {where}). Fix: give the "
+            "folder of a mirror made with `geval-repro mirror DIR` (its MANIFEST.tsv beside "
+            "the upstream files)."
         )
     return mirror
 

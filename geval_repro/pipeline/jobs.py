@@ -16,9 +16,11 @@ traceback is in the log).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,13 +147,38 @@ def forward_stop_signals() -> None:
         signal.signal(number, forward)
 
 
-def start_workflow(config: Mapping[str, Any], layout: Layout) -> None:
-    """The Snakefile's ``onstart`` (in the main thread, when there are jobs to run): the
-    run's manifest (:func:`geval_repro.report.provenance.write_run_manifest`), the start the
-    closing summary counts from (:func:`geval_repro.pipeline.summary.start_run`) and the
-    stop signals passed on to the jobs (:func:`forward_stop_signals`)."""
+@contextlib.contextmanager
+def stop_on_config_error() -> Iterator[None]:
+    """Around the Snakefile's reading of its config: an invalid config or a mirror folder
+    that does not exist stops the workflow with the message alone (``geval-repro: ...``,
+    exit status 1), not Snakemake's report of an exception with its frames."""
+    from geval_repro.config import ConfigError
+    from geval_repro.files.fetch import FetchError
+
+    try:
+        yield
+    except (ConfigError, FetchError) as error:
+        print(f"geval-repro: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def start_workflow(config: Mapping[str, Any], layout: Layout, mirror: Path | None) -> None:
+    """The Snakefile's ``onstart`` (in the main thread, when there are jobs to run): a run
+    into results made with another configuration refused in one line, before anything is
+    written (:mod:`geval_repro.pipeline.results_guard`); then the run's manifest
+    (:func:`geval_repro.report.provenance.write_run_manifest`, with the ``mirror`` it
+    reads), the start the closing summary counts from
+    (:func:`geval_repro.pipeline.summary.start_run`) and the stop signals passed on to the
+    jobs (:func:`forward_stop_signals`)."""
+    from geval_repro.pipeline.results_guard import OtherConfiguration, check_results_configuration
     from geval_repro.pipeline.summary import start_run
     from geval_repro.report.provenance import write_run_manifest
 
-    start_run(layout, write_run_manifest(layout.results / "run_manifest.json", config))
+    try:
+        check_results_configuration(config, layout.results, sys.argv)
+    except OtherConfiguration as refused:
+        print(refused, file=sys.stderr)
+        raise SystemExit(1) from None
+    manifest = write_run_manifest(layout.results / "run_manifest.json", config, mirror)
+    start_run(layout, manifest)
     forward_stop_signals()

@@ -294,15 +294,21 @@ def write_provenance(
     return written
 
 
-def write_run_manifest(path: str | os.PathLike[str], config: Mapping[str, Any]) -> Path:
+def write_run_manifest(
+    path: str | os.PathLike[str], config: Mapping[str, Any], mirror: Path | None = None
+) -> Path:
     """Write the run manifest ``path`` (JSON): the checkout (``git``: commit and dirty flag,
-    see :func:`git_state`), the package versions and the analysis config of a run."""
+    see :func:`git_state`), the package versions, the analysis config of a run and the
+    ``mirror`` it read its upstream files from (None: downloaded), which the next run into
+    the same folder is checked against
+    (:mod:`geval_repro.pipeline.results_guard`)."""
     judges = config.get("judges_to_run", [])
     record = {
         "format": FORMAT_VERSION,
         "git": git_state(),
         "packages": package_versions(),
         "config": analysis_config(config, judges),
+        "mirror": None if mirror is None else str(mirror),
     }
     write_text(path, dumps(record))
     return Path(path)
