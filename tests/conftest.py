@@ -2,16 +2,19 @@
 
 Tests that read upstream data use a byte-exact mirror of the upstream files, found in this
 order: ``GEVAL_REPRO_MIRROR``; ``../shared/mirror`` beside the checkout (CI's); the mirror
-this test session made earlier in the user's cache (``$XDG_CACHE_HOME/geval-repro/mirror``,
-default ``~/.cache/geval-repro/mirror``, outside the checkout); or, failing all three, one
-made there now with the project's own verified fetch (``geval-repro mirror``: every source
-the offline mirror holds, SHA-256 checked). Without a mirror and without network, the run
-stops at the first test that reads upstream files, with one message naming both ways
-(``GEVAL_REPRO_MIRROR``, or a networked first run) and a failing exit status; never a silent
-skip, and never the same error once for each of the hundreds of tests that need the mirror.
-Under pytest-xdist's workers (the project's default options) the controller looks once,
-before the workers start (:func:`pytest_xdist_setupnodes`), and :func:`worker_group` decides
-which tests share a worker.
+the last pipeline run into ``results/`` read (its ``results/run_manifest.json``: the README's
+test command, right after the README's mirrored run, finds the mirror that run was given);
+the mirror this test session made earlier in the user's cache
+(``$XDG_CACHE_HOME/geval-repro/mirror``, default ``~/.cache/geval-repro/mirror``, outside the
+checkout); or, failing all four, one made there now with the project's own verified fetch
+(``geval-repro mirror``: every source the offline mirror holds, SHA-256 checked). Without a
+mirror and without network, the run stops at the first test that reads upstream files, with
+one message naming both ways (``GEVAL_REPRO_MIRROR``, or a networked first run) and a
+failing exit status; never a silent skip, and never the same error once for each of the
+hundreds of tests that need the mirror, nor once per test worker. Under pytest-xdist's
+workers (the project's default options) the controller looks once, before the workers
+start (:func:`pytest_cmdline_main`; without a mirror it runs the tests itself), and
+:func:`worker_group` decides which tests share a worker.
 """
 
 from __future__ import annotations
@@ -47,59 +50,63 @@ def _has_manifest(path: Path) -> bool:
 NO_MIRROR_EXIT = pytest.ExitCode.TESTS_FAILED
 
 
-#: Under pytest-xdist, what the controller found (the mirror's path) or why it found none,
-#: for its workers (which inherit the controller's environment).
-FOUND_MIRROR, NO_MIRROR = "GEVAL_REPRO_TESTS_MIRROR", "GEVAL_REPRO_TESTS_NO_MIRROR"
-#: The end of the message, and the reason a worker gives for stopping the run.
+#: Under pytest-xdist, the mirror the controller found, for its workers (which inherit the
+#: controller's environment).
+FOUND_MIRROR = "GEVAL_REPRO_TESTS_MIRROR"
+#: The end of the message.
 STOPPED = "Stopped at the first test that needs the mirror."
-NO_MIRROR_STOP = "no mirror of the upstream files"
+#: The run manifest of the README's pipeline run (default results folder): it names the
+#: mirror that run read, which the README's test command run right after it then finds.
+LAST_RUN_MANIFEST = REPO_ROOT / "results" / "run_manifest.json"
+
+
+def last_run_mirror(manifest: Path = LAST_RUN_MANIFEST) -> Path | None:
+    """The mirror the last pipeline run into ``results/`` read (its run manifest's
+    ``mirror``), or None: no run, a downloading run, or an unreadable manifest."""
+    import json
+
+    try:
+        mirror = json.loads(manifest.read_text(encoding="utf-8")).get("mirror")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return Path(mirror) if isinstance(mirror, str) else None
 
 
 def _find_mirror() -> Path:
     shared = REPO_ROOT.parent / "shared" / "mirror"
-    return find_or_make_mirror(os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR)
+    return find_or_make_mirror(
+        os.environ.get("GEVAL_REPRO_MIRROR"), shared, CACHED_MIRROR, ran=last_run_mirror()
+    )
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_setupnodes(config: pytest.Config) -> None:
-    """Before pytest-xdist starts its workers, the controller finds (or makes) the mirror
-    once and tells them the outcome, so that no two workers fetch into the cache at once.
-    What it fetches is logged nowhere: a failure's message names it."""
-    for name in (FOUND_MIRROR, NO_MIRROR):  # not an outer test run's
-        os.environ.pop(name, None)
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Before pytest-xdist starts its workers (its own ``pytest_cmdline_main`` reads the
+    options this one sets), the controller finds (or makes) the mirror once and passes it
+    on, so that no two workers fetch into the cache at once. Without one, the run goes on
+    in this process alone, so that the message is printed once, by the first test that
+    needs the mirror (:func:`mirror_dir`), not once per worker. What it fetches is logged
+    nowhere: a failure's message names it."""
+    os.environ.pop(FOUND_MIRROR, None)  # not an outer test run's
+    if not config.getoption("numprocesses", None) or config.getoption("collectonly"):
+        return
     logging.disable(logging.CRITICAL)
     try:
         with contextlib.redirect_stderr(io.StringIO()):
             os.environ[FOUND_MIRROR] = str(_find_mirror())
-    except pytest.fail.Exception as failure:
-        os.environ[NO_MIRROR] = failure.msg
+    except pytest.fail.Exception:
+        config.option.numprocesses = 0  # no workers: the fixture stops the run, once
     finally:
         logging.disable(logging.NOTSET)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Under pytest-xdist, a run its workers stopped for want of a mirror (NO_MIRROR_STOP)
-    ends with the serial run's status (NO_MIRROR_EXIT), not "interrupted"."""
-    controller = session.config.pluginmanager.get_plugin("dsession")
-    if (
-        getattr(controller, "shouldstop", None) == NO_MIRROR_STOP
-        and session.exitstatus == pytest.ExitCode.INTERRUPTED
-    ):
-        session.exitstatus = NO_MIRROR_EXIT
-
-
 @pytest.fixture(scope="session")
-def mirror_dir(request: pytest.FixtureRequest) -> Path:
+def mirror_dir() -> Path:
     """The mirror of the upstream files (see the module docstring); stops the whole run,
     failing, when there is none and none can be made. A pytest-xdist worker takes the
-    controller's outcome (:func:`pytest_xdist_setupnodes`); without a mirror it fails the
-    first test that needs one with the message and stops the run (``session.shouldfail``:
-    pytest.exit would crash the worker)."""
-    if hasattr(request.config, "workerinput"):
-        if FOUND_MIRROR in os.environ:
-            return Path(os.environ[FOUND_MIRROR])
-        request.session.shouldfail = NO_MIRROR_STOP
-        pytest.fail(f"{os.environ[NO_MIRROR]}. {STOPPED}", pytrace=False)
+    controller's (:func:`pytest_cmdline_main`): workers start only when there is one."""
+    if FOUND_MIRROR in os.environ:
+        return Path(os.environ[FOUND_MIRROR])
     try:
         return _find_mirror()
     except pytest.fail.Exception as failure:
@@ -114,11 +121,16 @@ def prompts_from_the_mirror(monkeypatch: pytest.MonkeyPatch, mirror_dir: Path) -
 
 
 def find_or_make_mirror(
-    env: str | None, shared: Path, cache: Path, base_url: str | None = None
+    env: str | None,
+    shared: Path,
+    cache: Path,
+    base_url: str | None = None,
+    ran: Path | None = None,
 ) -> Path:
-    """``env`` (which must be a mirror), else ``shared`` or ``cache`` if one holds a
-    MANIFEST.tsv, else a mirror made in ``cache`` with ``geval-repro mirror``'s fetch (from
-    the real URLs, or ``base_url``); ``pytest.fail`` naming both ways when it cannot be."""
+    """``env`` (which must be a mirror), else ``shared``, ``ran`` (the mirror the last
+    pipeline run read) or ``cache`` if one holds a MANIFEST.tsv, else a mirror made in
+    ``cache`` with ``geval-repro mirror``'s fetch (from the real URLs, or ``base_url``);
+    ``pytest.fail`` naming both ways when it cannot be."""
     from geval_repro.files.mirror import make_mirror
     from geval_repro.registry.sources import load_registry
 
@@ -130,7 +142,7 @@ def find_or_make_mirror(
                 "raw.githubusercontent.com, or unset it to use ../shared/mirror or the cache"
             )
         return Path(env).resolve()
-    for path in (shared, cache):
+    for path in (shared, *([ran] if ran is not None else []), cache):
         if _has_manifest(path):
             return path.resolve()
     sources = [s for s in load_registry().values() if s.mirrored]

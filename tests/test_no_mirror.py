@@ -9,6 +9,7 @@ port (the proxy variables), so no network is reached.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -36,6 +37,7 @@ def test_a_plain_one():
 
 def test_needs_the_mirror(mirror_dir):
     _ran("first mirror test")
+    Path(__file__).with_name("mirror.txt").write_text(str(mirror_dir))
 
 
 def test_needs_it_too(mirror_dir):
@@ -52,7 +54,7 @@ def _run(
     tmp_path: Path, *, env_mirror: str | None, options: tuple[str, ...] = ()
 ) -> tuple[subprocess.CompletedProcess, Path]:
     checkout = tmp_path / "checkout"
-    (checkout / "tests").mkdir(parents=True)
+    (checkout / "tests").mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO_ROOT / "tests" / "conftest.py", checkout / "tests" / "conftest.py")
     (checkout / "tests" / "test_tiny.py").write_text(TINY)
     (tmp_path / "shared" / "mirror").mkdir(parents=True)  # ../shared/mirror: empty
@@ -104,16 +106,39 @@ def test_without_a_mirror_the_run_stops_at_the_first_test_that_needs_it(
 
 
 @pytest.mark.slow
-def test_with_test_workers_the_run_fails_with_the_message_and_stops(tmp_path: Path) -> None:
+def test_with_test_workers_the_run_fails_with_the_message_once_and_stops(tmp_path: Path) -> None:
     """The project's default options run pytest-xdist workers: the controller looks for the
-    mirror once; the worker of the first test that needs it fails that test with the message
-    (at most once more for the test it had already started) and the run stops, failing."""
+    mirror once, and without one runs the tests itself, so the message is printed once (it
+    was printed once per worker) and the run stops at the first test that needs it."""
     done, ran = _run(tmp_path, env_mirror=None, options=("-n", "2"))
     output = done.stdout + done.stderr
     assert done.returncode == NO_MIRROR_EXIT, output
-    assert ran.read_text().splitlines() == ["plain"], output  # the module's worker stopped
-    assert 1 <= output.count("GEVAL_REPRO_MIRROR") <= 2, output
+    assert ran.read_text().splitlines() == ["plain"], output
+    assert output.count("GEVAL_REPRO_MIRROR") == 1, output
     assert "Stopped at the first test that needs the mirror" in output
     assert "geval-repro mirror DIR" in output
     assert "Traceback" not in output and "INTERNALERROR" not in output, output
-    assert len(output.splitlines()) < 30, output
+    assert len(output.splitlines()) < 15, output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [(), ("-n", "2")], ids=["serial", "workers"])
+def test_after_a_mirrored_pipeline_run_the_tests_find_its_mirror(
+    tmp_path: Path, options: tuple[str, ...]
+) -> None:
+    """The README's test command right after the README's mirrored run, offline, with no
+    GEVAL_REPRO_MIRROR and nothing at ../shared/mirror: the tests read the mirror that run
+    was given from its results/run_manifest.json."""
+    mirror = tmp_path / "somewhere" / "mirror"
+    mirror.mkdir(parents=True)
+    (mirror / "MANIFEST.tsv").write_text("path\tsha256\tbytes\tupstream\tlicense\n")
+    results = tmp_path / "checkout" / "results"
+    results.mkdir(parents=True)
+    (results / "run_manifest.json").write_text(json.dumps({"format": 1, "mirror": str(mirror)}))
+    done, ran = _run(tmp_path, env_mirror=None, options=options)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert sorted(ran.read_text().splitlines()) == sorted(
+        ["plain", "first mirror test", "second mirror test", "second plain"]
+    ), output
+    assert (tmp_path / "checkout" / "tests" / "mirror.txt").read_text() == str(mirror)
