@@ -159,6 +159,14 @@ def finite_number(text: str) -> float:
     return value
 
 
+def positive_number(text: str) -> float:
+    """A finite number above 0 (``argparse`` type; see :func:`finite_number`)."""
+    value = finite_number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"not above 0: {text!r}")
+    return value
+
+
 def _dimension_list() -> str:
     """Every benchmark's dimensions, for the help text."""
     from geval_repro.registry.benchmarks import BENCHMARKS
@@ -354,7 +362,14 @@ def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
 
 def _add_steps_parser(commands: argparse._SubParsersAction) -> None:
     steps = commands.add_parser(
-        "steps", help="freeze a template's evaluation steps written by a model (auto-CoT)"
+        "steps",
+        help="freeze a template's evaluation steps written by a model (auto-CoT)",
+        description="G-Eval's auto chain-of-thought: send a criteria template whose\n"
+        "evaluation steps are left to the model, once, and freeze the steps the model writes\n"
+        "beside it (<stem>.steps.json, with the model, server and date), so that every\n"
+        "later judge run reads the same steps. Existing frozen steps are kept unless\n"
+        "--force is given.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     steps.add_argument("--criteria", type=Path, required=True, help="template with steps slot")
     steps.add_argument("--model", required=True, help="the model name the server knows")
@@ -721,10 +736,18 @@ def _steps(args: argparse.Namespace) -> int:
 
 def _add_export_parser(commands: argparse._SubParsersAction) -> None:
     export = commands.add_parser(
-        "export", help="the tidy benchmarks and judge runs as a Hugging Face dataset"
+        "export",
+        help="the tidy benchmarks and judge runs as a Hugging Face dataset",
+        description="Write the pipeline's tidy benchmark tables, and the per-item columns of\n"
+        "its judge runs, as a datasets.DatasetDict (one split per benchmark) with a dataset\n"
+        "card, into OUT (docs/report.md). Needs the hf extra (datasets) and a pipeline run's\n"
+        "data/processed/.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     export.add_argument("out", type=Path, help="folder to write (replaced if present)")
-    export.add_argument("--format", required=True, choices=["hf"])
+    export.add_argument(
+        "--format", required=True, choices=["hf"], help="hf: a Hugging Face dataset (save_to_disk)"
+    )
     export.add_argument(
         "--processed",
         type=Path,
@@ -850,6 +873,14 @@ def _recount(args: argparse.Namespace) -> int:
     warning = _coverage_warning(result)
     if warning is not None:
         print(warning, file=sys.stderr)
+    named = result["dimensions_named"]
+    if named and args.dimension not in named:
+        print(
+            f"geval-repro recount: warning: --dimension {args.dimension}, but {args.file} "
+            f"names {' and '.join(named)} (its file name or its prompts' criterion): check "
+            f"that it holds {args.dimension} replies, or give --dimension {named[0]}",
+            file=sys.stderr,
+        )
     if args.json:
         print(_strict_json(result))
     if result["n_docs"] == 0:
@@ -862,14 +893,28 @@ def _recount(args: argparse.Namespace) -> int:
 
 def _add_mirror_parser(commands: argparse._SubParsersAction) -> None:
     mirror = commands.add_parser(
-        "mirror", help="fetch every registered source into DIR (an offline mirror), verified"
+        "mirror",
+        help="fetch every registered source into DIR (an offline mirror), verified",
+        description="Fetch every upstream file of geval_repro/data/sources.yaml into DIR,\n"
+        "laid out as <owner>/<repo>/<commit>/<path>, each checked against its SHA-256 and\n"
+        "size, and write DIR/MANIFEST.tsv; on a machine without network, the pipeline\n"
+        "(--config mirror=DIR), the judge runner (--mirror DIR) and the tests read it\n"
+        "instead (docs/data-sources.md). Exit status 1 names each file it could not get.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    mirror.add_argument("dir", type=Path)
+    mirror.add_argument("dir", type=Path, help="the mirror's folder (made if missing)")
     mirror.add_argument(
         "--base-url", help="fetch <BASE_URL>/<owner>/<repo>/<commit>/<path> (a served mirror)"
     )
-    mirror.add_argument("--timeout", type=float, default=60.0, help="seconds per file")
-    mirror.add_argument("--retries", type=int, default=3)
+    mirror.add_argument(
+        "--timeout", type=positive_number, default=60.0, help="seconds per file (default 60)"
+    )
+    mirror.add_argument(
+        "--retries",
+        type=int,
+        default=3,
+        help="further attempts after a failed download of a file (default 3)",
+    )
 
 
 def _mirror(args: argparse.Namespace) -> int:

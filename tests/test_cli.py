@@ -100,6 +100,33 @@ def test_recount_text_and_errors(mirror_dir: Path, tmp_path: Path, monkeypatch, 
     assert "missing.json" in capsys.readouterr().err
 
 
+def test_recount_warns_when_the_file_names_another_dimension(
+    mirror_dir: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The coherence fixture recounted with --dimension fluency was accepted silently."""
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    raw = ["--raw-dir", str(tmp_path / "raw")]
+    assert main(["recount", str(FIXTURE), "--dimension", "fluency", *raw]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: --dimension fluency, but {FIXTURE} names coherence" in err
+    assert "give --dimension coherence" in err
+    assert main(["recount", str(FIXTURE), "--dimension", "coherence", *raw]) == 0
+    assert "warning: --dimension" not in capsys.readouterr().err
+
+
+def test_named_dimensions_reads_the_file_name_and_the_prompts_criterion(tmp_path: Path) -> None:
+    from geval_repro.pipeline.recount import named_dimensions
+
+    dimensions = ("coherence", "consistency", "fluency", "relevance")
+    assert named_dimensions(Path("gpt4_con_detailed.json"), [], dimensions) == ["consistency"]
+    assert named_dimensions(Path("run-fluency.json"), [], dimensions) == ["fluency"]
+    assert named_dimensions(Path("replies.json"), [], dimensions) == []
+    prompt = "Evaluation Criteria:\n\nFluency (1-3): the quality of the summary ..."
+    assert named_dimensions(Path("replies.json"), [prompt, None], dimensions) == ["fluency"]
+    both = named_dimensions(Path("gpt4_coh.json"), [prompt], dimensions)
+    assert both == ["coherence", "fluency"]
+
+
 def test_cli_import_leaves_heavy_modules_unloaded() -> None:
     """``geval-repro --help`` must not pay for pandas & co.: importing the CLI module in a
     fresh interpreter loads none of them (they are imported inside the command handlers)."""

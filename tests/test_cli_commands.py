@@ -46,6 +46,16 @@ def test_version():
     assert done.stdout.startswith("geval-repro ") and done.stdout.split()[1][0].isdigit()
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_a_description_and_every_option_help(command):
+    """`geval-repro mirror --help` said nothing of what the command does, nor of DIR and
+    --retries (nor did export and steps)."""
+    parser = _subparser(command)
+    assert parser.description and len(parser.description) > 80, command
+    for action in parser._actions:
+        assert action.help, f"{command} {action.option_strings or action.dest}: no help text"
+
+
 @pytest.mark.parametrize("command", ["judge", "serve"])
 def test_every_judge_and_serve_option_has_help_and_says_its_default(command):
     parser = _subparser(command)

@@ -4,6 +4,8 @@ meta_eval_summeval.py, done right)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from geval_repro.config import judge_spec
@@ -31,7 +33,10 @@ def recount(
     scores under ``parser`` and its rows by the pipeline's own row code
     (:func:`geval_repro.tables.rows.table_rows`)."""
     benchmark = released_benchmark()
-    read_json(path)  # the file is checked before the benchmark is fetched
+    items = read_json(path)  # the file is checked before the benchmark is fetched
+    prompts = (
+        [i.get("prompt") for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+    )
     entry = {
         "benchmark": benchmark.name,
         "format": "geval-released",
@@ -61,6 +66,7 @@ def recount(
     rows = rows[rows["level"] == benchmark.level].set_index("coefficient")
     keys = list(benchmark.item_keys)
     result: dict[str, object] = {"file": str(path), "dimension": dimension, "parser": parser}
+    result["dimensions_named"] = named_dimensions(path, prompts, benchmark.dimension_names)
     result["n_docs_in_file"] = int(replies[benchmark.input_key].nunique())
     result["n_items_in_file"] = int(replies[keys].drop_duplicates().shape[0])
     result["n_docs_in_benchmark"] = int(human[benchmark.input_key].nunique())
@@ -74,3 +80,18 @@ def recount(
     result["unparsed"] = int(diagnostics["n_unread"])
     result["n_replies"] = int(diagnostics["n_replies"])
     return result
+
+
+def named_dimensions(path: Path, prompts: Iterable[object], dimensions: Sequence[str]) -> list[str]:
+    """The ``dimensions`` a released-format file names, which ``recount`` compares with its
+    ``--dimension``: in its file name, a dimension's name or the first three letters the
+    released files use (``gpt4_coh_detailed.json``); in its items' prompts, the criterion a
+    released template states (``Coherence (1-5)``, ``Fluency (1-3)``)."""
+    words = set(re.split(r"[^a-z]+", path.stem.lower()))
+    named = {d for d in dimensions if d in words or d[:3] in words}
+    texts = {text for text in prompts if isinstance(text, str)}
+    for dimension in dimensions:
+        criterion = re.compile(rf"\b{dimension.capitalize()} \(\d-\d\)")
+        if any(criterion.search(text) for text in texts):
+            named.add(dimension)
+    return [d for d in dimensions if d in named]

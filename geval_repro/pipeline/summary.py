@@ -32,7 +32,7 @@ from geval_repro.pipeline.layout import Layout
 
 LISTED = 8  # missing files named in the summary (each also has its own line while running)
 MIRRORED_RUN = (
-    "snakemake --cores all --configfile workflow/configs/mirrored_data.yaml --config mirror=DIR"
+    "snakemake --cores 4 --configfile workflow/configs/mirrored_data.yaml --config mirror=DIR"
 )
 
 
