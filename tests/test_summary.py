@@ -66,10 +66,27 @@ def test_counts_what_was_made_and_names_the_incomplete_tables(tmp_path: Path) ->
     assert lines[0] == "1 upstream file(s) could not be fetched:"
     assert lines[1] == "  - judge j, coherence: could not download (offline?)"
     assert "This run made 1 of the 3 outputs of a full run; 2 are missing." in lines
-    assert f"Not made: Table 1 ({tmp_path / 'table1.md'})." in lines
+    assert f"Not made: Table 1 ({tmp_path / 'table1.md'}); 1 other output." in lines
     assert [line for line in lines if line.startswith("Fix:")] == [
         "Fix: set the config key 'mirror'"
     ]
+
+
+def test_the_not_made_counts_add_up_to_the_missing_ones(tmp_path: Path) -> None:
+    """The default offline run said "156 are missing" and listed groups of 36 files: every
+    missing output is now counted once, under the first group naming it, the rest after."""
+    missing = [tmp_path / f"m{i}.csv" for i in range(10)]
+    summary = _summary(
+        tmp_path,
+        missing,
+        {"Table 1": missing[:1], "judge j": missing[:4], "judge k": missing[3:5]},
+    )
+    assert "10 are missing." in summary
+    not_made = next(line for line in summary.splitlines() if line.startswith("Not made: "))
+    assert not_made == (
+        f"Not made: Table 1 ({missing[0]}); judge j (3 files); judge k ({missing[4]}); "
+        "5 other outputs."
+    )
 
 
 def test_outputs_older_than_the_run_are_not_counted_as_made(tmp_path: Path) -> None:

@@ -125,8 +125,7 @@ def closing_summary(
             lines.append(f"  - and {len(missing) - LISTED} more (each in its line above)")
     lines.append(_made(targets, run.time if run else None))
     if failed:
-        incomplete = [_absent(name, paths) for name, paths in named.items()]
-        incomplete = [text for text in incomplete if text]
+        incomplete = _not_made(targets, named)
         if incomplete:
             lines.append("Not made: " + "; ".join(incomplete) + ".")
     if removed:
@@ -157,12 +156,22 @@ def _made(targets: Sequence[PathLike], started: float | None) -> str:
     return "; ".join(parts) + "."
 
 
-def _absent(name: str, paths: Sequence[PathLike]) -> str:
-    """ "name (path)", or "name (N files)", when some of ``paths`` do not exist; else ""."""
-    absent = [Path(p) for p in paths if not Path(p).exists()]
-    if not absent:
-        return ""
-    return f"{name} ({absent[0] if len(absent) == 1 else f'{len(absent)} files'})"
+def _not_made(targets: Sequence[PathLike], named: Mapping[str, Sequence[PathLike]]) -> list[str]:
+    """The missing outputs of ``targets`` by reader's name, "name (path)" or "name (N
+    files)", each file under the first name that lists it, then "N other outputs" for the
+    rest: the counts add up to the missing ones the line before counts."""
+    absent = {Path(t) for t in targets if not Path(t).exists()}
+    parts, told = [], set()
+    for name, paths in named.items():
+        files = [Path(p) for p in dict.fromkeys(paths) if Path(p) in absent - told]
+        told.update(files)
+        if files:
+            parts.append(f"{name} ({files[0] if len(files) == 1 else f'{len(files)} files'})")
+    rest = len(absent - told)
+    if rest:
+        other = "other " if parts else ""
+        parts.append(f"{rest} {other}output{'s' if rest > 1 else ''}")
+    return parts
 
 
 def _restore(removed: Sequence[PathLike], folders: Sequence[PathLike]) -> str:
