@@ -294,7 +294,7 @@ from geval_repro.stats.weighted import weighted_score
 probs = {"3": 0.05, "4": 0.60, "5": 0.35}
 score = weighted_score(probs, scale=(1, 5))
 terms = " + ".join(f"{p:.2f} × {s}" for s, p in probs.items())
-say(f"score = {terms} = **{score:.2f}** (`weighted_score` in `geval_repro.scoring.item_scores`)")
+say(f"score = {terms} = **{score:.2f}** (`{weighted_score.__module__}.weighted_score`)")
 
 levels = np.arange(1, 6)
 fig, ax = plt.subplots(figsize=(5, 3))

@@ -298,7 +298,9 @@ def test_tie_rate_title_fits_in_the_figure(label: str) -> None:
     assert "".join(fig.axes[0].get_title().split()) == "".join(title.split())
 
 
-def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> None:
+def test_every_distribution_panel_is_linear_and_a_pile_up_cut_with_its_share_written() -> None:
+    """The panels mixed log and linear y axes; now all are linear, and a bar holding most
+    of the items is cut below the axis' top with its share written above it."""
     counts = pd.DataFrame(
         {
             "benchmark": ["summeval"] * 3 + ["qags_xsum"] * 2,
@@ -309,8 +311,14 @@ def test_a_piled_up_distribution_gets_a_log_scale_and_a_balanced_one_not() -> No
         }
     )
     fluency, consistency = (ax for ax in distribution_figure(counts).axes if ax.get_visible())
-    assert fluency.get_yscale() == "log" and "log scale" in fluency.get_ylabel()
-    assert consistency.get_yscale() == "linear"
+    assert fluency.get_yscale() == consistency.get_yscale() == "linear"
+    heights = [bar.get_height() for bar in fluency.patches]
+    assert heights[:2] == pytest.approx([1.0, 20.0])  # the others as they are
+    assert heights[2] < fluency.get_ylim()[1] < 79  # the tallest cut below the axis' top
+    assert "79 %" in [text.get_text() for text in fluency.texts]
+    assert "tallest bar cut" in fluency.get_ylabel()
+    assert [bar.get_height() for bar in consistency.patches] == pytest.approx([51.0, 49.0])
+    assert consistency.get_ylim()[1] > 51 and "cut" not in consistency.get_ylabel()
 
 
 def _savefig_bytes(fig: Figure, fmt: str) -> bytes:

@@ -186,3 +186,16 @@ def test_the_readme_shows_the_recomputed_rows_of_a_paper_table() -> None:
         "Significance against the best recomputed baseline (* above: p < 0.05); every test "
         "is in the file."
     )
+
+
+def test_every_relative_link_of_the_committed_results_page_resolves() -> None:
+    """results/README.md linked docs/writer-vs-llm.md as if it stood at the top of the
+    checkout (a dead link from results/)."""
+    import re
+
+    page = Path(__file__).resolve().parents[1] / "results" / "README.md"
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8"))
+    relative = [t for t in targets if "://" not in t]
+    assert relative
+    dead = [t for t in relative if not (page.parent / t).exists()]
+    assert dead == []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -53,14 +53,36 @@ COUNTS = ("n_judgements", "n_articles", "n_summaries")
 
 def judge_scores(
     spec: JudgeSpec, processed: Mapping[str, pd.DataFrame]
-) -> Iterator[tuple[str, pd.DataFrame]]:
-    """(variant, ``item_id, dimension, score``) of each G-Eval score of a judge, named
-    as in its correlation rows (:func:`geval_repro.tables.judge_rows.score_variants`)."""
+) -> list[tuple[str, pd.DataFrame]]:
+    """(variant, ``item_id, dimension, score``) of each G-Eval score of a judge, named as
+    in its correlation rows (:func:`geval_repro.tables.judge_rows.score_variants`). Two
+    variants that give every summary the same score (a mean of one reply per summary that
+    both parsers read alike) are one, named for both (:func:`same_scores_name`): its rows
+    would repeat the other's."""
     (key,) = spec.benchmark.item_keys
+    kept: list[tuple[str, pd.DataFrame]] = []
     for variant, table, column in score_variants(spec, processed):
-        if column in GEVAL_SCORES:
-            scores = table.rename(columns={key: "item_id", column: "score"})
-            yield variant, scores.loc[:, SCORE_COLUMNS].reset_index(drop=True)
+        if column not in GEVAL_SCORES:
+            continue
+        scores = table.rename(columns={key: "item_id", column: "score"})
+        scores = scores.loc[:, SCORE_COLUMNS].reset_index(drop=True)
+        same = next((i for i, (_, s) in enumerate(kept) if s.equals(scores)), None)
+        if same is None:
+            kept.append((variant, scores))
+        else:
+            log.info("%s: %s gives every summary %s's score", spec.name, variant, kept[same][0])
+            kept[same] = (same_scores_name(kept[same][0], variant), kept[same][1])
+    return kept
+
+
+def same_scores_name(first: str, second: str) -> str:
+    """The name of one variant standing for two with the same scores:
+    ``mean-of-1/original = tolerant`` (the shared part said once), else ``first = second``."""
+    head = first.rpartition("/")[0]
+    other_head, _, other_rest = second.rpartition("/")
+    if head and head == other_head:
+        return f"{first} = {other_rest}"
+    return f"{first} = {second}"
 
 
 def _rows(

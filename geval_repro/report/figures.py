@@ -309,9 +309,12 @@ def _scale_label(scale: tuple[float, float]) -> str:
     return f"{scale[0]:g}-{scale[1]:g}"
 
 
-PILED_UP = 0.5  # a panel whose top bar holds this share of the items gets a log y axis
-#: Room above the tallest bar for the panel's text (linear axis; log axis: a factor).
-HEADROOM, HEADROOM_LOG = 1.2, 4.0
+#: A panel whose tallest bar holds at least this share of the items, and at least
+#: :data:`CUT_RATIO` times the next one, has that bar cut at the axis' top.
+PILED_UP, CUT_RATIO = 0.5, 3.0
+#: Room above the tallest (uncut) bar for the panel's text; a cut bar ends at this share of
+#: the axis, its share written above it.
+HEADROOM, CUT_AT = 1.2, 0.8
 
 
 def distribution_figure(counts: pd.DataFrame) -> Figure:
@@ -323,9 +326,11 @@ def distribution_figure(counts: pd.DataFrame) -> Figure:
     80 % at 5) does not flatten the others' bars; its x axis is the dimension's human scale
     (the registry's ``human_scale``), bars at the score's value, ticks at the scale's whole
     points, and the mean and the share at the top score written in the panel, above the
-    tallest bar (:data:`HEADROOM`). Where one score holds at least :data:`PILED_UP` of the
-    items and another less than a tenth of that, the y axis is logarithmic, so the small
-    bars stay visible (the axis label says so).
+    tallest bar (:data:`HEADROOM`). Every y axis is linear (share of items, %). Where one
+    score holds at least :data:`PILED_UP` of the items and :data:`CUT_RATIO` times the next
+    one (SummEval's consistency: 82 % at 5), that bar is cut at the axis' top and its share
+    written on it, so that the other scores' bars stay readable on the same kind of axis as
+    every other panel (the axis label says so).
     """
     panels = list(dict.fromkeys(zip(counts["benchmark"], counts["dimension"], strict=True)))
     n_cols = min(4, len(panels))
@@ -337,20 +342,26 @@ def distribution_figure(counts: pd.DataFrame) -> Figure:
         scale = BENCHMARKS[benchmark].dimension(dimension).human_scale
         low, high = scale
         scores = rows["score"].to_numpy(dtype=float)
+        heights = 100 * rows["share"].to_numpy(dtype=float)
         step = min([*np.diff(np.unique(scores)), (high - low) / 6])  # never wider than 1/6
-        ax.bar(scores, 100 * rows["share"], 0.8 * step, color="tab:blue")
+        ranked = np.sort(heights)[::-1]
+        tallest, second = ranked[0], (ranked[1] if len(ranked) > 1 else 0.0)
+        piled = tallest >= 100 * PILED_UP and 0 < second and tallest >= CUT_RATIO * second
+        y_top = second * CUT_RATIO * HEADROOM if piled else tallest * HEADROOM
+        cap = CUT_AT * y_top if piled else tallest
+        ax.bar(scores, np.minimum(heights, cap), 0.8 * step, color="tab:blue")
+        if piled:  # the tallest bar cut below the axis' top: a gap in it, its share above
+            cut = float(scores[np.argmax(heights)])
+            for y in (0.86 * cap, 0.91 * cap):
+                ax.plot([cut - 0.5 * step, cut + 0.5 * step], [y - 0.02 * cap, y + 0.02 * cap],
+                        color="white", lw=1.5, solid_capstyle="butt")  # fmt: skip
+            ax.text(cut, cap, f"{tallest:.0f} %", ha="center", va="bottom", fontsize=7)
+        ax.set_ylim(0, y_top)
+        ax.set_ylabel("share of items (%" + ("; tallest bar cut)" if piled else ")"), fontsize=8)
         margin = 0.08 * (high - low)
         ax.set_xlim(low - margin, high + margin)
         ax.set_xticks(np.linspace(low, high, round(high - low) + 1 if high - low > 1 else 3))
         ax.set_xlabel(f"human score ({_scale_label(scale)}, mean of annotators)", fontsize=8)
-        shares = rows.loc[rows["share"] > 0, "share"]
-        if shares.max() >= PILED_UP and shares.min() < shares.max() / 10:  # a pile-up
-            ax.set_yscale("log")  # keeps the other scores' bars visible
-            ax.set_ylabel("share of items (%, log scale)", fontsize=8)
-            ax.set_ylim(top=100 * shares.max() * HEADROOM_LOG)
-        else:
-            ax.set_ylabel("share of items (%)", fontsize=8)
-            ax.set_ylim(0, 100 * shares.max() * HEADROOM)
         ax.tick_params(labelsize=8)
         mean = float((rows["score"] * rows["share"]).sum() / rows["share"].sum())
         top = 100 * float(rows.loc[rows["score"] == rows["score"].max(), "share"].sum())

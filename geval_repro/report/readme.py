@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import posixpath
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -503,7 +504,14 @@ def _writer_vs_llm(results_dir: Path, link: str) -> list[str]:
             "words), 95 % bootstrap intervals over articles, `n` the judgements whose two "
             "summaries are scored. Tables (with informativeness, per dimension, pairwise "
             f"accuracy with ties and preference rates against the humans'): {names}; "
-            "[what they are](docs/writer-vs-llm.md).",
+            f"[what they are]({posixpath.normpath(f'{link}/../docs/writer-vs-llm.md')})."
+            + (
+                " A variant `A = B` stands for two scorings that give every summary the same "
+                "score (both parsers read every reply alike: with one reply per summary they "
+                "rarely differ), shown once."
+                if shown["variant"].str.contains(" = ", regex=False).any()
+                else ""
+            ),
             "",
             _markdown_table(table) if rows else "No metric of this folder has rows.",
             "",

@@ -81,6 +81,7 @@ def _panel(ax, rows: pd.DataFrame, label: str) -> None:
 PANEL_WIDTH, PANEL_HEIGHT = 3.5, 3.0
 #: How a panel's title marks rows that are not a recomputation of released data.
 STATUS_MARKS = {"fixture": " [FIXTURE]", "toolkit-run": " [toolkit run]"}
+NO_BREAK = "\u00a0"  # a space textwrap does not break at
 
 Panel = tuple[str, str, str]  # (metric, variant, dimension)
 
@@ -117,8 +118,9 @@ def group_means_figure(
                     "tables.writer_vs_llm.writer_vs_llm_rows"
                 )
             mark = "".join(dict.fromkeys(STATUS_MARKS.get(s, "") for s in rows["status"]))
-            title = (
-                textwrap.fill(f"{metric}{mark}", 38)
+            kept = f" {mark.strip().replace(' ', NO_BREAK)}" if mark else ""
+            title = (  # neither a name nor a status mark broken over two lines
+                textwrap.fill(f"{metric}{kept}", 38, break_on_hyphens=False).replace(NO_BREAK, " ")
                 + "\n"
                 + textwrap.fill(f"{variant}: {dimension}", 38)
             )
@@ -131,7 +133,13 @@ def group_means_figure(
             "Writer vs GPT-3.5 summaries of the same articles, grouped by the human judges' "
             f"{question} preference (Zhang et al. 2023 judgements; n: the group's judgements "
             f"with both summaries scored; no interval on fewer than {MIN_BOOTSTRAP_UNITS} "
-            "articles)",
+            "articles)"
+            + (
+                "; a variant 'A = B': two scorings that give every summary the same score, "
+                "shown once"
+                if any(" = " in variant for row in panels for _, variant, _ in row)
+                else ""
+            ),
             int(CHARACTERS_PER_INCH * width),
         ),
         fontsize=10,
