@@ -240,6 +240,8 @@ def test_pipeline_executes_the_notebooks_and_builds_the_report(fixture_run, pipe
     assert "Judge fixture-gpt4" in html  # the fixture judge's category
     assert "is <strong>not</strong> part of" in html  # the released recount is not in it
     assert "synthetic test data" in html  # captions and the fixture banner
+    # the profile's stylesheet: content from the top left, not centred under the sidebar
+    assert "justify-content: flex-start" in html
 
 
 def test_notebook_data_selection_keeps_one_level_per_plot_and_names_the_status():
