@@ -115,7 +115,12 @@ class Jobs:
         if traced:
             inputs = tuple(str(path) for path in input)
             trace = Trace(traced, inputs, tuple(judges), self.provenance)
-        run_in_process(Job(PACKAGE + call, _plain(kwargs), Path(log[0]), trace))
+        try:
+            run_in_process(Job(PACKAGE + call, _plain(kwargs), Path(log[0]), trace))
+        except ProcessJobError as failed:
+            # Snakemake prints the frames of an exception a run: block raises: only this
+            # one and the rule's, under the one line that says what failed (its log has more).
+            raise failed.with_traceback(None) from None
 
     def _traced(self, path: Path) -> bool:
         resolved = path.resolve()
