@@ -570,12 +570,22 @@ def _run_judge(args: argparse.Namespace) -> int:
             )
         priced = args.price_input is not None and args.price_output is not None
         print(
+            "dry run: to_send counts one request per item asking for n replies; a server that "
+            "returns fewer choices per request (llama.cpp's returns one) gets top-up requests, "
+            "each billing its prompt again: then up to requests_at_most requests and "
+            "prompt_tokens_at_most prompt tokens (`geval-repro probe` tells how many choices "
+            "the server returns)",
+            file=sys.stderr,
+        )
+        print(
             "dry run: prompt tokens estimated as characters / 4, completion tokens as "
             "n * max_tokens per request (an upper bound), "
             + (
-                "cost_estimate_usd in US dollars from --price-input/--price-output"
+                "cost_estimate_usd and cost_at_most_usd in US dollars from "
+                "--price-input/--price-output"
                 if priced
-                else "no cost (cost_estimate_usd null): pass --price-input and --price-output, "
+                else "no cost (cost_estimate_usd and cost_at_most_usd null): pass "
+                "--price-input and --price-output, "
                 "USD per million tokens"
             )
             + "; nothing was sent",
@@ -588,18 +598,21 @@ def _run_judge(args: argparse.Namespace) -> int:
 def _dry_run_report(args: argparse.Namespace, estimates: dict[str, dict]) -> dict[str, Any]:
     """The dry run's JSON, one shape for one dimension or several: the benchmark, each
     dimension's estimate and their total."""
+    from geval_repro.runner.run import costs
+
     total = {
         name: sum(e[name] for e in estimates.values())
-        for name in ("requests", "cached", "to_send", "prompt_tokens_estimate")
-    }
-    total["completion_tokens_max"] = sum(e["completion_tokens_max"] for e in estimates.values())
-    total["cost_estimate_usd"] = None
-    if args.price_input is not None and args.price_output is not None:
-        total["cost_estimate_usd"] = round(
-            total["prompt_tokens_estimate"] / 1e6 * args.price_input
-            + total["completion_tokens_max"] / 1e6 * args.price_output,
-            2,
+        for name in (
+            "requests",
+            "cached",
+            "to_send",
+            "prompt_tokens_estimate",
+            "completion_tokens_max",
+            "requests_at_most",
+            "prompt_tokens_at_most",
         )
+    }
+    total |= costs(total, args.price_input, args.price_output)
     return {"benchmark": args.benchmark, "dimensions": estimates, "total": total}
 
 
@@ -626,6 +639,9 @@ def _probe(args: argparse.Namespace) -> int:
         result = asyncio.run(ask(key.value))
     except ValueError as error:
         print(f"geval-repro: {error}", file=sys.stderr)
+        if args.json:  # a script reading stdout gets the error too, as JSON
+            answer = {"base_url": args.base_url, "model": args.model, "error": str(error)}
+            print(json.dumps(answer, indent=2, sort_keys=True))
         return 2
     if args.json:
         print(json.dumps(result.as_dict(), indent=2, sort_keys=True))

@@ -503,3 +503,34 @@ def test_cluster_figure_draws_the_ranking_and_its_clusters(floor: float) -> None
     assert ("UNRESOLVED (red title)" in key) == (not resolved)
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[0] == "model-free baseline (ROUGE-2, ROUGE-L)"
+
+
+def test_sweep_figures_tick_whole_replies_and_tell_the_bands_and_gaps_apart() -> None:
+    """Issue 50: a count of replies ticks at whole numbers only; the two accuracy bands
+    differ in kind (one filled, one hatched) and each has a legend entry; a panel whose
+    random n-subsets have no value at some n says where and why."""
+    from matplotlib.collections import PolyCollection
+
+    from geval_repro.report.figures import sweep_accuracy_figure, sweep_figure
+
+    sweep = _accuracy_sweep()
+    accuracy = sweep_accuracy_figure(sweep, parser="original", title="run", level="global")
+    bands = [c for c in accuracy.axes[0].collections if isinstance(c, PolyCollection)]
+    assert sorted(bool(band.get_hatch()) for band in bands) == [False, True]
+    labels = [text.get_text() for text in accuracy.legends[0].get_texts()]
+    assert sum("95 % band" in label for label in labels) == 2
+    for ax in accuracy.axes:
+        assert all(float(tick).is_integer() for tick in ax.get_xticks())
+
+    correlation = sweep[sweep["coefficient"] == "acc_eq"].assign(coefficient="spearman")
+    gap = (correlation["mode"] == "random") & (correlation["n"] == 1)
+    correlation.loc[gap & (correlation["dimension"] == "fluency"), "value"] = float("nan")
+    fig = sweep_figure(
+        correlation, coefficient="spearman", parser="original", paper={}, title="run"
+    )
+    notes = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert notes[0] == [] and len(notes[1]) == 1
+    assert "no value at n = 1:" in notes[1][0] and "no document" in notes[1][0]
+    assert all(float(tick).is_integer() for ax in fig.axes for tick in ax.get_xticks())
+    tie = tie_rate_figure(sweep, parser="original", title="run", level="global")
+    assert all(float(tick).is_integer() for tick in tie.axes[0].get_xticks())

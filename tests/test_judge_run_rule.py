@@ -294,6 +294,12 @@ def test_snakemake_rule_runs_the_judge_and_reruns_only_on_a_changed_parameter(
     assert (data / "cache" / "judge" / "fixture-run").is_dir()
     log = (results / "logs" / "judges" / "fixture-run_run.log").read_text()
     assert "judge fixture-run, coherence: 3 items, sent 3, cached 0, failed 0" in log
+    usage = manifest["dimensions"]["coherence"]["usage"]["total_tokens"]
+    assert usage > 0  # the token counts are named for what they count (prompt + completion)
+    assert (
+        f"tokens (prompt + completion, as the server counted them): {usage} for this run's "
+        f"requests, {usage} for every answer in the output" in log
+    )
 
     dry = snakemake_process(data, results, config, "-n", *until)
     assert dry.returncode == 0 and re.search(r"^total\s+0$", dry.stdout, re.M)  # up to date

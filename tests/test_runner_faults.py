@@ -567,3 +567,9 @@ def test_probe_of_a_dead_server_is_exit_2_with_one_line(capsys):
     assert time.monotonic() - started < 5
     line = one_line(capsys.readouterr().err)
     assert url in line and "cannot be reached" in line
+    # --json: a script reading stdout gets the error as JSON too (it got nothing before)
+    assert main(["probe", "--base-url", url, "--model", "m", "--json"]) == 2
+    captured = capsys.readouterr()
+    answer = json.loads(captured.out)
+    assert answer["base_url"] == url and answer["model"] == "m"
+    assert "cannot be reached" in answer["error"] and answer["error"] in one_line(captured.err)

@@ -299,11 +299,19 @@ def test_dry_run_sends_nothing(server, tmp_path, processed, capsys):
     assert estimate["completion_tokens_max"] == 10 * 20 * 5  # items x n x max_tokens
     expected_cost = estimate["prompt_tokens_estimate"] * 2 / 1e6 + 1000 * 8 / 1e6
     assert estimate["cost_estimate_usd"] == pytest.approx(expected_cost, abs=0.006)
+    # A server returning one choice per request (llama.cpp's) needs n = 20 requests per item,
+    # each billing its prompt: the dry run's upper bound counts them (issue 50's 16 vs 320).
+    assert estimate["requests_at_most"] == 10 * 20
+    assert estimate["prompt_tokens_at_most"] == 20 * estimate["prompt_tokens_estimate"]
+    most = 20 * estimate["prompt_tokens_estimate"] * 2 / 1e6 + 1000 * 8 / 1e6
+    assert estimate["cost_at_most_usd"] == pytest.approx(most, abs=0.006)
     assert report["total"] == {
         **estimate,
         "cost_estimate_usd": report["total"]["cost_estimate_usd"],
+        "cost_at_most_usd": report["total"]["cost_at_most_usd"],
     }
     assert report["total"]["cost_estimate_usd"] == pytest.approx(expected_cost, abs=0.006)
+    assert report["total"]["cost_at_most_usd"] == pytest.approx(most, abs=0.006)
     # Several dimensions and no prices: the same shape, the cost null and the note says why.
     unpriced = [a for a in argv if a not in ("--price-input", "2", "--price-output", "8")]
     unpriced[unpriced.index("relevance")] = "all"
@@ -312,8 +320,11 @@ def test_dry_run_sends_nothing(server, tmp_path, processed, capsys):
     report = json.loads(captured.out)
     assert set(report) == {"benchmark", "dimensions", "total"} and len(report["dimensions"]) == 4
     assert report["total"]["requests"] == 40 and report["total"]["cost_estimate_usd"] is None
+    assert report["total"]["requests_at_most"] == 40 * 20
+    assert report["total"]["cost_at_most_usd"] is None
     assert all(e["cost_estimate_usd"] is None for e in report["dimensions"].values())
     assert "pass --price-input and --price-output" in captured.err
+    assert "top-up requests" in captured.err and "requests_at_most" in captured.err
 
 
 def _stored_prompts(db: Path) -> Counter[str]:

@@ -22,6 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from geval_repro.baselines import BASELINE_METRICS, PRINTED_AS, PROTOCOL_METRICS
 from geval_repro.files.atomic import atomic_path
@@ -74,12 +75,51 @@ def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike
 
 
 def _title(text: str, width: int) -> str:
-    """``text`` wrapped to lines of at most ``width`` characters (titles are never cut off)."""
-    return "\n".join(textwrap.wrap(text, width)) or text
+    """``text`` wrapped to lines of at most ``width`` characters (titles are never cut off),
+    at spaces only: a hyphenated word ("dataset-level") stays on one line."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 #: The narrowest sweep figure (inches): room for a two-line title and the legend's row.
 SWEEP_MIN_WIDTH = 6.0
+#: Why a sweep's random n-subsets have no value at some n, by the benchmark's level: the mean
+#: over the draws is undefined when one draw's correlation is (:mod:`geval_repro.scoring.sweep`).
+UNDEFINED_DRAW = {
+    "summary": "in some draw no document's item scores varied",
+    "global": "in some draw the item scores did not vary",
+}
+
+
+def _replies_axis(ax: Any, label: str = "replies averaged per item (n)") -> None:
+    """Label ``ax``'s x axis as a count of replies, ticked at whole numbers only (multiples
+    of 1, 2, 5 or 10: 5, 10, 15, 20 for the usual 20 replies)."""
+    ax.set_xlabel(label)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+
+
+def _spans(ns: Iterable[int]) -> str:
+    """``1, 2, 3, 7`` -> ``"1-3, 7"``: runs of consecutive counts."""
+    runs: list[list[int]] = []
+    for n in sorted(set(ns)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def _undefined_note(ax: Any, random: pd.DataFrame, level: str) -> None:
+    """Say inside ``ax`` at which n its random n-subsets have no value, and why."""
+    missing = random.loc[random["value"].isna(), "n"]
+    if not missing.empty:
+        ax.text(
+            0.03,
+            0.03,
+            f"random n-subsets: no value at n = {_spans(missing)}:\n{UNDEFINED_DRAW[level]}",
+            transform=ax.transAxes,
+            fontsize=7,
+            va="bottom",
+        )
 
 
 def _below(fig: Figure, axes: Any, ncols: int | None = None) -> None:
@@ -105,14 +145,16 @@ def sweep_figure(
     parser: str,
     paper: Mapping[str, float],
     title: str,
+    level: str = "summary",
     level_name: str = "summary",
 ) -> Figure:
-    """Correlation vs replies per item, one panel per dimension (``level_name``: the
-    benchmark's name of its correlation level, for the axis).
+    """Correlation vs replies per item, one panel per dimension (``level``: the benchmark's
+    correlation level, ``level_name`` its name for the axis).
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
-    2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension. The
-    legend sits under the panels, the title over them in at most a few lines.
+    2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension; a
+    panel says at which n the random n-subsets have no value, and why. The legend sits under
+    the panels, the title over them in at most a few lines.
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
     dimensions = list(dict.fromkeys(rows["dimension"]))
@@ -134,8 +176,9 @@ def sweep_figure(
         ax.plot(first["n"], first["value"], marker="s", ms=3, label="first n replies")
         if dimension in paper:
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
+        _undefined_note(ax, random, level)
         ax.set_title(dimension)
-        ax.set_xlabel("replies averaged per item (n)")
+        _replies_axis(ax)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
     _below(fig, axes)
@@ -145,18 +188,25 @@ def sweep_figure(
 
 #: What the tie rate counts at each level: pairs within a document, or all pairs of items.
 TIED_PAIRS = {"summary": "within-document pairs", "global": "pairs of items"}
-#: calibrated or not -> (colour, line width, threshold) of an accuracy's curve; drawn
+#: calibrated or not -> (colour, line width, threshold, band) of an accuracy's curve; drawn
 #: calibrated first, so acc_eq thin on top of a wide acc*_eq shows where the fitted
-#: threshold is 0 and they coincide.
+#: threshold is 0 and they coincide. The bands differ in kind, one filled, one hatched, so
+#: where they overlap both stay readable (two translucent fills would mix into a third colour).
 ACCURACY_STYLES = {
-    True: ("tab:orange", 3.0, "ε fitted per draw"),
-    False: ("tab:blue", 1.2, "ε = 0"),
+    True: ("tab:orange", 3.0, "ε fitted per draw", {"alpha": 0.3, "lw": 0}),
+    False: ("tab:blue", 1.2, "ε = 0", {"facecolor": "none", "hatch": "////", "lw": 0}),
 }
-#: accuracy -> (colour, line width, label), in drawing order.
+#: accuracy -> (colour, line width, label, band's label, band keywords), in drawing order.
 ACCURACY_LINES = {
-    accuracy.name: (colour, width, f"{accuracy.symbol} ({threshold})")
+    accuracy.name: (
+        colour,
+        width,
+        f"{accuracy.symbol} ({threshold})",
+        f"{accuracy.symbol}, 95 % band of random n-subsets",
+        band,
+    )
     for accuracy in sorted(PAIRWISE_ACCURACIES, key=lambda a: not a.calibrated)
-    for colour, width, threshold in [ACCURACY_STYLES[accuracy.calibrated]]
+    for colour, width, threshold, band in [ACCURACY_STYLES[accuracy.calibrated]]
 }
 
 
@@ -169,17 +219,17 @@ def tie_rate_figure(
     rows = sweep[(sweep["parser"] == parser) & (sweep["mode"] == "first")].drop_duplicates(
         ["dimension", "n"]
     )
-    fig = Figure(figsize=(4.8, 3.9), layout="constrained")
+    fig = Figure(figsize=(SWEEP_MIN_WIDTH, 3.9), layout="constrained")
     ax = fig.subplots()
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
         dim_rows = dim_rows.sort_values("n")
         ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
-    ax.set_xlabel("replies averaged per item (n, first n)")
+    _replies_axis(ax, "replies averaged per item (n, first n)")
     ax.set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     _below(fig, ax, ncols=min(4, len(ax.get_lines())))
-    ax.set_title(_title(title, 50), fontsize=10)
+    ax.set_title(_title(title, int(11 * SWEEP_MIN_WIDTH)), fontsize=10)
     return fig
 
 
@@ -200,12 +250,16 @@ def sweep_accuracy_figure(
     for column, dimension in enumerate(dimensions):
         top, bottom = axes[0][column], axes[1][column]
         dim_rows = rows[rows["dimension"] == dimension].sort_values("n")
-        for coefficient, (colour, width, label) in ACCURACY_LINES.items():
+        for coefficient, (colour, width, label, band_label, band) in ACCURACY_LINES.items():
             curve = dim_rows[dim_rows["coefficient"] == coefficient]
             random = curve[curve["mode"] == "random"]
             first = curve[curve["mode"] == "first"]
             top.fill_between(
-                random["n"], random["band_low"], random["band_high"], color=colour, alpha=0.2
+                random["n"],
+                random["band_low"],
+                random["band_high"],
+                **{"color": colour, "edgecolor": colour} | band,
+                label=band_label,
             )
             top.plot(
                 random["n"],
@@ -244,11 +298,11 @@ def sweep_accuracy_figure(
         top.set_title(dimension)
         top.grid(alpha=0.3)
         bottom.grid(alpha=0.3)
-        bottom.set_xlabel("replies averaged per item (n)")
+        _replies_axis(bottom)
     axes[1][0].set_ylim(bottom=0)  # shared by the row: once every panel is drawn
     axes[0][0].set_ylabel("pairwise accuracy")
     axes[1][0].set_ylabel(_title(f"tied {TIED_PAIRS[level]} (%)", 22))  # a short panel
-    _below(fig, axes, ncols=2)
+    _below(fig, axes, ncols=3 if len(dimensions) > 1 else 2)
     fig.suptitle(_title(title, int(13 * fig_width)), fontsize=10)
     return fig
 
@@ -278,10 +332,14 @@ def sweep_figure_set(
             paper=printed,
             title=f"{label}: {where} {statistic(coefficient).label} "
             f"vs replies per item ({parser} parser)",
+            level=benchmark.level,
             level_name=benchmark.level_name,
         )
     figures["tie_rate"] = tie_rate_figure(
-        sweep, parser=parser, title=f"{label}: ties among item scores", level=benchmark.level
+        sweep,
+        parser=parser,
+        title=f"{label}: {where} ties among item scores ({parser} parser)",
+        level=benchmark.level,
     )
     figures["sweep_accuracy"] = sweep_accuracy_figure(
         sweep,

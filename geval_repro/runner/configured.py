@@ -168,8 +168,9 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
     lines = [
         f"judge {judge}, {dimension}: {summary['items']} items, sent {summary['sent']}, cached "
         f"{summary['cached']}, failed {summary['failed']}, retries {summary['retries']} "
-        f"(requests sent and answered from the cache; items failed){covered}, tokens "
-        f"{summary['tokens_sent']} sent / {summary['tokens']} in output; "
+        f"(requests sent and answered from the cache; items failed){covered}; tokens "
+        f"(prompt + completion, as the server counted them): {summary['tokens_sent']} for "
+        f"this run's requests, {summary['tokens']} for every answer in the output; "
         f"{summary['n_obtained']['how']}"
     ]
     lines += [f"  {count} x {error}" for error, count in summary["errors"].items()]

@@ -375,7 +375,9 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound; ``max_tokens``
     is 1 with a first-position reading, whose logit bias asks for one token). A server
     that returns fewer than ``n`` choices needs top-up requests, each billed its prompt
-    again: not in the estimate (the probe before a run tells). A plan with questions (a
+    again: ``requests_at_most``, ``prompt_tokens_at_most`` and ``cost_at_most_usd`` count
+    a server that returns one choice per request (llama.cpp's), ``n`` requests per item to
+    send; the probe before a run tells which a server does. A plan with questions (a
     dry run's, :func:`build_plan`) lacks what its requests' cache keys depend on: none of its
     requests is counted as cached.
     """
@@ -400,15 +402,30 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "to_send": len(pending),
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
+        "requests_at_most": len(pending) * options.params.n,
+        "prompt_tokens_at_most": prompt_tokens * options.params.n,
     }
-    estimate["cost_estimate_usd"] = None  # without both prices
-    if options.price_input is not None and options.price_output is not None:
-        estimate["cost_estimate_usd"] = round(
-            prompt_tokens / 1e6 * options.price_input
-            + completion_tokens / 1e6 * options.price_output,
-            2,
-        )
+    estimate |= costs(estimate, options.price_input, options.price_output)
     return estimate
+
+
+def costs(
+    estimate: Mapping[str, int], price_input: float | None, price_output: float | None
+) -> dict[str, float | None]:
+    """A dry run's costs in USD from its token counts and the prices per million tokens:
+    ``cost_estimate_usd`` (``n`` choices per request) and ``cost_at_most_usd`` (one choice
+    per request, every prompt billed ``n`` times); both None without both prices."""
+    if price_input is None or price_output is None:
+        return {"cost_estimate_usd": None, "cost_at_most_usd": None}
+    completion = estimate["completion_tokens_max"] / 1e6 * price_output
+    prompts = {
+        "cost_estimate_usd": "prompt_tokens_estimate",
+        "cost_at_most_usd": "prompt_tokens_at_most",
+    }
+    return {
+        cost: round(estimate[tokens] / 1e6 * price_input + completion, 2)
+        for cost, tokens in prompts.items()
+    }
 
 
 def pending_items(options: RunOptions, plan: Plan) -> list[Item]:
