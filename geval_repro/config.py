@@ -24,7 +24,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,12 @@ class Settings:
     pass_threshold: float
     download_timeout: float
     download_retries: int
+    alt_test_epsilon: Mapping[str, float] = field(default_factory=dict)
+
+    def epsilon(self, benchmark: benchmarks.Benchmark) -> float | None:
+        """The alternative annotator test's margin on ``benchmark``: the config's
+        ``alt_test.epsilon`` for it, else the registry's (None: not tested there)."""
+        return self.alt_test_epsilon.get(benchmark.name, benchmark.alt_test_epsilon)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -94,6 +100,10 @@ class Settings:
             pass_threshold=float(config["rollups"]["pass_threshold"]),
             download_timeout=float(config["download"]["timeout"]),
             download_retries=int(config["download"]["retries"]),
+            alt_test_epsilon={
+                name: float(value)
+                for name, value in (config.get("alt_test") or {}).get("epsilon", {}).items()
+            },
         )
 
 
@@ -136,6 +146,10 @@ def config_schema() -> dict[str, Any]:
     judge["benchmark"]["enum"] = list(benchmarks.NAMES)
     judge["format"]["enum"] = list(formats.NAMES)
     schema["$defs"]["dimension_files"]["propertyNames"]["enum"] = list(benchmarks.ALL_DIMENSIONS)
+    epsilon = schema["properties"]["alt_test"]["properties"]["epsilon"]
+    epsilon["propertyNames"]["enum"] = [
+        name for name, b in benchmarks.BENCHMARKS.items() if b.annotator_table is not None
+    ]
     llama_cpp = schema["$defs"]["server"]["properties"]["llama_cpp"]["properties"]
     llama_cpp["model"]["enum"] = list(local_models.NAMES)
     return schema

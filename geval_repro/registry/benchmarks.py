@@ -61,6 +61,12 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
 - ``human_tables``: which of its ``other_tables`` hold which further human judgements, by
   role (:data:`HUMAN_ROLES`: the experts' per-expert ratings, the ratings of every system
   they annotated, the crowd workers' answers), read by the human-data tables;
+- ``alt_test_epsilon``: the margin epsilon of the alternative annotator test
+  (:mod:`geval_repro.stats.alt_test`) against its individual annotators, by the paper's
+  guidance for the annotators' kind (0.2 experts, 0.15 skilled annotators, 0.1 crowd
+  workers; the config's ``alt_test.epsilon`` overrides it); None: the test is not made. The
+  annotators are those of its ``experts`` human table (:attr:`Benchmark.annotator_table`),
+  three or more per item;
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
 
@@ -167,6 +173,16 @@ class Benchmark:
     item_count: int | None = None
     preferences: Preferences | None = None
     human_tables: Mapping[str, str] = field(default_factory=dict)
+    alt_test_epsilon: float | None = None
+
+    @property
+    def annotator_table(self) -> str | None:
+        """The further table of its individual annotators' ratings (the ``experts`` role:
+        item keys, ``expert``, ``dimension``, ``score``) the alternative annotator test reads
+        when it has an ``alt_test_epsilon``; None otherwise."""
+        if self.alt_test_epsilon is None:
+            return None
+        return self.human_tables.get("experts")
 
     @property
     def has_human_scores(self) -> bool:
@@ -319,6 +335,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                 "annotated_experts": "summeval_annotated_experts",
             },
             released_replies=True,
+            alt_test_epsilon=0.2,  # expert annotators (Calderon et al., 2025)
             citations=("fabbri2021summeval",),
             item_count=1600,  # 100 documents x 16 systems
         ),

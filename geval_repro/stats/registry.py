@@ -1,5 +1,7 @@
 """The statistics a row can hold, one entry each: the correlation coefficients
-(:class:`Coefficient`) and the pairwise accuracies (:class:`Accuracy`).
+(:class:`Coefficient`) and the pairwise accuracies (:class:`Accuracy`); and the judge tests
+(:class:`JudgeTest`: the alternative annotator test), which read a benchmark's individual
+annotators and fill the judge cards, not the correlation rows.
 
 Everything that handles a coefficient reads its entry: the levels, the bootstrap and the
 permutation test take its functions and paths from it, the tables make a row of it for
@@ -158,6 +160,53 @@ _ENTRIES: dict[str, Coefficient | Accuracy] = {
 COEFFICIENTS: tuple[str, ...] = tuple(c.name for c in CORRELATIONS)
 ACCURACIES: tuple[str, ...] = tuple(a.name for a in PAIRWISE_ACCURACIES)
 STATISTICS: tuple[str, ...] = (*COEFFICIENTS, *ACCURACIES)
+
+
+@dataclass(frozen=True)
+class JudgeTest:
+    """A statistic of one judge against a benchmark's humans that reads more than the score
+    matrices of the correlations: ``kind`` ``annotators`` (an ``(items, annotators)`` matrix
+    of individual ratings and the judge's ``(items,)`` values in, numbers out; the
+    benchmark's annotators must number at least ``min_annotators``). ``function``: its name
+    in ``module``. Not a row of the correlation tables: the judge cards
+    (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
+
+    name: str
+    symbol: str
+    label: str
+    kind: str
+    module: str
+    function: str
+    min_annotators: int = 0
+
+    def compute(self) -> Callable[..., Any]:
+        """Its function, imported on first use."""
+        return getattr(importlib.import_module(self.module), self.function)
+
+
+#: The judge tests, in the order the judge cards list them.
+JUDGE_TESTS: dict[str, JudgeTest] = {
+    t.name: t
+    for t in (
+        JudgeTest(
+            name="alt_test",
+            symbol="ω",
+            label="alternative annotator test (Calderon et al., 2025)",
+            kind="annotators",
+            module="geval_repro.stats.alt_test",
+            function="alternative_annotator_test",
+            min_annotators=3,
+        ),
+    )
+}
+
+
+def judge_test(name: str) -> JudgeTest:
+    """The judge test named ``name``; an unknown name raises ValueError naming the known
+    ones."""
+    if name not in JUDGE_TESTS:
+        raise ValueError(f"unknown judge test {name!r}: use one of {tuple(JUDGE_TESTS)}")
+    return JUDGE_TESTS[name]
 
 
 def statistic(name: str) -> Coefficient | Accuracy:
