@@ -239,6 +239,11 @@ class Layout:
         return self.tables / outputs.SIGNIFICANCE_CLUSTERS
 
     @property
+    def alt_test(self) -> Path:
+        """The stem of the alternative annotator test's table."""
+        return self.tables / outputs.ALT_TEST
+
+    @property
     def rerun_agreement(self) -> Path:
         return self.tables / outputs.RERUN_AGREEMENT
 

@@ -110,6 +110,16 @@ class Targets:
         return {name: self.on_benchmark(name) for name in SCORED_BENCHMARKS}
 
     @property
+    def annotated_benchmarks(self) -> dict[str, list[str]]:
+        """Each benchmark with a table of individual annotators and a margin for the
+        alternative annotator test (:attr:`Benchmark.annotator_table`) -> the judges on it."""
+        return {
+            name: self.on_benchmark(name)
+            for name in SCORED_BENCHMARKS
+            if BENCHMARKS[name].annotator_table is not None
+        }
+
+    @property
     def preference_benchmarks(self) -> dict[str, Benchmark]:
         """The benchmarks of pairwise human preferences (the writer-vs-LLM analysis)."""
         return {n: b for n, b in BENCHMARKS.items() if not b.has_human_scores}

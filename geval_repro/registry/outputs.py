@@ -27,6 +27,9 @@ SIGNIFICANCE_CLUSTERS = "significance_clusters"
 #: The ranking and significance clusters of one benchmark: ``figures/<name>.png|.svg``, the
 #: name formatted with the benchmark.
 CLUSTER_FIGURE = SIGNIFICANCE_CLUSTERS + "_{benchmark}"
+#: The alternative annotator test of every metric on each benchmark with individual
+#: annotators: ``tables/<name>.csv|.md``.
+ALT_TEST = "alt_test"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.

@@ -105,3 +105,61 @@ rule judge_pairs:
     input:
         rules.pairwise_significance.output,
         [path for b in TARGETS.scored_benchmarks for path in LAYOUT.cluster_figure(b)],
+        LAYOUT.pair(LAYOUT.alt_test) if TARGETS.annotated_benchmarks else [],
+
+
+rule alt_test:
+    """The alternative annotator test of every metric on the benchmarks with individual
+    annotators (three or more per item) and a margin epsilon."""
+    input:
+        benchmark_tables=[LAYOUT.table(b) for b in TARGETS.annotated_benchmarks],
+        annotator_tables=[
+            LAYOUT.table(TARGETS.benchmarks[b].annotator_table) for b in TARGETS.annotated_benchmarks
+        ],
+        baseline_scores=[
+            path
+            for b in TARGETS.annotated_benchmarks
+            for path in LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+        ],
+        processed=[
+            path
+            for judges in TARGETS.annotated_benchmarks.values()
+            for tables in TARGETS.processed_of(judges).values()
+            for path in tables.values()
+        ],
+    output:
+        LAYOUT.pair(LAYOUT.alt_test),
+    params:
+        benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.annotated_benchmarks},
+        benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.annotated_benchmarks},
+        annotator_tables={
+            b: LAYOUT.table(TARGETS.benchmarks[b].annotator_table)
+            for b in TARGETS.annotated_benchmarks
+        },
+        baseline_scores={
+            b: LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+            for b in TARGETS.annotated_benchmarks
+        },
+        specs={b: TARGETS.specs(j) for b, j in TARGETS.annotated_benchmarks.items()},
+        processed=TARGETS.processed_of(
+            [j for judges in TARGETS.annotated_benchmarks.values() for j in judges]
+        ),
+        judges=[j for judges in TARGETS.annotated_benchmarks.values() for j in judges],
+    log:
+        LAYOUT.log("alt_test"),
+    run:
+        JOBS.run(
+            "judge_cards:alt_test_table",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            benchmarks=params.benchmarks,
+            benchmark_tables=params.benchmark_tables,
+            annotator_tables=params.annotator_tables,
+            baseline_scores=params.baseline_scores,
+            specs=params.specs,
+            processed=params.processed,
+            settings=SETTINGS,
+            stem=LAYOUT.alt_test,
+        )
