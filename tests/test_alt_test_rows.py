@@ -56,7 +56,7 @@ def test_rows_of_a_panel() -> None:
     # off the scale: mapped on half the documents, tested on the other half only
     assert rows.loc["exp-jury", "n_items"] == 80
     assert (
-        "isotonic map onto 1-5 (rank-normal scores), fitted on 20 documents"
+        "isotonic map onto 1-5 (rank-normal scores), fitted on 20 of its documents"
         in (rows.loc["exp-jury", "scale"])
     )
     # on fewer than 3 items: no value, and the note says why

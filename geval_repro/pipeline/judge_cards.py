@@ -1,5 +1,7 @@
 """Rule functions of the judge cards: the alternative annotator test of every metric on the
-benchmarks with individual annotators (computed in :mod:`geval_repro.tables.alt_test`)."""
+benchmarks with individual annotators (computed in :mod:`geval_repro.tables.alt_test`) and
+the soft pairwise accuracy of every metric on the benchmarks whose systems share documents
+(:mod:`geval_repro.tables.soft_pairwise`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
-from geval_repro.tables.alt_test import COLUMNS, alt_test_rows
+from geval_repro.tables import alt_test, soft_pairwise
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +67,60 @@ def alt_test_table(
             epsilon,
         )
         parts.append(
-            alt_test_rows(benchmark, annotators, metrics, specs[name], epsilon, settings.seed)
+            alt_test.alt_test_rows(
+                benchmark, annotators, metrics, specs[name], epsilon, settings.seed
+            )
         )
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=alt_test.COLUMNS)
     write_pair(table, stem, legend=ALT_TEST_LEGEND)
+
+
+#: The legend under the soft pairwise accuracy's Markdown table.
+SPA_LEGEND = (
+    "Soft pairwise accuracy (Thompson et al., 2024; mt-metrics-eval's pce.py): for every pair "
+    "of systems the one-sided p-value of a paired permutation test over documents that one "
+    "beats the other, on the humans' scores and on the metric's (the same sign flips); "
+    "SPA = 1 - mean |p_h - p_m|. Reference rows: the humans themselves (1) and a constant "
+    "(the humans' mean p-value). Ranked by SPA without significance clusters."
+)
+
+
+def spa_table(
+    benchmarks: Mapping[str, Benchmark],
+    benchmark_tables: Mapping[str, PathLike],
+    baseline_scores: Mapping[str, Sequence[PathLike]],
+    specs: Mapping[str, Mapping[str, JudgeSpec]],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    settings: Settings,
+    stem: PathLike,
+) -> None:
+    """Soft pairwise accuracy of every metric on each of ``benchmarks`` (inputs as in
+    :func:`alt_test_table`; permutations and seed from the config) -> ``<stem>.csv`` and
+    ``<stem>.md``."""
+    parts = []
+    for name, benchmark in benchmarks.items():
+        tidy, metrics = read_metrics(
+            benchmark,
+            benchmark_tables[name],
+            baseline_scores[name],
+            specs[name],
+            {judge: processed[judge] for judge in specs[name]},
+            compared_only=True,
+        )
+        log.info(
+            "%s: SPA of %d metrics, %d permutations",
+            name,
+            len(metrics),
+            settings.permutation_resamples,
+        )
+        parts.append(
+            soft_pairwise.spa_rows(
+                benchmark, tidy, metrics, settings.permutation_resamples, settings.seed
+            )
+        )
+    table = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=soft_pairwise.COLUMNS)
+    )
+    write_pair(table, stem, legend=SPA_LEGEND)

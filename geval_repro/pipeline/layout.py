@@ -244,6 +244,11 @@ class Layout:
         return self.tables / outputs.ALT_TEST
 
     @property
+    def soft_pairwise_accuracy(self) -> Path:
+        """The stem of the soft pairwise accuracy's table."""
+        return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
+
+    @property
     def rerun_agreement(self) -> Path:
         return self.tables / outputs.RERUN_AGREEMENT
 

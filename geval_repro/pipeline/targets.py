@@ -120,6 +120,16 @@ class Targets:
         }
 
     @property
+    def system_benchmarks(self) -> dict[str, list[str]]:
+        """Each scored benchmark whose systems share documents (soft pairwise accuracy;
+        :attr:`Benchmark.system_documents`) -> the judges on it."""
+        return {
+            name: self.on_benchmark(name)
+            for name in SCORED_BENCHMARKS
+            if BENCHMARKS[name].system_documents is not None
+        }
+
+    @property
     def preference_benchmarks(self) -> dict[str, Benchmark]:
         """The benchmarks of pairwise human preferences (the writer-vs-LLM analysis)."""
         return {n: b for n, b in BENCHMARKS.items() if not b.has_human_scores}

@@ -67,6 +67,10 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   workers; the config's ``alt_test.epsilon`` overrides it); None: the test is not made. The
   annotators are those of its ``experts`` human table (:attr:`Benchmark.annotator_table`),
   three or more per item;
+- ``documents_key``: the column of the documents its systems (``unit_key``) share, when
+  its level pools items (Topical-Chat's ``context_id``); the system-level statistics that
+  sum each system's scores over documents (soft pairwise accuracy) read it through
+  :attr:`Benchmark.system_documents` (the ``group_key`` at the summary level);
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
 
@@ -174,6 +178,16 @@ class Benchmark:
     preferences: Preferences | None = None
     human_tables: Mapping[str, str] = field(default_factory=dict)
     alt_test_epsilon: float | None = None
+    documents_key: str | None = None
+
+    @property
+    def system_documents(self) -> str | None:
+        """The column of the documents that every system of a scored benchmark answers (the
+        summary level's ``group_key``, else ``documents_key``); None: it has no systems
+        sharing documents (QAGS) or no per-item human scores."""
+        if not self.has_human_scores:
+            return None
+        return self.group_key or self.documents_key
 
     @property
     def annotator_table(self) -> str | None:
@@ -363,6 +377,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                 protocol_variant="vs original ground truth, 300 responses (USR protocol)",
             ),
             unieval_predictions=True,
+            documents_key="context_id",
             sources=("topical_chat", "unieval_pred_topical_chat"),
             citations=("gopalakrishnan2019topicalchat", "mehri2020usr"),
             item_count=360,  # 60 conversations x 6 responses

@@ -30,6 +30,9 @@ CLUSTER_FIGURE = SIGNIFICANCE_CLUSTERS + "_{benchmark}"
 #: The alternative annotator test of every metric on each benchmark with individual
 #: annotators: ``tables/<name>.csv|.md``.
 ALT_TEST = "alt_test"
+#: Soft pairwise accuracy of every metric on each benchmark whose systems share documents:
+#: ``tables/<name>.csv|.md``.
+SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.

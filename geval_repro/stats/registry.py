@@ -164,10 +164,11 @@ STATISTICS: tuple[str, ...] = (*COEFFICIENTS, *ACCURACIES)
 
 @dataclass(frozen=True)
 class JudgeTest:
-    """A statistic of one judge against a benchmark's humans that reads more than the score
-    matrices of the correlations: ``kind`` ``annotators`` (an ``(items, annotators)`` matrix
-    of individual ratings and the judge's ``(items,)`` values in, numbers out; the
-    benchmark's annotators must number at least ``min_annotators``). ``function``: its name
+    """A statistic of one judge against a benchmark's humans that the correlation rows do not
+    hold: ``kind`` ``annotators`` (an ``(items, annotators)`` matrix of individual ratings
+    and the judge's ``(items,)`` values in, numbers out; the benchmark's annotators must
+    number at least ``min_annotators``) or ``systems`` (the metric's and the humans'
+    complete ``(systems, documents)`` matrices in, one number out). ``function``: its name
     in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
 
@@ -196,6 +197,14 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
             module="geval_repro.stats.alt_test",
             function="alternative_annotator_test",
             min_annotators=3,
+        ),
+        JudgeTest(
+            name="soft_pairwise_accuracy",
+            symbol="SPA",
+            label="soft pairwise accuracy (Thompson et al., 2024)",
+            kind="systems",
+            module="geval_repro.stats.soft_pairwise",
+            function="soft_pairwise_accuracy",
         ),
     )
 }

@@ -19,11 +19,11 @@ Scale: the test compares a metric's value with ratings, so a metric must be on t
 scale. A judge run on the raw scale of a dimension whose judge ratings span the human scale
 is (``scale`` ``raters' scale``); any other metric (a rank-normal re-run, a judge asked for
 1-3 against 1-5 ratings, a baseline's or UniEval's scores) is first mapped onto it by an
-isotonic fit to the annotators' mean rating on a seeded half of the documents
-(:func:`~geval_repro.stats.alt_test.split_groups`, :func:`~geval_repro.stats.alt_test.
-isotonic_map`) and tested on the other half only (``scale`` names the map and the
-documents; its ``n_items`` counts the tested half). The reference rows are on the raters'
-scale and tested on every item.
+isotonic fit to the annotators' mean rating on a seeded half of the documents the metric
+scores (:func:`~geval_repro.stats.alt_test.split_groups`,
+:func:`~geval_repro.stats.alt_test.isotonic_map`) and tested on the other half only
+(``scale`` names the map and the documents; its ``n_items`` counts the tested half).
+The reference rows are on the raters' scale and tested on every item.
 
 Columns: ``omega`` (winning rate), ``rho`` (average advantage probability), ``passed``
 (``omega >= 0.5``), ``epsilon`` and ``q`` beside them, ``n_items``, ``n_annotators``, and
@@ -196,7 +196,6 @@ def alt_test_rows(
                 )
             )
         groups = panel.index.get_level_values(benchmark.group_key or keys[0]).to_numpy()
-        fitting = split_groups(groups, seed)
         for metric in metrics:
             if dimension.name not in metric.scores:
                 continue
@@ -213,11 +212,14 @@ def alt_test_rows(
             }
             tested, note, scale = present, "", RAW
             if reason:
-                fit = present & fitting
-                tested = present & ~fitting
+                # the metric's own documents split in half (a partial run's too)
+                fit = present & np.isin(
+                    groups, groups[present][split_groups(groups[present], seed)]
+                )
+                tested = present & ~fit
                 n_fit = len(np.unique(groups[fit]))
                 scale = (
-                    f"isotonic map onto {_span(dimension)} ({reason}), fitted on {n_fit} "
+                    f"isotonic map onto {_span(dimension)} ({reason}), fitted on {n_fit} of its "
                     f"documents (seeded half), tested on the other "
                     f"{len(np.unique(groups[tested]))}"
                 )

@@ -106,6 +106,7 @@ rule judge_pairs:
         rules.pairwise_significance.output,
         [path for b in TARGETS.scored_benchmarks for path in LAYOUT.cluster_figure(b)],
         LAYOUT.pair(LAYOUT.alt_test) if TARGETS.annotated_benchmarks else [],
+        LAYOUT.pair(LAYOUT.soft_pairwise_accuracy) if TARGETS.system_benchmarks else [],
 
 
 rule alt_test:
@@ -162,4 +163,53 @@ rule alt_test:
             processed=params.processed,
             settings=SETTINGS,
             stem=LAYOUT.alt_test,
+        )
+
+
+rule soft_pairwise_accuracy:
+    """Soft pairwise accuracy of every metric on the benchmarks whose systems share
+    documents."""
+    input:
+        benchmark_tables=[LAYOUT.table(b) for b in TARGETS.system_benchmarks],
+        baseline_scores=[
+            path
+            for b in TARGETS.system_benchmarks
+            for path in LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+        ],
+        processed=[
+            path
+            for judges in TARGETS.system_benchmarks.values()
+            for tables in TARGETS.processed_of(judges).values()
+            for path in tables.values()
+        ],
+    output:
+        LAYOUT.pair(LAYOUT.soft_pairwise_accuracy),
+    params:
+        benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.system_benchmarks},
+        benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.system_benchmarks},
+        baseline_scores={
+            b: LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+            for b in TARGETS.system_benchmarks
+        },
+        specs={b: TARGETS.specs(j) for b, j in TARGETS.system_benchmarks.items()},
+        processed=TARGETS.processed_of(
+            [j for judges in TARGETS.system_benchmarks.values() for j in judges]
+        ),
+        judges=[j for judges in TARGETS.system_benchmarks.values() for j in judges],
+    log:
+        LAYOUT.log("soft_pairwise_accuracy"),
+    run:
+        JOBS.run(
+            "judge_cards:spa_table",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            benchmarks=params.benchmarks,
+            benchmark_tables=params.benchmark_tables,
+            baseline_scores=params.baseline_scores,
+            specs=params.specs,
+            processed=params.processed,
+            settings=SETTINGS,
+            stem=LAYOUT.soft_pairwise_accuracy,
         )
