@@ -1,7 +1,8 @@
 """Rule functions of the judge cards: the alternative annotator test of every metric on the
 benchmarks with individual annotators (computed in :mod:`geval_repro.tables.alt_test`) and
 the soft pairwise accuracy of every metric on the benchmarks whose systems share documents
-(:mod:`geval_repro.tables.soft_pairwise`)."""
+(:mod:`geval_repro.tables.soft_pairwise`); then every judge's card from those tables and the
+correlation rows (:mod:`geval_repro.tables.judge_cards`, :mod:`geval_repro.report.judge_card`)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,16 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from geval_repro.config import Settings
+from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables import alt_test, soft_pairwise
+from geval_repro.tables.judge_cards import card_rows
+from geval_repro.tables.paired_tests import judge_metrics
 
 log = logging.getLogger(__name__)
 
@@ -124,3 +129,49 @@ def spa_table(
         else pd.DataFrame(columns=soft_pairwise.COLUMNS)
     )
     write_pair(table, stem, legend=SPA_LEGEND)
+
+
+#: The legend under the judge cards' Markdown table.
+CARDS_LEGEND = (
+    "One row per judge, benchmark and dimension (geval_repro.tables.judge_cards): Spearman "
+    "correlation at the benchmark's level with its interval, the best baseline and the "
+    "difference, the human ceiling (its range over the annotators), the alternative annotator "
+    "test beside its reference rows, soft pairwise accuracy; a statistic that does not apply "
+    "says why in its cell; n beside every number below the benchmark's full n."
+)
+
+
+def judge_cards(
+    specs: Mapping[str, JudgeSpec],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    correlations: PathLike,
+    vs_baseline: PathLike,
+    ceiling: PathLike,
+    alt_test_path: PathLike,
+    spa_path: PathLike,
+    stem: PathLike,
+    cards: Mapping[str, Sequence[PathLike]],
+) -> None:
+    """The judge cards' table (``<stem>.csv|.md``) and each judge's card and figure
+    (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``specs``, ``processed``: the
+    judges on benchmarks with human scores; their headline variant is the first of their
+    compared score variants (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
+    headline = {}
+    for judge, spec in specs.items():
+        tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
+        headline[judge] = judge_metrics(spec, tables, compared_only=True)[0].variant
+    table = card_rows(
+        specs,
+        headline,
+        pd.read_csv(correlations),
+        pd.read_csv(vs_baseline),
+        pd.read_csv(ceiling),
+        pd.read_csv(alt_test_path),
+        pd.read_csv(spa_path),
+    )
+    write_pair(table, stem, legend=CARDS_LEGEND)
+    for judge, (markdown, png, svg) in cards.items():
+        rows = table[table["judge"] == judge]
+        log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
+        card_figure(rows, specs[judge].label, png, svg)
+        write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))

@@ -249,6 +249,16 @@ class Layout:
         return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
 
     @property
+    def judge_cards(self) -> Path:
+        """The stem of the judge cards' table."""
+        return self.tables / outputs.JUDGE_CARDS
+
+    def judge_card(self, judge: str) -> list[Path]:
+        """A judge's card and its figure: ``cards/<judge>.md``, ``.png``, ``.svg``."""
+        stem = self.results / outputs.CARDS / judge
+        return [stem.with_suffix(suffix) for suffix in (".md", ".png", ".svg")]
+
+    @property
     def rerun_agreement(self) -> Path:
         return self.tables / outputs.RERUN_AGREEMENT
 

@@ -33,6 +33,11 @@ ALT_TEST = "alt_test"
 #: Soft pairwise accuracy of every metric on each benchmark whose systems share documents:
 #: ``tables/<name>.csv|.md``.
 SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
+#: Every judge's card numbers, one row per judge, benchmark and dimension:
+#: ``tables/<name>.csv|.md``.
+JUDGE_CARDS = "judge_cards"
+#: The folder of the judges' cards: ``<folder>/<judge>.md|.png|.svg``.
+CARDS = "cards"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.

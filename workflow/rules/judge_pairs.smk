@@ -107,6 +107,7 @@ rule judge_pairs:
         [path for b in TARGETS.scored_benchmarks for path in LAYOUT.cluster_figure(b)],
         LAYOUT.pair(LAYOUT.alt_test) if TARGETS.annotated_benchmarks else [],
         LAYOUT.pair(LAYOUT.soft_pairwise_accuracy) if TARGETS.system_benchmarks else [],
+        LAYOUT.pair(LAYOUT.judge_cards) if TARGETS.correlated else [],
 
 
 rule alt_test:
@@ -212,4 +213,44 @@ rule soft_pairwise_accuracy:
             processed=params.processed,
             settings=SETTINGS,
             stem=LAYOUT.soft_pairwise_accuracy,
+        )
+
+
+rule judge_cards:
+    """Every judge's card: the table of all judges' numbers and one page and figure each."""
+    input:
+        correlations=LAYOUT.pair(LAYOUT.correlations)[0],
+        vs_baseline=LAYOUT.pair(LAYOUT.significance_vs_baseline)[0],
+        ceiling=LAYOUT.row_file("human_ceiling"),
+        alt_test=LAYOUT.pair(LAYOUT.alt_test)[0],
+        spa=LAYOUT.pair(LAYOUT.soft_pairwise_accuracy)[0],
+        processed=[
+            path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
+        ],
+    output:
+        LAYOUT.pair(LAYOUT.judge_cards),
+        [path for judge in TARGETS.correlated for path in LAYOUT.judge_card(judge)],
+    params:
+        specs=TARGETS.specs(TARGETS.correlated),
+        processed=TARGETS.processed_of(TARGETS.correlated),
+        cards={judge: LAYOUT.judge_card(judge) for judge in TARGETS.correlated},
+        judges=TARGETS.correlated,
+    log:
+        LAYOUT.log("judge_cards"),
+    run:
+        JOBS.run(
+            "judge_cards:judge_cards",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            specs=params.specs,
+            processed=params.processed,
+            correlations=input.correlations,
+            vs_baseline=input.vs_baseline,
+            ceiling=input.ceiling,
+            alt_test_path=input.alt_test,
+            spa_path=input.spa,
+            stem=LAYOUT.judge_cards,
+            cards=params.cards,
         )

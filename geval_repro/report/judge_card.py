@@ -1,0 +1,257 @@
+"""A judge's card (``results/cards/<judge>.md``) and its at-a-glance figure
+(``results/cards/<judge>.png|.svg``), drawn from its rows of ``tables/judge_cards.csv``
+(:mod:`geval_repro.tables.judge_cards`; nothing is computed here), and the leaderboard of
+every judge per benchmark (:func:`leaderboard`).
+
+The card leads, per dimension, with the judge's alternative-annotator-test rho against the
+constant judge's (a constant at the median rating), then its verdict, the figure, and every
+number with its n and source. Cells below the benchmark's full n show their n.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import textwrap
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.report.figures import save_figure
+
+INDEPENDENCE = (
+    "The alternative annotator test and the correlations' tests treat the items as "
+    "independent, although a benchmark's items share documents (several texts judged per "
+    "document or dialogue context): their p-values are optimistic where documents matter."
+)
+SOURCES = (
+    "Sources: correlations and intervals `tables/correlations.csv`; best baseline and the "
+    "difference `tables/significance_vs_baseline.csv`; human ceiling "
+    "`work/rows/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
+    "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; all rows in "
+    "`tables/judge_cards.csv`."
+)
+
+
+def _number(value: object, digits: int = 3) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)) or pd.isna(value):
+        return "–"
+    return f"{float(value):.{digits}f}"
+
+
+def _with_n(text: str, n: object, full: object) -> str:
+    if pd.isna(n) or pd.isna(full) or int(n) >= int(full):
+        return text
+    return f"{text} (n = {int(n)})"
+
+
+def verdict(row: pd.Series) -> str:
+    """The alternative annotator test's verdict in one phrase (the reason where it does not
+    apply)."""
+    omega = row["alt_omega"]
+    if isinstance(omega, str) or pd.isna(omega):
+        return str(omega) if isinstance(omega, str) else "not tested"
+    word = "passes" if bool(row["alt_passed"]) else "fails"
+    text = f"{word} (ω = {float(omega):.2f}, ε = {float(row['alt_epsilon']):g})"
+    if bool(row["constant_passed"]):
+        text += "; the constant passes too: the test cannot tell judges apart here"
+    return text
+
+
+def lead_lines(rows: pd.DataFrame) -> list[str]:
+    """Per dimension: the judge's rho against the constant's, then the verdict."""
+    lines = []
+    for _, row in rows.iterrows():
+        rho = row["alt_rho"]
+        if isinstance(row["alt_omega"], str):
+            lines.append(f"- **{row['dimension']}**: alternative annotator test {row['alt_omega']}")
+            continue
+        judge_rho = _with_n(
+            f"advantage probability ρ = {_number(rho)}", row["alt_n_items"], row["full_n"]
+        )
+        lines.append(
+            f"- **{row['dimension']}**: {judge_rho} against the constant's "
+            f"ρ = {_number(row['constant_rho'])} (random rating {_number(row['random_rho'])}); "
+            f"{verdict(row)}"
+        )
+    return lines
+
+
+def card_figure(
+    rows: pd.DataFrame, title: str, png: str | os.PathLike[str], svg: str | os.PathLike[str]
+) -> None:
+    """Per dimension (one line each): the judge's correlation with its interval, the best
+    baseline's, the human ceiling (range over the annotators), and the alt-test verdict
+    written beside them."""
+    dims = list(rows["dimension"])
+    fig = Figure(figsize=(10, 1.4 + 0.9 * len(dims)), layout="constrained")
+    ax = fig.add_subplot()
+    marks = (
+        ("judge", "value", "ci_low", "ci_high", "o", "#1f4e9c"),
+        (
+            "best baseline (on its full items)",
+            "baseline_value_full",
+            "baseline_ci_low",
+            "baseline_ci_high",
+            "s",
+            "#888888",
+        ),
+        (
+            "human ceiling (range over annotators)",
+            "ceiling",
+            "ceiling_low",
+            "ceiling_high",
+            "D",
+            "#2a9d4b",
+        ),
+    )
+    for k, (label, value, low, high, marker, color) in enumerate(marks):
+        ys, xs = [], []
+        for i, (_, row) in enumerate(rows.iterrows()):
+            v, lo, hi = (
+                pd.to_numeric(pd.Series([row[c]]), errors="coerce").iloc[0]
+                for c in (value, low, high)
+            )
+            if pd.isna(v):
+                continue
+            y = i + (k - 1) * 0.22
+            ys.append(y)
+            xs.append(float(v))
+            if not (pd.isna(lo) or pd.isna(hi)):
+                # a percentile interval need not contain its point: drawn from end to end
+                ax.plot([lo, hi], [y, y], color=color, linewidth=1.4)
+            elif value == "value":
+                ax.annotate(
+                    "no interval (too few documents)",
+                    (float(v), y),
+                    xytext=(6, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize=7,
+                    color=color,
+                )
+        if xs:
+            ax.plot(xs, ys, marker, color=color, label=label, linestyle="none")
+    ticks = [
+        _with_n(str(row["dimension"]), row["n_items"], row["full_n"]).replace(" (", "\n(judge ")
+        for _, row in rows.iterrows()
+    ]
+    ax.set_yticks(range(len(dims)), ticks)
+    ax.set_ylim(len(dims) - 0.5, -0.5)
+    ax.axvline(0, color="#cccccc", linewidth=0.8)
+    ax.set_xlim(-1.0, 1.0)
+    coefficient = rows["coefficient"].iloc[0]
+    ax.set_xlabel(
+        f"{coefficient.capitalize()} correlation with the humans ({rows['level'].iloc[0]} "
+        "level)\nbars: 95 % bootstrap interval; the ceiling's: its range over the annotators"
+    )
+    for i, (_, row) in enumerate(rows.iterrows()):
+        text = "alt-test: " + verdict(row)
+        ax.text(
+            1.02,
+            i,
+            "\n".join(textwrap.wrap(text, 34)),
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize=8,
+        )
+    fig.legend(loc="outside lower center", ncol=3, fontsize=8, frameon=False)
+    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=10)
+    save_figure(fig, png, svg)
+
+
+def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) -> str:
+    """The card of ``judge`` (its rows of the judge cards' table)."""
+    benchmark = get_benchmark(str(rows["benchmark"].iloc[0]))
+    first = rows.iloc[0]
+    lines = [
+        f"# Judge card: {judge}",
+        "",
+        f"{label}. Benchmark: {benchmark.title} ({benchmark.item_count} items); score variant "
+        f"`{first['variant']}`; status {first['status']}.",
+        "",
+        "## Can it replace a human rater? (alternative annotator test, Calderon et al. 2025)",
+        "",
+        *lead_lines(rows),
+        "",
+        f"![{judge}]({figure_name}.png)",
+        "",
+        "## Every number",
+        "",
+        "| dimension | ρ_s (n) [95 % CI] | best baseline | judge − baseline (p) "
+        "| human ceiling [range] | SPA (position; constant) | system ρ_s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, row in rows.iterrows():
+        value = row["value"]
+        if isinstance(value, str):
+            lines.append(f"| {row['dimension']} | {value} | | | | | |")
+            continue
+        corr = _with_n(_number(value), row["n_items"], row["full_n"])
+        corr += f" [{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
+        baseline = (
+            f"{row['baseline']} ({row['baseline_variant']}): {_number(row['baseline_value'])}"
+            if isinstance(row["baseline"], str)
+            else "–"
+        )
+        diff = f"{_number(row['difference'])} ({_number(row['difference_pvalue'])})"
+        ceiling = _number(row["ceiling"])
+        if not isinstance(row["ceiling"], str):
+            ceiling += f" [{_number(row['ceiling_low'])}, {_number(row['ceiling_high'])}]"
+        spa = _number(row["spa"])
+        if not isinstance(row["spa"], str):
+            position = (
+                "not ranked" if pd.isna(row["spa_position"]) else f"#{int(row['spa_position'])}"
+            )
+            spa = f"{spa} ({position}; {_number(row['spa_constant'])})"
+            if row["spa_n_inputs"] is not pd.NA and not pd.isna(row["spa_n_inputs"]):
+                spa += (
+                    f", {int(row['spa_n_systems'])} systems on {int(row['spa_n_inputs'])} documents"
+                )
+        lines.append(
+            f"| {row['dimension']} | {corr} | {baseline} | {diff} | {ceiling} | {spa} | "
+            f"{_number(row['system_spearman'])} |"
+        )
+    scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
+    lines += [
+        "",
+        "The alternative annotator test's scale: "
+        + ("; ".join(scales) if scales else "not tested")
+        + ".",
+        "",
+        INDEPENDENCE,
+        "",
+        SOURCES,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def leaderboard(cards: pd.DataFrame) -> str:
+    """Per benchmark, every judge by dimension: its Spearman correlation (with n below the
+    full n), the alt-test verdict and SPA, best correlation first."""
+    lines: list[str] = []
+    for name, rows in cards.groupby("benchmark", sort=False):
+        title = get_benchmark(str(name)).title
+        lines += [
+            f"#### {title}",
+            "",
+            "| judge | dimension | ρ_s | alt-test | SPA |",
+            "|---|---|---|---|---|",
+        ]
+        numeric = pd.to_numeric(rows["value"], errors="coerce")
+        for _, row in (
+            rows.assign(_v=numeric)
+            .sort_values(["dimension", "_v"], ascending=[True, False])
+            .iterrows()
+        ):
+            corr = _with_n(_number(row["value"]), row["n_items"], row["full_n"])
+            alt = verdict(row).split(";")[0]
+            lines.append(
+                f"| {row['judge']} | {row['dimension']} | {corr} | {alt} | {_number(row['spa'])} |"
+            )
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,235 @@
+"""The judge cards' table: one row per judge, benchmark and dimension with every number a
+reader needs to decide whether the judge may replace a human rater there, each taken from the
+result table that computed it (nothing is recomputed here):
+
+- the judge's headline score variant (the first it is compared with others under: the
+  released parser's mean of the replies, the Eq. 1 weighted score, per-item scores) and its
+  Spearman correlation with the humans at the benchmark's level, with its bootstrap interval
+  and ``n_items`` (``tables/correlations.csv``);
+- the best recomputed baseline on the judge's items (``tables/significance_vs_baseline.csv``:
+  its value there, the difference judge minus baseline and the paired permutation test's
+  p-value), the baseline's value on its full items (``baseline_value_full``) and that
+  value's interval (``tables/correlations.csv``);
+- the human ceiling (one annotator against the mean of the others, averaged over the
+  annotators; the interval columns give the range over the annotators, not a confidence
+  interval: ``work/rows/human_ceiling.csv``);
+- the alternative annotator test (``tables/alt_test.csv``): omega, rho, the verdict, epsilon,
+  the scale it was tested on, and the reference rows' rho and verdict (constant at the median
+  rating, random rating);
+- soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA, its position in the
+  benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices.
+
+A statistic that does not apply to a benchmark or judge has its reason in its value cell
+(``n/a: ...``), the rest of its columns empty. ``full_n``: the benchmark's items; every
+count below it is the n a number rests on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from geval_repro.registry.judges import JudgeSpec
+
+COEFFICIENT = "spearman"
+NO_ANNOTATORS = "n/a: no table of individual annotators (3 or more per item) for this benchmark"
+NO_CEILING = "n/a: no individual raters' ratings for this benchmark"
+NO_SYSTEMS = "n/a: its systems do not share documents (no system-level ranking)"
+NOT_SCORED = "n/a: the judge scores no item of this dimension"
+COLUMNS = [
+    "judge",
+    "benchmark",
+    "dimension",
+    "variant",
+    "status",
+    "coefficient",
+    "level",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_items",
+    "full_n",
+    "baseline",
+    "baseline_variant",
+    "baseline_value",
+    "baseline_value_full",
+    "baseline_ci_low",
+    "baseline_ci_high",
+    "difference",
+    "difference_pvalue",
+    "ceiling",
+    "ceiling_low",
+    "ceiling_high",
+    "alt_omega",
+    "alt_rho",
+    "alt_passed",
+    "alt_epsilon",
+    "alt_n_items",
+    "alt_scale",
+    "constant_rho",
+    "constant_passed",
+    "random_rho",
+    "spa",
+    "spa_position",
+    "spa_constant",
+    "spa_n_systems",
+    "spa_n_inputs",
+    "system_spearman",
+    "note",
+]
+
+
+def _one(table: pd.DataFrame, **match: object) -> pd.Series | None:
+    """The row of ``table`` matching ``match`` (None when none does)."""
+    chosen = table
+    for column, value in match.items():
+        chosen = chosen[chosen[column] == value]
+    return None if chosen.empty else chosen.iloc[0]
+
+
+def card_rows(
+    specs: Mapping[str, JudgeSpec],
+    headline: Mapping[str, str],
+    correlations: pd.DataFrame,
+    vs_baseline: pd.DataFrame,
+    ceiling: pd.DataFrame,
+    alt_test: pd.DataFrame,
+    spa: pd.DataFrame,
+) -> pd.DataFrame:
+    """The rows of the module docstring for every judge of ``specs`` that has human scores
+    to be compared with (``headline``: each judge's headline variant; the tables as the
+    pipeline writes them)."""
+    records = []
+    for judge, spec in specs.items():
+        benchmark = spec.benchmark
+        variant = headline[judge]
+        level = benchmark.level.value
+        for dimension in benchmark.human_dimensions:
+            row: dict[str, object] = {
+                "judge": judge,
+                "benchmark": benchmark.name,
+                "dimension": dimension,
+                "variant": variant,
+                "status": spec.status,
+                "coefficient": COEFFICIENT,
+                "level": level,
+                "full_n": benchmark.item_count,
+            }
+            where = {"benchmark": benchmark.name, "dimension": dimension}
+            corr = _one(
+                correlations,
+                **where,
+                metric=judge,
+                variant=variant,
+                level=level,
+                coefficient=COEFFICIENT,
+            )
+            if corr is None or pd.isna(corr["n_items"]) or corr["n_items"] == 0:
+                records.append({**row, "value": NOT_SCORED})
+                continue
+            row.update(value=corr["value"], ci_low=corr["ci_low"], ci_high=corr["ci_high"])
+            row["n_items"] = int(corr["n_items"])
+            test = _one(
+                vs_baseline,
+                judge=judge,
+                variant=variant,
+                dimension=dimension,
+                coefficient=COEFFICIENT,
+            )
+            if test is not None:
+                row.update(
+                    baseline=test["baseline"],
+                    baseline_variant=test["baseline_variant"],
+                    baseline_value=test["baseline_value"],
+                    baseline_value_full=test["baseline_value_full"],
+                    difference=test["difference"],
+                    difference_pvalue=test["pvalue"],
+                )
+                full = _one(
+                    correlations,
+                    **where,
+                    metric=test["baseline"],
+                    variant=test["baseline_variant"],
+                    level=level,
+                    coefficient=COEFFICIENT,
+                )
+                if full is not None:
+                    row.update(baseline_ci_low=full["ci_low"], baseline_ci_high=full["ci_high"])
+            row.update(_ceiling(ceiling, benchmark.name, dimension, level))
+            row.update(_alt_test(alt_test, where, judge, variant))
+            row.update(_spa(spa, where, judge, variant))
+            records.append(row)
+    table = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
+    counts = ["n_items", "full_n", "alt_n_items", "spa_position", "spa_n_systems", "spa_n_inputs"]
+    return table.astype(dict.fromkeys(counts, "Int64"))
+
+
+def _ceiling(ceiling: pd.DataFrame, benchmark: str, dimension: str, level: str) -> dict:
+    rows = ceiling[
+        (ceiling["benchmark"] == benchmark)
+        & (ceiling["dimension"] == dimension)
+        & (ceiling["coefficient"] == COEFFICIENT)
+        & (ceiling["level"] == level)
+    ]
+    if rows.empty:
+        return {"ceiling": NO_CEILING}
+    single = rows[rows["variant"].str.startswith("expert")]
+    mean = rows[~rows["variant"].str.startswith("expert")]
+    return {
+        "ceiling": float(mean["value"].iloc[0]),
+        "ceiling_low": float(single["value"].min()),
+        "ceiling_high": float(single["value"].max()),
+    }
+
+
+def _alt_test(alt_test: pd.DataFrame, where: dict, judge: str, variant: str) -> dict:
+    rows = alt_test[
+        (alt_test["benchmark"] == where["benchmark"])
+        & (alt_test["dimension"] == where["dimension"])
+    ]
+    if rows.empty:
+        return {"alt_omega": NO_ANNOTATORS}
+    references = rows[rows["kind"] == "reference"]
+    constant = references[references["metric"].str.startswith("constant")].iloc[0]
+    random = references[~references["metric"].str.startswith("constant")].iloc[0]
+    out = {
+        "constant_rho": constant["rho"],
+        "constant_passed": bool(constant["passed"]),
+        "random_rho": random["rho"],
+        "alt_epsilon": constant["epsilon"],
+    }
+    mine = _one(rows, metric=judge, variant=variant)
+    if mine is None:
+        return {**out, "alt_omega": NOT_SCORED}
+    if pd.isna(mine["omega"]):
+        return {**out, "alt_omega": f"n/a: {mine['note']}", "alt_n_items": int(mine["n_items"])}
+    return {
+        **out,
+        "alt_omega": mine["omega"],
+        "alt_rho": mine["rho"],
+        "alt_passed": bool(mine["passed"]),
+        "alt_n_items": int(mine["n_items"]),
+        "alt_scale": mine["scale"],
+    }
+
+
+def _spa(spa: pd.DataFrame, where: dict, judge: str, variant: str) -> dict:
+    rows = spa[(spa["benchmark"] == where["benchmark"]) & (spa["dimension"] == where["dimension"])]
+    if rows.empty:
+        return {"spa": NO_SYSTEMS}
+    constant = _one(rows, metric="constant", kind="reference")
+    out = {"spa_constant": None if constant is None else constant["spa"]}
+    mine = _one(rows, metric=judge, variant=variant)
+    if mine is None:
+        return {**out, "spa": NOT_SCORED}
+    if pd.isna(mine["spa"]):
+        return {**out, "spa": f"n/a: {mine['note']}"}
+    return {
+        **out,
+        "spa": mine["spa"],
+        "spa_position": mine["position"],
+        "spa_n_systems": mine["n_systems"],
+        "spa_n_inputs": mine["n_inputs"],
+        "system_spearman": mine["system_spearman"],
+    }

@@ -1,0 +1,161 @@
+"""The judge cards' rows (geval_repro.tables.judge_cards) take every number from the table
+that computed it and say why where a statistic does not apply; the card's page leads with
+the alt-test's rho against the constant's (labelled fixture tables, not results)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.report.judge_card import card_markdown, leaderboard
+from geval_repro.tables.judge_cards import NO_ANNOTATORS, NO_CEILING, NOT_SCORED, card_rows
+
+TOPICAL_CHAT = get_benchmark("topical_chat")
+SUMMEVAL = get_benchmark("summeval")
+
+
+def _correlation(
+    benchmark: str, dimension: str, metric: str, variant: str, level: str, value: float, n: int
+) -> dict:
+    return {
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "metric": metric,
+        "variant": variant,
+        "level": level,
+        "coefficient": "spearman",
+        "value": value,
+        "ci_low": value - 0.1,
+        "ci_high": value + 0.1,
+        "n_items": n,
+    }
+
+
+def test_card_rows_and_page() -> None:
+    specs = {
+        "tc": SimpleNamespace(benchmark=TOPICAL_CHAT, status="fixture", label="TC fixture"),
+        "se": SimpleNamespace(benchmark=SUMMEVAL, status="fixture", label="SE fixture"),
+    }
+    correlations = pd.DataFrame(
+        [
+            _correlation("topical_chat", "naturalness", "tc", "v", "global", 0.3, 30),
+            _correlation("summeval", "coherence", "se", "v", "summary", 0.4, 1600),
+            _correlation("summeval", "coherence", "ROUGE-1", "b", "summary", 0.2, 1600),
+        ]
+    )
+    vs_baseline = pd.DataFrame(
+        [
+            {
+                "judge": "se",
+                "variant": "v",
+                "dimension": "coherence",
+                "coefficient": "spearman",
+                "baseline": "ROUGE-1",
+                "baseline_variant": "b",
+                "baseline_value": 0.21,
+                "baseline_value_full": 0.2,
+                "difference": 0.19,
+                "pvalue": 0.01,
+            }
+        ]
+    )
+    ceiling = pd.DataFrame(
+        [
+            {
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "coefficient": "spearman",
+                "level": "summary",
+                "variant": v,
+                "value": x,
+            }
+            for v, x in (("expert 1", 0.6), ("expert 2", 0.7), ("mean over the 3 experts", 0.65))
+        ]
+    )
+    alt = pd.DataFrame(
+        [
+            {
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "metric": "random rating",
+                "variant": "r",
+                "kind": "reference",
+                "omega": 0.0,
+                "rho": 0.5,
+                "passed": False,
+                "epsilon": 0.2,
+                "n_items": 1600,
+                "scale": "raters' scale",
+                "note": "",
+            },
+            {
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "metric": "constant (median rating = 3)",
+                "variant": "c",
+                "kind": "reference",
+                "omega": 1.0,
+                "rho": 0.68,
+                "passed": True,
+                "epsilon": 0.2,
+                "n_items": 1600,
+                "scale": "raters' scale",
+                "note": "",
+            },
+            {
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "metric": "se",
+                "variant": "v",
+                "kind": "judge",
+                "omega": 1.0,
+                "rho": 0.52,
+                "passed": True,
+                "epsilon": 0.2,
+                "n_items": 800,
+                "scale": "isotonic map",
+                "note": "",
+            },
+        ]
+    )
+    spa = pd.DataFrame(
+        [
+            {
+                "benchmark": "summeval",
+                "dimension": "coherence",
+                "metric": m,
+                "variant": v,
+                "kind": k,
+                "spa": x,
+                "position": p,
+                "n_systems": 16,
+                "n_inputs": 100,
+                "system_spearman": 0.7,
+            }
+            for m, v, k, x, p in (
+                ("constant", "c", "reference", 0.55, None),
+                ("se", "v", "judge", 0.82, 1),
+            )
+        ]
+    )
+    rows = card_rows(specs, {"tc": "v", "se": "v"}, correlations, vs_baseline, ceiling, alt, spa)
+    tc = rows[rows["judge"] == "tc"].set_index("dimension")
+    assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30
+    assert tc.loc["naturalness", "alt_omega"] == NO_ANNOTATORS
+    assert tc.loc["naturalness", "ceiling"] == NO_CEILING
+    assert tc.loc["coherence", "value"] == NOT_SCORED  # no correlation row: says why
+    se = rows[rows["judge"] == "se"].set_index("dimension").loc["coherence"]
+    assert (se["baseline"], se["difference"], se["difference_pvalue"]) == ("ROUGE-1", 0.19, 0.01)
+    assert (se["ceiling"], se["ceiling_low"], se["ceiling_high"]) == (0.65, 0.6, 0.7)
+    assert (se["alt_rho"], se["constant_rho"], se["random_rho"]) == (0.52, 0.68, 0.5)
+    assert se["alt_n_items"] == 800 and se["constant_passed"]
+    assert (se["spa"], se["spa_position"], se["spa_constant"]) == (0.82, 1, 0.55)
+    page = card_markdown("se", "SE fixture", rows[rows["judge"] == "se"], "se")
+    lead = page.split("## Every number")[0]
+    assert "advantage probability ρ = 0.520 (n = 800) against the constant's ρ = 0.680" in lead
+    assert "cannot tell judges apart" in lead
+    assert "independent" in page
+    board = leaderboard(rows)
+    assert "0.300 (n = 30)" in board and "#### SummEval" in board
