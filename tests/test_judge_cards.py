@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pandas as pd
 
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.report.judge_card import card_markdown, leaderboard
+from geval_repro.report.card_text import leaderboard
+from geval_repro.report.judge_card import card_markdown
 from geval_repro.tables.judge_cards import NO_ANNOTATORS, NO_CEILING, NOT_SCORED, card_rows
 
 TOPICAL_CHAT = get_benchmark("topical_chat")

@@ -247,6 +247,7 @@ class Targets:
         swept = self.swept
         return [
             layout.pair(layout.correlations)[0],
+            *(layout.pair(layout.judge_cards)[:1] if self.correlated else []),
             *(layout.paper_layout(n) for n in PAPER_TABLES),
             *(layout.judge_correlations(j) for j in self.correlated),
             *(layout.judge_tables(j) / f"{t}.csv" for j in swept for t in ("main", "one_reply")),

@@ -1,16 +1,15 @@
 """A judge's card (``results/cards/<judge>.md``) and its at-a-glance figure
 (``results/cards/<judge>.png|.svg``), drawn from its rows of ``tables/judge_cards.csv``
-(:mod:`geval_repro.tables.judge_cards`; nothing is computed here), and the leaderboard of
-every judge per benchmark (:func:`leaderboard`).
+(:mod:`geval_repro.tables.judge_cards`; nothing is computed here).
 
 The card leads, per dimension, with the judge's alternative-annotator-test rho against the
 constant judge's (a constant at the median rating), then its verdict, the figure, and every
-number with its n and source. Cells below the benchmark's full n show their n.
+number with its n and source. Cells below the benchmark's full n show their n. The
+leaderboard of every judge per benchmark is :func:`geval_repro.report.card_text.leaderboard`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import textwrap
 
@@ -18,6 +17,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.report.card_text import as_float, verdict
+from geval_repro.report.card_text import number as _number
+from geval_repro.report.card_text import with_n as _with_n
 from geval_repro.report.figures import save_figure
 
 INDEPENDENCE = (
@@ -34,39 +36,12 @@ SOURCES = (
 )
 
 
-def _number(value: object, digits: int = 3) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None or (isinstance(value, float) and math.isnan(value)) or pd.isna(value):
-        return "–"
-    return f"{float(value):.{digits}f}"
-
-
-def _with_n(text: str, n: object, full: object) -> str:
-    if pd.isna(n) or pd.isna(full) or int(n) >= int(full):
-        return text
-    return f"{text} (n = {int(n)})"
-
-
-def verdict(row: pd.Series) -> str:
-    """The alternative annotator test's verdict in one phrase (the reason where it does not
-    apply)."""
-    omega = row["alt_omega"]
-    if isinstance(omega, str) or pd.isna(omega):
-        return str(omega) if isinstance(omega, str) else "not tested"
-    word = "passes" if bool(row["alt_passed"]) else "fails"
-    text = f"{word} (ω = {float(omega):.2f}, ε = {float(row['alt_epsilon']):g})"
-    if bool(row["constant_passed"]):
-        text += "; the constant passes too: the test cannot tell judges apart here"
-    return text
-
-
 def lead_lines(rows: pd.DataFrame) -> list[str]:
     """Per dimension: the judge's rho against the constant's, then the verdict."""
     lines = []
     for _, row in rows.iterrows():
         rho = row["alt_rho"]
-        if isinstance(row["alt_omega"], str):
+        if as_float(row["alt_omega"]) is None:
             lines.append(f"- **{row['dimension']}**: alternative annotator test {row['alt_omega']}")
             continue
         judge_rho = _with_n(
@@ -187,7 +162,7 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
     ]
     for _, row in rows.iterrows():
         value = row["value"]
-        if isinstance(value, str):
+        if as_float(value) is None:
             lines.append(f"| {row['dimension']} | {value} | | | | | |")
             continue
         corr = _with_n(_number(value), row["n_items"], row["full_n"])
@@ -199,10 +174,10 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         )
         diff = f"{_number(row['difference'])} ({_number(row['difference_pvalue'])})"
         ceiling = _number(row["ceiling"])
-        if not isinstance(row["ceiling"], str):
+        if as_float(row["ceiling"]) is not None:
             ceiling += f" [{_number(row['ceiling_low'])}, {_number(row['ceiling_high'])}]"
         spa = _number(row["spa"])
-        if not isinstance(row["spa"], str):
+        if as_float(row["spa"]) is not None:
             position = (
                 "not ranked" if pd.isna(row["spa_position"]) else f"#{int(row['spa_position'])}"
             )
@@ -227,31 +202,4 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         SOURCES,
         "",
     ]
-    return "\n".join(lines)
-
-
-def leaderboard(cards: pd.DataFrame) -> str:
-    """Per benchmark, every judge by dimension: its Spearman correlation (with n below the
-    full n), the alt-test verdict and SPA, best correlation first."""
-    lines: list[str] = []
-    for name, rows in cards.groupby("benchmark", sort=False):
-        title = get_benchmark(str(name)).title
-        lines += [
-            f"#### {title}",
-            "",
-            "| judge | dimension | ρ_s | alt-test | SPA |",
-            "|---|---|---|---|---|",
-        ]
-        numeric = pd.to_numeric(rows["value"], errors="coerce")
-        for _, row in (
-            rows.assign(_v=numeric)
-            .sort_values(["dimension", "_v"], ascending=[True, False])
-            .iterrows()
-        ):
-            corr = _with_n(_number(row["value"]), row["n_items"], row["full_n"])
-            alt = verdict(row).split(";")[0]
-            lines.append(
-                f"| {row['judge']} | {row['dimension']} | {corr} | {alt} | {_number(row['spa'])} |"
-            )
-        lines.append("")
     return "\n".join(lines)

@@ -18,12 +18,15 @@ Markdown of the page under its head (:data:`PAGE_HEAD`, :func:`render_page`):
 4. the paper-layout tables (``table1_summeval.md``, ``table2_topical_chat.md``,
    ``table3_qags.md``) as written by the pipeline; a table built with fixture rows is
    replaced by a note;
-5. what the paper does not print: pairwise accuracy, judge vs judge, and SummEval's system
+5. the judge cards: the leaderboard of every judge per benchmark (``tables/judge_cards.csv``:
+   Spearman, the alternative annotator test's verdict and rho beside the constant's, soft
+   pairwise accuracy) and links to each card;
+6. what the paper does not print: pairwise accuracy, judge vs judge, and SummEval's system
    level beside SummEval's own Table 2 (the rows of ``correlations.csv`` whose ``paper``
    is SummEval's, with why they differ) and its Table 3 checked against the pinned expert
    ratings (``tables/human/summeval_system_means.csv``);
-6. links to the human-data tables and figure;
-7. for each benchmark of pairwise human preferences (writer vs GPT-3.5): the paper's
+7. links to the human-data tables and figure;
+8. for each benchmark of pairwise human preferences (writer vs GPT-3.5): the paper's
    sentence, each metric's group means of the overall question (a judge run's mean over
    its dimensions ``AVG``, length in words; fixtures left out), links to its three tables
    and its figure.
@@ -46,7 +49,7 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
-from geval_repro.registry import summeval_paper
+from geval_repro.registry import outputs, summeval_paper
 from geval_repro.registry.benchmarks import (
     PAPER_TABLES,
     PREFERENCE_BENCHMARKS,
@@ -61,6 +64,7 @@ from geval_repro.registry.benchmarks import (
 )
 from geval_repro.registry.outputs import WRITER_VS_LLM_FIGURE, WRITER_VS_LLM_TABLES
 from geval_repro.registry.sources import REPO_ROOT, get_source
+from geval_repro.report.card_text import leaderboard
 
 log = logging.getLogger(__name__)
 #: The results page's file name in its results folder (README.md links the committed one).
@@ -344,6 +348,37 @@ def _ties_pairs_systems(results_dir: Path, link: str) -> list[str]:
     return lines
 
 
+def _judge_cards(results_dir: Path, link: str) -> list[str]:
+    """The leaderboard of every judge per benchmark (from ``tables/judge_cards.csv``) and
+    links to each judge's card, the alternative annotator test and soft pairwise accuracy
+    (fixture judges left out)."""
+    path = results_dir / "tables" / f"{outputs.JUDGE_CARDS}.csv"
+    if not path.is_file():
+        return []
+    cards = pd.read_csv(path)
+    cards = cards[cards["status"] != FIXTURE]
+    if cards.empty:
+        return []
+    judges = list(dict.fromkeys(cards["judge"]))
+    lines = [
+        "### Judge cards: may a judge replace a human rater?",
+        "",
+        "Every judge's numbers in one row per benchmark and dimension "
+        f"([`{outputs.JUDGE_CARDS}.csv`]({link}/tables/{outputs.JUDGE_CARDS}.csv)); its card "
+        "leads with the alternative annotator test (Calderon, Reichart and Dror, ACL 2025; "
+        f"[`{outputs.ALT_TEST}.md`]({link}/tables/{outputs.ALT_TEST}.md), every metric beside a "
+        "random rating and a constant at the median rating) and gives soft pairwise accuracy "
+        "(Thompson et al. 2024; "
+        f"[`{outputs.SOFT_PAIRWISE_ACCURACY}.md`]({link}/tables/"
+        f"{outputs.SOFT_PAIRWISE_ACCURACY}.md)). Cards: "
+        + ", ".join(f"[{j}]({link}/{outputs.CARDS}/{j}.md)" for j in judges)
+        + ". The tests treat items as independent, although items share documents.",
+        "",
+        leaderboard(cards),
+    ]
+    return lines
+
+
 SYSTEM_LEVEL_WHY = (
     "Not a reproduction: SummEval correlates the 17 systems its experts annotated "
     f"(`{summeval_paper.EXTRA_SYSTEM}` too, whose summaries summeval.json lacks, so no metric "
@@ -570,6 +605,7 @@ def render_section(
         *_released_recount(results_dir, link),
         *_other_judges(results_dir, link, labels or {}),
         *_paper_tables(results_dir, correlations, link),
+        *_judge_cards(results_dir, link),
         *_ties_pairs_systems(results_dir, link),
         *_system_level(results_dir, correlations, link),
         *_human_data(results_dir, link),
