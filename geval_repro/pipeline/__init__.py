@@ -12,7 +12,8 @@ and paths.
 - :mod:`.summary`: the closing summary of a run that could not make everything;
 - the rule functions: :mod:`.downloads`, :mod:`.tidy`, :mod:`.baseline_tables`,
   :mod:`.unieval_rows`, :mod:`.human_tables`, :mod:`.judge_runner`, :mod:`.judge_tables`,
-  :mod:`.significance`, :mod:`.judge_pairs`, :mod:`.correlations`, :mod:`.rerun_agreement`,
+  :mod:`.significance`, :mod:`.judge_pairs`, :mod:`.judge_cards`, :mod:`.correlations`,
+  :mod:`.rerun_agreement`,
   :mod:`.writer_vs_llm`, :mod:`.readme`, :mod:`.report_jobs`, :mod:`.exports`; and
   :mod:`.recount`, the command line's ``recount`` through the same steps.
 

@@ -49,6 +49,7 @@ MAIN = "Tables: ours vs the paper"
 HUMAN = "Human judgements"
 WRITER_VS_LLM = "Does a judge prefer LLM-written summaries?"
 JUDGE_VS_JUDGE = "Judge vs judge: every pair of metrics"
+CARDS = "Judge cards: may a judge replace a human rater?"
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,9 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.PAIRWISE_ACCURACY: (outputs.PAIRWISE_ACCURACY, "Pairwise accuracy with ties"),
         outputs.PAIRWISE_SIGNIFICANCE: (outputs.PAIRWISE_SIGNIFICANCE, JUDGE_VS_JUDGE),
         outputs.SIGNIFICANCE_CLUSTERS: (outputs.SIGNIFICANCE_CLUSTERS, JUDGE_VS_JUDGE),
+        outputs.JUDGE_CARDS: (outputs.JUDGE_CARDS, CARDS),
+        outputs.ALT_TEST: (outputs.ALT_TEST, CARDS),
+        outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(
@@ -204,7 +208,8 @@ def _writer_vs_llm_pages(layout: Layout, benchmark: str) -> dict[Path, Page]:
 
 
 def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
-    """One judge's tables and (with replies) its sweep figures."""
+    """One judge's tables, its card's figure (on a benchmark with human scores) and (with
+    replies) its sweep figures."""
     judge = spec.name
     category = f"Judge {judge}"
     pages = {
@@ -219,6 +224,15 @@ def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
         )
         for table in spec.result_tables
     }
+    if spec.benchmark.has_human_scores:
+        pages[layout.report / "figures" / "judges" / judge / "card.png"] = Page(
+            "figure",
+            layout.judge_card(judge)[1],
+            "judge_card",
+            category,
+            "Figures",
+            wildcards={"judge": judge},
+        )
     for figure in SWEEP_FIGURES if spec.has_sweep else ():
         pages[layout.report / "figures" / "judges" / judge / f"{figure}.png"] = Page(
             "figure",

@@ -6,6 +6,11 @@ observations), paired permutation tests (:mod:`.permutation`; its resamples' sta
 without recomputing swapped matrices in :mod:`.permutation_terms` and
 :mod:`.swapped_sums`).
 
+Judge tests (:data:`.registry.JUDGE_TESTS`): :mod:`.alt_test` (the alternative annotator
+test, Calderon et al. 2025, against individual annotators) and :mod:`.soft_pairwise` (soft
+pairwise accuracy at the system level, Thompson et al. 2024); :mod:`.multiplicity` adjusts
+p-values (Holm, Benjamini-Yekutieli).
+
 The core every statistic reads: :mod:`.tie_rule` (the one rule of what a tie is),
 :mod:`.pairs` (the five pair counts, with their offsets and contingency-table backends, of
 which Kendall's tau-b, tie rates and acc_eq are reductions), :mod:`.ranks`, and

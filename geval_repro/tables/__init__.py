@@ -13,6 +13,10 @@
   items, the metrics that cover them, a partial run's own items), read by
   :mod:`.judge_pairs` and :mod:`.pairwise_accuracy` (acc_eq / acc*_eq per metric, ranked
   within the rows on the same items, beside a constant and a random reference);
+- :mod:`.alt_test`: the alternative annotator test of every metric against a benchmark's
+  individual annotators, beside a random and a constant rating; :mod:`.soft_pairwise`: soft
+  pairwise accuracy at the system level; :mod:`.judge_cards`: one row per judge, benchmark
+  and dimension with every number of its card, read from the other tables;
 - :mod:`.writer_vs_llm`: does a metric prefer the LLM's summary (Zhang et al.'s writer vs
   GPT-3.5 judgements): the paper's group means, accuracy with ties, preference rates.
 
