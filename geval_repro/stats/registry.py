@@ -167,8 +167,9 @@ class JudgeTest:
     """A statistic of one judge against a benchmark's humans that the correlation rows do not
     hold: ``kind`` ``annotators`` (an ``(items, annotators)`` matrix of individual ratings
     and the judge's ``(items,)`` values in, numbers out; the benchmark's annotators must
-    number at least ``min_annotators``) or ``systems`` (the metric's and the humans'
-    complete ``(systems, documents)`` matrices in, one number out). ``function``: its name
+    number at least ``min_annotators``), ``systems`` (the metric's and the humans'
+    complete ``(systems, documents)`` matrices in, one number out) or ``difference`` (two
+    metrics' and the humans' matrices in: their difference's interval and power). ``function``: its name
     in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
 
@@ -205,6 +206,14 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
             kind="systems",
             module="geval_repro.stats.soft_pairwise",
             function="soft_pairwise_accuracy",
+        ),
+        JudgeTest(
+            name="paired_difference",
+            symbol="Δ",
+            label="paired bootstrap of a difference of correlations, with its power",
+            kind="difference",
+            module="geval_repro.stats.power",
+            function="paired_difference",
         ),
     )
 }
