@@ -169,8 +169,8 @@ class JudgeTest:
     and the judge's ``(items,)`` values in, numbers out; the benchmark's annotators must
     number at least ``min_annotators``), ``systems`` (the metric's and the humans'
     complete ``(systems, documents)`` matrices in, one number out) or ``difference`` (two
-    metrics' and the humans' matrices in: their difference's interval and power). ``function``: its name
-    in ``module``. Not a row of the correlation tables: the judge cards
+    metrics' and the humans' matrices in: their difference's interval and power).
+    ``function``: its name in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
 
     name: str
