@@ -141,7 +141,28 @@ def test_card_rows_and_page() -> None:
             )
         ]
     )
-    rows = card_rows(specs, {"tc": "v", "se": "v"}, correlations, vs_baseline, ceiling, alt, spa)
+    power = pd.DataFrame(
+        [
+            {
+                "judge": "se",
+                "variant": "v",
+                "dimension": "coherence",
+                "versus": versus,
+                "difference": d,
+                "ci_low": d - 0.05,
+                "ci_high": d + 0.05,
+                "detectable": 0.1,
+                "units_needed": 19,
+                "n_units": 100,
+                "unit": "documents",
+                "note": "",
+            }
+            for versus, d in (("best baseline", 0.19), ("human ceiling", -0.25))
+        ]
+    )
+    rows = card_rows(
+        specs, {"tc": "v", "se": "v"}, correlations, vs_baseline, ceiling, alt, spa, power
+    )
     tc = rows[rows["judge"] == "tc"].set_index("dimension")
     assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30
     assert tc.loc["naturalness", "alt_omega"] == NO_ANNOTATORS
@@ -153,6 +174,12 @@ def test_card_rows_and_page() -> None:
     assert (se["alt_rho"], se["constant_rho"], se["random_rho"]) == (0.52, 0.68, 0.5)
     assert se["alt_n_items"] == 800 and se["constant_passed"]
     assert (se["spa"], se["spa_position"], se["spa_constant"]) == (0.82, 1, 0.55)
+    assert (se["difference_ci_low"], se["units_needed"], se["power_units"]) == (
+        0.14,
+        19,
+        "100 documents",
+    )
+    assert se["ceiling_difference"] == -0.25
     page = card_markdown("se", "SE fixture", rows[rows["judge"] == "se"], "se")
     lead = page.split("## Every number")[0]
     assert "advantage probability ρ = 0.520 (n = 800) against the constant's ρ = 0.680" in lead

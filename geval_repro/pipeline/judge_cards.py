@@ -19,9 +19,9 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.report.table_files import write_pair
-from geval_repro.tables import alt_test, soft_pairwise
+from geval_repro.tables import alt_test, power, soft_pairwise
 from geval_repro.tables.judge_cards import card_rows
-from geval_repro.tables.paired_tests import judge_metrics
+from geval_repro.tables.paired_tests import Scored, baseline_metrics, judge_metrics
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +149,7 @@ def judge_cards(
     ceiling: PathLike,
     alt_test_path: PathLike,
     spa_path: PathLike,
+    power_path: PathLike,
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
 ) -> None:
@@ -156,10 +157,7 @@ def judge_cards(
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``specs``, ``processed``: the
     judges on benchmarks with human scores; their headline variant is the first of their
     compared score variants (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
-    headline = {}
-    for judge, spec in specs.items():
-        tables = {name: pd.read_parquet(path) for name, path in processed[judge].items()}
-        headline[judge] = judge_metrics(spec, tables, compared_only=True)[0].variant
+    headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
     table = card_rows(
         specs,
         headline,
@@ -168,6 +166,7 @@ def judge_cards(
         pd.read_csv(ceiling),
         pd.read_csv(alt_test_path),
         pd.read_csv(spa_path),
+        pd.read_csv(power_path),
     )
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():
@@ -175,3 +174,66 @@ def judge_cards(
         log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
         card_figure(rows, specs[judge].label, png, svg)
         write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))
+
+
+def _headline(spec: JudgeSpec, processed: Mapping[str, PathLike]) -> Scored:
+    """The judge's card variant: the first of its compared score variants."""
+    tables = {name: pd.read_parquet(path) for name, path in processed.items()}
+    return judge_metrics(spec, tables, compared_only=True)[0]
+
+
+def power_table(
+    benchmarks: Mapping[str, Benchmark],
+    benchmark_tables: Mapping[str, PathLike],
+    annotator_tables: Mapping[str, PathLike],
+    baseline_scores: Mapping[str, Sequence[PathLike]],
+    specs: Mapping[str, Mapping[str, JudgeSpec]],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    vs_baseline: PathLike,
+    settings: Settings,
+    stem: PathLike,
+) -> None:
+    """Each judge's headline variant against the best baseline and the human ceiling, by the
+    paired bootstrap (:mod:`geval_repro.tables.power`; resamples and seed of the config's
+    bootstrap) -> ``<stem>.csv`` and ``<stem>.md``. Inputs by benchmark name as in
+    :func:`alt_test_table` (``annotator_tables`` only for the benchmarks that have one);
+    ``vs_baseline``: the table of the judges' tests against the best baseline."""
+    tests = pd.read_csv(vs_baseline)
+    parts = []
+    for name, benchmark in benchmarks.items():
+        if not specs[name]:
+            continue
+        tidy = pd.read_parquet(benchmark_tables[name])
+        baselines = [
+            m
+            for path in baseline_scores[name]
+            for m in baseline_metrics(pd.read_parquet(path), benchmark)
+        ]
+        judges = [_headline(spec, processed[judge]) for judge, spec in specs[name].items()]
+        annotators = pd.read_parquet(annotator_tables[name]) if name in annotator_tables else None
+        log.info("%s: %d judges, %d resamples", name, len(judges), settings.bootstrap_resamples)
+        parts.append(
+            power.power_rows(
+                benchmark,
+                tidy,
+                judges,
+                baselines,
+                tests,
+                annotators,
+                settings.bootstrap_resamples,
+                settings.seed,
+            )
+        )
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=power.COLUMNS)
+    write_pair(table, stem, legend=POWER_LEGEND)
+
+
+#: The legend under the power table's Markdown.
+POWER_LEGEND = (
+    "Each judge (its card's variant) minus the best baseline and minus the human ceiling, "
+    "Spearman at the benchmark's level: paired bootstrap over documents (items when pooled), "
+    "95 % percentile interval, the smallest difference detectable with 80 % power at "
+    "two-sided 0.05 on these units ((z_0.975 + z_0.8) x the bootstrap's standard deviation) "
+    "and the units needed to detect the observed difference (assuming the spread shrinks as "
+    "1 / sqrt(n)); docs/protocol.md."
+)

@@ -249,6 +249,11 @@ class Layout:
         return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
 
     @property
+    def judge_power(self) -> Path:
+        """The stem of the judges' paired-bootstrap and power table."""
+        return self.tables / outputs.JUDGE_POWER
+
+    @property
     def judge_cards(self) -> Path:
         """The stem of the judge cards' table."""
         return self.tables / outputs.JUDGE_CARDS

@@ -126,6 +126,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.JUDGE_CARDS: (outputs.JUDGE_CARDS, CARDS),
         outputs.ALT_TEST: (outputs.ALT_TEST, CARDS),
         outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
+        outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

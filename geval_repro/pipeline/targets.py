@@ -110,6 +110,12 @@ class Targets:
         return {name: self.on_benchmark(name) for name in SCORED_BENCHMARKS}
 
     @property
+    def correlated_benchmarks(self) -> dict[str, list[str]]:
+        """Each benchmark with per-item human scores and judges on it -> those judges."""
+        scored = self.scored_benchmarks
+        return {name: judges for name, judges in scored.items() if judges}
+
+    @property
     def annotated_benchmarks(self) -> dict[str, list[str]]:
         """Each benchmark with a table of individual annotators and a margin for the
         alternative annotator test (:attr:`Benchmark.annotator_table`) -> the judges on it."""

@@ -33,6 +33,9 @@ ALT_TEST = "alt_test"
 #: Soft pairwise accuracy of every metric on each benchmark whose systems share documents:
 #: ``tables/<name>.csv|.md``.
 SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
+#: Each judge against the best baseline and the human ceiling, paired bootstrap and power:
+#: ``tables/<name>.csv|.md``.
+JUDGE_POWER = "judge_power"
 #: Every judge's card numbers, one row per judge, benchmark and dimension:
 #: ``tables/<name>.csv|.md``.
 JUDGE_CARDS = "judge_cards"

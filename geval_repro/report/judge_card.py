@@ -31,7 +31,8 @@ SOURCES = (
     "Sources: correlations and intervals `tables/correlations.csv`; best baseline and the "
     "difference `tables/significance_vs_baseline.csv`; human ceiling "
     "`work/rows/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
-    "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; all rows in "
+    "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; paired bootstrap and power "
+    "`tables/judge_power.csv`; all rows in "
     "`tables/judge_cards.csv`."
 )
 
@@ -190,6 +191,35 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
             f"| {row['dimension']} | {corr} | {baseline} | {diff} | {ceiling} | {spa} | "
             f"{_number(row['system_spearman'])} |"
         )
+    lines += [
+        "",
+        "## How sure, how many documents (paired bootstrap; docs/protocol.md)",
+        "",
+        "| dimension | judge − best baseline [95 % CI] | detectable at 80 % power | "
+        "needed to detect it | judge − human ceiling [95 % CI] |",
+        "|---|---|---|---|---|",
+    ]
+    for _, row in rows.iterrows():
+        if as_float(row["value"]) is None:
+            continue
+        if as_float(row["difference_ci_low"]) is None:
+            versus = _number(row["difference_ci_low"])
+            detectable = needed = "–"
+        else:
+            versus = (
+                f"{_number(row['difference'])} [{_number(row['difference_ci_low'])}, "
+                f"{_number(row['difference_ci_high'])}]"
+            )
+            detectable = f"{_number(row['detectable'])} (on {row['power_units']})"
+            unit = str(row["power_units"]).split(" ", 1)[-1]
+            needed = "–" if pd.isna(row["units_needed"]) else f"{int(row['units_needed'])} {unit}"
+        ceiling = _number(row["ceiling_difference"])
+        if as_float(row["ceiling_difference"]) is not None:
+            ceiling += (
+                f" [{_number(row['ceiling_difference_ci_low'])}, "
+                f"{_number(row['ceiling_difference_ci_high'])}]"
+            )
+        lines.append(f"| {row['dimension']} | {versus} | {detectable} | {needed} | {ceiling} |")
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
     lines += [
         "",

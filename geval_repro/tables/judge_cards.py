@@ -13,6 +13,10 @@ result table that computed it (nothing is recomputed here):
 - the human ceiling (one annotator against the mean of the others, averaged over the
   annotators; the interval columns give the range over the annotators, not a confidence
   interval: ``work/rows/human_ceiling.csv``);
+- the paired bootstrap (``tables/judge_power.csv``): the interval of the difference from the
+  best baseline, the smallest difference these units can detect with 80 % power and the units
+  needed to detect the observed one (``power_units``: what they count), and the difference
+  from the human ceiling with its interval;
 - the alternative annotator test (``tables/alt_test.csv``): omega, rho, the verdict, epsilon,
   the scale it was tested on, and the reference rows' rho and verdict (constant at the median
   rating, random rating);
@@ -58,9 +62,17 @@ COLUMNS = [
     "baseline_ci_high",
     "difference",
     "difference_pvalue",
+    "difference_ci_low",
+    "difference_ci_high",
+    "detectable",
+    "units_needed",
+    "power_units",
     "ceiling",
     "ceiling_low",
     "ceiling_high",
+    "ceiling_difference",
+    "ceiling_difference_ci_low",
+    "ceiling_difference_ci_high",
     "alt_omega",
     "alt_rho",
     "alt_passed",
@@ -96,6 +108,7 @@ def card_rows(
     ceiling: pd.DataFrame,
     alt_test: pd.DataFrame,
     spa: pd.DataFrame,
+    power: pd.DataFrame,
 ) -> pd.DataFrame:
     """The rows of the module docstring for every judge of ``specs`` that has human scores
     to be compared with (``headline``: each judge's headline variant; the tables as the
@@ -157,6 +170,7 @@ def card_rows(
                 if full is not None:
                     row.update(baseline_ci_low=full["ci_low"], baseline_ci_high=full["ci_high"])
             row.update(_ceiling(ceiling, benchmark.name, dimension, level))
+            row.update(_power(power, judge, variant, dimension))
             row.update(_alt_test(alt_test, where, judge, variant))
             row.update(_spa(spa, where, judge, variant))
             records.append(row)
@@ -233,3 +247,37 @@ def _spa(spa: pd.DataFrame, where: dict, judge: str, variant: str) -> dict:
         "spa_n_inputs": mine["n_inputs"],
         "system_spearman": mine["system_spearman"],
     }
+
+
+def _power(power: pd.DataFrame, judge: str, variant: str, dimension: str) -> dict:
+    """The paired bootstrap against the best baseline (interval, detectable difference,
+    units needed) and against the human ceiling (difference and interval)."""
+    rows = power[
+        (power["judge"] == judge)
+        & (power["variant"] == variant)
+        & (power["dimension"] == dimension)
+    ]
+    out: dict[str, object] = {}
+    baseline = _one(rows, versus="best baseline")
+    if baseline is not None:
+        if pd.isna(baseline["difference"]):
+            out["difference_ci_low"] = f"n/a: {baseline['note']}"
+        else:
+            out.update(
+                difference_ci_low=baseline["ci_low"],
+                difference_ci_high=baseline["ci_high"],
+                detectable=baseline["detectable"],
+                units_needed=baseline["units_needed"],
+                power_units=f"{int(baseline['n_units'])} {baseline['unit']}",
+            )
+    ceiling = _one(rows, versus="human ceiling")
+    if ceiling is not None:
+        if pd.isna(ceiling["difference"]):
+            out["ceiling_difference"] = f"n/a: {ceiling['note']}"
+        else:
+            out.update(
+                ceiling_difference=ceiling["difference"],
+                ceiling_difference_ci_low=ceiling["ci_low"],
+                ceiling_difference_ci_high=ceiling["ci_high"],
+            )
+    return out

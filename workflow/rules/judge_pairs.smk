@@ -224,6 +224,7 @@ rule judge_cards:
         ceiling=LAYOUT.row_file("human_ceiling"),
         alt_test=LAYOUT.pair(LAYOUT.alt_test)[0],
         spa=LAYOUT.pair(LAYOUT.soft_pairwise_accuracy)[0],
+        power=LAYOUT.pair(LAYOUT.judge_power)[0],
         processed=[
             path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
         ],
@@ -251,6 +252,63 @@ rule judge_cards:
             ceiling=input.ceiling,
             alt_test_path=input.alt_test,
             spa_path=input.spa,
+            power_path=input.power,
             stem=LAYOUT.judge_cards,
             cards=params.cards,
+        )
+
+
+rule judge_power:
+    """Each judge against the best baseline and the human ceiling: paired bootstrap, power."""
+    input:
+        benchmark_tables=[LAYOUT.table(b) for b in TARGETS.correlated_benchmarks],
+        annotator_tables=[
+            LAYOUT.table(TARGETS.benchmarks[b].annotator_table)
+            for b in TARGETS.correlated_benchmarks
+            if TARGETS.benchmarks[b].annotator_table
+        ],
+        baseline_scores=[
+            path
+            for b in TARGETS.correlated_benchmarks
+            for path in LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+        ],
+        processed=[
+            path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
+        ],
+        vs_baseline=LAYOUT.pair(LAYOUT.significance_vs_baseline)[0],
+    output:
+        LAYOUT.pair(LAYOUT.judge_power),
+    params:
+        benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.correlated_benchmarks},
+        benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.correlated_benchmarks},
+        annotator_tables={
+            b: LAYOUT.table(TARGETS.benchmarks[b].annotator_table)
+            for b in TARGETS.correlated_benchmarks
+            if TARGETS.benchmarks[b].annotator_table
+        },
+        baseline_scores={
+            b: LAYOUT.benchmark_baseline_scores(TARGETS.benchmarks[b])
+            for b in TARGETS.correlated_benchmarks
+        },
+        specs={b: TARGETS.specs(j) for b, j in TARGETS.correlated_benchmarks.items()},
+        processed=TARGETS.processed_of(TARGETS.correlated),
+        judges=TARGETS.correlated,
+    log:
+        LAYOUT.log("judge_power"),
+    run:
+        JOBS.run(
+            "judge_cards:power_table",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            benchmarks=params.benchmarks,
+            benchmark_tables=params.benchmark_tables,
+            annotator_tables=params.annotator_tables,
+            baseline_scores=params.baseline_scores,
+            specs=params.specs,
+            processed=params.processed,
+            vs_baseline=input.vs_baseline,
+            settings=SETTINGS,
+            stem=LAYOUT.judge_power,
         )
