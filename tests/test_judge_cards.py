@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pandas as pd
+import pytest
 
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.card_text import leaderboard
@@ -160,8 +161,56 @@ def test_card_rows_and_page() -> None:
             for versus, d in (("best baseline", 0.19), ("human ceiling", -0.25))
         ]
     )
+    biases = pd.DataFrame(
+        [
+            {
+                "judge": "se",
+                "variant": "v",
+                "dimension": "coherence",
+                "share_unread": 0.1,
+                "length_judge": 0.2,
+                "length_human": 0.1,
+                "partial": 0.35,
+                "split_half": 0.8,
+                "spearman_brown": 0.89,
+            }
+        ]
+    )
+    reruns = pd.DataFrame(
+        [
+            {
+                "judge_a": "se",
+                "judge_b": "se2",
+                "dimension": "coherence",
+                "coefficient": "spearman",
+                "agreement_level": "global",
+                "agreement": 0.9,
+            }
+        ]
+    )
+    manifest = {
+        "dimensions": {
+            "naturalness": {
+                "counts": {"items": 30, "sent": 600},
+                "usage": {"prompt_tokens": 3000, "completion_tokens": 60},
+                "started": "2026-12-01T16:00:00+00:00",
+                "finished": "2026-12-01T16:01:00+00:00",
+                "base_url_host": "server-x",
+            }
+        }
+    }
     rows = card_rows(
-        specs, {"tc": "v", "se": "v"}, correlations, vs_baseline, ceiling, alt, spa, power
+        specs,
+        {"tc": "v", "se": "v"},
+        correlations,
+        vs_baseline,
+        ceiling,
+        alt,
+        spa,
+        power,
+        biases,
+        reruns,
+        {"tc": manifest},
     )
     tc = rows[rows["judge"] == "tc"].set_index("dimension")
     assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30
@@ -180,6 +229,14 @@ def test_card_rows_and_page() -> None:
         "100 documents",
     )
     assert se["ceiling_difference"] == -0.25
+    assert (se["partial_length"], se["spearman_brown"], se["rerun_spearman"]) == (0.35, 0.89, 0.9)
+    assert se["requests_per_1000"].startswith("n/a: no run manifest")
+    assert tc.loc["naturalness", "rerun_spearman"].startswith("n/a")
+    # 600 requests, 3,000 prompt tokens, 60 s for 30 items -> per 1,000 items
+    assert tc.loc["naturalness", "requests_per_1000"] == pytest.approx(20000)
+    assert tc.loc["naturalness", "prompt_tokens_per_1000"] == pytest.approx(100000)
+    assert tc.loc["naturalness", "wall_seconds_per_1000"] == pytest.approx(2000)
+    assert tc.loc["naturalness", "usd_per_1000"].startswith("n/a")
     page = card_markdown("se", "SE fixture", rows[rows["judge"] == "se"], "se")
     lead = page.split("## Every number")[0]
     assert "advantage probability ρ = 0.520 (n = 800) against the constant's ρ = 0.680" in lead

@@ -6,8 +6,10 @@ correlation rows (:mod:`geval_repro.tables.judge_cards`, :mod:`geval_repro.repor
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -19,11 +21,25 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.report.table_files import write_pair
-from geval_repro.tables import alt_test, power, soft_pairwise
+from geval_repro.tables import alt_test, biases, power, soft_pairwise
 from geval_repro.tables.judge_cards import card_rows
 from geval_repro.tables.paired_tests import Scored, baseline_metrics, judge_metrics
 
 log = logging.getLogger(__name__)
+
+#: The tables the cards read, in :func:`~geval_repro.tables.judge_cards.card_rows`' order.
+CARD_TABLES = (
+    "correlations",
+    "vs_baseline",
+    "ceiling",
+    "alt_test",
+    "spa",
+    "power",
+    "biases",
+    "reruns",
+)
+#: The columns of the run-to-run agreement table the cards read.
+RERUN_COLUMNS = ["judge_a", "judge_b", "dimension", "coefficient", "agreement_level", "agreement"]
 
 #: The legend under the alternative annotator test's Markdown table.
 ALT_TEST_LEGEND = (
@@ -144,29 +160,30 @@ CARDS_LEGEND = (
 def judge_cards(
     specs: Mapping[str, JudgeSpec],
     processed: Mapping[str, Mapping[str, PathLike]],
-    correlations: PathLike,
-    vs_baseline: PathLike,
-    ceiling: PathLike,
-    alt_test_path: PathLike,
-    spa_path: PathLike,
-    power_path: PathLike,
+    tables: Mapping[str, PathLike],
+    manifests: Mapping[str, PathLike],
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
 ) -> None:
     """The judge cards' table (``<stem>.csv|.md``) and each judge's card and figure
-    (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``specs``, ``processed``: the
+    (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
+    read by name (:data:`CARD_TABLES`; ``reruns`` may be missing: no re-run pair
+    configured); ``manifests``: the run manifest of each judge that has one (its cost
+    lines). ``specs``, ``processed``: the
     judges on benchmarks with human scores; their headline variant is the first of their
     compared score variants (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
     headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
     table = card_rows(
         specs,
         headline,
-        pd.read_csv(correlations),
-        pd.read_csv(vs_baseline),
-        pd.read_csv(ceiling),
-        pd.read_csv(alt_test_path),
-        pd.read_csv(spa_path),
-        pd.read_csv(power_path),
+        *(pd.read_csv(tables[name]) for name in CARD_TABLES[:-1]),
+        pd.read_csv(tables["reruns"])
+        if "reruns" in tables
+        else pd.DataFrame(columns=RERUN_COLUMNS),
+        {
+            judge: json.loads(Path(path).read_text(encoding="utf-8"))
+            for judge, path in manifests.items()
+        },
     )
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():
@@ -236,4 +253,41 @@ POWER_LEGEND = (
     "two-sided 0.05 on these units ((z_0.975 + z_0.8) x the bootstrap's standard deviation) "
     "and the units needed to detect the observed difference (assuming the spread shrinks as "
     "1 / sqrt(n)); docs/protocol.md."
+)
+
+
+def bias_table(
+    benchmarks: Mapping[str, Benchmark],
+    benchmark_tables: Mapping[str, PathLike],
+    specs: Mapping[str, Mapping[str, JudgeSpec]],
+    processed: Mapping[str, Mapping[str, PathLike]],
+    stem: PathLike,
+) -> None:
+    """What each judge favours and how it agrees with itself
+    (:mod:`geval_repro.tables.biases`) -> ``<stem>.csv`` and ``<stem>.md``."""
+    parts = []
+    for name, benchmark in benchmarks.items():
+        if not specs[name]:
+            continue
+        tidy = pd.read_parquet(benchmark_tables[name])
+        judges = [_headline(spec, processed[judge]) for judge, spec in specs[name].items()]
+        replies = {
+            judge: pd.read_parquet(processed[judge]["replies"])
+            if "replies" in processed[judge]
+            else None
+            for judge in specs[name]
+        }
+        log.info("%s: biases of %d judges", name, len(judges))
+        parts.append(biases.bias_rows(benchmark, tidy, judges, replies))
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=biases.COLUMNS)
+    write_pair(table, stem, legend=BIAS_LEGEND)
+
+
+#: The legend under the biases table's Markdown.
+BIAS_LEGEND = (
+    "Per judge (its card's variant) and dimension: the share of its replies the released "
+    "parser could not read; Spearman of its scores and of the humans' with the judged text's "
+    "length (whitespace words), pooled over items, and its Spearman with the humans with "
+    "length partialled out; the split-half (even vs odd replies) Spearman and its "
+    "Spearman-Brown correction."
 )

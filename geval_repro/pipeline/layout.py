@@ -254,6 +254,11 @@ class Layout:
         return self.tables / outputs.JUDGE_POWER
 
     @property
+    def judge_biases(self) -> Path:
+        """The stem of the judges' biases and reliability table."""
+        return self.tables / outputs.JUDGE_BIASES
+
+    @property
     def judge_cards(self) -> Path:
         """The stem of the judge cards' table."""
         return self.tables / outputs.JUDGE_CARDS

@@ -127,6 +127,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.ALT_TEST: (outputs.ALT_TEST, CARDS),
         outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
         outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
+        outputs.JUDGE_BIASES: (outputs.JUDGE_BIASES, CARDS),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

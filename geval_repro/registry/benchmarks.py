@@ -181,6 +181,12 @@ class Benchmark:
     documents_key: str | None = None
 
     @property
+    def judged_text(self) -> str:
+        """The column of the text a judge rates (the last of ``texts``: a summary, a
+        response), whose length the judge cards correlate with the scores."""
+        return list(self.texts.values())[-1]
+
+    @property
     def system_documents(self) -> str | None:
         """The column of the documents that every system of a scored benchmark answers (the
         summary level's ``group_key``, else ``documents_key``); None: it has no systems

@@ -36,6 +36,9 @@ SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
 #: Each judge against the best baseline and the human ceiling, paired bootstrap and power:
 #: ``tables/<name>.csv|.md``.
 JUDGE_POWER = "judge_power"
+#: What each judge favours (length, parse failures) and its split-half reliability:
+#: ``tables/<name>.csv|.md``.
+JUDGE_BIASES = "judge_biases"
 #: Every judge's card numbers, one row per judge, benchmark and dimension:
 #: ``tables/<name>.csv|.md``.
 JUDGE_CARDS = "judge_cards"

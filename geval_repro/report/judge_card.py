@@ -32,7 +32,8 @@ SOURCES = (
     "difference `tables/significance_vs_baseline.csv`; human ceiling "
     "`work/rows/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
     "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; paired bootstrap and power "
-    "`tables/judge_power.csv`; all rows in "
+    "`tables/judge_power.csv`; biases `tables/judge_biases.csv`; re-runs "
+    "`tables/rerun_agreement.csv`; costs the run's manifest; all rows in "
     "`tables/judge_cards.csv`."
 )
 
@@ -220,6 +221,35 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
                 f"{_number(row['ceiling_difference_ci_high'])}]"
             )
         lines.append(f"| {row['dimension']} | {versus} | {detectable} | {needed} | {ceiling} |")
+    lines += [
+        "",
+        "## What it favours, how it agrees with itself, what it costs",
+        "",
+        "| dimension | unread replies | ρ_s with length: judge (humans) | ρ_s with the humans, "
+        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | per 1,000 "
+        "items: requests, prompt / completion tokens, wall s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, row in rows.iterrows():
+        if as_float(row["value"]) is None:
+            continue
+        unread = _number(row["share_unread"])
+        length = f"{_number(row['length_judge'])} ({_number(row['length_human'])})"
+        split = _number(row["split_half"])
+        if as_float(row["split_half"]) is not None:
+            split += f" ({_number(row['spearman_brown'])})"
+        cost = _number(row["requests_per_1000"], 0)
+        if as_float(row["requests_per_1000"]) is not None:
+            cost += (
+                f", {_number(row['prompt_tokens_per_1000'], 0)} / "
+                f"{_number(row['completion_tokens_per_1000'], 0)}, "
+                f"{_number(row['wall_seconds_per_1000'], 0)} s on {row['server']} "
+                f"(from {int(row['cost_items'])} items; USD {row['usd_per_1000']})"
+            )
+        lines.append(
+            f"| {row['dimension']} | {unread} | {length} | {_number(row['partial_length'])} | "
+            f"{split} | {_number(row['rerun_spearman'])} | {cost} |"
+        )
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
     lines += [
         "",

@@ -169,7 +169,9 @@ class JudgeTest:
     and the judge's ``(items,)`` values in, numbers out; the benchmark's annotators must
     number at least ``min_annotators``), ``systems`` (the metric's and the humans'
     complete ``(systems, documents)`` matrices in, one number out) or ``difference`` (two
-    metrics' and the humans' matrices in: their difference's interval and power).
+    metrics' and the humans' matrices in: their difference's interval and power), ``items``
+    (three per-item vectors in: a partial correlation) or ``replies`` (an ``(items,
+    replies)`` matrix in: split-half reliability).
     ``function``: its name in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
 
@@ -214,6 +216,22 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
             kind="difference",
             module="geval_repro.stats.power",
             function="paired_difference",
+        ),
+        JudgeTest(
+            name="partial_spearman",
+            symbol="ρ_s·len",
+            label="Spearman with the humans, the text's length partialled out",
+            kind="items",
+            module="geval_repro.stats.biases",
+            function="partial_spearman",
+        ),
+        JudgeTest(
+            name="split_half",
+            symbol="SB",
+            label="split-half reliability of the replies (Spearman-Brown)",
+            kind="replies",
+            module="geval_repro.stats.biases",
+            function="split_half",
         ),
     )
 }

@@ -35,6 +35,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.tables.costs import cost_fields
 
 COEFFICIENT = "spearman"
 NO_ANNOTATORS = "n/a: no table of individual annotators (3 or more per item) for this benchmark"
@@ -88,6 +89,20 @@ COLUMNS = [
     "spa_n_systems",
     "spa_n_inputs",
     "system_spearman",
+    "share_unread",
+    "length_judge",
+    "length_human",
+    "partial_length",
+    "split_half",
+    "spearman_brown",
+    "rerun_spearman",
+    "requests_per_1000",
+    "prompt_tokens_per_1000",
+    "completion_tokens_per_1000",
+    "wall_seconds_per_1000",
+    "cost_items",
+    "server",
+    "usd_per_1000",
     "note",
 ]
 
@@ -109,6 +124,9 @@ def card_rows(
     alt_test: pd.DataFrame,
     spa: pd.DataFrame,
     power: pd.DataFrame,
+    biases: pd.DataFrame,
+    reruns: pd.DataFrame,
+    manifests: Mapping[str, Mapping[str, object] | None],
 ) -> pd.DataFrame:
     """The rows of the module docstring for every judge of ``specs`` that has human scores
     to be compared with (``headline``: each judge's headline variant; the tables as the
@@ -171,11 +189,21 @@ def card_rows(
                     row.update(baseline_ci_low=full["ci_low"], baseline_ci_high=full["ci_high"])
             row.update(_ceiling(ceiling, benchmark.name, dimension, level))
             row.update(_power(power, judge, variant, dimension))
+            row.update(_biases(biases, judge, variant, dimension))
+            row.update(_rerun(reruns, judge, dimension))
+            row.update(cost_fields(manifests.get(judge), dimension))
             row.update(_alt_test(alt_test, where, judge, variant))
             row.update(_spa(spa, where, judge, variant))
             records.append(row)
     table = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
-    counts = ["n_items", "full_n", "alt_n_items", "spa_position", "spa_n_systems", "spa_n_inputs"]
+    counts = [
+        "n_items",
+        "full_n",
+        "alt_n_items",
+        "spa_position",
+        "spa_n_systems",
+        "spa_n_inputs",
+    ]
     return table.astype(dict.fromkeys(counts, "Int64"))
 
 
@@ -281,3 +309,32 @@ def _power(power: pd.DataFrame, judge: str, variant: str, dimension: str) -> dic
                 ceiling_difference_ci_high=ceiling["ci_high"],
             )
     return out
+
+
+def _biases(biases: pd.DataFrame, judge: str, variant: str, dimension: str) -> dict:
+    """Parse failures, length correlations and the split-half reliability."""
+    mine = _one(biases, judge=judge, variant=variant, dimension=dimension)
+    if mine is None:
+        return {}
+    return {
+        "share_unread": mine["share_unread"],
+        "length_judge": mine["length_judge"],
+        "length_human": mine["length_human"],
+        "partial_length": mine["partial"],
+        "split_half": mine["split_half"],
+        "spearman_brown": mine["spearman_brown"],
+    }
+
+
+def _rerun(reruns: pd.DataFrame, judge: str, dimension: str) -> dict:
+    """The Spearman agreement of the judge with its other run over all items (a configured
+    re-run pair), else why there is none."""
+    pair = reruns[
+        ((reruns["judge_a"] == judge) | (reruns["judge_b"] == judge))
+        & (reruns["dimension"] == dimension)
+        & (reruns["coefficient"] == COEFFICIENT)
+        & (reruns["agreement_level"] == "global")
+    ]
+    if pair.empty:
+        return {"rerun_spearman": "n/a: no second run of this judge configured"}
+    return {"rerun_spearman": pair["agreement"].iloc[0]}

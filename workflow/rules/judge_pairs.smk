@@ -225,6 +225,9 @@ rule judge_cards:
         alt_test=LAYOUT.pair(LAYOUT.alt_test)[0],
         spa=LAYOUT.pair(LAYOUT.soft_pairwise_accuracy)[0],
         power=LAYOUT.pair(LAYOUT.judge_power)[0],
+        biases=LAYOUT.pair(LAYOUT.judge_biases)[0],
+        reruns=LAYOUT.pair(LAYOUT.rerun_agreement)[:1] if TARGETS.rerun_pairs else [],
+        manifests=[p for j in TARGETS.correlated for p in LAYOUT.judge_manifest(SPECS[j])],
         processed=[
             path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
         ],
@@ -235,6 +238,21 @@ rule judge_cards:
         specs=TARGETS.specs(TARGETS.correlated),
         processed=TARGETS.processed_of(TARGETS.correlated),
         cards={judge: LAYOUT.judge_card(judge) for judge in TARGETS.correlated},
+        tables={
+            "correlations": LAYOUT.pair(LAYOUT.correlations)[0],
+            "vs_baseline": LAYOUT.pair(LAYOUT.significance_vs_baseline)[0],
+            "ceiling": LAYOUT.row_file("human_ceiling"),
+            "alt_test": LAYOUT.pair(LAYOUT.alt_test)[0],
+            "spa": LAYOUT.pair(LAYOUT.soft_pairwise_accuracy)[0],
+            "power": LAYOUT.pair(LAYOUT.judge_power)[0],
+            "biases": LAYOUT.pair(LAYOUT.judge_biases)[0],
+            **({"reruns": LAYOUT.pair(LAYOUT.rerun_agreement)[0]} if TARGETS.rerun_pairs else {}),
+        },
+        manifests={
+            j: LAYOUT.judge_manifest(SPECS[j])[0]
+            for j in TARGETS.correlated
+            if LAYOUT.judge_manifest(SPECS[j])
+        },
         judges=TARGETS.correlated,
     log:
         LAYOUT.log("judge_cards"),
@@ -247,12 +265,8 @@ rule judge_cards:
             judges=params.judges,
             specs=params.specs,
             processed=params.processed,
-            correlations=input.correlations,
-            vs_baseline=input.vs_baseline,
-            ceiling=input.ceiling,
-            alt_test_path=input.alt_test,
-            spa_path=input.spa,
-            power_path=input.power,
+            tables=params.tables,
+            manifests=params.manifests,
             stem=LAYOUT.judge_cards,
             cards=params.cards,
         )
@@ -311,4 +325,36 @@ rule judge_power:
             vs_baseline=input.vs_baseline,
             settings=SETTINGS,
             stem=LAYOUT.judge_power,
+        )
+
+
+rule judge_biases:
+    """What each judge favours (length, parse failures) and its split-half reliability."""
+    input:
+        benchmark_tables=[LAYOUT.table(b) for b in TARGETS.correlated_benchmarks],
+        processed=[
+            path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
+        ],
+    output:
+        LAYOUT.pair(LAYOUT.judge_biases),
+    params:
+        benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.correlated_benchmarks},
+        benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.correlated_benchmarks},
+        specs={b: TARGETS.specs(j) for b, j in TARGETS.correlated_benchmarks.items()},
+        processed=TARGETS.processed_of(TARGETS.correlated),
+        judges=TARGETS.correlated,
+    log:
+        LAYOUT.log("judge_biases"),
+    run:
+        JOBS.run(
+            "judge_cards:bias_table",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            benchmarks=params.benchmarks,
+            benchmark_tables=params.benchmark_tables,
+            specs=params.specs,
+            processed=params.processed,
+            stem=LAYOUT.judge_biases,
         )
