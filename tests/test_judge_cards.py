@@ -42,7 +42,9 @@ def test_card_rows_and_page() -> None:
     }
     correlations = pd.DataFrame(
         [
-            _correlation("topical_chat", "naturalness", "tc", "v", "global", 0.3, 30),
+            _correlation(
+                "topical_chat", "naturalness", "tc", "mean-of-20/original", "global", 0.3, 30
+            ),
             _correlation("summeval", "coherence", "se", "v", "summary", 0.4, 1600),
             _correlation("summeval", "coherence", "ROUGE-1", "b", "summary", 0.2, 1600),
         ]
@@ -199,9 +201,23 @@ def test_card_rows_and_page() -> None:
             }
         }
     }
+    sweep = pd.DataFrame(
+        [
+            {
+                "judge": "tc",
+                "dimension": "naturalness",
+                "parser": "original",
+                "mode": "first",
+                "n": n,
+                "coefficient": "spearman",
+                "value": v,
+            }
+            for n, v in ((1, 0.6), (2, 0.35), (3, 0.25), (20, 0.3))
+        ]
+    )
     rows = card_rows(
         specs,
-        {"tc": "v", "se": "v"},
+        {"tc": "mean-of-20/original", "se": "v"},
         correlations,
         vs_baseline,
         ceiling,
@@ -211,6 +227,7 @@ def test_card_rows_and_page() -> None:
         biases,
         reruns,
         {"tc": manifest},
+        sweep,
     )
     tc = rows[rows["judge"] == "tc"].set_index("dimension")
     assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30
@@ -237,6 +254,10 @@ def test_card_rows_and_page() -> None:
     assert tc.loc["naturalness", "prompt_tokens_per_1000"] == pytest.approx(100000)
     assert tc.loc["naturalness", "wall_seconds_per_1000"] == pytest.approx(2000)
     assert tc.loc["naturalness", "usd_per_1000"].startswith("n/a")
+    # interval [0.2, 0.4]: n = 1 (0.6) is outside, n = 2 (0.35) the fewest inside; a variant
+    # that is no mean of replies says so
+    assert tc.loc["naturalness", "fewest_replies"] == 2
+    assert se["fewest_replies"] == "n/a: not a mean of replies"
     page = card_markdown("se", "SE fixture", rows[rows["judge"] == "se"], "se")
     lead = page.split("## Every number")[0]
     assert "advantage probability ρ = 0.520 (n = 800) against the constant's ρ = 0.680" in lead

@@ -38,6 +38,8 @@ CARD_TABLES = (
     "biases",
     "reruns",
 )
+#: The columns of the sweep the cards read.
+SWEEP_COLUMNS = ["judge", "dimension", "parser", "mode", "n", "coefficient", "value"]
 #: The columns of the run-to-run agreement table the cards read.
 RERUN_COLUMNS = ["judge_a", "judge_b", "dimension", "coefficient", "agreement_level", "agreement"]
 
@@ -167,11 +169,12 @@ def judge_cards(
 ) -> None:
     """The judge cards' table (``<stem>.csv|.md``) and each judge's card and figure
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
-    read by name (:data:`CARD_TABLES`; ``reruns`` may be missing: no re-run pair
-    configured); ``manifests``: the run manifest of each judge that has one (its cost
-    lines). ``specs``, ``processed``: the
-    judges on benchmarks with human scores; their headline variant is the first of their
-    compared score variants (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
+    read by name (:data:`CARD_TABLES`; ``reruns`` missing when no re-run pair is
+    configured, ``sweep``, the replies-per-item sweep, when no run has replies);
+    ``manifests``: the run manifest of each judge that has one (its cost lines). ``specs``,
+    ``processed``: the judges on benchmarks with human scores; their headline variant is
+    the first of their compared score variants
+    (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
     headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
     table = card_rows(
         specs,
@@ -184,6 +187,7 @@ def judge_cards(
             judge: json.loads(Path(path).read_text(encoding="utf-8"))
             for judge, path in manifests.items()
         },
+        pd.read_csv(tables["sweep"]) if "sweep" in tables else pd.DataFrame(columns=SWEEP_COLUMNS),
     )
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():

@@ -226,9 +226,10 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         "## What it favours, how it agrees with itself, what it costs",
         "",
         "| dimension | unread replies | ρ_s with length: judge (humans) | ρ_s with the humans, "
-        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | per 1,000 "
-        "items: requests, prompt / completion tokens, wall s |",
-        "|---|---|---|---|---|---|---|",
+        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | fewest replies "
+        "within the full run's interval | per 1,000 items: requests, prompt / completion "
+        "tokens, wall s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for _, row in rows.iterrows():
         if as_float(row["value"]) is None:
@@ -248,7 +249,8 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
             )
         lines.append(
             f"| {row['dimension']} | {unread} | {length} | {_number(row['partial_length'])} | "
-            f"{split} | {_number(row['rerun_spearman'])} | {cost} |"
+            f"{split} | {_number(row['rerun_spearman'])} | {_number(row['fewest_replies'], 0)} | "
+            f"{cost} |"
         )
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
     lines += [

@@ -21,7 +21,10 @@ result table that computed it (nothing is recomputed here):
   the scale it was tested on, and the reference rows' rho and verdict (constant at the median
   rating, random rating);
 - soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA, its position in the
-  benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices.
+  benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices;
+- what it favours and costs (``tables/judge_biases.csv``, ``tables/rerun_agreement.csv``,
+  the run's manifest) and ``fewest_replies``: the fewest replies per item (first n) whose
+  Spearman lies within the interval of the mean of all of them (``tables/sweep.csv``).
 
 A statistic that does not apply to a benchmark or judge has its reason in its value cell
 (``n/a: ...``), the rest of its columns empty. ``full_n``: the benchmark's items; every
@@ -96,6 +99,7 @@ COLUMNS = [
     "split_half",
     "spearman_brown",
     "rerun_spearman",
+    "fewest_replies",
     "requests_per_1000",
     "prompt_tokens_per_1000",
     "completion_tokens_per_1000",
@@ -127,6 +131,7 @@ def card_rows(
     biases: pd.DataFrame,
     reruns: pd.DataFrame,
     manifests: Mapping[str, Mapping[str, object] | None],
+    sweep: pd.DataFrame,
 ) -> pd.DataFrame:
     """The rows of the module docstring for every judge of ``specs`` that has human scores
     to be compared with (``headline``: each judge's headline variant; the tables as the
@@ -191,6 +196,7 @@ def card_rows(
             row.update(_power(power, judge, variant, dimension))
             row.update(_biases(biases, judge, variant, dimension))
             row.update(_rerun(reruns, judge, dimension))
+            row["fewest_replies"] = fewest_replies(sweep, judge, variant, dimension, row)
             row.update(cost_fields(manifests.get(judge), dimension))
             row.update(_alt_test(alt_test, where, judge, variant))
             row.update(_spa(spa, where, judge, variant))
@@ -338,3 +344,27 @@ def _rerun(reruns: pd.DataFrame, judge: str, dimension: str) -> dict:
     if pair.empty:
         return {"rerun_spearman": "n/a: no second run of this judge configured"}
     return {"rerun_spearman": pair["agreement"].iloc[0]}
+
+
+def fewest_replies(
+    sweep: pd.DataFrame, judge: str, variant: str, dimension: str, row: Mapping[str, object]
+) -> object:
+    """The fewest replies per item (the first n, the released parser) whose Spearman
+    correlation lies within the interval of the card's mean of all the run's replies, from
+    the replies-per-item sweep; else why there is none."""
+    if not variant.startswith("mean-of-"):
+        return "n/a: not a mean of replies"
+    if pd.isna(row.get("ci_low")) or pd.isna(row.get("ci_high")):
+        return "n/a: the full run's correlation has no interval"
+    parser = variant.rpartition("/")[2]
+    curve = sweep[
+        (sweep["judge"] == judge)
+        & (sweep["dimension"] == dimension)
+        & (sweep["parser"] == parser)
+        & (sweep["mode"] == "first")
+        & (sweep["coefficient"] == COEFFICIENT)
+    ].sort_values("n")
+    inside = curve[curve["value"].between(row["ci_low"], row["ci_high"])]
+    if curve.empty:
+        return "n/a: no sweep of this run"
+    return int(inside["n"].iloc[0]) if not inside.empty else "n/a: no n within the interval"

@@ -227,6 +227,7 @@ rule judge_cards:
         power=LAYOUT.pair(LAYOUT.judge_power)[0],
         biases=LAYOUT.pair(LAYOUT.judge_biases)[0],
         reruns=LAYOUT.pair(LAYOUT.rerun_agreement)[:1] if TARGETS.rerun_pairs else [],
+        sweep=[LAYOUT.sweeps] if TARGETS.swept else [],
         manifests=[p for j in TARGETS.correlated for p in LAYOUT.judge_manifest(SPECS[j])],
         processed=[
             path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
@@ -247,6 +248,7 @@ rule judge_cards:
             "power": LAYOUT.pair(LAYOUT.judge_power)[0],
             "biases": LAYOUT.pair(LAYOUT.judge_biases)[0],
             **({"reruns": LAYOUT.pair(LAYOUT.rerun_agreement)[0]} if TARGETS.rerun_pairs else {}),
+            **({"sweep": LAYOUT.sweeps} if TARGETS.swept else {}),
         },
         manifests={
             j: LAYOUT.judge_manifest(SPECS[j])[0]
