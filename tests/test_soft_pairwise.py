@@ -79,3 +79,31 @@ def test_bad_input_is_refused() -> None:
         soft_pairwise_accuracy(np.full((3, 3), np.nan), np.ones((3, 3)), 10, 0)
     with pytest.raises(ValueError, match=">= 3 systems"):
         soft_pairwise_accuracy(np.ones((2, 5)), np.ones((2, 5)), 10, 0)
+
+
+def test_rows_rank_and_say_the_scale() -> None:
+    """spa_rows on a labelled synthetic SummEval-shaped table: the humans score 1, the
+    reference rows stay out of the ranking, a transformed run's rows say so."""
+    import pandas as pd
+
+    from geval_repro.registry.benchmarks import get_benchmark
+    from geval_repro.tables.paired_tests import Scored
+    from geval_repro.tables.soft_pairwise import spa_rows
+
+    summeval = get_benchmark("summeval")
+    rng = np.random.default_rng(3)
+    tidy = pd.DataFrame(
+        [(f"d{d}", f"M{s}") for d in range(8) for s in range(4)], columns=["doc_id", "system_id"]
+    )
+    for dimension in summeval.human_dimensions:
+        tidy[dimension] = rng.integers(1, 6, size=len(tidy)).astype(float)
+    scores = tidy[["doc_id", "system_id"]].assign(score=tidy["coherence"] + rng.normal(0, 1, 32))
+    judge = Scored("j", "v", "judge", "fixture", {"coherence": scores})
+    rows = spa_rows(summeval, tidy, [judge], 100, 1, scales={"j": "rank-normal"})
+    coherence = rows[rows["dimension"] == "coherence"].set_index("metric")
+    assert coherence.loc["humans", "spa"] == 1.0 and pd.isna(coherence.loc["humans", "position"])
+    assert coherence.loc["j", "position"] == 1
+    assert (
+        "rank-normal" in coherence.loc["j", "note"]
+        and "ranked by SPA" in coherence.loc["j", "note"]
+    )

@@ -138,7 +138,12 @@ def spa_table(
         )
         parts.append(
             soft_pairwise.spa_rows(
-                benchmark, tidy, metrics, settings.permutation_resamples, settings.seed
+                benchmark,
+                tidy,
+                metrics,
+                settings.permutation_resamples,
+                settings.seed,
+                scales={judge: spec.scale for judge, spec in specs[name].items()},
             )
         )
     table = (

@@ -25,17 +25,19 @@ documents: not made, the note says so).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.judges import Scale
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.registry import judge_test
 from geval_repro.stats.soft_pairwise import MIN_INPUTS, MIN_SYSTEMS
+from geval_repro.tables.judge_rows import scale_note
 from geval_repro.tables.paired_tests import Scored
 
 COLUMNS = [
@@ -97,8 +99,11 @@ def spa_rows(
     metrics: Sequence[Scored],
     n_resamples: int,
     seed: int,
+    scales: Mapping[str, Scale] | None = None,
 ) -> pd.DataFrame:
-    """The rows of the module docstring for one benchmark (``tidy``: its tidy table)."""
+    """The rows of the module docstring for one benchmark (``tidy``: its tidy table;
+    ``scales``: each judge run's scale, whose note a transformed run's rows carry: SPA and
+    the system level sum or average scores, which a transform changes)."""
     documents = benchmark.system_documents
     if documents is None:
         raise ValueError(f"{benchmark.title} has no systems sharing documents: no SPA")
@@ -133,6 +138,10 @@ def spa_rows(
             joined = tidy.merge(scores.reset_index(), on=keys, how="left")
             matrix, _, _ = to_matrix(joined, "_metric", **axes)
             row = spa_row(matrix, human, n_resamples, seed)
+            scale = (scales or {}).get(metric.metric, "raw") if metric.kind == "judge" else "raw"
+            row["note"] = "; ".join(
+                filter(None, [str(row["note"]), scale_note(scale, Level.SYSTEM, "pearson")])
+            )
             fields = {"metric": metric.metric, "variant": metric.variant, "kind": metric.kind}
             rows.append({**base, **fields, "status": metric.status, **row})
         table = pd.DataFrame.from_records(rows)
@@ -143,11 +152,14 @@ def spa_rows(
         ranked = table.loc[full & table["spa"].notna() & (table["kind"] != "reference")]
         ranked = ranked.sort_values(["spa", "metric"], ascending=[False, True], kind="stable")
         table.loc[ranked.index, "position"] = np.arange(1, len(ranked) + 1)
-        table.loc[ranked.index, "note"] = RANK_NOTE
         apart = ~full & table["spa"].notna()
-        table.loc[apart, "note"] = (
-            "on fewer systems or documents than the humans' rows: not ranked with them"
-        )
+        for index, said in [(i, RANK_NOTE) for i in ranked.index] + [
+            (i, "on fewer systems or documents than the humans' rows: not ranked with them")
+            for i in table.index[apart]
+        ]:
+            table.loc[index, "note"] = "; ".join(
+                filter(None, [said, str(table.loc[index, "note"])])
+            )
         records.append(table)
     out = pd.concat(records, ignore_index=True).reindex(columns=COLUMNS)
     counts = ["position", "n_systems", "n_inputs", "n_pairs", "n_resamples", "seed"]
