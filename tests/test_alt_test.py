@@ -1,12 +1,9 @@
 """The alternative annotator test (geval_repro.stats.alt_test) against known answers: a
 hand-computed example, the optimal-jury result (the mean of all annotators wins against
-every one), a random judge losing, scipy's t-test, and Benjamini-Yekutieli against
-statsmodels' ``fdr_by`` where statsmodels is installed, else against a hand-computed
-family."""
+every one), a random judge losing, scipy's t-test, and Benjamini-Yekutieli against a
+hand-computed family and statsmodels' ``fdr_by`` (a test dependency)."""
 
 from __future__ import annotations
-
-import importlib.util
 
 import numpy as np
 import pytest
@@ -96,10 +93,6 @@ def test_benjamini_yekutieli_hand_computed() -> None:
     assert np.isnan(adjusted[2])
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("statsmodels") is None,
-    reason="statsmodels is not installed (the hand-computed family above still runs)",
-)
 def test_benjamini_yekutieli_matches_statsmodels() -> None:
     from statsmodels.stats.multitest import multipletests
 
