@@ -534,3 +534,13 @@ def test_sweep_figures_tick_whole_replies_and_tell_the_bands_and_gaps_apart() ->
     assert all(float(tick).is_integer() for ax in fig.axes for tick in ax.get_xticks())
     tie = tie_rate_figure(sweep, parser="original", title="run", level="global")
     assert all(float(tick).is_integer() for tick in tie.axes[0].get_xticks())
+
+
+def test_wrapped_titles_keep_hyphenated_words_and_equations_on_one_line() -> None:
+    from geval_repro.report.figures import wrap_lines
+
+    text = "SmolLM2 (llama.cpp, n = 20, T = 1): QAGS-XSum dataset-level ties (ε = 0.2)"
+    for width in range(12, 40):
+        lines = wrap_lines(text, width).splitlines()
+        assert not any(line.endswith(("-", "=")) or line.startswith("=") for line in lines)
+        assert "".join("".join(lines).split()) == "".join(text.split())

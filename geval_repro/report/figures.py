@@ -74,10 +74,12 @@ def save_figure(fig: Figure, png: str | os.PathLike[str], svg: str | os.PathLike
         fig.set_canvas(canvas)
 
 
-def _title(text: str, width: int) -> str:
+def wrap_lines(text: str, width: int) -> str:
     """``text`` wrapped to lines of at most ``width`` characters (titles are never cut off),
-    at spaces only: a hyphenated word ("dataset-level") stays on one line."""
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+    at spaces only: a hyphenated word ("dataset-level") stays on one line, and so does an
+    equation ("n = 20", "ε = 0.2": its spaces become no-break spaces)."""
+    kept = text.replace(" = ", "\u00a0=\u00a0")
+    return "\n".join(textwrap.wrap(kept, width, break_on_hyphens=False)) or kept
 
 
 #: The narrowest sweep figure (inches): room for a two-line title and the legend's row.
@@ -182,7 +184,7 @@ def sweep_figure(
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
     _below(fig, axes)
-    fig.suptitle(_title(title, int(13 * width)), fontsize=10)
+    fig.suptitle(wrap_lines(title, int(13 * width)), fontsize=10)
     return fig
 
 
@@ -229,7 +231,7 @@ def tie_rate_figure(
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     _below(fig, ax, ncols=min(4, len(ax.get_lines())))
-    ax.set_title(_title(title, int(11 * SWEEP_MIN_WIDTH)), fontsize=10)
+    ax.set_title(wrap_lines(title, int(11 * SWEEP_MIN_WIDTH)), fontsize=10)
     return fig
 
 
@@ -301,9 +303,9 @@ def sweep_accuracy_figure(
         _replies_axis(bottom)
     axes[1][0].set_ylim(bottom=0)  # shared by the row: once every panel is drawn
     axes[0][0].set_ylabel("pairwise accuracy")
-    axes[1][0].set_ylabel(_title(f"tied {TIED_PAIRS[level]} (%)", 22))  # a short panel
+    axes[1][0].set_ylabel(wrap_lines(f"tied {TIED_PAIRS[level]} (%)", 22))  # a short panel
     _below(fig, axes, ncols=3 if len(dimensions) > 1 else 2)
-    fig.suptitle(_title(title, int(13 * fig_width)), fontsize=10)
+    fig.suptitle(wrap_lines(title, int(13 * fig_width)), fontsize=10)
     return fig
 
 

@@ -11,7 +11,6 @@ leaderboard of every judge per benchmark is :func:`geval_repro.report.card_text.
 from __future__ import annotations
 
 import os
-import textwrap
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -20,7 +19,7 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.card_text import as_float, verdict
 from geval_repro.report.card_text import number as _number
 from geval_repro.report.card_text import with_n as _with_n
-from geval_repro.report.figures import save_figure
+from geval_repro.report.figures import save_figure, wrap_lines
 
 INDEPENDENCE = (
     "The alternative annotator test and the correlations' tests treat the items as "
@@ -130,13 +129,13 @@ def card_figure(
         ax.text(
             1.02,
             i,
-            "\n".join(textwrap.wrap(text, 34)),
+            wrap_lines(text, 34),
             transform=ax.get_yaxis_transform(),
             va="center",
             fontsize=8,
         )
     fig.legend(loc="outside lower center", ncol=3, fontsize=8, frameon=False)
-    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=10)
+    ax.set_title(wrap_lines(title, 90), fontsize=10)
     save_figure(fig, png, svg)
 
 
