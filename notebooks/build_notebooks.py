@@ -220,7 +220,7 @@ say(f"Document `{example['doc_id']}`, system `{example['system_id']}`: article o
     code("""
 experts = pd.read_parquet(PROCESSED / "summeval_experts.parquet")
 references = pd.read_parquet(PROCESSED / "summeval_references.parquet")
-say(f"Per-expert ratings: {len(experts):,} rows ({experts['expert'].nunique()} experts x "
+say(f"Per-expert ratings: {len(experts):,} rows ({experts['annotator'].nunique()} experts x "
     f"4 dimensions x 1,600 summaries). References: "
     f"{references.groupby('doc_id').size().iloc[0]} per document.")
 pd.crosstab(experts["dimension"], experts["score"]).rename_axis(

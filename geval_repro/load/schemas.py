@@ -39,6 +39,22 @@ TOPICAL_CHAT_N_CONTEXTS = 60
 TOPICAL_CHAT_N_SYSTEMS = 6
 QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
 METRICEVAL_N_EXPERTS = 3
+_DIALSUMMEVAL = get_benchmark("dialsummeval")
+DIALSUMMEVAL_DIMENSIONS = _DIALSUMMEVAL.dimension_names
+DIALSUMMEVAL_N_DIALOGUES = 100
+#: Systems B-N: the tidy table leaves out system A, the reference summary.
+DIALSUMMEVAL_N_SYSTEMS = 13
+DIALSUMMEVAL_N_ANNOTATORS = 3
+#: The columns of the authors' metrics.csv files, in their order.
+DIALSUMMEVAL_RELEASED_METRICS = (
+    "rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-l",
+    "bertscore_p", "bertscore_r", "bertscore_f1", "moverscore", "sms",
+    "bartscore_s_h", "bartscore_h", "bartscore_h_r", "bartscore_r_h",
+    "blanc_help", "blanc_tune", "feqa_score", "questeval", "summaqa_prob", "summaqa_fscore",
+    "ppl", "chrf", "Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR",
+    "EmbeddingAverageCosineSimilarity", "VectorExtremaCosineSimilarity", "GreedyMatchingScore",
+    "factcc_cls", "dae",
+)  # fmt: skip
 
 #: pandas' ``str`` dtype in either of its storages (Arrow arrays, pandas' default with
 #: pyarrow; Python objects, the pipeline's jobs': geval_repro.pipeline.string_storage).
@@ -226,7 +242,7 @@ _SUMMEVAL_GRID = [
 METRICEVAL_EXPERTS = pa.DataFrameSchema(
     {
         **_SUMMEVAL_KEYS,
-        "expert": pa.Column(int, pa.Check.in_range(1, METRICEVAL_N_EXPERTS)),
+        "annotator": pa.Column(int, pa.Check.in_range(1, METRICEVAL_N_EXPERTS)),
         "dimension": _SUMMEVAL_DIMENSION,
         "score": pa.Column(int, pa.Check.in_range(1, 5)),
     },
@@ -236,7 +252,7 @@ METRICEVAL_EXPERTS = pa.DataFrameSchema(
         ),
         *_SUMMEVAL_GRID,
     ],
-    unique=["doc_id", "system_id", "expert", "dimension"],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
     strict=True,
     ordered=True,
     name="metriceval_experts",
@@ -255,13 +271,63 @@ METRICEVAL_ANNOTATED_EXPERTS = pa.DataFrameSchema(
         _n_unique("doc_id", SUMMEVAL_N_DOCS),
         _n_unique("system_id", SUMMEVAL_N_ANNOTATED_SYSTEMS),
     ],
-    unique=["doc_id", "system_id", "expert", "dimension"],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
     strict=True,
     ordered=True,
     name="metriceval_annotated_experts",
 )
 
 _FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")
+
+_DIALSUMMEVAL_GRID = [
+    _n_unique("doc_id", DIALSUMMEVAL_N_DIALOGUES),
+    _n_unique("system_id", DIALSUMMEVAL_N_SYSTEMS),
+]
+
+DIALSUMMEVAL = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(_STR, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "system_name": pa.Column(_STR, _TEXT),
+        "dialogue": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "summary": pa.Column(_STR, _TEXT),
+        **_human_scores(_DIALSUMMEVAL),
+        **{f"released:{m}": pa.Column(float, _FINITE) for m in DIALSUMMEVAL_RELEASED_METRICS},
+    },
+    checks=[
+        _n_rows(DIALSUMMEVAL_N_DIALOGUES * DIALSUMMEVAL_N_SYSTEMS),
+        *_DIALSUMMEVAL_GRID,
+        _grid(["doc_id"], DIALSUMMEVAL_N_SYSTEMS),
+    ],
+    unique=["doc_id", "system_id"],
+    strict=True,
+    ordered=True,
+    name=_DIALSUMMEVAL.name,
+)
+
+DIALSUMMEVAL_ANNOTATORS = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(_STR, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "annotator": pa.Column(int, pa.Check.in_range(1, DIALSUMMEVAL_N_ANNOTATORS)),
+        "dimension": pa.Column(_STR, pa.Check.isin(list(_DIALSUMMEVAL.dimension_names))),
+        "score": pa.Column(int, pa.Check.in_range(1, 5)),
+    },
+    checks=[
+        _n_rows(
+            DIALSUMMEVAL_N_DIALOGUES
+            * DIALSUMMEVAL_N_SYSTEMS
+            * DIALSUMMEVAL_N_ANNOTATORS
+            * len(_DIALSUMMEVAL.dimension_names)
+        ),
+        *_DIALSUMMEVAL_GRID,
+    ],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
+    strict=True,
+    ordered=True,
+    name="dialsummeval_annotators",
+)
 
 
 def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> pa.DataFrameSchema:

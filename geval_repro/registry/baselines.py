@@ -60,6 +60,16 @@ BASELINES: dict[str, BaselineProtocol] = {
             },
         ),
         BaselineProtocol(
+            name="rouge-vs-reference-and-released",
+            source="DialSummEval (Gao and Wan, 2022): ROUGE against the reference summary, "
+            "recomputed, beside the authors' released scores of 32 metrics",
+            score=protocols.rouge_vs_reference_and_released,
+            notes={
+                "ppl": "GPT-2 perplexity of the summary: lower is better, so a good metric "
+                "correlates negatively",
+            },
+        ),
+        BaselineProtocol(
             name="rouge-vs-source",
             source="QAGS (Wang et al., 2020): ROUGE between a summary and its source",
             score=protocols.rouge_against_source,

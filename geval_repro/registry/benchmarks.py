@@ -59,7 +59,7 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   annotated, QAGS's MTurk answers), each loader registered under the
   table's name in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`;
 - ``human_tables``: which of its ``other_tables`` hold which further human judgements, by
-  role (:data:`HUMAN_ROLES`: the experts' per-expert ratings, the ratings of every system
+  role (:data:`HUMAN_ROLES`: the per-annotator ratings, the experts' ratings of every system
   they annotated, the crowd workers' answers), read by the human-data tables;
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
@@ -132,10 +132,12 @@ class Preferences:
 
 
 #: The roles of a benchmark's further tables of human judgements (``Benchmark.human_tables``):
-#: each expert's ratings (agreement, the human ceiling), the experts' ratings of every system
-#: they annotated (system means against the benchmark's own table), crowd workers' answers
-#: (their agreement, the scores re-derived from them).
-HUMAN_ROLES: tuple[str, ...] = ("experts", "annotated_experts", "crowd_answers")
+#: each annotator's ratings of the benchmark's items, one row per (item, ``annotator``,
+#: dimension) (agreement, the human ceiling: SummEval's experts, DialSummEval's annotators),
+#: the experts' ratings of every system they annotated (system means against the
+#: benchmark's own table), crowd workers' answers (their agreement, the scores re-derived
+#: from them).
+HUMAN_ROLES: tuple[str, ...] = ("annotators", "annotated_experts", "crowd_answers")
 
 
 @dataclass(frozen=True)
@@ -284,6 +286,10 @@ def _qags(subset: str, title: str, item_count: int) -> Benchmark:
     )
 
 
+#: DialSummEval's 14 systems as its files name them: A is SAMSum's reference summary.
+DIALSUMMEVAL_SYSTEMS = "ABCDEFGHIJKLMN"
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -315,7 +321,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                 "summeval_annotated_experts": "metriceval_scores",
             },
             human_tables={
-                "experts": "summeval_experts",
+                "annotators": "summeval_experts",
                 "annotated_experts": "summeval_annotated_experts",
             },
             released_replies=True,
@@ -352,6 +358,39 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         _qags("cnndm", "QAGS-CNN/DM", 235),
         _qags("xsum", "QAGS-XSum", 239),
+        Benchmark(
+            name="dialsummeval",
+            title="DialSummEval",
+            short="dialsummeval",
+            paper_table=None,
+            item_keys=("doc_id", "system_id"),
+            item_key_type=str,
+            dimensions=tuple(
+                Dimension(name, (1.0, 5.0), (1, 5))
+                for name in ("coherence", "consistency", "fluency", "relevance")
+            ),
+            level=Level.SUMMARY,
+            level_name="summary",
+            printed_coefficients=(),
+            group_key="doc_id",
+            texts={"Dialogue": "dialogue", "Summary": "summary"},
+            shared_text="Dialogue",
+            prompts=Prompts(folder="dialsummeval"),
+            baselines=Baselines(
+                protocol="rouge-vs-reference-and-released",
+                protocol_variant="recomputed, vs the reference",
+            ),
+            sources=(
+                "dialsummeval_judgements",
+                "dialsummeval_dials",
+                *(f"dialsummeval_summs_{s}" for s in DIALSUMMEVAL_SYSTEMS.lower()),
+                *(f"dialsummeval_metrics_{s}" for s in DIALSUMMEVAL_SYSTEMS.lower()),
+            ),
+            other_tables={"dialsummeval_annotators": "dialsummeval_judgements"},
+            human_tables={"annotators": "dialsummeval_annotators"},
+            citations=("gao2022dialsummeval",),
+            item_count=1300,  # 100 dialogues x 13 systems (the reference, system A, left out)
+        ),
         Benchmark(
             name="writer_vs_llm",
             title="Writer vs GPT-3.5 (Zhang et al.)",
