@@ -38,7 +38,9 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   article), named the ``pair`` level;
 - ``printed_coefficients``: the coefficients the paper prints for it (the comparisons a
   reader of its table makes: SummEval Spearman and Kendall, Topical-Chat Pearson and
-  Spearman, QAGS all three);
+  Spearman, QAGS all three); ``other_coefficients``: for a benchmark the paper does not
+  print, the coefficients its judge-vs-judge tests and significance clusters compare
+  instead (:attr:`Benchmark.compared_coefficients`; DialSummEval: SummEval's two);
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
   ``shared_text``: the placeholder whose text several items share (the judge runner sends
   the items that share it one after another, so a server's prefix cache serves it once);
@@ -169,6 +171,13 @@ class Benchmark:
     item_count: int | None = None
     preferences: Preferences | None = None
     human_tables: Mapping[str, str] = field(default_factory=dict)
+    other_coefficients: tuple[str, ...] = ()
+
+    @property
+    def compared_coefficients(self) -> tuple[str, ...]:
+        """The coefficients its judge-vs-judge tests and significance clusters compare: the
+        paper's printed ones, else its ``other_coefficients``."""
+        return self.printed_coefficients or self.other_coefficients
 
     @property
     def has_human_scores(self) -> bool:
@@ -372,6 +381,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             level=Level.SUMMARY,
             level_name="summary",
             printed_coefficients=(),
+            other_coefficients=("spearman", "kendall"),  # SummEval's, at the same level
             group_key="doc_id",
             texts={"Dialogue": "dialogue", "Summary": "summary"},
             shared_text="Dialogue",
