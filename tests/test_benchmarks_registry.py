@@ -54,6 +54,8 @@ def test_benchmarks_are_listed_in_the_papers_table_order() -> None:
         "qags_cnndm",
         "qags_xsum",
         "dialsummeval",
+        "sfres",
+        "sfhot",
         "writer_vs_llm",
     )
     assert PAPER_NAMES == NAMES[:4]

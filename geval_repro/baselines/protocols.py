@@ -179,3 +179,25 @@ def rouge_vs_reference_and_released(
         metric = names.get(released, released)
         parts.append(keys.assign(metric=metric, variant=RELEASED_VARIANT, score=table[column]))
     return pd.concat(parts, ignore_index=True)
+
+
+def word_overlap_against_reference(
+    table: pd.DataFrame, references: pd.DataFrame | None, cache: Path, variant: str
+) -> pd.DataFrame:
+    """BLEU-4 (COCO smoothing, whitespace tokens), ROUGE-L (COCO: whitespace tokens, beta
+    1.2) and METEOR (nltk's METEOR 1.0 on WordNet 3.0) of each ``utterance`` against its
+    dialogue act's ``reference`` utterance, the word-overlap metrics of the data-to-text
+    literature (Novikova et al. 2017) as USR's protocol computes them; the rows' key
+    ``item_id``."""
+    outputs, refs = table["utterance"].tolist(), table["reference"].tolist()
+    log.info("scoring %d utterances against their references (BLEU-4, ROUGE-L, METEOR)", len(refs))
+    scores = {
+        "BLEU-4": sentence_bleu(outputs, refs, smooth_method="coco", tokenize="none"),
+        "ROUGE-L": rouge_f(outputs, refs, "rougeL", tokenizer="whitespace", beta=1.2),
+        "METEOR": meteor(outputs, refs, wordnet=debian_wordnet(Path(cache) / "nltk")),
+    }
+    parts = [
+        table[["item_id"]].assign(metric=metric, variant=variant, score=values)
+        for metric, values in scores.items()
+    ]
+    return pd.concat(parts, ignore_index=True)

@@ -21,6 +21,7 @@ import pandera.pandas as pa
 
 from geval_repro.files.paths import PathLike
 from geval_repro.load import schemas
+from geval_repro.load.data_to_text import load_data_to_text
 from geval_repro.load.dialsummeval import load_dialsummeval, load_dialsummeval_annotators
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.multiref import load_multiref
@@ -54,6 +55,10 @@ BENCHMARK_LOADERS: dict[str, BenchmarkLoader] = {
     "qags_cnndm": BenchmarkLoader(partial(load_qags, subset="cnndm"), schemas.QAGS),
     "qags_xsum": BenchmarkLoader(partial(load_qags, subset="xsum"), schemas.QAGS),
     "dialsummeval": BenchmarkLoader(load_dialsummeval, schemas.DIALSUMMEVAL),
+    **{
+        subset: BenchmarkLoader(partial(load_data_to_text, subset=subset), schemas.DATA_TO_TEXT)
+        for subset in schemas.DATA_TO_TEXT_COUNTS
+    },
     "writer_vs_llm": BenchmarkLoader(load_items, ITEMS),
 }
 

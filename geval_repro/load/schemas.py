@@ -45,6 +45,10 @@ DIALSUMMEVAL_N_DIALOGUES = 100
 #: Systems B-N: the tidy table leaves out system A, the reference summary.
 DIALSUMMEVAL_N_SYSTEMS = 13
 DIALSUMMEVAL_N_ANNOTATORS = 3
+_SFRES = get_benchmark("sfres")  # SFHOT: the same dimensions and scales
+DATA_TO_TEXT_DIMENSIONS = _SFRES.dimension_names
+#: Items and dialogue acts of each data-to-text set (UniEval's conversion).
+DATA_TO_TEXT_COUNTS = {"sfres": (1181, 580), "sfhot": (875, 398)}
 #: The columns of the authors' metrics.csv files, in their order.
 DIALSUMMEVAL_RELEASED_METRICS = (
     "rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-l",
@@ -304,6 +308,44 @@ DIALSUMMEVAL = pa.DataFrameSchema(
     strict=True,
     ordered=True,
     name=_DIALSUMMEVAL.name,
+)
+
+
+def _data_to_text_size(df: pd.DataFrame) -> bool:
+    """One set per table, with its items and dialogue acts."""
+    subsets = df["subset"].unique()
+    if len(subsets) != 1 or str(subsets[0]) not in DATA_TO_TEXT_COUNTS:
+        return False
+    return (len(df), df["act_id"].nunique()) == DATA_TO_TEXT_COUNTS[str(subsets[0])]
+
+
+DATA_TO_TEXT = pa.DataFrameSchema(
+    {
+        "subset": pa.Column(_STR, pa.Check.isin(list(DATA_TO_TEXT_COUNTS))),
+        "item_id": pa.Column(int, pa.Check.ge(0), unique=True),
+        "act_id": pa.Column(int, pa.Check.ge(0)),
+        "dialogue_act": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "utterance": pa.Column(_STR, _TEXT),
+        **_human_scores(_SFRES),
+        **{
+            f"unieval_{d}": pa.Column(float, pa.Check.in_range(0.0, 1.0))
+            for d in DATA_TO_TEXT_DIMENSIONS
+        },
+    },
+    checks=[
+        pa.Check(
+            _data_to_text_size,
+            error=f"one set per table, with its (items, dialogue acts): {DATA_TO_TEXT_COUNTS}",
+        ),
+        pa.Check(
+            lambda df: bool((df.groupby("act_id")["reference"].nunique() == 1).all()),
+            error="every dialogue act has one reference utterance",
+        ),
+    ],
+    strict=True,
+    ordered=True,
+    name="data_to_text",
 )
 
 DIALSUMMEVAL_ANNOTATORS = pa.DataFrameSchema(

@@ -70,6 +70,13 @@ BASELINES: dict[str, BaselineProtocol] = {
             },
         ),
         BaselineProtocol(
+            name="word-overlap-vs-reference",
+            source="Novikova et al. (2017): word overlap with the dialogue act's reference "
+            "utterance (BLEU-4, ROUGE-L, METEOR as USR's toolkit computes them)",
+            score=protocols.word_overlap_against_reference,
+            notes={"METEOR": "METEOR 1.0 (nltk on WordNet 3.0)"},
+        ),
+        BaselineProtocol(
             name="rouge-vs-source",
             source="QAGS (Wang et al., 2020): ROUGE between a summary and its source",
             score=protocols.rouge_against_source,

@@ -41,6 +41,9 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   Spearman, QAGS all three); ``other_coefficients``: for a benchmark the paper does not
   print, the coefficients its judge-vs-judge tests and significance clusters compare
   instead (:attr:`Benchmark.compared_coefficients`; DialSummEval: SummEval's two);
+- ``resampling_key``: at the global level, the column whose values a bootstrap resample
+  draws, each with all of its items (SFRES and SFHOT: the dialogue act, whose two or more
+  utterances share their source), instead of the items one by one (None);
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
   ``shared_text``: the placeholder whose text several items share (the judge runner sends
   the items that share it one after another, so a server's prefix cache serves it once);
@@ -172,6 +175,7 @@ class Benchmark:
     preferences: Preferences | None = None
     human_tables: Mapping[str, str] = field(default_factory=dict)
     other_coefficients: tuple[str, ...] = ()
+    resampling_key: str | None = None
 
     @property
     def compared_coefficients(self) -> tuple[str, ...]:
@@ -295,6 +299,39 @@ def _qags(subset: str, title: str, item_count: int) -> Benchmark:
     )
 
 
+def _data_to_text(subset: str, title: str, item_count: int) -> Benchmark:
+    """One of Novikova et al.'s data-to-text sets as UniEval converted them (SFRES
+    restaurants, SFHOT hotels): utterances generated from dialogue acts, rated 1-6, at the
+    dataset level, resampled by dialogue act."""
+    return Benchmark(
+        name=subset,
+        title=title,
+        short=subset,
+        paper_table=None,
+        item_keys=("item_id",),
+        dimensions=tuple(
+            Dimension(name, (1.0, 6.0), (1, 6))
+            for name in ("naturalness", "informativeness", "overall")
+        ),
+        level=Level.GLOBAL,
+        level_name="dataset",
+        printed_coefficients=(),
+        other_coefficients=("pearson", "spearman", "kendall"),  # UniEval's README prints them
+        texts={"Dialogue Act": "dialogue_act", "Utterance": "utterance"},
+        shared_text="Dialogue Act",
+        prompts=Prompts(folder="data_to_text"),
+        baselines=Baselines(
+            protocol="word-overlap-vs-reference",
+            protocol_variant="vs the reference utterance",
+        ),
+        unieval_predictions=True,
+        sources=(subset, f"unieval_pred_{subset}"),
+        citations=("novikova2017why", "zhong2022unieval"),
+        item_count=item_count,
+        resampling_key="act_id",
+    )
+
+
 #: DialSummEval's 14 systems as its files name them: A is SAMSum's reference summary.
 DIALSUMMEVAL_SYSTEMS = "ABCDEFGHIJKLMN"
 
@@ -401,6 +438,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             citations=("gao2022dialsummeval",),
             item_count=1300,  # 100 dialogues x 13 systems (the reference, system A, left out)
         ),
+        _data_to_text("sfres", "SFRES", 1181),
+        _data_to_text("sfhot", "SFHOT", 875),
         Benchmark(
             name="writer_vs_llm",
             title="Writer vs GPT-3.5 (Zhang et al.)",

@@ -29,24 +29,37 @@ def paired_items(
 ) -> pd.DataFrame:
     """The judge's ``score`` of each item of ``dimension`` beside its human score.
 
-    Columns: the benchmark's item keys, judge, human (inner join: items without a human row
-    are dropped; the loaders already refuse unknown items).
+    Columns: the benchmark's item keys (and its ``resampling_key``), judge, human (inner
+    join: items without a human row are dropped; the loaders already refuse unknown items).
     """
-    keys = list(_benchmark_of(items).item_keys)
+    benchmark = _benchmark_of(items)
+    keys = list(benchmark.item_keys)
+    extra = [benchmark.resampling_key] if benchmark.resampling_key else []
     rows = items.loc[items["dimension"] == dimension, [*keys, score]]
-    joined = rows.merge(human[[*keys, dimension]], on=keys)
+    joined = rows.merge(human[[*keys, *extra, dimension]], on=keys)
     return joined.rename(columns={score: "judge", dimension: "human"})
 
 
 def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
     """(systems, inputs) columns of the score matrix at the benchmark's level: its
-    ``system_key`` (:data:`POOLED` when every item is pooled) and its ``input_key``."""
+    ``system_key`` (:data:`POOLED` when every item is pooled) and its ``input_key``; pooled
+    with a ``resampling_key`` (SFRES, SFHOT), (:data:`POOLED`, that key): one column per
+    dialogue act, its items in the rows (the global level pools every cell all the same,
+    and a bootstrap over the inputs draws whole dialogue acts)."""
+    if benchmark.system_key is None and benchmark.resampling_key:
+        return POOLED, benchmark.resampling_key
     return benchmark.system_key or POOLED, benchmark.input_key
 
 
 def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
-    """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
-    return with_pooled_system(table) if benchmark.system_key is None else table
+    """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is):
+    one value for every item, or with a ``resampling_key`` each item's position among the
+    items of its key's value."""
+    if benchmark.system_key is not None:
+        return table
+    if benchmark.resampling_key:
+        return table.assign(**{POOLED: table.groupby(benchmark.resampling_key).cumcount()})
+    return with_pooled_system(table)
 
 
 def paired_matrices(
