@@ -454,15 +454,16 @@ def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
         if benchmark.paper_table is not None or not benchmark.has_human_scores:
             continue
         rows = correlations[
-            (correlations["benchmark"] == benchmark.name)
-            & (correlations["level"] == benchmark.level.value)
-            & (correlations["coefficient"] == BEYOND_COEFFICIENT)
-            & correlations["dimension"].isin(benchmark.dimension_names)
-            & correlations["value"].notna()
-            & (correlations["status"] != FIXTURE)
+            (correlations["benchmark"] == benchmark.name) & (correlations["status"] != FIXTURE)
         ]
         if rows.empty:
             continue
+        rows = rows[
+            (rows["level"] == benchmark.level.value)
+            & (rows["coefficient"] == BEYOND_COEFFICIENT)
+            & rows["dimension"].isin(benchmark.dimension_names)
+            & rows["value"].notna()
+        ]
         rows = rows.assign(row=rows["metric"] + " (" + rows["variant"] + ")")
         full = int(rows["n_items"].max())
         protocol = protocol_variant_of(benchmark.name)
