@@ -494,13 +494,18 @@ def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
                 },
             }
         )
+        yardstick = (
+            "the human yardstick (its mean over the annotators), "
+            if shown["metric"].str.startswith(HUMAN_PREFIX).any()
+            else ""
+        )
         lines += [
             f"### Beyond the paper: {benchmark.title}, {benchmark.level_name} level",
             "",
             f"Kendall τ with the human scores and its 95 % bootstrap interval, {full} items "
-            f"(fewer where a cell says n); its recomputed baselines ({protocol}), judges, the "
-            f"human yardstick (its mean over the annotators) and the {BEYOND_SHOWN} other "
-            f"metrics with the largest mean \\|τ\\|. Every row and coefficient: "
+            f"(fewer where a cell says n); its recomputed baselines ({protocol}), judges, "
+            f"{yardstick}and the {BEYOND_SHOWN} other metrics with the largest mean "
+            f"\\|τ\\| (fewer if it has fewer). Every row and coefficient: "
             f"[`{link}/tables/correlations.csv`]({link}/tables/correlations.csv) "
             f"(benchmark `{benchmark.name}`). The paper prints nothing for it.",
             "",
