@@ -42,24 +42,26 @@ def paired_items(
 
 def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
     """(systems, inputs) columns of the score matrix at the benchmark's level: its
-    ``system_key`` (:data:`POOLED` when every item is pooled) and its ``input_key``; pooled
-    with a ``resampling_key`` (SFRES, SFHOT), (:data:`POOLED`, that key): one column per
-    dialogue act, its items in the rows (the global level pools every cell all the same,
-    and a bootstrap over the inputs draws whole dialogue acts)."""
-    if benchmark.system_key is None and benchmark.resampling_key:
-        return POOLED, benchmark.resampling_key
+    ``system_key`` (:data:`POOLED` when every item is pooled) and its ``input_key``."""
     return benchmark.system_key or POOLED, benchmark.input_key
 
 
 def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
-    """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is):
-    one value for every item, or with a ``resampling_key`` each item's position among the
-    items of its key's value."""
-    if benchmark.system_key is not None:
-        return table
-    if benchmark.resampling_key:
-        return table.assign(**{POOLED: table.groupby(benchmark.resampling_key).cumcount()})
-    return with_pooled_system(table)
+    """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
+    return with_pooled_system(table) if benchmark.system_key is None else table
+
+
+def resampling_axes(table: pd.DataFrame, benchmark: Benchmark) -> tuple[pd.DataFrame, str, str]:
+    """The table and (systems, inputs) columns of the matrix a correlation row's bootstrap
+    reads: :func:`matrix_axes` and :func:`pooled`, except at the global level with a
+    ``resampling_key`` (SFRES, SFHOT: the dialogue act), one column per value of that key
+    with its items in the rows (their position among its items as :data:`POOLED`), so that
+    a bootstrap over the inputs draws whole dialogue acts; the global level pools every
+    cell all the same, so the values are those of the one-row matrix."""
+    if benchmark.system_key is None and benchmark.resampling_key:
+        key = benchmark.resampling_key
+        return table.assign(**{POOLED: table.groupby(key).cumcount()}), POOLED, key
+    return pooled(table, benchmark), *matrix_axes(benchmark)
 
 
 def paired_matrices(

@@ -51,7 +51,7 @@ import pandas as pd
 from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import PRINTED_NAMES, Benchmark, level_of
 from geval_repro.registry.paper import paper_table_name, paper_value
-from geval_repro.scoring.pairing import matrix_axes, pooled
+from geval_repro.scoring.pairing import resampling_axes
 from geval_repro.stats.accuracy import (
     bootstrap_accuracy,
     pairwise_accuracy,
@@ -466,8 +466,7 @@ def table_rows(
     correlation coefficients among them).
     """
     level = benchmark.level
-    systems, inputs = matrix_axes(benchmark)
-    table = pooled(table, benchmark)
+    table, systems, inputs = resampling_axes(table, benchmark)
     # A resampling key (SFRES, SFHOT: the dialogue act) makes the correlations' bootstrap
     # draw its values, the matrix's inputs; the accuracies' bootstrap draws items.
     unit = "inputs" if level.pooled and benchmark.resampling_key else None
