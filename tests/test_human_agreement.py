@@ -1,4 +1,4 @@
-"""SummEval expert agreement (geval_repro.human.agreement)."""
+"""Annotator agreement (geval_repro.human.agreement): SummEval's experts, any annotators."""
 
 from __future__ import annotations
 
