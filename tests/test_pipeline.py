@@ -193,6 +193,9 @@ def test_judge_pairs_cover_every_benchmark(pipeline_run: PipelineRun) -> None:
         "topical_chat": ["pearson", "spearman"],
         "qags_cnndm": ["kendall", "pearson", "spearman"],
         "qags_xsum": ["kendall", "pearson", "spearman"],
+        "dialsummeval": ["kendall", "spearman"],  # the registry's other_coefficients
+        "sfres": ["kendall", "pearson", "spearman"],
+        "sfhot": ["kendall", "pearson", "spearman"],
     }
     metrics = clusters.groupby("benchmark")["metric"].unique().map(set).to_dict()
     assert {"fixture-gpt4", "fixture-jsonl", "gpt4-metriceval-run1", "ROUGE-2"} <= metrics[
