@@ -220,7 +220,7 @@ say(f"Document `{example['doc_id']}`, system `{example['system_id']}`: article o
     code("""
 experts = pd.read_parquet(PROCESSED / "summeval_experts.parquet")
 references = pd.read_parquet(PROCESSED / "summeval_references.parquet")
-say(f"Per-expert ratings: {len(experts):,} rows ({experts['expert'].nunique()} experts x "
+say(f"Per-expert ratings: {len(experts):,} rows ({experts['annotator'].nunique()} experts x "
     f"4 dimensions x 1,600 summaries). References: "
     f"{references.groupby('doc_id').size().iloc[0]} per document.")
 pd.crosstab(experts["dimension"], experts["score"]).rename_axis(
@@ -664,10 +664,36 @@ for coefficient in ("pearson", "spearman", "kendall"):
                  ylabel=f"{SYMBOL[coefficient]} with human consistency")
 """),
     md("""
+## Beyond the paper: DialSummEval (summary level)
+
+DialSummEval (Gao and Wan, NAACL 2022) is not in the paper: 100 SAMSum chat dialogues, each
+summarized by 13 systems and given SAMSum's reference summary (system A), every summary
+rated 1-5 by three annotators for coherence, consistency, fluency and relevance. The
+correlations follow SummEval's summary level: per dialogue over its 13 system summaries,
+then averaged. The reference is not an item (it is what ROUGE and the released
+reference-based metrics score against; docs/protocol.md). The rows: ROUGE-1/2/L recomputed
+here against the reference, the authors' released scores of 32 metrics (correlations
+recomputed here from their scores), and the human yardstick (one annotator against the
+mean of the other two). Nothing here is compared with a printed number.
+"""),
+    code("""
+ds = correlations[(correlations["benchmark"] == "dialsummeval")
+                  & (correlations["level"] == "summary")
+                  & (correlations["coefficient"] == "kendall")
+                  & (correlations["dimension"] != "AVG")]
+ds = ds.assign(row=ds["metric"] + " (" + ds["variant"] + ")")
+table = ds.pivot_table(index="row", columns="dimension", values="value")
+say(f"Kendall τ at the summary level, {int(ds['n_items'].max())} summaries in "
+    f"{int(ds['n_groups'].max())} dialogues; rows sorted by their mean over the dimensions "
+    "(ppl, perplexity, is lower-is-better).")
+table.assign(mean=table.mean(axis=1)).sort_values("mean", ascending=False).round(3)
+"""),
+    md("""
 ## The human data
 
-Agreement among annotators (SummEval's experts, QAGS's crowd workers), a human yardstick
-for SummEval (one expert against the mean of the other two), the QAGS scores re-derived
+Agreement among annotators (SummEval's experts, DialSummEval's annotators, QAGS's crowd
+workers), a human yardstick for SummEval and DialSummEval (one annotator against the mean of
+the other two), the QAGS scores re-derived
 from the original MTurk answers and checked against UniEval's conversion, and the
 distributions and tie rates of the human scores.
 """),

@@ -196,7 +196,15 @@ def test_the_committed_table_has_references_in_every_ranking() -> None:
         assert (ranking["metric"] == RANDOM[0]).sum() == 1
         assert ranking["n_items"].nunique() == 1  # one set of items per ranking
     full = table[table["ranking"] == "full"]
-    expected = {"summeval": [1600], "topical_chat": [300], "qags_cnndm": [235], "qags_xsum": [239]}
+    expected = {
+        "summeval": [1600],
+        "topical_chat": [300],
+        "qags_cnndm": [235],
+        "qags_xsum": [239],
+        "dialsummeval": [1300],
+        "sfres": [1181],
+        "sfhot": [875],
+    }
     assert full.groupby("benchmark")["n_items"].unique().map(list).to_dict() == expected
     assert not (full["status"] == "toolkit-run").any()
     constant = full[full["metric"] == CONSTANT[0]].set_index(["benchmark", "dimension"])["acc_eq"]

@@ -26,9 +26,9 @@ def _panel(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
     quality = rng.integers(1, 6, size=len(items))
     long = []
-    for expert in (1, 2, 3):
+    for annotator in (1, 2, 3):
         ratings = np.clip(quality + rng.integers(-1, 2, size=len(items)), 1, 5)
-        long.append(items.assign(expert=expert, dimension="coherence", score=ratings))
+        long.append(items.assign(annotator=annotator, dimension="coherence", score=ratings))
     annotators = pd.concat(long, ignore_index=True)
     mean = annotators.groupby(["doc_id", "system_id"])["score"].mean().rename("score")
     return annotators, mean.reset_index()
@@ -67,6 +67,6 @@ def test_rows_of_a_panel() -> None:
     assert (rows["constant_passes"] == bool(constant["passed"])).all()
     assert all((NOT_APART in note) == bool(constant["passed"]) for note in rows["note"])
     # the constant's value is the statistic's on the panel (the rows add no arithmetic)
-    wide = annotators.pivot(index=["doc_id", "system_id"], columns="expert", values="score")
+    wide = annotators.pivot(index=["doc_id", "system_id"], columns="annotator", values="score")
     direct = alternative_annotator_test(np.full(len(wide), 3.0), wide.to_numpy(float), 0.2)
     assert constant["omega"] == direct.omega and constant["rho"] == direct.rho

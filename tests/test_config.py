@@ -181,6 +181,9 @@ def test_registry_names_fill_the_schema() -> None:
         "topical_chat",
         "qags_cnndm",
         "qags_xsum",
+        "dialsummeval",
+        "sfres",
+        "sfhot",
         "writer_vs_llm",
     ]
     assert judge["format"]["enum"] == ["geval-released", "scores", "geval-jsonl"]

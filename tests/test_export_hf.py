@@ -64,6 +64,9 @@ def test_export_round_trip(
         "topical_chat",
         "qags_cnndm",
         "qags_xsum",
+        "dialsummeval",
+        "sfres",
+        "sfhot",
         "writer_vs_llm",
     ]
     for name, n_items in [
@@ -71,6 +74,9 @@ def test_export_round_trip(
         ("topical_chat", 360),
         ("qags_cnndm", 235),
         ("qags_xsum", 239),
+        ("dialsummeval", 1300),
+        ("sfres", 1181),
+        ("sfhot", 875),
         ("writer_vs_llm", 188),
     ]:
         table = pd.read_parquet(processed / f"{name}.parquet")

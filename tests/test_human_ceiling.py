@@ -19,10 +19,10 @@ def _experts(seed: int, n_docs: int = 4, n_systems: int = 5) -> pd.DataFrame:
         for doc in range(n_docs)
         for system in range(n_systems)
     ]
-    table = pd.DataFrame(rows, columns=["doc_id", "system_id", "expert", "dimension", "score"])
+    table = pd.DataFrame(rows, columns=["doc_id", "system_id", "annotator", "dimension", "score"])
     # Make document d0's fluency constant for expert 1, so that document is skipped for it.
     constant = (table["doc_id"] == "d0") & (table["dimension"] == "fluency")
-    table.loc[constant & (table["expert"] == 1), "score"] = 3
+    table.loc[constant & (table["annotator"] == 1), "score"] = 3
     return table
 
 
@@ -31,7 +31,7 @@ def _scipy_ceiling(table: pd.DataFrame, dimension: str, expert: int, coefficient
     part = table[table["dimension"] == dimension]
     values = []
     for _, doc in part.groupby("doc_id"):
-        wide = doc.pivot(index="system_id", columns="expert", values="score")
+        wide = doc.pivot(index="system_id", columns="annotator", values="score")
         single = wide[expert].to_numpy(float)
         rest = wide.drop(columns=expert).mean(axis=1).to_numpy()
         if len(set(single)) == 1 or len(set(rest)) == 1:
@@ -43,13 +43,13 @@ def _scipy_ceiling(table: pd.DataFrame, dimension: str, expert: int, coefficient
 def test_ceiling_matches_explicit_scipy_loop() -> None:
     table = _experts(seed=7)
     result = leave_one_out_ceiling(table)
-    for row in result[result["expert"] != "mean"].itertuples():
-        expected = _scipy_ceiling(table, row.dimension, row.expert, row.coefficient)
+    for row in result[result["annotator"] != "mean"].itertuples():
+        expected = _scipy_ceiling(table, row.dimension, row.annotator, row.coefficient)
         assert row.value == pytest.approx(expected, abs=1e-12)
-    fluency_1 = result[(result["dimension"] == "fluency") & (result["expert"] == 1)]
+    fluency_1 = result[(result["dimension"] == "fluency") & (result["annotator"] == 1)]
     assert fluency_1["n_groups"].tolist() == [3, 3]
-    means = result[result["expert"] == "mean"].set_index(["dimension", "coefficient"])["value"]
-    singles = result[result["expert"] != "mean"].groupby(["dimension", "coefficient"])["value"]
+    means = result[result["annotator"] == "mean"].set_index(["dimension", "coefficient"])["value"]
+    singles = result[result["annotator"] != "mean"].groupby(["dimension", "coefficient"])["value"]
     pd.testing.assert_series_equal(means.sort_index(), singles.mean().sort_index())
 
 

@@ -383,7 +383,15 @@ def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path
     from geval_repro.registry.benchmarks import BENCHMARKS
 
     layout = Layout(tmp_path / "data", tmp_path / "results")
-    with_baselines = {"summeval", "topical_chat", "qags_cnndm", "qags_xsum"}  # writer_vs_llm: none
+    with_baselines = {  # writer_vs_llm: none
+        "summeval",
+        "topical_chat",
+        "qags_cnndm",
+        "qags_xsum",
+        "dialsummeval",
+        "sfres",
+        "sfhot",
+    }
     for name, benchmark in BENCHMARKS.items():
         own = [layout.data / "processed" / "baselines" / f"{name}.parquet"]
         assert layout.benchmark_baseline_scores(benchmark) == (
@@ -401,7 +409,15 @@ def test_the_committed_rankings_rest_on_the_full_items() -> None:
     tables = Path(__file__).resolve().parents[1] / "results" / "tables"
     clusters = pd.read_csv(tables / "significance_clusters.csv")
     pairs = pd.read_csv(tables / "pairwise_significance.csv")
-    expected = {"summeval": [1600], "topical_chat": [300], "qags_cnndm": [235], "qags_xsum": [239]}
+    expected = {
+        "summeval": [1600],
+        "topical_chat": [300],
+        "qags_cnndm": [235],
+        "qags_xsum": [239],
+        "dialsummeval": [1300],  # systems B-N; the reference (A) is not an item
+        "sfres": [1181],
+        "sfhot": [875],
+    }
     for table in (clusters, pairs):
         full = table[table["ranking"] == "full"]
         assert full.groupby("benchmark")["n_items"].unique().map(list).to_dict() == expected

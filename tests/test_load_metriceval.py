@@ -40,12 +40,12 @@ def test_raw_file_has_an_extra_system(mirror_dir: Path) -> None:
 def test_experts_cover_exactly_the_summeval_summaries(mirror_dir: Path) -> None:
     experts = load_metriceval_experts(csv_path(mirror_dir))
     assert experts.shape == (19200, 5)
-    assert list(experts.columns) == ["doc_id", "system_id", "expert", "dimension", "score"]
+    assert list(experts.columns) == ["doc_id", "system_id", "annotator", "dimension", "score"]
     summeval = load_summeval(mirror_dir / get_source("summeval").relpath)
     assert set(zip(experts["doc_id"], experts["system_id"], strict=True)) == set(
         zip(summeval["doc_id"], summeval["system_id"], strict=True)
     )
-    assert sorted(experts["expert"].unique()) == [1, 2, 3]
+    assert sorted(experts["annotator"].unique()) == [1, 2, 3]
 
 
 def test_mean_of_three_experts_is_summeval_score(mirror_dir: Path) -> None:
@@ -151,7 +151,7 @@ def test_annotated_experts_keep_the_seventeenth_system(mirror_dir: Path) -> None
     assert experts["system_id"].nunique() == 17
     assert "M23_dynamicmix" in set(experts["system_id"])
     without = load_metriceval_experts(csv_path(mirror_dir))
-    keys = ["doc_id", "system_id", "expert", "dimension"]
+    keys = ["doc_id", "system_id", "annotator", "dimension"]
     shared = experts[experts["system_id"] != "M23_dynamicmix"].reset_index(drop=True)
     pd.testing.assert_frame_equal(
         shared.sort_values(keys, ignore_index=True), without.sort_values(keys, ignore_index=True)

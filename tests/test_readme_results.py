@@ -199,3 +199,39 @@ def test_every_relative_link_of_the_committed_results_page_resolves() -> None:
     assert relative
     dead = [t for t in relative if not (page.parent / t).exists()]
     assert dead == []
+
+
+def test_a_benchmark_beyond_the_paper_gets_its_section(tmp_path):
+    # DialSummEval rows: the protocol's ROUGE, a released metric, the yardstick's mean and one
+    # annotator (left out), one row on fewer items than the benchmark's full 1,300.
+    base = {"benchmark": "dialsummeval", "level": "summary", "coefficient": "kendall"}
+    human = "Human: one annotator vs mean of the other two"
+    rows = [
+        {**base, "dimension": "coherence", "metric": "ROUGE-1",
+         "variant": "recomputed, vs the reference", "value": 0.144, "ci_low": 0.09,
+         "ci_high": 0.195, "n_items": 1300, "status": "recomputed"},
+        {**base, "dimension": "fluency", "metric": "ROUGE-1",
+         "variant": "recomputed, vs the reference", "value": 0.266, "ci_low": 0.217,
+         "ci_high": 0.316, "n_items": 1287, "status": "recomputed"},
+        {**base, "dimension": "coherence", "metric": "sms", "variant": "released by the authors",
+         "value": 0.13, "ci_low": 0.1, "ci_high": 0.16, "n_items": 1300, "status": "recomputed"},
+        {**base, "dimension": "coherence", "metric": human,
+         "variant": "mean over the 3 annotators", "value": 0.701, "n_items": None,
+         "status": "recomputed"},
+        {**base, "dimension": "coherence", "metric": human,
+         "variant": "annotator 1", "value": 0.388, "n_items": 1248, "status": "recomputed"},
+        {**base, "coefficient": "pearson", "dimension": "coherence", "metric": "ROUGE-1",
+         "variant": "recomputed, vs the reference", "value": 0.5, "n_items": 1300,
+         "status": "recomputed"},
+    ]  # fmt: skip
+    root = tmp_path / "results"
+    _results(root)
+    table = pd.read_csv(root / "tables/correlations.csv")
+    pd.concat([table, pd.DataFrame(rows)]).to_csv(root / "tables/correlations.csv", index=False)
+    section = render_section(root)
+    assert "### Beyond the paper: DialSummEval, summary level" in section
+    assert "| ROUGE-1 (recomputed, vs the reference) | 0.144 [0.090, 0.195] | – | " in section
+    assert "0.266 [0.217, 0.316] (n = 1287)" in section  # below the full 1,300: its n
+    assert "sms (released by the authors) | 0.130 [0.100, 0.160]" in section
+    assert "(mean over the 3 annotators) | 0.701 |" in section
+    assert "annotator 1" not in section and "0.500" not in section  # Kendall only

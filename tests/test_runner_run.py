@@ -430,3 +430,31 @@ def test_bad_flags_are_named_and_nothing_is_written(tmp_path, processed, capsys,
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("mode", "n"), [("sample", 2), ("logprobs", 1), ("both", 2)], ids=["sample", "logprobs", "both"]
+)
+def test_dialsummeval_is_judged_in_every_mode(server, tmp_path, mirror_dir, monkeypatch, mode, n):
+    # The toolkit's DialSummEval prompt filled with the first item's dialogue (one turn per
+    # line) and summary; the items keyed (doc_id, system_id), the reference (A) not among them.
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    out = tmp_path / "run"
+    params = RequestParams("m", mode, n, 1, 1, 5, 5)
+    summary = run_judge(
+        options(server, out, benchmark="dialsummeval", dimension="consistency", params=params)
+    )
+    assert summary["sent"] == 4 and summary["failed"] == 0
+    rows = records(out / "consistency.jsonl")
+    table = load_items_table(get_benchmark("dialsummeval"), tmp_path / "raw", None).iloc[:4]
+    assert [(r["doc_id"], r["system_id"]) for r in rows] == list(
+        zip(table["doc_id"], table["system_id"], strict=True)
+    )
+    assert "A" not in {r["system_id"] for r in rows}
+    assert all(len(r["replies"]) == n for r in rows)
+    prompt = server.requests[0]
+    assert prompt.endswith("- Consistency:") and "{{" not in prompt
+    assert table["summary"].iloc[0] in prompt and table["dialogue"].iloc[0] in prompt
+    assert "\n" in table["dialogue"].iloc[0] and "|" not in prompt.split("Dialogue:")[-1][:40]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["dimensions"]["consistency"]["prompt"]["origin"] == "geval-repro"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from geval_repro.load.data_to_text import load_data_to_text
 from geval_repro.load.qags import load_qags
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.registry.sources import get_source
@@ -25,6 +26,19 @@ TOPICAL_CHAT = {
 }
 # UniEval reproduce/README.md, QAGS consistency (Pearson, Spearman, Kendall).
 QAGS = {"cnndm": (0.681681, 0.662255, 0.531636), "xsum": (0.461376, 0.48792, 0.399218)}
+# UniEval reproduce/README.md, "Results for data-to-text" (Pearson, Spearman, Kendall).
+DATA_TO_TEXT = {
+    "sfres": {
+        "naturalness": (0.367252, 0.333399, 0.247094),
+        "informativeness": (0.282079, 0.224918, 0.169297),
+        "overall": (0.370815, 0.291593, 0.214708),
+    },
+    "sfhot": {
+        "naturalness": (0.397428, 0.319813, 0.237635),
+        "informativeness": (0.357353, 0.249329, 0.191217),
+        "overall": (0.406425, 0.320721, 0.236024),
+    },
+}
 PRINTED_TABLE2 = {
     "naturalness": 0.330,
     "coherence": 0.455,
@@ -63,3 +77,13 @@ def test_qags_equals_unievals_readme(mirror_dir: Path, subset: str) -> None:
     )
     ours = _values(table, "unieval_consistency", "consistency")
     assert ours == pytest.approx(QAGS[subset], abs=README_ROUNDING)
+
+
+@pytest.mark.parametrize("subset", sorted(DATA_TO_TEXT))
+def test_data_to_text_equals_unievals_readme(mirror_dir: Path, subset: str) -> None:
+    table = load_data_to_text(
+        _path(mirror_dir, subset), _path(mirror_dir, f"unieval_pred_{subset}"), subset
+    )
+    for dimension, published in DATA_TO_TEXT[subset].items():
+        ours = _values(table, f"unieval_{dimension}", dimension)
+        assert ours == pytest.approx(published, abs=README_ROUNDING), dimension

@@ -29,7 +29,7 @@ from geval_repro.baselines.references import (
     summeval_references,
     topical_chat_references,
 )
-from geval_repro.baselines.rouge import rouge_f, rouge_f_per_reference_by_type
+from geval_repro.baselines.rouge import rouge_f, rouge_f_by_type, rouge_f_per_reference_by_type
 
 log = logging.getLogger(__name__)
 
@@ -142,4 +142,62 @@ def rouge_against_source(
             **_rouge_options(rouge_type),
         )
         parts.append(table[["item_id"]].assign(metric=metric, variant=variant, score=values))
+    return pd.concat(parts, ignore_index=True)
+
+
+#: The released metric columns of a tidy table (DialSummEval's ``released:<metric>``).
+RELEASED_PREFIX = "released:"
+#: The variant of the authors' released scores in the rows.
+RELEASED_VARIANT = "released by the authors"
+#: The released ROUGE columns, by the name of the recomputed metric they stand beside.
+RELEASED_ROUGE = {"ROUGE-1": "rouge-1", "ROUGE-2": "rouge-2", "ROUGE-L": "rouge-l"}
+
+
+def rouge_vs_reference_and_released(
+    table: pd.DataFrame, references: pd.DataFrame | None, cache: Path, variant: str
+) -> pd.DataFrame:
+    """ROUGE-1/2/L F1 of each ``summary`` against its row's ``reference``, recomputed with
+    SummEval's protocol (Porter stemming; ROUGE-L summary-level over sentences split at
+    " . "), as ``variant``; beside them every released metric column
+    (``released:<metric>``) as it is, as :data:`RELEASED_VARIANT`, the released ROUGE
+    columns named as the recomputed ones (:data:`RELEASED_ROUGE`) so their rows sit side by
+    side. The rows' keys ``doc_id, system_id``."""
+    keys = table[["doc_id", "system_id"]]
+    summaries, refs = table["summary"].tolist(), table["reference"].tolist()
+    log.info("scoring %d summaries against their references", len(summaries))
+    # One pass for the three types: the " . " sentence split only changes rougeLsum.
+    by_type = rouge_f_by_type(
+        summaries, refs, list(ROUGE_TYPES.values()), **_rouge_options("rougeLsum")
+    )
+    parts = [
+        keys.assign(metric=metric, variant=variant, score=by_type[rouge_type])
+        for metric, rouge_type in ROUGE_TYPES.items()
+    ]
+    names = {column: metric for metric, column in RELEASED_ROUGE.items()}
+    for column in (c for c in table.columns if c.startswith(RELEASED_PREFIX)):
+        released = column.removeprefix(RELEASED_PREFIX)
+        metric = names.get(released, released)
+        parts.append(keys.assign(metric=metric, variant=RELEASED_VARIANT, score=table[column]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def word_overlap_against_reference(
+    table: pd.DataFrame, references: pd.DataFrame | None, cache: Path, variant: str
+) -> pd.DataFrame:
+    """BLEU-4 (COCO smoothing, whitespace tokens), ROUGE-L (COCO: whitespace tokens, beta
+    1.2) and METEOR (nltk's METEOR 1.0 on WordNet 3.0) of each ``utterance`` against its
+    dialogue act's ``reference`` utterance, the word-overlap metrics of the data-to-text
+    literature (Novikova et al. 2017) as USR's protocol computes them; the rows' key
+    ``item_id``."""
+    outputs, refs = table["utterance"].tolist(), table["reference"].tolist()
+    log.info("scoring %d utterances against their references (BLEU-4, ROUGE-L, METEOR)", len(refs))
+    scores = {
+        "BLEU-4": sentence_bleu(outputs, refs, smooth_method="coco", tokenize="none"),
+        "ROUGE-L": rouge_f(outputs, refs, "rougeL", tokenizer="whitespace", beta=1.2),
+        "METEOR": meteor(outputs, refs, wordnet=debian_wordnet(Path(cache) / "nltk")),
+    }
+    parts = [
+        table[["item_id"]].assign(metric=metric, variant=variant, score=values)
+        for metric, values in scores.items()
+    ]
     return pd.concat(parts, ignore_index=True)

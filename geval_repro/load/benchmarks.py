@@ -21,6 +21,8 @@ import pandera.pandas as pa
 
 from geval_repro.files.paths import PathLike
 from geval_repro.load import schemas
+from geval_repro.load.data_to_text import load_data_to_text
+from geval_repro.load.dialsummeval import load_dialsummeval, load_dialsummeval_annotators
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags, load_qags_mturk
@@ -52,6 +54,11 @@ BENCHMARK_LOADERS: dict[str, BenchmarkLoader] = {
     "topical_chat": BenchmarkLoader(load_topical_chat, schemas.TOPICAL_CHAT),
     "qags_cnndm": BenchmarkLoader(partial(load_qags, subset="cnndm"), schemas.QAGS),
     "qags_xsum": BenchmarkLoader(partial(load_qags, subset="xsum"), schemas.QAGS),
+    "dialsummeval": BenchmarkLoader(load_dialsummeval, schemas.DIALSUMMEVAL),
+    **{
+        subset: BenchmarkLoader(partial(load_data_to_text, subset=subset), schemas.DATA_TO_TEXT)
+        for subset in schemas.DATA_TO_TEXT_COUNTS
+    },
     "writer_vs_llm": BenchmarkLoader(load_items, ITEMS),
 }
 
@@ -61,18 +68,23 @@ TABLE_LOADERS: dict[str, TableLoader] = {
     "summeval_experts": TableLoader(
         load_metriceval_experts,
         schemas.METRICEVAL_EXPERTS,
-        ("doc_id", "system_id", "expert", "dimension"),
+        ("doc_id", "system_id", "annotator", "dimension"),
     ),
     "summeval_annotated_experts": TableLoader(
         partial(load_metriceval_experts, annotated=True),
         schemas.METRICEVAL_ANNOTATED_EXPERTS,
-        ("doc_id", "system_id", "expert", "dimension"),
+        ("doc_id", "system_id", "annotator", "dimension"),
     ),
     "qags_mturk_cnndm": TableLoader(
         partial(load_qags_mturk, subset="cnndm"), schemas.QAGS_MTURK, _MTURK_KEYS
     ),
     "qags_mturk_xsum": TableLoader(
         partial(load_qags_mturk, subset="xsum"), schemas.QAGS_MTURK, _MTURK_KEYS
+    ),
+    "dialsummeval_annotators": TableLoader(
+        load_dialsummeval_annotators,
+        schemas.DIALSUMMEVAL_ANNOTATORS,
+        ("doc_id", "system_id", "annotator", "dimension"),
     ),
     "writer_vs_llm_pairs": TableLoader(load_pairs, PAIRS, ("judgement", "article_id")),
 }

@@ -81,13 +81,13 @@ def load_metriceval_experts(path: str | Path, *, annotated: bool = False) -> pd.
     """The three experts' SummEval ratings in long form, the 1,600 summeval.json summaries only
     (``annotated``: of every system SummEval annotated, ``M23_dynamicmix`` too).
 
-    Columns: doc_id, system_id, expert (1..3), dimension (coherence, consistency, fluency,
-    relevance), score (int 1-5). 19,200 rows = 1,600 summaries x 3 experts x 4 dimensions
-    (``annotated``: 20,400, of 1,700 summaries).
+    Columns: doc_id, system_id, annotator (the expert, 1..3), dimension (coherence,
+    consistency, fluency, relevance), score (int 1-5). 19,200 rows = 1,600 summaries x 3
+    experts x 4 dimensions (``annotated``: 20,400, of 1,700 summaries).
     """
-    table = _long(path, EXPERT_COLUMNS, ("expert", "dimension"), annotated=annotated)
-    table = table[["doc_id", "system_id", "expert", "dimension", "score"]].astype(
-        {"expert": "int64"}
+    table = _long(path, EXPERT_COLUMNS, ("annotator", "dimension"), annotated=annotated)
+    table = table[["doc_id", "system_id", "annotator", "dimension", "score"]].astype(
+        {"annotator": "int64"}
     )
     schema = METRICEVAL_ANNOTATED_EXPERTS if annotated else METRICEVAL_EXPERTS
-    return validate_table(table, schema, path, ["doc_id", "system_id", "expert", "dimension"])
+    return validate_table(table, schema, path, ["doc_id", "system_id", "annotator", "dimension"])

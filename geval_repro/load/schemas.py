@@ -39,6 +39,26 @@ TOPICAL_CHAT_N_CONTEXTS = 60
 TOPICAL_CHAT_N_SYSTEMS = 6
 QAGS_N_ITEMS = {"cnndm": 235, "xsum": 239}
 METRICEVAL_N_EXPERTS = 3
+_DIALSUMMEVAL = get_benchmark("dialsummeval")
+DIALSUMMEVAL_DIMENSIONS = _DIALSUMMEVAL.dimension_names
+DIALSUMMEVAL_N_DIALOGUES = 100
+#: Systems B-N: the tidy table leaves out system A, the reference summary.
+DIALSUMMEVAL_N_SYSTEMS = 13
+DIALSUMMEVAL_N_ANNOTATORS = 3
+_SFRES = get_benchmark("sfres")  # SFHOT: the same dimensions and scales
+DATA_TO_TEXT_DIMENSIONS = _SFRES.dimension_names
+#: Items and dialogue acts of each data-to-text set (UniEval's conversion).
+DATA_TO_TEXT_COUNTS = {"sfres": (1181, 580), "sfhot": (875, 398)}
+#: The columns of the authors' metrics.csv files, in their order.
+DIALSUMMEVAL_RELEASED_METRICS = (
+    "rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-l",
+    "bertscore_p", "bertscore_r", "bertscore_f1", "moverscore", "sms",
+    "bartscore_s_h", "bartscore_h", "bartscore_h_r", "bartscore_r_h",
+    "blanc_help", "blanc_tune", "feqa_score", "questeval", "summaqa_prob", "summaqa_fscore",
+    "ppl", "chrf", "Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR",
+    "EmbeddingAverageCosineSimilarity", "VectorExtremaCosineSimilarity", "GreedyMatchingScore",
+    "factcc_cls", "dae",
+)  # fmt: skip
 
 #: pandas' ``str`` dtype in either of its storages (Arrow arrays, pandas' default with
 #: pyarrow; Python objects, the pipeline's jobs': geval_repro.pipeline.string_storage).
@@ -226,7 +246,7 @@ _SUMMEVAL_GRID = [
 METRICEVAL_EXPERTS = pa.DataFrameSchema(
     {
         **_SUMMEVAL_KEYS,
-        "expert": pa.Column(int, pa.Check.in_range(1, METRICEVAL_N_EXPERTS)),
+        "annotator": pa.Column(int, pa.Check.in_range(1, METRICEVAL_N_EXPERTS)),
         "dimension": _SUMMEVAL_DIMENSION,
         "score": pa.Column(int, pa.Check.in_range(1, 5)),
     },
@@ -236,7 +256,7 @@ METRICEVAL_EXPERTS = pa.DataFrameSchema(
         ),
         *_SUMMEVAL_GRID,
     ],
-    unique=["doc_id", "system_id", "expert", "dimension"],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
     strict=True,
     ordered=True,
     name="metriceval_experts",
@@ -255,13 +275,101 @@ METRICEVAL_ANNOTATED_EXPERTS = pa.DataFrameSchema(
         _n_unique("doc_id", SUMMEVAL_N_DOCS),
         _n_unique("system_id", SUMMEVAL_N_ANNOTATED_SYSTEMS),
     ],
-    unique=["doc_id", "system_id", "expert", "dimension"],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
     strict=True,
     ordered=True,
     name="metriceval_annotated_experts",
 )
 
 _FINITE = pa.Check(lambda s: s.abs() < float("inf"), error="must be finite")
+
+_DIALSUMMEVAL_GRID = [
+    _n_unique("doc_id", DIALSUMMEVAL_N_DIALOGUES),
+    _n_unique("system_id", DIALSUMMEVAL_N_SYSTEMS),
+]
+
+DIALSUMMEVAL = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(_STR, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "system_name": pa.Column(_STR, _TEXT),
+        "dialogue": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "summary": pa.Column(_STR, _TEXT),
+        **_human_scores(_DIALSUMMEVAL),
+        **{f"released:{m}": pa.Column(float, _FINITE) for m in DIALSUMMEVAL_RELEASED_METRICS},
+    },
+    checks=[
+        _n_rows(DIALSUMMEVAL_N_DIALOGUES * DIALSUMMEVAL_N_SYSTEMS),
+        *_DIALSUMMEVAL_GRID,
+        _grid(["doc_id"], DIALSUMMEVAL_N_SYSTEMS),
+    ],
+    unique=["doc_id", "system_id"],
+    strict=True,
+    ordered=True,
+    name=_DIALSUMMEVAL.name,
+)
+
+
+def _data_to_text_size(df: pd.DataFrame) -> bool:
+    """One set per table, with its items and dialogue acts."""
+    subsets = df["subset"].unique()
+    if len(subsets) != 1 or str(subsets[0]) not in DATA_TO_TEXT_COUNTS:
+        return False
+    return (len(df), df["act_id"].nunique()) == DATA_TO_TEXT_COUNTS[str(subsets[0])]
+
+
+DATA_TO_TEXT = pa.DataFrameSchema(
+    {
+        "subset": pa.Column(_STR, pa.Check.isin(list(DATA_TO_TEXT_COUNTS))),
+        "item_id": pa.Column(int, pa.Check.ge(0), unique=True),
+        "act_id": pa.Column(int, pa.Check.ge(0)),
+        "dialogue_act": pa.Column(_STR, _TEXT),
+        "reference": pa.Column(_STR, _TEXT),
+        "utterance": pa.Column(_STR, _TEXT),
+        **_human_scores(_SFRES),
+        **{
+            f"unieval_{d}": pa.Column(float, pa.Check.in_range(0.0, 1.0))
+            for d in DATA_TO_TEXT_DIMENSIONS
+        },
+    },
+    checks=[
+        pa.Check(
+            _data_to_text_size,
+            error=f"one set per table, with its (items, dialogue acts): {DATA_TO_TEXT_COUNTS}",
+        ),
+        pa.Check(
+            lambda df: bool((df.groupby("act_id")["reference"].nunique() == 1).all()),
+            error="every dialogue act has one reference utterance",
+        ),
+    ],
+    strict=True,
+    ordered=True,
+    name="data_to_text",
+)
+
+DIALSUMMEVAL_ANNOTATORS = pa.DataFrameSchema(
+    {
+        "doc_id": pa.Column(_STR, _TEXT),
+        "system_id": pa.Column(_STR, _TEXT),
+        "annotator": pa.Column(int, pa.Check.in_range(1, DIALSUMMEVAL_N_ANNOTATORS)),
+        "dimension": pa.Column(_STR, pa.Check.isin(list(_DIALSUMMEVAL.dimension_names))),
+        "score": pa.Column(int, pa.Check.in_range(1, 5)),
+    },
+    checks=[
+        _n_rows(
+            DIALSUMMEVAL_N_DIALOGUES
+            * DIALSUMMEVAL_N_SYSTEMS
+            * DIALSUMMEVAL_N_ANNOTATORS
+            * len(_DIALSUMMEVAL.dimension_names)
+        ),
+        *_DIALSUMMEVAL_GRID,
+    ],
+    unique=["doc_id", "system_id", "annotator", "dimension"],
+    strict=True,
+    ordered=True,
+    name="dialsummeval_annotators",
+)
 
 
 def _judge_schema(benchmark: str, name: str, columns: dict[str, pa.Column]) -> pa.DataFrameSchema:

@@ -17,7 +17,7 @@ from geval_repro.files.atomic import write_text
 from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.pipeline.significance import read_significance
-from geval_repro.registry.benchmarks import Benchmark, table_benchmarks
+from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark, table_benchmarks
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.report.readme import RELEASED_JUDGE
@@ -49,8 +49,21 @@ def paper_table_rows(parts: Sequence[PathLike], number: int, out: PathLike) -> N
     write_rows(table, out)
 
 
+def beyond_paper_rows(parts: Sequence[PathLike], out: PathLike) -> None:
+    """The rows of the benchmarks with per-item human scores that no paper table prints
+    (DialSummEval), from the row files ``parts``, in the registry's order -> a row file."""
+    names = [b.name for b in BENCHMARKS.values() if b.paper_table is None and b.has_human_scores]
+    rows = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
+    rows = rows[rows["benchmark"].isin(names)]
+    order = rows["benchmark"].map({name: i for i, name in enumerate(names)})
+    rows = rows.iloc[order.argsort(kind="stable")]
+    log.info("%d rows of %s from %d files", len(rows), ", ".join(names), len(parts))
+    write_rows(rows.astype({"n_items": "Int64", "n_groups": "Int64"}), out)
+
+
 def combine(parts: Sequence[PathLike], stem: PathLike) -> None:
-    """The rows of Tables 1-3, in that order (the paper's) -> ``<stem>.csv|.md``."""
+    """The rows of Tables 1-3, in that order (the paper's), then those of the benchmarks no
+    paper table prints -> ``<stem>.csv|.md``."""
     table = pd.concat([pd.read_csv(path) for path in parts], ignore_index=True)
     write_pair(table.astype({"n_items": "Int64", "n_groups": "Int64"}), stem)
 

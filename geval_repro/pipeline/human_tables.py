@@ -1,9 +1,10 @@
 """Human-data tables: agreement, the human ceiling, QAGS re-derivation, score distributions.
 
-- SummEval experts (MetricEval's per-expert ratings): Krippendorff's alpha per dimension,
-  and the human ceiling: each expert's ratings against the mean of the other two at the
-  summary level (the paper's SummEval protocol), per expert and averaged over the three;
-  each annotated system's mean rating (all 17, M23_dynamicmix too) against SummEval's own
+- Per-annotator ratings (SummEval's experts, from MetricEval; DialSummEval's annotators),
+  every benchmark whose registry entry names an ``annotators`` table: Krippendorff's alpha
+  per dimension, and the human ceiling: each annotator's ratings against the mean of the
+  other two at the benchmark's level, per annotator and averaged over the three.
+- SummEval: each annotated system's mean rating (all 17, M23_dynamicmix too) against SummEval's own
   Table 3 (:mod:`geval_repro.registry.summeval_paper`), a check of the pinned ratings.
 - QAGS: per-summary consistency re-derived from the MTurk answers (majority of 3 workers
   per sentence, then the share of consistent sentences), checked item by item against
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.files.paths import PathLike
-from geval_repro.human.agreement import expert_alpha
+from geval_repro.human.agreement import ANNOTATOR, annotator_alpha
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
 from geval_repro.human.qags_consistency import (
@@ -32,8 +33,9 @@ from geval_repro.human.qags_consistency import (
 )
 from geval_repro.human.system_means import compare_with_printed, system_means
 from geval_repro.registry import summeval_paper
-from geval_repro.registry.benchmarks import BENCHMARKS, HUMAN_ROLES
+from geval_repro.registry.benchmarks import BENCHMARKS, HUMAN_ROLES, Benchmark
 from geval_repro.registry.outputs import HUMAN_TABLES
+from geval_repro.registry.sources import get_source
 from geval_repro.report.figures import distribution_figure, save_figure
 from geval_repro.report.table_files import write_pair, write_rows
 from geval_repro.scoring.pairing import matrix_axes, pooled
@@ -41,20 +43,27 @@ from geval_repro.tables.rows import COLUMNS
 
 log = logging.getLogger(__name__)
 
-CEILING_METRIC = "Human: one expert vs mean of the other two"
+CEILING_METRIC = "Human: one annotator vs mean of the other two"
 
 
-def ceiling_rows(experts: pd.DataFrame, benchmark: str) -> pd.DataFrame:
-    """The human ceiling of ``benchmark`` from its experts' ratings, in the correlations.csv
-    shape (no CI; status recomputed)."""
-    table = leave_one_out_ceiling(experts, coefficients=("pearson", "spearman", "kendall"))
+def ceiling_rows(annotators: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+    """The human ceiling of ``benchmark`` from its annotators' ratings, at its level, in the
+    correlations.csv shape (no CI; status recomputed)."""
+    table = leave_one_out_ceiling(
+        annotators, coefficients=("pearson", "spearman", "kendall"), level=benchmark.level
+    )
+    n_annotators = annotators[ANNOTATOR].nunique()
+    upstream = get_source(benchmark.other_tables[benchmark.human_tables["annotators"]])
+    where = f"{upstream.owner}/{upstream.repo} {upstream.path}"
+    source = f"{benchmark.title}'s per-annotator ratings ({where})"
     rows = pd.DataFrame(
         {
-            "benchmark": benchmark,
+            "benchmark": benchmark.name,
             "dimension": table["dimension"],
             "metric": CEILING_METRIC,
             "variant": [
-                "mean over the 3 experts" if e == "mean" else f"expert {e}" for e in table["expert"]
+                f"mean over the {n_annotators} annotators" if e == "mean" else f"annotator {e}"
+                for e in table[ANNOTATOR]
             ],
             "level": table["level"],
             "coefficient": table["coefficient"],
@@ -71,8 +80,8 @@ def ceiling_rows(experts: pd.DataFrame, benchmark: str) -> pd.DataFrame:
             "paper": "",
             "delta": np.nan,
             "status": "recomputed",
-            "note": "MetricEval per-expert SummEval ratings; the reference is the mean of two "
-            "experts, not three, so this is a yardstick rather than a strict upper bound",
+            "note": f"{source}; the reference is the mean of two annotators, not three, so "
+            "this is a yardstick rather than a strict upper bound",
         }
     )
     return rows[COLUMNS].astype({"n_items": "Int64", "n_groups": "Int64"})
@@ -93,9 +102,15 @@ def human_tables(
     log.info("read %s", ", ".join(f"{name} ({len(t)} rows)" for name, t in tables.items()))
     scored = [b for b in BENCHMARKS.values() if b.has_human_scores]
     of_role = {r: [b for b in scored if r in b.human_tables] for r in HUMAN_ROLES}
-    ((experts_of, *_), (annotated_of, *_), crowd_of) = of_role.values()
-    experts = tables[experts_of.human_tables["experts"]]
-    ceiling = ceiling_rows(experts, experts_of.name)
+    (annotators_of, (annotated_of, *_), crowd_of) = of_role.values()
+    ratings = {b.name: tables[b.human_tables["annotators"]] for b in annotators_of}
+    ceiling = pd.concat(
+        [ceiling_rows(ratings[b.name], b) for b in annotators_of], ignore_index=True
+    )
+    alpha = pd.concat(
+        [annotator_alpha(ratings[b.name]).assign(benchmark=b.name) for b in annotators_of],
+        ignore_index=True,
+    )
     mturk = pd.concat(
         [tables[b.human_tables["crowd_answers"]] for b in crowd_of], ignore_index=True
     )
@@ -112,7 +127,7 @@ def human_tables(
     counts_table = pd.concat(counts, ignore_index=True)
     annotated = system_means(tables[annotated_of.human_tables["annotated_experts"]])
     results = (
-        expert_alpha(experts),
+        _benchmark_first(alpha),
         ceiling,
         compare_with_printed(annotated, summeval_paper.table3()),
         compare_with_unieval(summary_consistency(mturk), unieval),

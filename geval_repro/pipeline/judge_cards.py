@@ -86,7 +86,7 @@ def alt_test_table(
             "%s: %d metrics against %d annotators, epsilon %g",
             name,
             len(metrics),
-            annotators["expert"].nunique(),
+            annotators["annotator"].nunique(),
             epsilon,
         )
         parts.append(

@@ -85,7 +85,7 @@ def benchmark_pairs(
         benchmark.name,
         len(metrics),
         ", ".join(f"{m.metric} ({m.variant})" for m in metrics),
-        ", ".join(benchmark.printed_coefficients),
+        ", ".join(benchmark.compared_coefficients),
         settings.permutation_resamples,
     )
     pairs, clusters = pairwise_significance(

@@ -300,6 +300,11 @@ class Layout:
         """The rows of paper table ``number`` (a work file; correlations.csv joins them)."""
         return self.rows / f"table{number}.csv"
 
+    def beyond_paper_rows(self) -> Path:
+        """The rows of the benchmarks with per-item human scores that no paper table prints
+        (a work file; correlations.csv joins them after the paper tables')."""
+        return self.rows / "beyond_paper.csv"
+
     def paper_layout(self, number: int) -> Path:
         """Paper table ``number`` laid out as printed (Markdown)."""
         return self.tables / f"{PAPER_TABLES[number].stem}.md"

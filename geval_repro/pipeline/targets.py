@@ -190,6 +190,16 @@ class Targets:
         return [n for n, spec in self.judges.items() if spec.benchmark.paper_table == number]
 
     @property
+    def beyond_paper(self) -> list[str]:
+        """The runs on a benchmark with per-item human scores that no paper table prints
+        (their rows join correlations.csv after the paper tables')."""
+        return [
+            n
+            for n, spec in self.judges.items()
+            if spec.benchmark.paper_table is None and spec.benchmark.has_human_scores
+        ]
+
+    @property
     def averaged(self) -> list[str]:
         """The runs on a benchmark the paper averages over (QAGS: CNN/DM and XSum)."""
         parts = {name for average in AVERAGES.values() for name in average.parts}

@@ -60,6 +60,23 @@ BASELINES: dict[str, BaselineProtocol] = {
             },
         ),
         BaselineProtocol(
+            name="rouge-vs-reference-and-released",
+            source="DialSummEval (Gao and Wan, 2022): ROUGE against the reference summary, "
+            "recomputed, beside the authors' released scores of 32 metrics",
+            score=protocols.rouge_vs_reference_and_released,
+            notes={
+                "ppl": "GPT-2 perplexity of the summary: lower is better, so a good metric "
+                "correlates negatively",
+            },
+        ),
+        BaselineProtocol(
+            name="word-overlap-vs-reference",
+            source="Novikova et al. (2017): word overlap with the dialogue act's reference "
+            "utterance (BLEU-4, ROUGE-L, METEOR as USR's toolkit computes them)",
+            score=protocols.word_overlap_against_reference,
+            notes={"METEOR": "METEOR 1.0 (nltk on WordNet 3.0)"},
+        ),
+        BaselineProtocol(
             name="rouge-vs-source",
             source="QAGS (Wang et al., 2020): ROUGE between a summary and its source",
             score=protocols.rouge_against_source,

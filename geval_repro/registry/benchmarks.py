@@ -38,7 +38,12 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   article), named the ``pair`` level;
 - ``printed_coefficients``: the coefficients the paper prints for it (the comparisons a
   reader of its table makes: SummEval Spearman and Kendall, Topical-Chat Pearson and
-  Spearman, QAGS all three);
+  Spearman, QAGS all three); ``other_coefficients``: for a benchmark the paper does not
+  print, the coefficients its judge-vs-judge tests and significance clusters compare
+  instead (:attr:`Benchmark.compared_coefficients`; DialSummEval: SummEval's two);
+- ``resampling_key``: at the global level, the column whose values a bootstrap resample
+  draws, each with all of its items (SFRES and SFHOT: the dialogue act, whose two or more
+  utterances share their source), instead of the items one by one (None);
 - ``texts``: prompt placeholder -> column of the tidy table holding that text;
   ``shared_text``: the placeholder whose text several items share (the judge runner sends
   the items that share it one after another, so a server's prefix cache serves it once);
@@ -59,13 +64,13 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   annotated, QAGS's MTurk answers), each loader registered under the
   table's name in :data:`geval_repro.load.benchmarks.TABLE_LOADERS`;
 - ``human_tables``: which of its ``other_tables`` hold which further human judgements, by
-  role (:data:`HUMAN_ROLES`: the experts' per-expert ratings, the ratings of every system
+  role (:data:`HUMAN_ROLES`: the per-annotator ratings, the experts' ratings of every system
   they annotated, the crowd workers' answers), read by the human-data tables;
 - ``alt_test_epsilon``: the margin epsilon of the alternative annotator test
   (:mod:`geval_repro.stats.alt_test`) against its individual annotators, by the paper's
   guidance for the annotators' kind (0.2 experts, 0.15 skilled annotators, 0.1 crowd
   workers; the config's ``alt_test.epsilon`` overrides it); None: the test is not made. The
-  annotators are those of its ``experts`` human table (:attr:`Benchmark.annotator_table`),
+  annotators are those of its ``annotators`` human table (:attr:`Benchmark.annotator_table`),
   three or more per item;
 - ``documents_key``: the column of the documents its systems (``unit_key``) share, when
   its level pools items (Topical-Chat's ``context_id``); the system-level statistics that
@@ -142,10 +147,12 @@ class Preferences:
 
 
 #: The roles of a benchmark's further tables of human judgements (``Benchmark.human_tables``):
-#: each expert's ratings (agreement, the human ceiling), the experts' ratings of every system
-#: they annotated (system means against the benchmark's own table), crowd workers' answers
-#: (their agreement, the scores re-derived from them).
-HUMAN_ROLES: tuple[str, ...] = ("experts", "annotated_experts", "crowd_answers")
+#: each annotator's ratings of the benchmark's items, one row per (item, ``annotator``,
+#: dimension) (agreement, the human ceiling: SummEval's experts, DialSummEval's annotators),
+#: the experts' ratings of every system they annotated (system means against the
+#: benchmark's own table), crowd workers' answers (their agreement, the scores re-derived
+#: from them).
+HUMAN_ROLES: tuple[str, ...] = ("annotators", "annotated_experts", "crowd_answers")
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,8 @@ class Benchmark:
     human_tables: Mapping[str, str] = field(default_factory=dict)
     alt_test_epsilon: float | None = None
     documents_key: str | None = None
+    other_coefficients: tuple[str, ...] = ()
+    resampling_key: str | None = None
 
     @property
     def judged_text(self) -> str:
@@ -197,12 +206,18 @@ class Benchmark:
 
     @property
     def annotator_table(self) -> str | None:
-        """The further table of its individual annotators' ratings (the ``experts`` role:
-        item keys, ``expert``, ``dimension``, ``score``) the alternative annotator test reads
-        when it has an ``alt_test_epsilon``; None otherwise."""
+        """The further table of its individual annotators' ratings (the ``annotators`` role:
+        item keys, ``annotator``, ``dimension``, ``score``) the alternative annotator test
+        reads when it has an ``alt_test_epsilon``; None otherwise."""
         if self.alt_test_epsilon is None:
             return None
-        return self.human_tables.get("experts")
+        return self.human_tables.get("annotators")
+
+    @property
+    def compared_coefficients(self) -> tuple[str, ...]:
+        """The coefficients its judge-vs-judge tests and significance clusters compare: the
+        paper's printed ones, else its ``other_coefficients``."""
+        return self.printed_coefficients or self.other_coefficients
 
     @property
     def has_human_scores(self) -> bool:
@@ -320,6 +335,43 @@ def _qags(subset: str, title: str, item_count: int) -> Benchmark:
     )
 
 
+def _data_to_text(subset: str, title: str, item_count: int) -> Benchmark:
+    """One of Novikova et al.'s data-to-text sets as UniEval converted them (SFRES
+    restaurants, SFHOT hotels): utterances generated from dialogue acts, rated 1-6, at the
+    dataset level, resampled by dialogue act."""
+    return Benchmark(
+        name=subset,
+        title=title,
+        short=subset,
+        paper_table=None,
+        item_keys=("item_id",),
+        dimensions=tuple(
+            Dimension(name, (1.0, 6.0), (1, 6))
+            for name in ("naturalness", "informativeness", "overall")
+        ),
+        level=Level.GLOBAL,
+        level_name="dataset",
+        printed_coefficients=(),
+        other_coefficients=("pearson", "spearman", "kendall"),  # UniEval's README prints them
+        texts={"Dialogue Act": "dialogue_act", "Utterance": "utterance"},
+        shared_text="Dialogue Act",
+        prompts=Prompts(folder="data_to_text"),
+        baselines=Baselines(
+            protocol="word-overlap-vs-reference",
+            protocol_variant="vs the reference utterance",
+        ),
+        unieval_predictions=True,
+        sources=(subset, f"unieval_pred_{subset}"),
+        citations=("novikova2017why", "zhong2022unieval"),
+        item_count=item_count,
+        resampling_key="act_id",
+    )
+
+
+#: DialSummEval's 14 systems as its files name them: A is SAMSum's reference summary.
+DIALSUMMEVAL_SYSTEMS = "ABCDEFGHIJKLMN"
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -351,7 +403,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                 "summeval_annotated_experts": "metriceval_scores",
             },
             human_tables={
-                "experts": "summeval_experts",
+                "annotators": "summeval_experts",
                 "annotated_experts": "summeval_annotated_experts",
             },
             released_replies=True,
@@ -390,6 +442,45 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         _qags("cnndm", "QAGS-CNN/DM", 235),
         _qags("xsum", "QAGS-XSum", 239),
+        Benchmark(
+            name="dialsummeval",
+            title="DialSummEval",
+            short="dialsummeval",
+            paper_table=None,
+            item_keys=("doc_id", "system_id"),
+            item_key_type=str,
+            dimensions=tuple(
+                Dimension(name, (1.0, 5.0), (1, 5))
+                for name in ("coherence", "consistency", "fluency", "relevance")
+            ),
+            level=Level.SUMMARY,
+            level_name="summary",
+            printed_coefficients=(),
+            other_coefficients=("spearman", "kendall"),  # SummEval's, at the same level
+            group_key="doc_id",
+            texts={"Dialogue": "dialogue", "Summary": "summary"},
+            shared_text="Dialogue",
+            prompts=Prompts(folder="dialsummeval"),
+            baselines=Baselines(
+                protocol="rouge-vs-reference-and-released",
+                protocol_variant="recomputed, vs the reference",
+            ),
+            sources=(
+                "dialsummeval_judgements",
+                "dialsummeval_dials",
+                *(f"dialsummeval_summs_{s}" for s in DIALSUMMEVAL_SYSTEMS.lower()),
+                *(f"dialsummeval_metrics_{s}" for s in DIALSUMMEVAL_SYSTEMS.lower()),
+            ),
+            other_tables={"dialsummeval_annotators": "dialsummeval_judgements"},
+            human_tables={"annotators": "dialsummeval_annotators"},
+            # skilled annotators (Calderon et al., 2025): Gao and Wan's three trained annotators
+            # with good English, neither experts nor crowd workers
+            alt_test_epsilon=0.15,
+            citations=("gao2022dialsummeval",),
+            item_count=1300,  # 100 dialogues x 13 systems (the reference, system A, left out)
+        ),
+        _data_to_text("sfres", "SFRES", 1181),
+        _data_to_text("sfhot", "SFHOT", 875),
         Benchmark(
             name="writer_vs_llm",
             title="Writer vs GPT-3.5 (Zhang et al.)",

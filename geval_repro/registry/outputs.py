@@ -55,8 +55,8 @@ PAPER_LAYOUTS: dict[int, str] = {n: table.stem for n, table in PAPER_TABLES.item
 REPRODUCTION_FIGURES: dict[int, str] = {n: f"reproduction_{s}" for n, s in PAPER_LAYOUTS.items()}
 #: The human-data tables, ``tables/human/<name>.csv|.md``, in the order they are written.
 HUMAN_TABLES: tuple[str, ...] = (
-    "summeval_expert_agreement",
-    "summeval_human_ceiling",
+    "annotator_agreement",
+    "human_ceiling",
     "summeval_system_means",
     "qags_mturk_vs_unieval",
     "qags_worker_agreement",

@@ -29,7 +29,7 @@ INDEPENDENCE = (
 SOURCES = (
     "Sources: correlations and intervals `tables/correlations.csv`; best baseline and the "
     "difference `tables/significance_vs_baseline.csv`; human ceiling "
-    "`work/rows/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
+    "`tables/human/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
     "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; paired bootstrap and power "
     "`tables/judge_power.csv`; biases `tables/judge_biases.csv`; re-runs "
     "`tables/rerun_agreement.csv`; costs the run's manifest; all rows in "

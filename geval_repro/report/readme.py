@@ -51,6 +51,7 @@ import pandas as pd
 from geval_repro.files.atomic import write_text
 from geval_repro.registry import outputs, summeval_paper
 from geval_repro.registry.benchmarks import (
+    BENCHMARKS,
     PAPER_TABLES,
     PREFERENCE_BENCHMARKS,
     PRINTED_NAMES,
@@ -459,6 +460,96 @@ def _system_level(results_dir: Path, correlations: pd.DataFrame, link: str) -> l
     return lines
 
 
+#: The coefficient the results page shows for a benchmark the paper does not print.
+BEYOND_COEFFICIENT = "kendall"
+#: How many of a benchmark's further metrics (released scores) the page shows, best first.
+BEYOND_SHOWN = 5
+#: How the human yardstick's metric name starts.
+HUMAN_PREFIX = "Human:"
+RECOMPUTED = "recomputed"
+
+
+def _beyond_cell(row: pd.Series, full: int) -> str:
+    """ "0.123 [0.100, 0.150]", with "(n = ...)" when the row rests on fewer items than
+    the benchmark's ``full`` items."""
+    cell = _number(row["value"])
+    if pd.notna(row["ci_low"]):
+        cell += f" [{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
+    if pd.notna(row["n_items"]) and int(row["n_items"]) < full:
+        cell += f" (n = {int(row['n_items'])})"
+    return cell
+
+
+def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
+    """A section per benchmark with per-item human scores that the paper does not print:
+    Kendall's tau at its level for its baselines in its protocol's variant, its judges, the
+    human ceiling and the best of its other metrics, per dimension."""
+    lines: list[str] = []
+    for benchmark in BENCHMARKS.values():
+        if benchmark.paper_table is not None or not benchmark.has_human_scores:
+            continue
+        rows = correlations[
+            (correlations["benchmark"] == benchmark.name) & (correlations["status"] != FIXTURE)
+        ]
+        if rows.empty:
+            continue
+        rows = rows[
+            (rows["level"] == benchmark.level.value)
+            & (rows["coefficient"] == BEYOND_COEFFICIENT)
+            & rows["dimension"].isin(benchmark.dimension_names)
+            & rows["value"].notna()
+        ]
+        rows = rows.assign(row=rows["metric"] + " (" + rows["variant"] + ")")
+        full = int(rows["n_items"].max())
+        protocol = protocol_variant_of(benchmark.name)
+        human = rows["metric"].str.startswith(HUMAN_PREFIX)
+        rows = rows[~human | rows["variant"].str.startswith("mean")]  # the yardstick's mean
+        always = (
+            (rows["variant"] == protocol)
+            | rows["metric"].str.startswith(HUMAN_PREFIX)
+            | (rows["status"] != RECOMPUTED)
+        )
+        kept, others = rows[always], rows[~always]
+        best = others.groupby("row")["value"].mean().abs().nlargest(BEYOND_SHOWN).index
+        shown = pd.concat([kept, others[others["row"].isin(best)]])
+        order = shown.groupby("row", sort=False)["value"].mean().sort_values(ascending=False)
+        table = pd.DataFrame(
+            {
+                "metric": order.index,
+                **{
+                    d: [
+                        _beyond_cell(part.iloc[0], full)
+                        if not (
+                            part := shown[(shown["row"] == r) & (shown["dimension"] == d)]
+                        ).empty
+                        else "–"
+                        for r in order.index
+                    ]
+                    for d in benchmark.dimension_names
+                },
+            }
+        )
+        yardstick = (
+            "the human yardstick (its mean over the annotators), "
+            if shown["metric"].str.startswith(HUMAN_PREFIX).any()
+            else ""
+        )
+        lines += [
+            f"### Beyond the paper: {benchmark.title}, {benchmark.level_name} level",
+            "",
+            f"Kendall τ with the human scores and its 95 % bootstrap interval, {full} items "
+            f"(fewer where a cell says n); its recomputed baselines ({protocol}), judges, "
+            f"{yardstick}and the {BEYOND_SHOWN} other metrics with the largest mean "
+            f"\\|τ\\| (fewer if it has fewer). Every row and coefficient: "
+            f"[`{link}/tables/correlations.csv`]({link}/tables/correlations.csv) "
+            f"(benchmark `{benchmark.name}`). The paper prints nothing for it.",
+            "",
+            _markdown_table(table),
+            "",
+        ]
+    return lines
+
+
 def _human_data(results_dir: Path, link: str) -> list[str]:
     tables = sorted((results_dir / "tables" / "human").glob("*.md"))
     figure = results_dir / "figures" / "human_distributions.png"
@@ -608,6 +699,7 @@ def render_section(
         *_judge_cards(results_dir, link),
         *_ties_pairs_systems(results_dir, link),
         *_system_level(results_dir, correlations, link),
+        *_beyond_paper(correlations, link),
         *_human_data(results_dir, link),
         *_writer_vs_llm(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "

@@ -29,12 +29,14 @@ def paired_items(
 ) -> pd.DataFrame:
     """The judge's ``score`` of each item of ``dimension`` beside its human score.
 
-    Columns: the benchmark's item keys, judge, human (inner join: items without a human row
-    are dropped; the loaders already refuse unknown items).
+    Columns: the benchmark's item keys (and its ``resampling_key``), judge, human (inner
+    join: items without a human row are dropped; the loaders already refuse unknown items).
     """
-    keys = list(_benchmark_of(items).item_keys)
+    benchmark = _benchmark_of(items)
+    keys = list(benchmark.item_keys)
+    extra = [benchmark.resampling_key] if benchmark.resampling_key else []
     rows = items.loc[items["dimension"] == dimension, [*keys, score]]
-    joined = rows.merge(human[[*keys, dimension]], on=keys)
+    joined = rows.merge(human[[*keys, *extra, dimension]], on=keys)
     return joined.rename(columns={score: "judge", dimension: "human"})
 
 
@@ -47,6 +49,19 @@ def matrix_axes(benchmark: Benchmark) -> tuple[str, str]:
 def pooled(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
     """``table`` with the :data:`POOLED` column a global-level matrix needs (else as is)."""
     return with_pooled_system(table) if benchmark.system_key is None else table
+
+
+def resampling_axes(table: pd.DataFrame, benchmark: Benchmark) -> tuple[pd.DataFrame, str, str]:
+    """The table and (systems, inputs) columns of the matrix a correlation row's bootstrap
+    reads: :func:`matrix_axes` and :func:`pooled`, except at the global level with a
+    ``resampling_key`` (SFRES, SFHOT: the dialogue act), one column per value of that key
+    with its items in the rows (their position among its items as :data:`POOLED`), so that
+    a bootstrap over the inputs draws whole dialogue acts; the global level pools every
+    cell all the same, so the values are those of the one-row matrix."""
+    if benchmark.system_key is None and benchmark.resampling_key:
+        key = benchmark.resampling_key
+        return table.assign(**{POOLED: table.groupby(key).cumcount()}), POOLED, key
+    return pooled(table, benchmark), *matrix_axes(benchmark)
 
 
 def paired_matrices(

@@ -86,7 +86,7 @@ def annotator_panel(annotators: pd.DataFrame, benchmark: Benchmark, dimension: s
     item (the test needs every annotator on every item)."""
     keys = list(benchmark.item_keys)
     rows = annotators.loc[annotators["dimension"] == dimension]
-    wide = rows.pivot(index=keys, columns="expert", values="score").sort_index(axis=1)
+    wide = rows.pivot(index=keys, columns="annotator", values="score").sort_index(axis=1)
     missing = int(wide.isna().sum().sum())
     if missing:
         raise ValueError(
@@ -151,7 +151,7 @@ def alt_test_rows(
     seed: int,
 ) -> pd.DataFrame:
     """The rows of the module docstring for one benchmark: ``annotators`` its table of
-    individual ratings (item keys, ``expert``, ``dimension``, ``score``), ``metrics`` the
+    individual ratings (item keys, ``annotator``, ``dimension``, ``score``), ``metrics`` the
     metrics to test, ``specs`` the judges' specs by name, ``epsilon`` the margin,
     ``seed`` the config's seed (the random reference, the half split)."""
     test = judge_test("alt_test")

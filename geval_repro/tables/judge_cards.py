@@ -222,8 +222,8 @@ def _ceiling(ceiling: pd.DataFrame, benchmark: str, dimension: str, level: str) 
     ]
     if rows.empty:
         return {"ceiling": NO_CEILING}
-    single = rows[rows["variant"].str.startswith("expert")]
-    mean = rows[~rows["variant"].str.startswith("expert")]
+    single = rows[rows["variant"].str.startswith("annotator")]
+    mean = rows[~rows["variant"].str.startswith("annotator")]
     return {
         "ceiling": float(mean["value"].iloc[0]),
         "ceiling_low": float(single["value"].min()),

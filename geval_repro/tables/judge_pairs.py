@@ -24,9 +24,10 @@ unordered pair of its metrics, made by
 ``corr(a) - corr(b)`` on the ranking's items, which every metric of it scores; the same
 seed for every pair, so the test of a against b is that of b against a). Coefficients:
 those the paper prints for the benchmark
-(:attr:`~geval_repro.registry.benchmarks.Benchmark.printed_coefficients`: SummEval Spearman
+(:attr:`~geval_repro.registry.benchmarks.Benchmark.compared_coefficients`: SummEval Spearman
 and Kendall, Topical-Chat Pearson and Spearman, QAGS all three), the comparisons a reader
-of Tables 1-3 makes. ``pvalue_holm``: Holm's adjustment
+of Tables 1-3 makes; for a benchmark the paper does not print, its registry's
+``other_coefficients`` (DialSummEval: SummEval's two). ``pvalue_holm``: Holm's adjustment
 (:func:`geval_repro.stats.multiplicity.holm`) over the pairs of one (benchmark, dimension,
 coefficient, ranking) table with a p-value.
 
@@ -247,7 +248,7 @@ def pairwise_significance(
         if len(present) < 2:
             continue
         ranked = [r for r in rankings(benchmark, tidy, dimension, present) if len(r.metrics) > 1]
-        for coefficient in coefficients or benchmark.printed_coefficients:
+        for coefficient in coefficients or benchmark.compared_coefficients:
             for items in ranked:
                 pairs, ranking = _table(
                     grid,

@@ -27,6 +27,7 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.stats.power import MIN_UNITS
+from geval_repro.tables.alt_test import annotator_panel
 from geval_repro.stats.registry import judge_test
 from geval_repro.tables.paired_tests import Scored, ScoreGrid
 
@@ -60,17 +61,17 @@ def _annotator_metrics(
     annotators: pd.DataFrame, benchmark: Benchmark, dimension: str
 ) -> list[tuple[Scored, Scored]]:
     """Each annotator's ratings of ``dimension`` and the mean of the others', as metrics."""
-    keys = list(benchmark.item_keys)
-    rows = annotators[annotators["dimension"] == dimension]
-    wide = rows.pivot(index=keys, columns="expert", values="score").sort_index(axis=1)
+    wide = annotator_panel(annotators, benchmark, dimension)
     out = []
-    for expert in wide.columns:
-        single = wide[expert].rename("score").reset_index()
-        rest = wide.drop(columns=expert).mean(axis=1).rename("score").reset_index()
+    for annotator in wide.columns:
+        single = wide[annotator].rename("score").reset_index()
+        rest = wide.drop(columns=annotator).mean(axis=1).rename("score").reset_index()
         out.append(
             (
-                Scored(f"expert {expert}", "", "human", "recomputed", {dimension: single}),
-                Scored(f"mean of others ({expert})", "", "human", "recomputed", {dimension: rest}),
+                Scored(f"annotator {annotator}", "", "human", "recomputed", {dimension: single}),
+                Scored(
+                    f"mean of others ({annotator})", "", "human", "recomputed", {dimension: rest}
+                ),
             )
         )
     return out

@@ -51,7 +51,7 @@ import pandas as pd
 from geval_repro.registry import summeval_paper
 from geval_repro.registry.benchmarks import PRINTED_NAMES, Benchmark, level_of
 from geval_repro.registry.paper import paper_table_name, paper_value
-from geval_repro.scoring.pairing import matrix_axes, pooled
+from geval_repro.scoring.pairing import resampling_axes
 from geval_repro.stats.accuracy import (
     bootstrap_accuracy,
     pairwise_accuracy,
@@ -224,7 +224,8 @@ def correlation_rows(
     resample); the ``epsilon`` column holds an accuracy's metric tie threshold. A value
     resting on fewer than :data:`MIN_VALUE_UNITS` units of its level is left empty
     (:func:`value_units`; the note says so).
-    The bootstrap uses ``unit`` (None = the level's default), ``n_resamples`` (0 = no CI)
+    The bootstrap uses ``unit`` (None = the level's default; the accuracies always take the
+    level's default, their only one), ``n_resamples`` (0 = no CI)
     and ``seed``; the same seed for every coefficient, so their intervals share resamples;
     no interval when the value rests on fewer than :data:`MIN_BOOTSTRAP_UNITS` of the
     units the bootstrap draws (:func:`_bootstrap_units`; the note says so). The printed
@@ -237,19 +238,21 @@ def correlation_rows(
         raise ValueError(f"correlation rows carry values: status must be one of {VALUE_STATUSES}")
     metric_matrix, human_matrix = as_score_pair(metric_scores, human_scores)
     level = Level(level)
-    unit = check_unit(unit, level)
+    given = check_unit(unit, level)
     complete = ~(np.isnan(metric_matrix) | np.isnan(human_matrix))
     metric_ties = tie_rate(np.where(complete, metric_matrix, np.nan), level)
     human_ties = tie_rate(np.where(complete, human_matrix, np.nan), level)
-    ci_note = (
-        f"{CONFIDENCE:.0%} percentile bootstrap CI over {unit}, {n_resamples} resamples, "
-        f"seed {seed}"
-        if n_resamples > 0
-        else "no CI computed"
-    )
     records = []
     for coefficient in coefficients:
         entry = statistic(coefficient)
+        # The accuracies' bootstrap draws the level's own unit only.
+        unit = level.bootstrap_unit if isinstance(entry, Accuracy) else given
+        ci_note = (
+            f"{CONFIDENCE:.0%} percentile bootstrap CI over {unit}, {n_resamples} resamples, "
+            f"seed {seed}"
+            if n_resamples > 0
+            else "no CI computed"
+        )
         if isinstance(entry, Accuracy):
             estimate = _accuracy(metric_matrix, human_matrix, level, entry)
             value, epsilon, coefficient_note = estimate.value, estimate.epsilon, ACCURACY_NOTE
@@ -463,8 +466,10 @@ def table_rows(
     correlation coefficients among them).
     """
     level = benchmark.level
-    systems, inputs = matrix_axes(benchmark)
-    table = pooled(table, benchmark)
+    table, systems, inputs = resampling_axes(table, benchmark)
+    # A resampling key (SFRES, SFHOT: the dialogue act) makes the correlations' bootstrap
+    # draw its values, the matrix's inputs; the accuracies' bootstrap draws items.
+    unit = "inputs" if level.pooled and benchmark.resampling_key else None
     metric_matrix, _, _ = to_matrix(table, metric_column, systems=systems, inputs=inputs)
     human_matrix, _, _ = to_matrix(table, human_column, systems=systems, inputs=inputs)
     common = {
@@ -480,7 +485,7 @@ def table_rows(
         "paper_metric": paper_metric,
         "status": status,
     }
-    rows = correlation_rows(level=level, coefficients=coefficients, **common)
+    rows = correlation_rows(level=level, coefficients=coefficients, unit=unit, **common)
     if not level.grouped:
         return rows
     at_system = tuple(c for c in coefficients if isinstance(statistic(c), Coefficient))

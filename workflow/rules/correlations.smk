@@ -117,9 +117,24 @@ for _number in TARGETS.paper_tables:
             )
 
 
+rule beyond_paper_rows:
+    """The rows of the benchmarks with per-item human scores that no paper table prints."""
+    input:
+        TARGETS.row_files,
+        [LAYOUT.judge_correlations(j) for j in TARGETS.beyond_paper],
+    output:
+        LAYOUT.beyond_paper_rows(),
+    log:
+        LAYOUT.log("rows", "beyond_paper"),
+    localrule: True
+    run:
+        JOBS.run("correlations:beyond_paper_rows", log, input, output, parts=input, out=output[0])
+
+
 rule correlations:
     input:
         [LAYOUT.paper_rows(n) for n in TARGETS.paper_tables],
+        LAYOUT.beyond_paper_rows(),
     output:
         LAYOUT.pair(LAYOUT.correlations),
     log:
