@@ -75,7 +75,11 @@ def test_card_rows_and_page() -> None:
                 "variant": v,
                 "value": x,
             }
-            for v, x in (("annotator 1", 0.6), ("annotator 2", 0.7), ("mean over the 3 annotators", 0.65))
+            for v, x in (
+                ("annotator 1", 0.6),
+                ("annotator 2", 0.7),
+                ("mean over the 3 annotators", 0.65),
+            )
         ]
     )
     alt = pd.DataFrame(

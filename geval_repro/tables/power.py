@@ -27,8 +27,8 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.stats.power import MIN_UNITS
-from geval_repro.tables.alt_test import annotator_panel
 from geval_repro.stats.registry import judge_test
+from geval_repro.tables.alt_test import annotator_panel
 from geval_repro.tables.paired_tests import Scored, ScoreGrid
 
 COEFFICIENT = "spearman"
