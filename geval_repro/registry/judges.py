@@ -62,7 +62,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "base_url": "https://api.openai.com/v1",
     "temperature": 1.0,
     "top_p": 1.0,
-    "max_tokens": 5,
+    "max_tokens": None,  # automatic: 5 (released), more for a reasoning model (runner.fields)
     "top_logprobs": 20,
     "concurrency": None,  # automatic: the probe decides (geval_repro.runner.probe)
     "limit": None,
@@ -155,7 +155,7 @@ class RunSpec:
     base_urls: tuple[str, ...] = (RUN_DEFAULTS["base_url"],)
     temperature: float = RUN_DEFAULTS["temperature"]
     top_p: float = RUN_DEFAULTS["top_p"]
-    max_tokens: int = RUN_DEFAULTS["max_tokens"]
+    max_tokens: int | None = RUN_DEFAULTS["max_tokens"]
     top_logprobs: int = RUN_DEFAULTS["top_logprobs"]
     concurrency: int | None = RUN_DEFAULTS["concurrency"]
     limit: int | None = RUN_DEFAULTS["limit"]

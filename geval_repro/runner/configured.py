@@ -173,6 +173,7 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
         f"this run's requests, {summary['tokens']} for every answer in the output; "
         f"{summary['n_obtained']['how']}"
     ]
+    lines += [f"  left out {line}" for line in (summary.get("left_out") or {}).values()]
     lines += [f"  {count} x {error}" for error, count in summary["errors"].items()]
     lines += summary["advice"]
     return lines

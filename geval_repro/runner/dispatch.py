@@ -40,6 +40,7 @@ from typing import Any
 from geval_repro.runner.answers import read_completion
 from geval_repro.runner.cache import ResponseCache, request_key
 from geval_repro.runner.client import UNREACHABLE
+from geval_repro.runner.fields import ServerFields, cut_off_while_thinking, reasoning_tokens
 from geval_repro.runner.requests import derived_seed, topup_body
 
 
@@ -76,17 +77,24 @@ class ChainRule:
     server: str
     seed: int = 0
     topup_logprobs: bool = False
+    fields: ServerFields = field(default_factory=ServerFields)
 
     def step(self, item: Item, have: int) -> Step:
-        """The request after ``have`` replies (the item's first request when 0)."""
+        """The request after ``have`` replies (the item's first request when 0); a top-up
+        asks for the replies missing, at most :attr:`ServerFields.max_choices` of them, in a
+        body the server accepts (:meth:`ServerFields.apply`)."""
         if have == 0:
             return Step(item.body, item.key, 0)
+        missing = self.n - have
+        if self.fields.max_choices is not None:
+            missing = min(missing, self.fields.max_choices)
         body = topup_body(
             item.body,
-            self.n - have,
+            missing,
             derived_seed(self.seed, item.identity, have),
             logprobs=self.topup_logprobs,
         )
+        body = self.fields.apply(body)
         return Step(body, request_key(self.server, body, {**item.identity, "sample": have}), have)
 
 
@@ -144,6 +152,18 @@ class ReplyChain:
         """The recorded failure of the first missing request, if any."""
         step = self.next_step()
         return None if step is None else cache.failure(step.key)
+
+
+def cut_off(body: dict[str, Any], response: dict[str, Any]) -> str:
+    """The failure of an answer with a reply cut off while thinking (never a rating)."""
+    budget = body.get("max_completion_tokens", body.get("max_tokens"))
+    thought = reasoning_tokens(response)
+    spent = f", {thought} of them reasoning tokens" if thought is not None else ""
+    return (
+        f"cut off while thinking: finish_reason length and no content (a completion budget of "
+        f"{budget} tokens{spent}); not read as a rating. Fix: a larger --max-tokens "
+        "(max_tokens in the run block), then rerun"
+    )
 
 
 def asks_logprobs(body: dict[str, Any]) -> bool:
@@ -209,6 +229,9 @@ async def dispatch(
                     "Fix: --mode sample (n replies per item, read by the reply parsers), or a "
                     "server that returns log-probabilities"
                 )
+            if any(cut_off_while_thinking(c) for c in response["choices"]):
+                cache.store_failure(step.key, step.body, cut_off(step.body, response), answer.text)
+                return None
             cache.store(step.key, step.body, answer.text)
             stored.add(step.key)
             chain.add(step.key, response, step.body["n"])

@@ -35,7 +35,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -62,6 +62,7 @@ from geval_repro.runner.dispatch import (
     ReplyChain,
     dispatch,
 )
+from geval_repro.runner.fields import ServerFields
 from geval_repro.runner.keys import ServerKey, check_key_variable
 from geval_repro.runner.lock import run_locks
 from geval_repro.runner.probe import (
@@ -214,6 +215,8 @@ class Plan:
     ratings: tuple[int, ...]
     logit_bias: dict[str, int] | None = None
     questions: list[str] = field(default_factory=list)  # a dry run's: see build_plan
+    fields: ServerFields = field(default_factory=ServerFields)
+    rule: ChainRule | None = None  # how each item's replies are obtained (None: default)
 
     @property
     def groups(self) -> list[list[Item]]:
@@ -255,6 +258,22 @@ def load_items_table(
 
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
+
+
+def fields_key(options: RunOptions) -> str:
+    """The cache meta's key of what the servers accept (:mod:`.fields`), per server and model."""
+    return f"request_fields:{options.server}:{options.params.model}"
+
+
+def _stored_fields(cache_folder: Path, meta_key: str) -> ServerFields:
+    """The request fields the cache in ``cache_folder`` holds (defaults without a cache)."""
+    if not (cache_folder / CACHE_FILE).is_file():
+        return ServerFields()
+    cache = ResponseCache(cache_folder)
+    try:
+        return ServerFields.from_dict(cache.meta(meta_key))
+    finally:
+        cache.close()
 
 
 def _rating_ids(cache: ResponseCache, meta_key: str) -> dict[str, int]:
@@ -348,7 +367,7 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
     if options.limit is not None:
         table = table.iloc[: options.limit]
     logit_bias, questions = _rating_bias(options, dimension.ratings, ask)
-    server = options.server
+    fields = _stored_fields(options.cache_folder, fields_key(options))
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
     shared = benchmark.texts[benchmark.shared_text]
@@ -357,14 +376,41 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
         values = dict(zip(keys + columns, row, strict=True))
         item_keys = {k: _plain(values[k]) for k in keys}
         texts = {name: values[column] for name, column in benchmark.texts.items()}
-        identity = {"benchmark": benchmark.name, **item_keys}
-        seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
-        body = request_body(
-            options.params, prompt.fill(texts, str(item_keys)), seed=seed, logit_bias=logit_bias
-        )
         group = hashlib.sha256(str(values[shared]).encode("utf-8")).hexdigest()
-        items.append(Item(item_keys, body, request_key(server, body, identity), identity, group))
-    return Plan(benchmark, prompt, items, server, dimension.ratings, logit_bias, questions)
+        prompt_text = prompt.fill(texts, str(item_keys))
+        items.append(_item(options, item_keys, prompt_text, group, logit_bias, fields))
+    plan = Plan(benchmark, prompt, items, options.server, dimension.ratings, logit_bias, questions)
+    plan.fields, plan.rule = fields, replace(options.chain_rule, fields=fields)
+    return plan
+
+
+def _item(
+    options: RunOptions,
+    item_keys: dict[str, Any],
+    prompt: str,
+    group: str,
+    logit_bias: dict[str, int] | None,
+    fields: ServerFields,
+) -> Item:
+    """One item's request body (as the server accepts it) and cache key."""
+    identity = {"benchmark": options.benchmark, **item_keys}
+    seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
+    body = request_body(options.params, prompt, seed=seed, logit_bias=logit_bias, fields=fields)
+    return Item(item_keys, body, request_key(options.server, body, identity), identity, group)
+
+
+def with_fields(options: RunOptions, plan: Plan, fields: ServerFields) -> Plan:
+    """``plan`` with every request body built as a server accepting ``fields`` takes it."""
+    items = [
+        _item(options, i.keys, i.body["messages"][-1]["content"], i.group, plan.logit_bias, fields)
+        for i in plan.items
+    ]
+    rebuilt = Plan(
+        plan.benchmark, plan.prompt, items, plan.server, plan.ratings, plan.logit_bias,
+        plan.questions,
+    )  # fmt: skip
+    rebuilt.fields, rebuilt.rule = fields, replace(options.chain_rule, fields=fields)
+    return rebuilt
 
 
 def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
@@ -373,7 +419,11 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound; ``max_tokens``
-    is 1 with a first-position reading, whose logit bias asks for one token). A server
+    is 1 with a first-position reading, whose logit bias asks for one token; the automatic
+    budget of a reasoning model, :mod:`.fields`, when the cache holds what an earlier run's
+    probe learned). For a reasoning model whose full reply the probe saw, the cost counts
+    ``completion_tokens_estimate``: ``n`` times that reply's completion tokens per request,
+    its reasoning tokens included (``reasoning_tokens_estimate``). A server
     that returns fewer than ``n`` choices needs top-up requests, each billed its prompt
     again: ``requests_at_most``, ``prompt_tokens_at_most`` and ``cost_at_most_usd`` count
     a server that returns one choice per request (llama.cpp's), ``n`` requests per item to
@@ -384,7 +434,7 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     complete: set[str] = set()
     if (options.cache_folder / CACHE_FILE).is_file() and not plan.questions:
         cache = ResponseCache(options.cache_folder)
-        rule = options.chain_rule
+        rule = plan.rule or options.chain_rule
         complete = {
             item.key
             for item in plan.items
@@ -394,8 +444,12 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     pending = [item for item in plan.items if item.key not in complete]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
     prompt_tokens = round(chars / CHARS_PER_TOKEN)
-    max_tokens = 1 if options.first_position is not None else options.params.max_tokens
-    completion_tokens = len(pending) * options.params.n * max_tokens
+    fields = plan.fields
+    max_tokens = fields.budget(options.params.max_tokens)
+    if options.first_position is not None:
+        max_tokens = 1
+    replies = len(pending) * options.params.n
+    completion_tokens = replies * max_tokens
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),
@@ -405,6 +459,9 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "requests_at_most": len(pending) * options.params.n,
         "prompt_tokens_at_most": prompt_tokens * options.params.n,
     }
+    if fields.reasoning and fields.reply_tokens is not None:  # what the probe's reply took
+        estimate["completion_tokens_estimate"] = replies * fields.reply_tokens
+        estimate["reasoning_tokens_estimate"] = replies * (fields.reasoning_tokens or 0)
     estimate |= costs(estimate, options.price_input, options.price_output)
     return estimate
 
@@ -414,10 +471,13 @@ def costs(
 ) -> dict[str, float | None]:
     """A dry run's costs in USD from its token counts and the prices per million tokens:
     ``cost_estimate_usd`` (``n`` choices per request) and ``cost_at_most_usd`` (one choice
-    per request, every prompt billed ``n`` times); both None without both prices."""
+    per request, every prompt billed ``n`` times); both None without both prices. The
+    completion tokens are ``completion_tokens_estimate`` when there is one (a reasoning
+    model's replies as long as the probe's full reply), else ``completion_tokens_max``."""
     if price_input is None or price_output is None:
         return {"cost_estimate_usd": None, "cost_at_most_usd": None}
-    completion = estimate["completion_tokens_max"] / 1e6 * price_output
+    tokens = estimate.get("completion_tokens_estimate", estimate["completion_tokens_max"])
+    completion = tokens / 1e6 * price_output
     prompts = {
         "cost_estimate_usd": "prompt_tokens_estimate",
         "cost_at_most_usd": "prompt_tokens_at_most",
@@ -440,7 +500,7 @@ def _pending(options: RunOptions, plan: Plan) -> tuple[list[Item], int]:
         return list(plan.items), 0
     cache = ResponseCache(options.cache_folder)
     try:
-        rule = options.chain_rule
+        rule = plan.rule or options.chain_rule
         pending = [i for i in plan.items if ReplyChain.from_cache(i, rule, cache).next_step()]
         return pending, len(cache.unreadable)
     finally:
@@ -467,6 +527,8 @@ async def _probe_servers(
             result = await probe(
                 client, url, params.model, logprobs=params.wants_logprobs,
                 top_logprobs=params.top_logprobs, name=options.label(url),
+                temperature=params.temperature, top_p=params.top_p,
+                max_tokens=params.max_tokens,
             )  # fmt: skip
         finally:
             await client.close()
@@ -479,6 +541,40 @@ async def _probe_servers(
             print(f"geval-repro: {result.server}: --concurrency {chosen} ({why})", file=sys.stderr)
     session.warnings += warnings
     return warnings
+
+
+def learned_fields(options: RunOptions, session: Session) -> ServerFields:
+    """What the run's servers accept, from their probes: every field one refuses is
+    refused for all (they serve one model); reasoning when one found it."""
+    found = [session.probes[u].server_fields for u in options.base_urls if u in session.probes]
+    if not found:
+        return ServerFields()
+    fields = found[0]
+    for other in found[1:]:
+        for name, message in other.refused.items():
+            fields = fields.refusing(name, message)
+        if other.reasoning and not fields.reasoning:
+            fields = other
+    return fields
+
+
+def request_fields(options: RunOptions, plan: Plan) -> dict[str, Any]:
+    """The manifest's record of the request fields: what the servers accept (learned by
+    the probe, :mod:`.fields`), the completion budget sent and under which name, and each
+    field asked for and left out, with why."""
+    params = options.params
+    budget = 1 if plan.logit_bias else plan.fields.budget(params.max_tokens)
+    asked = {
+        "max_tokens": budget, "temperature": params.temperature, "top_p": params.top_p,
+        "seed": options.seed, "n": params.n, "logprobs": params.wants_logprobs or None,
+        "top_logprobs": params.top_logprobs if params.wants_logprobs else None,
+    }  # fmt: skip
+    return {
+        **plan.fields.as_dict(),
+        "completion_budget": budget,
+        "completion_budget_automatic": params.max_tokens is None,
+        "left_out": plan.fields.left_out(asked),
+    }
 
 
 def _max_bytes(options: RunOptions) -> int:
@@ -537,7 +633,7 @@ async def _send(
         )
     try:
         report = await dispatch(
-            groups, lanes, options.chain_rule, cache, lanes[0].workers or 1, on_item
+            groups, lanes, plan.rule or options.chain_rule, cache, lanes[0].workers or 1, on_item
         )
     finally:
         if progress is not None:
@@ -773,6 +869,15 @@ def run_judge(
             warnings = asyncio.run(_probe_servers(options, keys, session))
             for warning in warnings:
                 print(f"geval-repro: warning: {warning}", file=sys.stderr)
+            learned = learned_fields(options, session)
+            if learned != plan.fields:  # the bodies the servers accept, kept for reruns
+                cache = ResponseCache(options.cache_folder)
+                try:
+                    cache.set_meta(fields_key(options), learned.as_dict())
+                finally:
+                    cache.close()
+                plan = with_fields(options, plan, learned)
+                pending, unreadable = _pending(options, plan)
         if unreadable:
             print(
                 f"geval-repro: warning: {options.cache_folder / CACHE_FILE}: {unreadable} stored "
@@ -788,7 +893,7 @@ def run_judge(
             if report.stored and _server_record(options) not in answered_by:
                 answered_by.append(_server_record(options))
                 cache.set_meta(ANSWERED_BY, answered_by)
-            rule = options.chain_rule
+            rule = plan.rule or options.chain_rule
             chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
             records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
             received = cache.received_range([k for chain in chains for k in chain.keys])
@@ -849,6 +954,7 @@ def run_judge(
             else options.api_key_env,
             "api_key_sent": any(k.value for k in keys.values()),
             "request_parameters": options.params.as_dict(),
+            "request_fields": request_fields(options, plan),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
             "first_position_reading": None
@@ -891,6 +997,7 @@ def run_judge(
         "errors": error_groups(errors),
         "advice": closing,
         "n_obtained": manifest["n_obtained"],
+        "left_out": manifest["request_fields"]["left_out"],
     }
 
 
