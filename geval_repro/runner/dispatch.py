@@ -24,6 +24,10 @@ queue for the others. When no server is left, the items not done are recorded as
 with the servers' errors. ``sent`` counts the requests that reached a server (a refused
 connection sent nothing).
 
+**Cut off while thinking**: an answer with a choice that ran out of its budget before it
+wrote anything (``finish_reason: length``, empty content: a reasoning model's thoughts) is
+its item's failure (:func:`cut_off`), never a rating, and is not cached as an answer.
+
 **Stops**: a response without log-probabilities to a request that asked for them stops
 the whole run (:class:`NoLogprobs`): every further answer would lack them too.
 """
