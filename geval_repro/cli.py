@@ -262,6 +262,20 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         "a rating by a logit bias (models that preface their score; default: off)",
     )
     add(
+        "--se-target",
+        type=finite_number,
+        metavar="SE",
+        help="adaptive sampling (modes sample and both): ask replies in batches until the "
+        "standard error of the item's mean rating is at most SE, or --n (then the maximum) is "
+        "reached (default: off, n replies per item)",
+    )
+    add(
+        "--batch",
+        type=int,
+        default=RUN_DEFAULTS["batch"],
+        help=f"replies per request of adaptive sampling (default {RUN_DEFAULTS['batch']})",
+    )
+    add(
         "--concurrency",
         type=int,
         help="requests in flight per server (default: automatic, from the probe: 1 for "
@@ -510,6 +524,8 @@ def _run_judge(args: argparse.Namespace) -> int:
             seed=args.seed,
             topup_logprobs=args.topup_logprobs,
             first_position=args.first_position,
+            se_target=args.se_target,
+            batch=args.batch,
             prompts={d: str(args.prompt) for d in dimensions} if args.prompt else {},
         )
         mirror = command_mirror(args.mirror, args.config)

@@ -325,6 +325,7 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
     accepts, ``reads`` that the mode writes."""
     from geval_repro.runner.configured import request_params
     from geval_repro.runner.keys import KeyRefused, check_key_variable
+    from geval_repro.stats.adaptive import check_rule
 
     run = judge["run"]
     if judge["format"] != "geval-jsonl" or "dir" not in judge:
@@ -377,9 +378,16 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: run: first_position applies to mode logprobs (its biased replies are "
             "not samples)"
         )
+    if "se_target" in run and run["mode"] == "logprobs":
+        raise ConfigError(
+            f"{where}: run: se_target samples replies until the mean rating is sure: use mode "
+            "sample or both"
+        )
     spec = _run_spec(judge, benchmark)
     try:
         request_params(spec)
+        if spec.se_target is not None:
+            check_rule(spec.batch, spec.se_target, spec.n)
     except ValueError as error:
         raise ConfigError(f"{where}: run: {error}") from None
     _check_cluster_job(spec, benchmark, where)
@@ -461,6 +469,8 @@ def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunS
         seed=values["seed"],
         topup_logprobs=values["topup_logprobs"],
         first_position=values["first_position"],
+        se_target=None if values["se_target"] is None else float(values["se_target"]),
+        batch=int(values["batch"]),
         prompts=dict(run.get("prompts") or {}),
         server=server,
         on_cluster=bool(run.get("on_cluster", server is not None)),

@@ -60,6 +60,9 @@
   before a long reply that ends in its rating (:func:`reasoning_reply`), and a budget
   (``max_completion_tokens``) smaller than that ends the reply with ``finish_reason:
   length`` and empty content; ``refuse_n``: also refuses ``n`` other than 1;
+- ``rating_probs``: every reply is a rating "1".."5" drawn from these probabilities (the
+  same for every item: a known per-item distribution), by inverse CDF from the hash of
+  (seed, prompt, index) (:func:`drawn_level`);
 - it shuts itself down after ``lifetime`` seconds at the latest.
 """
 
@@ -179,6 +182,19 @@ def reasoning_reply(level: str) -> str:
     )
 
 
+def drawn_level(probs, prompt: str, index: int, seed: int | None) -> str:
+    """A rating drawn from ``probs`` over "1".."5" with the uniform number the hash of
+    (seed, prompt, index) gives."""
+    digest = hashlib.sha256(f"{seed}:{index}:{prompt}".encode()).digest()
+    u = int.from_bytes(digest[:8], "big") / 2**64
+    total = 0.0
+    for level, p in enumerate(probs, start=1):
+        total += p
+        if u < total:
+            return str(level)
+    return str(max(i for i, p in enumerate(probs, start=1) if p))
+
+
 def completion(body: dict, max_choices: int | None = None, logprobs: bool = True) -> dict:
     """The fake response body to a request body."""
     prompt = body["messages"][-1]["content"]
@@ -249,7 +265,9 @@ class FakeOpenAIServer:
         reasoning: bool = False,
         think_tokens: int = 900,
         refuse_n: bool = False,
+        rating_probs: tuple[float, ...] | None = None,
     ):
+        self.rating_probs = rating_probs
         self.reasoning = reasoning
         self.think_tokens = think_tokens
         self.refuse_n = refuse_n
@@ -432,6 +450,14 @@ class FakeOpenAIServer:
                     self._stream(None, server.huge_bytes, 0.0, 2**20)
                 elif fault == "huge-chunked":
                     self._stream(None, None, 0.0, 2**20)
+                elif server.rating_probs is not None and fault is None:
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    for choice in answer["choices"]:
+                        level = drawn_level(
+                            server.rating_probs, prompt, choice["index"], body.get("seed")
+                        )
+                        choice["message"]["content"] = level
+                    self._send(200, json.dumps(answer).encode())
                 elif server.reasoning:
                     answer = completion(body, server.max_choices, False)
                     budget = int(body.get("max_completion_tokens") or 2**31)

@@ -108,6 +108,8 @@ def run_options(
         "seed": run.seed,
         "topup_logprobs": run.topup_logprobs,
         "first_position": run.first_position,
+        "se_target": run.se_target,
+        "batch": run.batch,
     }
     return RunOptions(**{**options, **more})
 

@@ -10,6 +10,12 @@ rebuilt from the cache alone: a rerun sends nothing, a resumed run only what is 
 A stored answer that is not a readable completion (a damaged row) ends the chain there: it
 is requested again, and counted in the cache's ``unreadable``.
 
+**Adaptive sampling** (``ChainRule.batch`` and ``stop``): the first request asks for one
+batch of replies, each further one for the next batch (at most the replies missing to
+``n``, the maximum), until the rule of :mod:`geval_repro.stats.adaptive` says the item's
+mean rating is sure. Requests are the top-ups' (cached under the index of their first
+reply), so a rerun with a stricter target or a larger maximum sends only further batches.
+
 **Order** (:func:`dispatch`): items arrive in *groups* that share a text (a SummEval
 document, a Topical-Chat conversation, a QAGS article), in benchmark order. A server takes
 a whole group and sends its items, each item's chain back to back, before taking the next
@@ -82,6 +88,8 @@ class ChainRule:
     seed: int = 0
     topup_logprobs: bool = False
     fields: ServerFields = field(default_factory=ServerFields)
+    batch: int | None = None
+    stop: Callable[[list[str]], bool] | None = field(default=None, compare=False)
 
     def step(self, item: Item, have: int) -> Step:
         """The request after ``have`` replies (the item's first request when 0); a top-up
@@ -90,6 +98,8 @@ class ChainRule:
         if have == 0:
             return Step(item.body, item.key, 0)
         missing = self.n - have
+        if self.batch is not None:
+            missing = min(missing, self.batch)
         if self.fields.max_choices is not None:
             missing = min(missing, self.fields.max_choices)
         body = topup_body(
@@ -130,7 +140,15 @@ class ReplyChain:
     def next_step(self) -> Step | None:
         """The next request to make, or None when the item has its ``n`` replies."""
         have = self.replies
-        return None if have >= self.rule.n else self.rule.step(self.item, have)
+        if have >= self.rule.n or (self.rule.stop is not None and have and self.sure):
+            return None
+        return self.rule.step(self.item, have)
+
+    @property
+    def sure(self) -> bool:
+        """Whether adaptive sampling's rule (:mod:`geval_repro.stats.adaptive`) stops here."""
+        texts = [(c.get("message") or {}).get("content") or "" for c in self.choices]
+        return self.rule.stop is not None and self.rule.stop(texts)
 
     @property
     def choices(self) -> list[dict[str, Any]]:

@@ -80,8 +80,10 @@ from geval_repro.runner.requests import (
     first_position_bias,
     request_body,
 )
+from geval_repro.stats.adaptive import check_rule, standard_error, stops
 
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
+PILOT_ITEMS = 3  # adaptive sampling's dry run: the fewest complete items it estimates from
 FIRST_POSITION_READINGS: tuple[str, ...] = ("logit_bias",)
 ANSWERED_BY = "answered_by"  # cache meta: the servers whose answers the cache holds
 CONTEXT_ERRORS = ("context_length_exceeded", "maximum context length", "exceed context window")
@@ -134,6 +136,8 @@ class RunOptions:
     max_wait: float = MAX_WAIT
     max_response_mb: float = MAX_RESPONSE_BYTES / 2**20
     progress_seconds: float = 10.0
+    se_target: float | None = None
+    batch: int = 4
 
     def __post_init__(self) -> None:
         numbers = {
@@ -147,6 +151,13 @@ class RunOptions:
                 raise ValueError(f"{flag} {value} is not a finite number")
         if self.api_key_env is not None:
             check_key_variable(self.api_key_env)  # before anything is read or written
+        if self.se_target is not None:
+            if self.params.mode == "logprobs":
+                raise ValueError(
+                    "--se-target samples replies until the mean rating is sure: use it with "
+                    "--mode sample or --mode both"
+                )
+            check_rule(self.batch, self.se_target, self.params.n)
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
         if (
@@ -200,8 +211,19 @@ class RunOptions:
 
     @property
     def chain_rule(self) -> ChainRule:
-        """How each item's ``n`` replies are obtained (:mod:`.dispatch`)."""
-        return ChainRule(self.params.n, self.server, self.seed or 0, self.topup_logprobs)
+        """How each item's ``n`` replies are obtained (:mod:`.dispatch`; the rule's reading of
+        the replies is added by :func:`build_plan`, which knows the parser)."""
+        batch = None if self.se_target is None else self.batch
+        return ChainRule(
+            self.params.n, self.server, self.seed or 0, self.topup_logprobs, batch=batch
+        )
+
+    @property
+    def first_params(self) -> RequestParams:
+        """The parameters of an item's first request: ``n``, or one batch when adaptive."""
+        if self.se_target is None:
+            return self.params
+        return replace(self.params, n=min(self.batch, self.params.n))
 
 
 @dataclass
@@ -217,6 +239,8 @@ class Plan:
     questions: list[str] = field(default_factory=list)  # a dry run's: see build_plan
     fields: ServerFields = field(default_factory=ServerFields)
     rule: ChainRule | None = None  # how each item's replies are obtained (None: default)
+    reader: Callable[[list[str]], list[float]] | None = None  # adaptive: replies -> ratings
+    se_target: float | None = None
 
     @property
     def groups(self) -> list[list[Item]]:
@@ -380,8 +404,41 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
         prompt_text = prompt.fill(texts, str(item_keys))
         items.append(_item(options, item_keys, prompt_text, group, logit_bias, fields))
     plan = Plan(benchmark, prompt, items, options.server, dimension.ratings, logit_bias, questions)
-    plan.fields, plan.rule = fields, replace(options.chain_rule, fields=fields)
+    _adapt(plan, options, fields)
     return plan
+
+
+def adaptive_parser(fields: ServerFields) -> str:
+    """The parser adaptive sampling reads ratings with: ``final`` for a reasoning model's
+    long replies, else ``tolerant`` (an unread reply is left out)."""
+    return "final" if fields.reasoning else "tolerant"
+
+
+def _adapt(plan: Plan, options: RunOptions, fields: ServerFields) -> None:
+    """Set the plan's fields and chain rule: the options' rule with the server's fields,
+    and, when adaptive, the stopping rule (:mod:`geval_repro.stats.adaptive`) on the ratings
+    the parser :func:`adaptive_parser` reads from the replies (``tolerant``'s or
+    ``final``'s reading of :mod:`geval_repro.scoring.parse`)."""
+    plan.fields, plan.rule = fields, replace(options.chain_rule, fields=fields)
+    if options.se_target is None:
+        return
+    import pandas as pd
+
+    from geval_repro.scoring.parse import read
+
+    parser, target, batch, most = (
+        adaptive_parser(fields),
+        options.se_target,
+        options.batch,
+        options.params.n,
+    )
+
+    def reader(texts: list[str]) -> list[float]:
+        replies = pd.Series(texts, dtype=object)
+        return read(replies, options.dimension, parser, options.benchmark)[0].tolist()  # type: ignore[arg-type]
+
+    plan.reader, plan.se_target = reader, target
+    plan.rule = replace(plan.rule, stop=lambda texts: stops(reader(texts), batch, target, most))
 
 
 def _item(
@@ -395,7 +452,9 @@ def _item(
     """One item's request body (as the server accepts it) and cache key."""
     identity = {"benchmark": options.benchmark, **item_keys}
     seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
-    body = request_body(options.params, prompt, seed=seed, logit_bias=logit_bias, fields=fields)
+    body = request_body(
+        options.first_params, prompt, seed=seed, logit_bias=logit_bias, fields=fields
+    )
     return Item(item_keys, body, request_key(options.server, body, identity), identity, group)
 
 
@@ -409,7 +468,7 @@ def with_fields(options: RunOptions, plan: Plan, fields: ServerFields) -> Plan:
         plan.benchmark, plan.prompt, items, plan.server, plan.ratings, plan.logit_bias,
         plan.questions,
     )  # fmt: skip
-    rebuilt.fields, rebuilt.rule = fields, replace(options.chain_rule, fields=fields)
+    _adapt(rebuilt, options, fields)
     return rebuilt
 
 
@@ -430,26 +489,48 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
     send; the probe before a run tells which a server does. A plan with questions (a
     dry run's, :func:`build_plan`) lacks what its requests' cache keys depend on: none of its
     requests is counted as cached.
+
+    **Adaptive sampling** (``se_target``): the replies an item takes are estimated from a
+    *pilot*, the items whose replies the cache holds complete (a run with ``--limit``
+    before; at least :data:`PILOT_ITEMS` of them), as their mean number of replies, else the
+    maximum ``n``; each pending item is counted as that many replies in
+    ``ceil(replies / batch)`` requests, each billed its prompt (``adaptive`` says which).
     """
-    complete: set[str] = set()
+    complete: dict[str, int] = {}  # item key -> its replies, for the items the cache completes
     if (options.cache_folder / CACHE_FILE).is_file() and not plan.questions:
         cache = ResponseCache(options.cache_folder)
         rule = plan.rule or options.chain_rule
-        complete = {
-            item.key
-            for item in plan.items
-            if ReplyChain.from_cache(item, rule, cache).next_step() is None
-        }
+        for item in plan.items:
+            chain = ReplyChain.from_cache(item, rule, cache)
+            if chain.next_step() is None:
+                complete[item.key] = chain.replies
         cache.close()
     pending = [item for item in plan.items if item.key not in complete]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
-    prompt_tokens = round(chars / CHARS_PER_TOKEN)
     fields = plan.fields
     max_tokens = fields.budget(options.params.max_tokens)
     if options.first_position is not None:
         max_tokens = 1
-    replies = len(pending) * options.params.n
-    completion_tokens = replies * max_tokens
+    per_item, requests_per_item, adaptive = float(options.params.n), 1.0, None
+    if options.se_target is not None:
+        pilot = list(complete.values())
+        if len(pilot) >= PILOT_ITEMS:
+            per_item = sum(pilot) / len(pilot)
+        requests_per_item = math.ceil(per_item / options.batch)
+        adaptive = {
+            "pilot_items": len(pilot),
+            "replies_per_item_expected": round(per_item, 2),
+            "from": f"the mean of {len(pilot)} items the cache holds complete"
+            if len(pilot) >= PILOT_ITEMS
+            else f"the maximum n (fewer than {PILOT_ITEMS} items complete in the cache: run a "
+            f"pilot with --limit {PILOT_ITEMS * 4} first)",
+            "requests_expected": math.ceil(len(pending) * requests_per_item),
+        }
+    prompt_tokens = round(chars * requests_per_item / CHARS_PER_TOKEN)
+    replies = round(len(pending) * per_item)
+    completion_tokens = (
+        len(pending) * options.params.n * max_tokens if adaptive is None else replies * max_tokens
+    )
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),
@@ -457,8 +538,10 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
         "requests_at_most": len(pending) * options.params.n,
-        "prompt_tokens_at_most": prompt_tokens * options.params.n,
+        "prompt_tokens_at_most": round(chars * options.params.n / CHARS_PER_TOKEN),
     }
+    if adaptive is not None:
+        estimate["adaptive"] = adaptive
     if fields.reasoning and fields.reply_tokens is not None:  # what the probe's reply took
         estimate["completion_tokens_estimate"] = replies * fields.reply_tokens
         estimate["reasoning_tokens_estimate"] = replies * (fields.reasoning_tokens or 0)
@@ -541,6 +624,28 @@ async def _probe_servers(
             print(f"geval-repro: {result.server}: --concurrency {chosen} ({why})", file=sys.stderr)
     session.warnings += warnings
     return warnings
+
+
+def adaptive_record(
+    options: RunOptions, plan: Plan, records: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The manifest's record of adaptive sampling (None when off): the rule, the parser that
+    read the ratings, and the replies per item (each item's n is in the JSONL too)."""
+    if options.se_target is None:
+        return None
+    done = [r["adaptive"] for r in records if "adaptive" in r and "error" not in r]
+    used = Counter(a["n"] for a in done)
+    return {
+        "se_target": options.se_target,
+        "batch": options.batch,
+        "max_n": options.params.n,
+        "parser": adaptive_parser(plan.fields),
+        "items": len(done),
+        "replies_per_item": {str(k): v for k, v in sorted(used.items())},
+        "mean_replies": round(sum(a["n"] for a in done) / len(done), 4) if done else None,
+        "stopped_at_target": sum(a["stopped"] == "target" for a in done),
+        "stopped_at_maximum": sum(a["stopped"] == "maximum" for a in done),
+    }
 
 
 def learned_fields(options: RunOptions, session: Session) -> ServerFields:
@@ -675,6 +780,16 @@ def item_record(
     if chain.next_step() is not None:  # failed: the replies that arrived, and the error
         record["error"] = chain.failure(cache) or "no answer stored (the run was interrupted)"
         return record
+    if plan.reader is not None and plan.rule is not None:  # adaptive: its n and SE
+        ratings = plan.reader(record["replies"])
+        error = standard_error(ratings)
+        sure = bool(ratings) and error <= (plan.se_target or 0)
+        record["adaptive"] = {
+            "n": len(ratings),
+            "n_read": sum(not math.isnan(r) for r in ratings),
+            "se": None if math.isinf(error) else round(error, 6),
+            "stopped": "target" if sure else "maximum",
+        }
     if logprobs:
         reading = rating_reading(choices, plan.ratings)
         record["level_probs"] = None if reading is None else reading.rating_probs
@@ -957,6 +1072,7 @@ def run_judge(
             "request_fields": request_fields(options, plan),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
+            "adaptive": adaptive_record(options, plan, records),
             "first_position_reading": None
             if plan.logit_bias is None
             else {"method": options.first_position, "logit_bias": plan.logit_bias},
