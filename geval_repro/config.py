@@ -62,7 +62,8 @@ class Settings:
 
     ``seed`` seeds every random procedure (bootstrap, permutation tests, the sweep's random
     draws); ``bootstrap_resamples`` / ``permutation_resamples``: resamples per interval /
-    test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``;
+    test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``, and the
+    adaptive rule replayed for each of ``sweep_se_targets`` with batches of ``sweep_batch``;
     ``pass_threshold``: the share of the normalized judge scale an item must reach to pass
     (rollups); ``download_timeout`` (seconds per request) and ``download_retries`` (further
     attempts) of a fetch. A rule's job receives the values it needs from here (and the
@@ -81,6 +82,8 @@ class Settings:
     pass_threshold: float
     download_timeout: float
     download_retries: int
+    sweep_se_targets: tuple[float, ...] = (0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+    sweep_batch: int = 4
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -91,6 +94,10 @@ class Settings:
             permutation_resamples=int(config["permutation"]["n_resamples"]),
             sweep_draws=int(config["sweep"]["draws"]),
             sweep_max_n=int(config["sweep"]["max_n"]),
+            sweep_se_targets=tuple(
+                float(t) for t in config["sweep"].get("se_targets", cls.sweep_se_targets)
+            ),
+            sweep_batch=int(config["sweep"].get("batch", cls.sweep_batch)),
             pass_threshold=float(config["rollups"]["pass_threshold"]),
             download_timeout=float(config["download"]["timeout"]),
             download_retries=int(config["download"]["retries"]),

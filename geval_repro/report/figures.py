@@ -153,7 +153,10 @@ def sweep_figure(
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
     2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension; a
-    panel says at which n the random n-subsets have no value, and why. The legend sits under
+    panel says at which n the random n-subsets have no value, and why. The adaptive rule's
+    rows (mode ``adaptive``: random orders of the replies, one point per standard-error
+    target at its mean replies used, with the draws' 2.5-97.5 % range) make the curve of
+    correlation against replies used beside the fixed n. The legend sits under
     the panels, the title over them in at most a few lines.
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
@@ -174,11 +177,26 @@ def sweep_figure(
         )
         ax.plot(random["n"], random["value"], marker="o", ms=3, label="random n-subsets (mean)")
         ax.plot(first["n"], first["value"], marker="s", ms=3, label="first n replies")
+        adaptive = dim_rows[dim_rows["mode"] == "adaptive"]
+        if len(adaptive):  # a sweep made before the adaptive rows has none
+            adaptive = adaptive.sort_values("replies_used")
+            ax.errorbar(
+                adaptive["replies_used"], adaptive["value"],
+                yerr=[adaptive["value"] - adaptive["band_low"],
+                      adaptive["band_high"] - adaptive["value"]],
+                color="tab:red", marker="D", ms=3.5, lw=1, capsize=2,
+                label="stopped at SE target (mean replies used; random orders)",
+            )  # fmt: skip
+            for x, y, target in adaptive[["replies_used", "value", "se_target"]].itertuples(
+                index=False
+            ):
+                ax.annotate(f"{target:g}", (x, y), xytext=(2, -9), textcoords="offset points",
+                            fontsize=6, color="tab:red")  # fmt: skip
         if dimension in paper:
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
         _undefined_note(ax, random, level)
         ax.set_title(dimension)
-        _replies_axis(ax)
+        _replies_axis(ax, "replies per item (n; adaptive: mean used)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
     _below(fig, axes)
