@@ -155,7 +155,8 @@ def sweep_figure(
     2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension; a
     panel says at which n the random n-subsets have no value, and why. The adaptive rule's
     rows (mode ``adaptive``: random orders of the replies, one point per standard-error
-    target at its mean replies used, with the draws' 2.5-97.5 % range) make the curve of
+    target at its mean replies used, with the draws' 2.5-97.5 % range; the loosest and the
+    strictest target written beside their points) make the curve of
     correlation against replies used beside the fixed n. The legend sits under
     the panels, the title over them in at most a few lines.
     """
@@ -187,11 +188,12 @@ def sweep_figure(
                 color="tab:red", marker="D", ms=3.5, lw=1, capsize=2,
                 label="stopped at SE target (mean replies used; random orders)",
             )  # fmt: skip
-            for x, y, target in adaptive[["replies_used", "value", "se_target"]].itertuples(
-                index=False
-            ):
-                ax.annotate(f"{target:g}", (x, y), xytext=(2, -9), textcoords="offset points",
-                            fontsize=6, color="tab:red")  # fmt: skip
+            # the loosest target above left of its point, the strictest below right
+            ends = {0: ((-4, 5), "right"), len(adaptive) - 1: ((4, -11), "left")}
+            for at, (offset, align) in ends.items():
+                x, y, target = adaptive[["replies_used", "value", "se_target"]].iloc[at]
+                ax.annotate(f"SE ≤ {target:g}", (x, y), xytext=offset, ha=align,
+                            textcoords="offset points", fontsize=7, color="tab:red")  # fmt: skip
         if dimension in paper:
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
         _undefined_note(ax, random, level)
