@@ -95,7 +95,7 @@ from geval_repro.stats.accuracy_batch import (
     coded_accuracies,
     float_accuracies,
 )
-from geval_repro.stats.adaptive import stopped_n
+from geval_repro.stats.adaptive import stopped_n_targets
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import (
     PAIRWISE_MAX_LENGTH,
@@ -560,8 +560,8 @@ def _sweep_grid(
     encoded = grid.values if coding is None else coding.encode(grid.values)
     if first:
         scores = prefix(encoded.T)  # (n_max, n_items)
-        for target in targets:  # the rule on each item's replies in released order
-            used = stopped_n(grid.values, batch, target, n_max)  # (n_items,)
+        stops = stopped_n_targets(grid.values, batch, targets, n_max) if targets else []
+        for target, used in zip(targets, stops, strict=True):  # released order; (n_items,)
             chosen = np.take_along_axis(scores, used[None, :] - 1, axis=0)
             values, thresholds, ties = _step(
                 chosen, grid, coefficients, coding, coded, pooled=False, tables=tables
@@ -589,9 +589,11 @@ def _sweep_grid(
             ]
     if taken is not None:
         scores = prefix(encoded.ravel()[taken])  # (n_max, draws, n_items)
-        drawn = np.moveaxis(grid.values.ravel()[taken], 0, -1)  # (draws, n_items, n_max)
-        for target in targets:  # the rule on each draw's order of each item's replies
-            used = stopped_n(drawn, batch, target, n_max)  # (draws, n_items)
+        stops = []
+        if targets:  # the rule on each draw's order of each item's replies
+            drawn = np.moveaxis(grid.values.ravel()[taken], 0, -1)  # (draws, n_items, n_max)
+            stops = stopped_n_targets(drawn, batch, targets, n_max)  # (targets, draws, items)
+        for target, used in zip(targets, stops, strict=True):
             chosen = np.take_along_axis(scores, used[None] - 1, axis=0)[0]
             values, thresholds, (ties,) = _step(
                 chosen, grid, coefficients, coding, coded, pooled=True, tables=tables

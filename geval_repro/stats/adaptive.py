@@ -82,23 +82,33 @@ def stops(ratings: Sequence[float], batch: int, target: float, max_n: int) -> bo
 def stopped_n(ratings: np.ndarray, batch: int, target: float, max_n: int) -> np.ndarray:
     """Replies used per item by the rule, for ``ratings`` of shape ``(..., R)`` in reply
     order (NaN: unread; R >= ``max_n``): an integer array of shape ``(...)``."""
-    check_rule(batch, target, max_n)
+    return stopped_n_targets(ratings, batch, (target,), max_n)[0]
+
+
+def stopped_n_targets(
+    ratings: np.ndarray, batch: int, targets: Sequence[float], max_n: int
+) -> np.ndarray:
+    """:func:`stopped_n` for each of ``targets`` at once: shape ``(len(targets), ...)``. The
+    sums are taken once, per batch (``np.add.reduceat``) and accumulated over the
+    checkpoints only."""
+    for target in targets:
+        check_rule(batch, target, max_n)
     values = np.asarray(ratings, dtype=float)[..., :max_n]
     if values.shape[-1] < max_n:
         raise ValueError(f"{values.shape[-1]} replies per item, fewer than the maximum {max_n}")
+    points = checkpoints(batch, max_n)
+    starts = [0, *points[:-1]]
     read = ~np.isnan(values)
     filled = np.where(read, values, 0.0)
-    count = np.cumsum(read, axis=-1)
-    total = np.cumsum(filled, axis=-1)
-    squares = np.cumsum(filled**2, axis=-1)
-    used = np.full(values.shape[:-1], max_n, dtype=int)
-    decided = np.zeros(values.shape[:-1], dtype=bool)
-    for k in checkpoints(batch, max_n):
-        j, s, q = count[..., k - 1], total[..., k - 1], squares[..., k - 1]
-        now = ~decided & within(j, s, q, target)
-        used[now] = k
-        decided |= now
-    return used
+    count = np.add.reduceat(read.astype(np.int64), starts, axis=-1).cumsum(axis=-1)
+    total = np.add.reduceat(filled, starts, axis=-1).cumsum(axis=-1)
+    squares = np.add.reduceat(filled * filled, starts, axis=-1).cumsum(axis=-1)
+    spread = count * squares - total * total  # within()'s terms, once for every target
+    bound = (count * count * (count - 1)).astype(float)
+    two = count >= 2
+    sure = np.stack([two & (spread <= t * t * bound) for t in targets])  # (T, ..., P)
+    sure[..., -1] = True  # the maximum
+    return np.asarray(points)[np.argmax(sure, axis=-1)]
 
 
 def exact_stopped_mean(
