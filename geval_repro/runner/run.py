@@ -538,7 +538,7 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
         "requests_at_most": len(pending) * options.params.n,
-        "prompt_tokens_at_most": round(chars * options.params.n / CHARS_PER_TOKEN),
+        "prompt_tokens_at_most": round(chars / CHARS_PER_TOKEN) * options.params.n,
     }
     if adaptive is not None:
         estimate["adaptive"] = adaptive
