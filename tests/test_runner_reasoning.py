@@ -147,3 +147,16 @@ def test_the_dry_run_counts_the_reasoning_tokens_the_probe_saw(tmp_path, process
     assert report["completion_tokens_max"] == 2 * 2 * 8192
     expected = report["prompt_tokens_estimate"] / 1e6 * 1 + 2 * 2 * 960 / 1e6 * 10
     assert report["cost_estimate_usd"] == round(expected, 2)
+
+
+def test_the_probe_command_reports_a_server_that_refuses_n(capsys):
+    """``geval-repro probe`` answers (exit 0) and says which fields the server refuses."""
+    with FakeOpenAIServer(reasoning=True, refuse_n=True) as server:
+        argv = ["probe", "--base-url", server.base_url, "--model", "fake-model"]
+        assert main(argv) == 0
+    out = capsys.readouterr().out
+    fields = next(line for line in out.splitlines() if "request fields:" in line)
+    assert "max_tokens: sent as max_completion_tokens" in fields
+    assert "n: one reply per request" in fields
+    assert "logprobs: the mode needs log-probabilities" in fields
+    assert "reasoning: yes" in out

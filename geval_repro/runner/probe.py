@@ -292,17 +292,15 @@ async def probe(
         if refused is None or refused in fields.refused:
             break
         fields = fields.refusing(refused, _server_message(first.error))
-        if refused in ("logprobs", "top_logprobs"):
-            break  # the mode cannot run (check_probe); sample mode never asks for them
     result.fields = fields.as_dict()
     if not first.ok:
         result.errors.append(f"request with n {PROBE_CHOICES}: {first.error}")
         return result
     response = json.loads(first.text)
     choices = response["choices"]
-    result.choices_for_n = len(choices)
-    if fields.max_choices is not None:
-        result.choices_for_n = None  # n refused: one reply per request, said by the fields
+    result.choices_for_n = len(choices)  # 1 when n is refused (the fields say why)
+    if {"logprobs", "top_logprobs"} & set(fields.refused):
+        logprobs, result.logprobs = False, False  # a mode that needs them stops (check_probe)
     if logprobs:
         positions = [_first_position(c) for c in choices]
         result.logprobs = all(p is not None for p in positions)
