@@ -154,9 +154,9 @@ def sweep_figure(
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
     2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension; a
     panel says at which n the random n-subsets have no value, and why. The adaptive rule's
-    rows (mode ``adaptive``: random orders of the replies, one point per standard-error
-    target at its mean replies used, with the draws' 2.5-97.5 % range; the loosest and the
-    strictest target written beside their points) make the curve of
+    rows (mode ``adaptive``: the mean over random orders of the replies, one point per
+    standard-error target at its mean replies used; their band is in the table) make the
+    curve of
     correlation against replies used beside the fixed n. The legend sits under
     the panels, the title over them in at most a few lines.
     """
@@ -181,19 +181,11 @@ def sweep_figure(
         adaptive = dim_rows[dim_rows["mode"] == "adaptive"]
         if len(adaptive):  # a sweep made before the adaptive rows has none
             adaptive = adaptive.sort_values("replies_used")
-            ax.errorbar(
-                adaptive["replies_used"], adaptive["value"],
-                yerr=[adaptive["value"] - adaptive["band_low"],
-                      adaptive["band_high"] - adaptive["value"]],
-                color="tab:red", marker="D", ms=3.5, lw=1, capsize=2,
-                label="stopped at SE target (mean replies used; random orders)",
+            targets = adaptive["se_target"]
+            ax.plot(
+                adaptive["replies_used"], adaptive["value"], color="tab:red", marker="D", ms=3.5,
+                lw=1, label=f"adaptive: SE target {targets.max():g} to {targets.min():g}",
             )  # fmt: skip
-            # the loosest target above left of its point, the strictest below right
-            ends = {0: ((-4, 5), "right"), len(adaptive) - 1: ((4, -11), "left")}
-            for at, (offset, align) in ends.items():
-                x, y, target = adaptive[["replies_used", "value", "se_target"]].iloc[at]
-                ax.annotate(f"SE ≤ {target:g}", (x, y), xytext=offset, ha=align,
-                            textcoords="offset points", fontsize=7, color="tab:red")  # fmt: skip
         if dimension in paper:
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
         _undefined_note(ax, random, level)
@@ -201,7 +193,7 @@ def sweep_figure(
         _replies_axis(ax, "replies per item (n; adaptive: mean used)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
-    _below(fig, axes)
+    _below(fig, axes, ncols=None if width >= 10 else 3)  # a narrow figure: 2 rows
     fig.suptitle(_title(title, int(13 * width)), fontsize=10)
     return fig
 
