@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from geval_repro.registry.judges import RUN_DEFAULTS
+from geval_repro.runner.fields import REASONING_MAX_TOKENS, RELEASED_MAX_TOKENS
 
 # Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
 # modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
@@ -231,7 +232,9 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         "--max-tokens",
         type=int,
         default=RUN_DEFAULTS["max_tokens"],
-        help=f"tokens per reply (default {RUN_DEFAULTS['max_tokens']}, as released)",
+        help=f"completion budget per reply (default automatic: {RELEASED_MAX_TOKENS}, as "
+        f"released; {REASONING_MAX_TOKENS} for a model the probe finds reasoning, which "
+        "thinks before it answers); sent as max_completion_tokens to a server that asks so",
     )
     add(
         "--top-logprobs",
@@ -257,6 +260,20 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         choices=("logit_bias",),
         help="mode logprobs: read the rating distribution at the first generated token, made "
         "a rating by a logit bias (models that preface their score; default: off)",
+    )
+    add(
+        "--se-target",
+        type=finite_number,
+        metavar="SE",
+        help="adaptive sampling (modes sample and both): ask replies in batches until the "
+        "standard error of the item's mean rating is at most SE, or --n (then the maximum) is "
+        "reached (default: off, n replies per item)",
+    )
+    add(
+        "--batch",
+        type=int,
+        default=RUN_DEFAULTS["batch"],
+        help=f"replies per request of adaptive sampling (default {RUN_DEFAULTS['batch']})",
     )
     add(
         "--concurrency",
@@ -507,6 +524,8 @@ def _run_judge(args: argparse.Namespace) -> int:
             seed=args.seed,
             topup_logprobs=args.topup_logprobs,
             first_position=args.first_position,
+            se_target=args.se_target,
+            batch=args.batch,
             prompts={d: str(args.prompt) for d in dimensions} if args.prompt else {},
         )
         mirror = command_mirror(args.mirror, args.config)
@@ -612,6 +631,15 @@ def _dry_run_report(args: argparse.Namespace, estimates: dict[str, dict]) -> dic
             "prompt_tokens_at_most",
         )
     }
+    if any("completion_tokens_estimate" in e for e in estimates.values()):
+        # a reasoning model's estimate from the probe's full reply (geval_repro.runner.fields)
+        total["completion_tokens_estimate"] = sum(
+            e.get("completion_tokens_estimate", e["completion_tokens_max"])
+            for e in estimates.values()
+        )
+        total["reasoning_tokens_estimate"] = sum(
+            e.get("reasoning_tokens_estimate", 0) for e in estimates.values()
+        )
     total |= costs(total, args.price_input, args.price_output)
     return {"benchmark": args.benchmark, "dimensions": estimates, "total": total}
 
@@ -839,11 +867,11 @@ def _recount(args: argparse.Namespace) -> int:
     from geval_repro.files.fetch import FetchError
     from geval_repro.load.schemas import JsonLinesError
     from geval_repro.registry.benchmarks import released_benchmark
-    from geval_repro.scoring.parse import PARSERS
+    from geval_repro.scoring.parse import ALL_PARSERS
 
     for name, value, allowed in (
         ("--dimension", args.dimension, released_benchmark().dimension_names),
-        ("--parser", args.parser, PARSERS),
+        ("--parser", args.parser, ALL_PARSERS),
     ):
         if value not in allowed:
             close = difflib.get_close_matches(value, list(allowed), n=1)
@@ -997,7 +1025,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="SummEval dimension: coherence, consistency, fluency or relevance",
     )
     recount_parser.add_argument(
-        "--parser", default="original", help="reply parser: original (default) or tolerant"
+        "--parser",
+        default="original",
+        help="reply parser: original (default), tolerant, or final (a long reply's last "
+        "rating: a reasoning model's)",
     )
     recount_parser.add_argument("--json", action="store_true", help="print one JSON object")
     recount_parser.add_argument(

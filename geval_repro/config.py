@@ -62,7 +62,8 @@ class Settings:
 
     ``seed`` seeds every random procedure (bootstrap, permutation tests, the sweep's random
     draws); ``bootstrap_resamples`` / ``permutation_resamples``: resamples per interval /
-    test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``;
+    test; ``sweep_draws`` random n-subsets per n, for n = 1..``sweep_max_n``, and the
+    adaptive rule replayed for each of ``sweep_se_targets`` with batches of ``sweep_batch``;
     ``pass_threshold``: the share of the normalized judge scale an item must reach to pass
     (rollups); ``download_timeout`` (seconds per request) and ``download_retries`` (further
     attempts) of a fetch. A rule's job receives the values it needs from here (and the
@@ -81,6 +82,8 @@ class Settings:
     pass_threshold: float
     download_timeout: float
     download_retries: int
+    sweep_se_targets: tuple[float, ...] = (0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+    sweep_batch: int = 4
     alt_test_epsilon: Mapping[str, float] = field(default_factory=dict)
 
     def epsilon(self, benchmark: benchmarks.Benchmark) -> float | None:
@@ -97,6 +100,10 @@ class Settings:
             permutation_resamples=int(config["permutation"]["n_resamples"]),
             sweep_draws=int(config["sweep"]["draws"]),
             sweep_max_n=int(config["sweep"]["max_n"]),
+            sweep_se_targets=tuple(
+                float(t) for t in config["sweep"].get("se_targets", cls.sweep_se_targets)
+            ),
+            sweep_batch=int(config["sweep"].get("batch", cls.sweep_batch)),
             pass_threshold=float(config["rollups"]["pass_threshold"]),
             download_timeout=float(config["download"]["timeout"]),
             download_retries=int(config["download"]["retries"]),
@@ -339,6 +346,7 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
     accepts, ``reads`` that the mode writes."""
     from geval_repro.runner.configured import request_params
     from geval_repro.runner.keys import KeyRefused, check_key_variable
+    from geval_repro.stats.adaptive import check_rule
 
     run = judge["run"]
     if judge["format"] != "geval-jsonl" or "dir" not in judge:
@@ -391,9 +399,16 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: run: first_position applies to mode logprobs (its biased replies are "
             "not samples)"
         )
+    if "se_target" in run and run["mode"] == "logprobs":
+        raise ConfigError(
+            f"{where}: run: se_target samples replies until the mean rating is sure: use mode "
+            "sample or both"
+        )
     spec = _run_spec(judge, benchmark)
     try:
         request_params(spec)
+        if spec.se_target is not None:
+            check_rule(spec.batch, spec.se_target, spec.n)
     except ValueError as error:
         raise ConfigError(f"{where}: run: {error}") from None
     _check_cluster_job(spec, benchmark, where)
@@ -475,6 +490,8 @@ def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunS
         seed=values["seed"],
         topup_logprobs=values["topup_logprobs"],
         first_position=values["first_position"],
+        se_target=None if values["se_target"] is None else float(values["se_target"]),
+        batch=int(values["batch"]),
         prompts=dict(run.get("prompts") or {}),
         server=server,
         on_cluster=bool(run.get("on_cluster", server is not None)),

@@ -543,9 +543,26 @@ the share of the gain from 1 to 20 replies reached at n.
 for judge in swept:
     say(f"### `{judge}`" + (" (FIXTURE)" if runs[judge] == FIXTURE else ""))
     sweep = read_table(f"judges/{judge}/sweep")
-    picked = sweep[(sweep["parser"] == "original") & sweep["n"].isin([1, 2, 5, 10, 20])]
+    fixed = sweep[sweep["mode"].isin(["first", "random"]) & (sweep["parser"] == "original")]
+    picked = fixed[fixed["n"].isin([1, 2, 5, 10, 20])]
     display(picked.pivot_table(index=["coefficient", "mode", "dimension"], columns="n",
                                values=["value", "gain_share"]).round(3))
+"""),
+    md("""
+**Replies sampled until the score is sure.** The same replies, with adaptive sampling's rule
+replayed on them (docs/judge-runner.md): an item stops once the standard error of its mean
+rating is within the target (batches of 4, at most 20). Spearman ρ (mean over random reply
+orders) and the mean replies per item the rule used, per target, beside the fixed-n curve
+above.
+"""),
+    code("""
+for judge in swept:
+    sweep = read_table(f"judges/{judge}/sweep")
+    rows = sweep[(sweep["mode"] == "adaptive") & (sweep["parser"] == "original")
+                 & (sweep["coefficient"] == "spearman")]
+    say(f"### `{judge}`")
+    display(rows.pivot_table(index="dimension", columns="se_target",
+                             values=["value", "replies_used"]).round(3))
 """),
     md("""
 ## Probs and -Probs from one run: this toolkit's own runs

@@ -20,6 +20,9 @@ document), and the accuracies (the batch's means coded, its difference table bui
 the sweep builds it once a run, one pass over its pairs) against ``pairwise_accuracy`` and
 ``tie_calibrated_accuracy`` called per draw; equal values asserted, ratios printed.
 
+Also times the sweep without the adaptive rule's rows (issue 49) and prints the ratio, the
+fixed-n rows asserted identical.
+
 Usage: ``python perf/time_sweep.py [--draws 200] [--seed 0] [--repeats 2]``
 """
 
@@ -36,7 +39,12 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.scoring import sweep as sweep_module
-from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
+from geval_repro.scoring.sweep import (
+    ADAPTIVE_MODES,
+    DEFAULT_SE_TARGETS,
+    SWEEP_COEFFICIENTS,
+    sweep,
+)
 from geval_repro.stats import registry
 from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
 from geval_repro.stats.accuracy_batch import DifferenceCodes, HumanPairs, coded_accuracies
@@ -100,6 +108,19 @@ def main() -> None:
     with mock.patch.object(sweep_module, "mean_table", lambda values: None):
         t_generic, generic = _timed(full_sweep(SWEEP_COEFFICIENTS), args.repeats)
     pd.testing.assert_frame_equal(table, generic, check_exact=True)
+    t_fixed, fixed = _timed(
+        lambda: sweep(replies, human, seed=args.seed, draws=args.draws,
+                      coefficients=SWEEP_COEFFICIENTS, se_targets=()),
+        args.repeats,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(
+        fixed, table[~table["mode"].isin(ADAPTIVE_MODES)].reset_index(drop=True)
+    )
+    print(
+        f"adaptive rule's rows ({len(DEFAULT_SE_TARGETS)} targets, both orders): every "
+        f"coefficient {t_all:.1f} s with them, {t_fixed:.1f} s without "
+        f"({t_all / t_fixed:.2f}x); fixed-n rows identical"
+    )
     print(
         f"sweep (rho, tau): {t_sweep:.1f} s CPU (target under {TARGET_SECONDS:.0f} s at 200 "
         f"draws; synthetic replies) | every coefficient (r, rho, tau, acc_eq, acc*_eq): "

@@ -51,6 +51,18 @@
   (:data:`geval_repro.runner.probe.PROBE_PROMPT`) go to ``probes`` instead and take no
   injected fault, so a test's faults and counts concern the run's own requests;
   ``paths``: every request's method and path, the probe's and the tokenizer's included;
+- ``reasoning``: a reasoning model as OpenAI's o-series serve it: HTTP 400 with OpenAI's
+  messages for ``max_tokens`` ("Unsupported parameter: 'max_tokens' is not supported with
+  this model. Use 'max_completion_tokens' instead."), a ``temperature`` or ``top_p`` other
+  than 1 ("Unsupported value: 'temperature' does not support 0.7 with this model. Only the
+  default (1) value is supported.") and ``logprobs``/``top_logprobs``; each reply spends
+  ``think_tokens`` reasoning tokens (``usage.completion_tokens_details.reasoning_tokens``)
+  before a long reply that ends in its rating (:func:`reasoning_reply`), and a budget
+  (``max_completion_tokens``) smaller than that ends the reply with ``finish_reason:
+  length`` and empty content; ``refuse_n``: also refuses ``n`` other than 1;
+- ``rating_probs``: every reply is a rating "1".."5" drawn from these probabilities (the
+  same for every item: a known per-item distribution), by inverse CDF from the hash of
+  (seed, prompt, index) (:func:`drawn_level`);
 - it shuts itself down after ``lifetime`` seconds at the latest.
 """
 
@@ -128,6 +140,61 @@ def reply_level(prompt: str, index: int, seed: int | None = None) -> str:
     return TOKENS[digest[0] % 5]
 
 
+#: What a reasoning model answers to a field it does not take (OpenAI's messages, quoted in
+#: issue 49), by field.
+REFUSALS = {
+    "max_tokens": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+    "'max_completion_tokens' instead.",
+    "temperature": "Unsupported value: 'temperature' does not support {value} with this model. "
+    "Only the default (1) value is supported.",
+    "top_p": "Unsupported value: 'top_p' does not support {value} with this model. Only the "
+    "default (1) value is supported.",
+    "logprobs": "Unsupported parameter: 'logprobs' is not supported with this model.",
+    "top_logprobs": "Unsupported parameter: 'top_logprobs' is not supported with this model.",
+    "n": "Unsupported value: 'n' does not support {value} with this model. Only the default "
+    "(1) value is supported.",
+}
+REASONING_ANSWER_TOKENS = 60  # the tokens of a reasoning reply's visible text
+
+
+def reasoning_refusal(body: dict, refuse_n: bool) -> tuple[str, str] | None:
+    """The field a reasoning model refuses in ``body`` and its message, else None."""
+    for name, message in REFUSALS.items():
+        value = body.get(name)
+        if name in ("temperature", "top_p", "n"):
+            refused = value is not None and float(value) != 1 and (name != "n" or refuse_n)
+        else:
+            refused = name in body
+        if refused:
+            return name, message.format(value=value)
+    return None
+
+
+def reasoning_reply(level: str) -> str:
+    """A reasoning model's visible reply: an assessment that names other numbers first (the
+    released parser reads the first) and ends in its rating."""
+    return (
+        "Let me check the summary against the article step by step.\n\n"
+        "1. The first sentence states the main event, and 2 of the 3 key facts follow.\n"
+        "2. The second sentence repeats a detail, a small lapse in structure.\n"
+        "3. On a scale of 1 to 5, the flow from one sentence to the next is mostly clear.\n\n"
+        f"Overall the summary is well organized apart from one repetition.\n\n**Rating: {level}**"
+    )
+
+
+def drawn_level(probs, prompt: str, index: int, seed: int | None) -> str:
+    """A rating drawn from ``probs`` over "1".."5" with the uniform number the hash of
+    (seed, prompt, index) gives."""
+    digest = hashlib.sha256(f"{seed}:{index}:{prompt}".encode()).digest()
+    u = int.from_bytes(digest[:8], "big") / 2**64
+    total = 0.0
+    for level, p in enumerate(probs, start=1):
+        total += p
+        if u < total:
+            return str(level)
+    return str(max(i for i, p in enumerate(probs, start=1) if p))
+
+
 def completion(body: dict, max_choices: int | None = None, logprobs: bool = True) -> dict:
     """The fake response body to a request body."""
     prompt = body["messages"][-1]["content"]
@@ -195,7 +262,15 @@ class FakeOpenAIServer:
         huge_bytes: int = 40 * 2**20,
         cycle: list[str | None] | None = None,
         models_echo_key: bool = False,
+        reasoning: bool = False,
+        think_tokens: int = 900,
+        refuse_n: bool = False,
+        rating_probs: tuple[float, ...] | None = None,
     ):
+        self.rating_probs = rating_probs
+        self.reasoning = reasoning
+        self.think_tokens = think_tokens
+        self.refuse_n = refuse_n
         self.always = always
         self.cycle = list(cycle or [])
         self._turn = 0
@@ -284,6 +359,11 @@ class FakeOpenAIServer:
                     message = f"top_logprobs must be at most {most}, got {body['top_logprobs']}"
                     self._send(400, json.dumps({"error": {"message": message}}).encode())
                     return
+                if server.reasoning and (refusal := reasoning_refusal(body, server.refuse_n)):
+                    name, message = refusal
+                    error = {"message": message, "type": "invalid_request_error", "param": name}
+                    self._send(400, json.dumps({"error": error}).encode())
+                    return
                 with server._lock:
                     server.auth.append(self.headers.get("Authorization", ""))
                     if prompt == PROBE_PROMPT:
@@ -370,6 +450,33 @@ class FakeOpenAIServer:
                     self._stream(None, server.huge_bytes, 0.0, 2**20)
                 elif fault == "huge-chunked":
                     self._stream(None, None, 0.0, 2**20)
+                elif server.rating_probs is not None and fault is None:
+                    answer = completion(body, server.max_choices, server.logprobs_supported)
+                    for choice in answer["choices"]:
+                        level = drawn_level(
+                            server.rating_probs, prompt, choice["index"], body.get("seed")
+                        )
+                        choice["message"]["content"] = level
+                    self._send(200, json.dumps(answer).encode())
+                elif server.reasoning:
+                    answer = completion(body, server.max_choices, False)
+                    budget = int(body.get("max_completion_tokens") or 2**31)
+                    spent = server.think_tokens + REASONING_ANSWER_TOKENS
+                    for choice in answer["choices"]:
+                        if budget < spent:
+                            choice.update(finish_reason="length", message={"role": "assistant",
+                                          "content": ""})  # fmt: skip
+                        else:
+                            level = choice["message"]["content"].strip() or "3"
+                            choice["message"]["content"] = reasoning_reply(level)
+                    used = min(budget, spent) * len(answer["choices"])
+                    thought = min(budget, server.think_tokens) * len(answer["choices"])
+                    answer["usage"].update(
+                        completion_tokens=used,
+                        total_tokens=answer["usage"]["prompt_tokens"] + used,
+                        completion_tokens_details={"reasoning_tokens": thought},
+                    )
+                    self._send(200, json.dumps(answer).encode())
                 else:
                     if fault == "slow":
                         time.sleep(server.slow_seconds)

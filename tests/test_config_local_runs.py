@@ -81,12 +81,26 @@ def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None
         ({}, "needs model"),
         ({"model": "m", "first_position": "logit_bias", "mode": "both"}, "first_position"),
         ({"model": "m", "server": {"vllm": {}}}, "server"),
+        ({"model": "m", "se_target": 0.3}, "se_target samples replies"),  # mode logprobs
+        ({"model": "m", "mode": "sample", "se_target": 0}, "se_target"),
+        ({"model": "m", "mode": "sample", "se_target": 0.3, "batch": 1}, "batch"),
+        ({"model": "m", "mode": "sample", "se_target": 0.3, "n": 3}, "maximum n 3"),
     ],
 )  # fmt: skip
 def test_bad_run_blocks_are_refused(keys, message):
     config = run(**keys)
     with pytest.raises(ConfigError, match=message):
         check_config(config)
+
+
+def test_an_adaptive_run_block_reaches_the_runner_and_gets_no_fixed_n_sweep():
+    config = run(model="m", mode="sample", se_target=0.25, batch=5, n=30)
+    check_config(config)
+    judge = judge_spec("mine", config["judges"]["mine"])
+    assert (judge.run.se_target, judge.run.batch, judge.run.n) == (0.25, 5, 30)
+    assert judge.has_replies and not judge.has_sweep
+    fixed = judge_spec("mine", run(model="m", mode="sample", n=20)["judges"]["mine"])
+    assert fixed.has_sweep
 
 
 def test_several_base_urls():

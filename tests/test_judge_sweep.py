@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from geval_repro.scoring.sweep import SWEEP_COLUMNS, sweep
+from geval_repro.scoring.sweep import ADAPTIVE_MODES, DEFAULT_SE_TARGETS, SWEEP_COLUMNS, sweep
 
 
 def _replies(items: dict[tuple[str, str], list[str]], dimension: str = "coherence") -> pd.DataFrame:
@@ -175,9 +175,13 @@ def test_random_sweep_is_deterministic_from_seed_and_gain_share_ends() -> None:
     assert not np.allclose(first.loc[random_rows, "value"], other.loc[random_rows, "value"])
     fixed = first["mode"] == "first"
     pd.testing.assert_frame_equal(first.loc[fixed], other.loc[fixed])
-    assert len(first) == 2 * 2 * 3 * 20  # parsers x modes x coefficients x n
-    assert (first.loc[first["n"] == 1, "gain_share"] == 0.0).all()
-    assert (first.loc[first["n"] == 20, "gain_share"] == 1.0).all()
+    adaptive = first["mode"].isin(ADAPTIVE_MODES)
+    assert (~adaptive).sum() == 2 * 2 * 3 * 20  # parsers x modes x coefficients x n
+    assert adaptive.sum() == 2 * 2 * 3 * len(DEFAULT_SE_TARGETS)  # ... x targets
+    fixed_n = first[~adaptive]
+    assert (fixed_n.loc[fixed_n["n"] == 1, "gain_share"] == 0.0).all()
+    assert (fixed_n.loc[fixed_n["n"] == 20, "gain_share"] == 1.0).all()
+    assert first.loc[adaptive, "gain_share"].isna().all()
 
 
 def test_n_max_and_ragged_counts() -> None:

@@ -138,6 +138,8 @@ def sweep_table(
         coefficients=SWEEP_COEFFICIENTS,
         draws=settings.sweep_draws,
         n_max=settings.sweep_max_n,
+        se_targets=settings.sweep_se_targets,
+        batch=settings.sweep_batch,
     )
     write_text(out, table.to_csv(index=False, lineterminator="\n"))
 

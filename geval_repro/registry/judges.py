@@ -62,7 +62,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "base_url": "https://api.openai.com/v1",
     "temperature": 1.0,
     "top_p": 1.0,
-    "max_tokens": 5,
+    "max_tokens": None,  # automatic: 5 (released), more for a reasoning model (runner.fields)
     "top_logprobs": 20,
     "concurrency": None,  # automatic: the probe decides (geval_repro.runner.probe)
     "limit": None,
@@ -72,6 +72,8 @@ RUN_DEFAULTS: dict[str, Any] = {
     "seed": None,
     "topup_logprobs": False,
     "first_position": None,
+    "se_target": None,  # adaptive sampling off: n replies per item
+    "batch": 4,  # replies per request of adaptive sampling
 }
 
 
@@ -155,7 +157,7 @@ class RunSpec:
     base_urls: tuple[str, ...] = (RUN_DEFAULTS["base_url"],)
     temperature: float = RUN_DEFAULTS["temperature"]
     top_p: float = RUN_DEFAULTS["top_p"]
-    max_tokens: int = RUN_DEFAULTS["max_tokens"]
+    max_tokens: int | None = RUN_DEFAULTS["max_tokens"]
     top_logprobs: int = RUN_DEFAULTS["top_logprobs"]
     concurrency: int | None = RUN_DEFAULTS["concurrency"]
     limit: int | None = RUN_DEFAULTS["limit"]
@@ -165,6 +167,8 @@ class RunSpec:
     seed: int | None = RUN_DEFAULTS["seed"]
     topup_logprobs: bool = RUN_DEFAULTS["topup_logprobs"]
     first_position: str | None = RUN_DEFAULTS["first_position"]
+    se_target: float | None = RUN_DEFAULTS["se_target"]
+    batch: int = RUN_DEFAULTS["batch"]
     prompts: Mapping[str, str] = field(default_factory=dict)
     server: LocalServer | None = None
     on_cluster: bool = False
@@ -268,8 +272,10 @@ class JudgeSpec:
     @property
     def has_sweep(self) -> bool:
         """Whether the run gets the replies-per-item sweep and its figures: replies, on a
-        benchmark with per-item human scores (the sweep correlates with them)."""
-        return self.has_replies and self.benchmark.has_human_scores
+        benchmark with per-item human scores (the sweep correlates with them), the same
+        number per item (not an adaptive run's, whose items stop at their own n)."""
+        adaptive = self.run is not None and self.run.se_target is not None
+        return self.has_replies and self.benchmark.has_human_scores and not adaptive
 
     @property
     def processed_tables(self) -> tuple[str, ...]:

@@ -155,7 +155,11 @@ def sweep_figure(
 
     Lines: the first-n mean (released order) and the mean over random n-subsets with its
     2.5-97.5 % band; a dashed line marks the paper's printed value for the dimension; a
-    panel says at which n the random n-subsets have no value, and why. The legend sits under
+    panel says at which n the random n-subsets have no value, and why. The adaptive rule's
+    rows (mode ``adaptive``: the mean over random orders of the replies, one point per
+    standard-error target at its mean replies used; their band is in the table) make the
+    curve of
+    correlation against replies used beside the fixed n. The legend sits under
     the panels, the title over them in at most a few lines.
     """
     rows = sweep[(sweep["coefficient"] == coefficient) & (sweep["parser"] == parser)]
@@ -176,14 +180,22 @@ def sweep_figure(
         )
         ax.plot(random["n"], random["value"], marker="o", ms=3, label="random n-subsets (mean)")
         ax.plot(first["n"], first["value"], marker="s", ms=3, label="first n replies")
+        adaptive = dim_rows[dim_rows["mode"] == "adaptive"]
+        if len(adaptive):  # a sweep made before the adaptive rows has none
+            adaptive = adaptive.sort_values("replies_used")
+            targets = adaptive["se_target"]
+            ax.plot(
+                adaptive["replies_used"], adaptive["value"], color="tab:red", marker="D", ms=3.5,
+                lw=1, label=f"adaptive: SE target {targets.max():g} to {targets.min():g}",
+            )  # fmt: skip
         if dimension in paper:
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
         _undefined_note(ax, random, level)
         ax.set_title(dimension)
-        _replies_axis(ax)
+        _replies_axis(ax, "replies per item (n; adaptive: mean used)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
-    _below(fig, axes)
+    _below(fig, axes, ncols=None if width >= 10 else 3)  # a narrow figure: 2 rows
     fig.suptitle(wrap_lines(title, int(13 * width)), fontsize=10)
     return fig
 

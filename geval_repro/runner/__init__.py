@@ -24,6 +24,11 @@
 - :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
   rule ``judge_run_<judge>``).
 
+- :mod:`.fields`: which request fields a server accepts (a reasoning model's refusals), and
+  the completion budget.
+
 May import :mod:`geval_repro.registry`, :mod:`geval_repro.files`, :mod:`geval_repro.load`
-(a benchmark's items) and :mod:`geval_repro.stats` (Eq. 1); never :mod:`geval_repro.scoring`.
+(a benchmark's items) and :mod:`geval_repro.stats` (Eq. 1, adaptive sampling's stopping
+rule); of :mod:`geval_repro.scoring` only its reply parsers (:mod:`geval_repro.scoring.parse`,
+which imports only the registry: adaptive sampling reads the ratings it stops on with them).
 """

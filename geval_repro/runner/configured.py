@@ -108,6 +108,8 @@ def run_options(
         "seed": run.seed,
         "topup_logprobs": run.topup_logprobs,
         "first_position": run.first_position,
+        "se_target": run.se_target,
+        "batch": run.batch,
     }
     return RunOptions(**{**options, **more})
 
@@ -173,6 +175,7 @@ def summary_lines(judge: str, dimension: str, summary: Mapping[str, Any]) -> lis
         f"this run's requests, {summary['tokens']} for every answer in the output; "
         f"{summary['n_obtained']['how']}"
     ]
+    lines += [f"  left out {line}" for line in (summary.get("left_out") or {}).values()]
     lines += [f"  {count} x {error}" for error, count in summary["errors"].items()]
     lines += summary["advice"]
     return lines

@@ -10,6 +10,12 @@ rebuilt from the cache alone: a rerun sends nothing, a resumed run only what is 
 A stored answer that is not a readable completion (a damaged row) ends the chain there: it
 is requested again, and counted in the cache's ``unreadable``.
 
+**Adaptive sampling** (``ChainRule.batch`` and ``stop``): the first request asks for one
+batch of replies, each further one for the next batch (at most the replies missing to
+``n``, the maximum), until the rule of :mod:`geval_repro.stats.adaptive` says the item's
+mean rating is sure. Requests are the top-ups' (cached under the index of their first
+reply), so a rerun with a stricter target or a larger maximum sends only further batches.
+
 **Order** (:func:`dispatch`): items arrive in *groups* that share a text (a SummEval
 document, a Topical-Chat conversation, a QAGS article), in benchmark order. A server takes
 a whole group and sends its items, each item's chain back to back, before taking the next
@@ -23,6 +29,10 @@ resolve; requests that keep timing out) is dropped: its unfinished items go back
 queue for the others. When no server is left, the items not done are recorded as failed
 with the servers' errors. ``sent`` counts the requests that reached a server (a refused
 connection sent nothing).
+
+**Cut off while thinking**: an answer with a choice that ran out of its budget before it
+wrote anything (``finish_reason: length``, empty content: a reasoning model's thoughts) is
+its item's failure (:func:`cut_off`), never a rating, and is not cached as an answer.
 
 **Stops**: a response without log-probabilities to a request that asked for them stops
 the whole run (:class:`NoLogprobs`): every further answer would lack them too.
@@ -40,6 +50,7 @@ from typing import Any
 from geval_repro.runner.answers import read_completion
 from geval_repro.runner.cache import ResponseCache, request_key
 from geval_repro.runner.client import UNREACHABLE
+from geval_repro.runner.fields import ServerFields, cut_off_while_thinking, reasoning_tokens
 from geval_repro.runner.requests import derived_seed, topup_body
 
 
@@ -76,17 +87,28 @@ class ChainRule:
     server: str
     seed: int = 0
     topup_logprobs: bool = False
+    fields: ServerFields = field(default_factory=ServerFields)
+    batch: int | None = None
+    stop: Callable[[list[str]], bool] | None = field(default=None, compare=False)
 
     def step(self, item: Item, have: int) -> Step:
-        """The request after ``have`` replies (the item's first request when 0)."""
+        """The request after ``have`` replies (the item's first request when 0); a top-up
+        asks for the replies missing, at most :attr:`ServerFields.max_choices` of them, in a
+        body the server accepts (:meth:`ServerFields.apply`)."""
         if have == 0:
             return Step(item.body, item.key, 0)
+        missing = self.n - have
+        if self.batch is not None:
+            missing = min(missing, self.batch)
+        if self.fields.max_choices is not None:
+            missing = min(missing, self.fields.max_choices)
         body = topup_body(
             item.body,
-            self.n - have,
+            missing,
             derived_seed(self.seed, item.identity, have),
             logprobs=self.topup_logprobs,
         )
+        body = self.fields.apply(body)
         return Step(body, request_key(self.server, body, {**item.identity, "sample": have}), have)
 
 
@@ -118,7 +140,15 @@ class ReplyChain:
     def next_step(self) -> Step | None:
         """The next request to make, or None when the item has its ``n`` replies."""
         have = self.replies
-        return None if have >= self.rule.n else self.rule.step(self.item, have)
+        if have >= self.rule.n or (self.rule.stop is not None and have and self.sure):
+            return None
+        return self.rule.step(self.item, have)
+
+    @property
+    def sure(self) -> bool:
+        """Whether adaptive sampling's rule (:mod:`geval_repro.stats.adaptive`) stops here."""
+        texts = [(c.get("message") or {}).get("content") or "" for c in self.choices]
+        return self.rule.stop is not None and self.rule.stop(texts)
 
     @property
     def choices(self) -> list[dict[str, Any]]:
@@ -144,6 +174,18 @@ class ReplyChain:
         """The recorded failure of the first missing request, if any."""
         step = self.next_step()
         return None if step is None else cache.failure(step.key)
+
+
+def cut_off(body: dict[str, Any], response: dict[str, Any]) -> str:
+    """The failure of an answer with a reply cut off while thinking (never a rating)."""
+    budget = body.get("max_completion_tokens", body.get("max_tokens"))
+    thought = reasoning_tokens(response)
+    spent = f", {thought} of them reasoning tokens" if thought is not None else ""
+    return (
+        f"cut off while thinking: finish_reason length and no content (a completion budget of "
+        f"{budget} tokens{spent}); not read as a rating. Fix: a larger --max-tokens "
+        "(max_tokens in the run block), then rerun"
+    )
 
 
 def asks_logprobs(body: dict[str, Any]) -> bool:
@@ -209,6 +251,9 @@ async def dispatch(
                     "Fix: --mode sample (n replies per item, read by the reply parsers), or a "
                     "server that returns log-probabilities"
                 )
+            if any(cut_off_while_thinking(c) for c in response["choices"]):
+                cache.store_failure(step.key, step.body, cut_off(step.body, response), answer.text)
+                return None
             cache.store(step.key, step.body, answer.text)
             stored.add(step.key)
             chain.add(step.key, response, step.body["n"])

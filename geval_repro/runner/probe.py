@@ -17,12 +17,19 @@ resolve (else the run stops at once, as fetches do).
    tells it, the context length (vLLM's ``max_model_len``; llama.cpp's ``GET /props``). A
    server that cannot be reached here (refused, host unknown, no answer within ``timeout``)
    stops the run at once (:class:`ServerUnreachable`), naming the address;
-2. one request with ``n`` = 3 at temperature 1 and a fixed ``seed`` (with ``logprobs`` and
-   ``top_logprobs`` = K when asked): how many choices come back, whether each carries
-   log-probabilities and how many candidates the first position lists (llama-cpp-python
-   lists K + 1 when the sampled token is not among the top K);
+2. one request with ``n`` = 3 at the run's temperature and ``top_p`` and a fixed ``seed``
+   (with ``logprobs`` and ``top_logprobs`` = K when asked): how many choices come back,
+   whether each carries log-probabilities and how many candidates the first position lists
+   (llama-cpp-python lists K + 1 when the sampled token is not among the top K). An HTTP
+   400 that refuses one of its fields (a reasoning model's "Unsupported parameter:
+   'max_tokens' ... Use 'max_completion_tokens' instead", "'temperature' does not support
+   0.7 with this model") is learned and the request sent again as the server accepts it
+   (:mod:`geval_repro.runner.fields`, the result's ``fields``). A reply cut off at the two
+   tokens with no content (``finish_reason: length``), or usage counting reasoning tokens,
+   marks a reasoning model: one more request, a full reply at the run's budget, measures
+   its tokens;
 3. the same request again with ``n`` = 1: whether the same seed gives the same first reply
-   (a server that honours ``seed``).
+   (a server that honours ``seed``; unknown when no seed is sent or no text came back).
 
 The runner acts on the answer (:mod:`geval_repro.runner.run`): no log-probabilities when a
 mode needs them stops the run naming the server and suggesting ``--mode sample``; a
@@ -36,11 +43,18 @@ first ones asked for), all recorded in the manifest.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from urllib.parse import urlparse
 
 from geval_repro.runner.cache import server_name
+from geval_repro.runner.fields import (
+    ADAPTABLE,
+    ServerFields,
+    cut_off_while_thinking,
+    reasoning_tokens,
+    refused_field,
+)
 from geval_repro.runner.keys import ServerKey, server_key
 from geval_repro.runner.urls import check_base_url
 
@@ -114,7 +128,13 @@ class ProbeResult:
     seed_repeatable: bool | None = None
     software: str | None = None
     slots: int | None = None
+    fields: dict[str, Any] = field(default_factory=lambda: ServerFields().as_dict())
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def server_fields(self) -> ServerFields:
+        """What the server accepts (:mod:`geval_repro.runner.fields`)."""
+        return ServerFields.from_dict(self.fields)
 
     def as_dict(self) -> dict[str, Any]:
         """The result as a plain dict (for the manifest and ``--json``)."""
@@ -161,6 +181,22 @@ class ProbeResult:
                 "not honoured (the same seed gave another reply)",
             )
         )
+        known = self.server_fields
+        left = known.left_out({})
+        lines.append(
+            "  request fields: " + ("all accepted" if not left else "; ".join(left.values()))
+        )
+        if known.reasoning:
+            spent = (
+                f"its full reply took {known.reply_tokens} completion tokens"
+                + (f" ({known.reasoning_tokens} reasoning)" if known.reasoning_tokens else "")
+                if known.reply_tokens is not None
+                else "its full reply failed"
+            )
+            lines.append(
+                "  reasoning: yes (it thinks before it answers): "
+                f"{spent}; automatic budget {known.budget(None)} tokens per reply"
+            )
         lines.append(
             "  context length: "
             + (f"{self.context_length} tokens" if self.context_length else "not told")
@@ -198,12 +234,19 @@ async def probe(
     logprobs: bool,
     top_logprobs: int = 20,
     name: str | None = None,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    max_tokens: int | None = None,
 ) -> ProbeResult:
     """Ask the server behind ``client`` (a :class:`~geval_repro.runner.client.CompletionClient`
     for ``base_url``; ``name``: its name in the result, default its host, port and path) what
     it supports. Raises :class:`ServerUnreachable` when it cannot be reached and
     :class:`ServerUnsuitable` when it has no completions endpoint (HTTP 404); never raises
-    for an answer it does not like."""
+    for an answer it does not like. ``temperature`` and ``top_p`` are the run's (a reasoning
+    model refuses any temperature but 1), ``max_tokens`` its budget (None: automatic); an
+    HTTP 400 that refuses a field is learned and the request asked again without it
+    (:mod:`geval_repro.runner.fields`); a reasoning model gets one more request, a full
+    reply at the run's budget, whose tokens the dry run's estimate uses."""
     import json
 
     from geval_repro.runner.client import UNREACHABLE
@@ -226,45 +269,95 @@ async def probe(
         if result.context_length is None and isinstance(settings, dict):
             result.context_length = _count(settings.get("n_ctx"))
         result.slots = _count(props.get("total_slots"))
-    body: dict[str, Any] = {
+    base: dict[str, Any] = {
         "model": model,
         "messages": [{"role": "user", "content": PROBE_PROMPT}],
         "n": PROBE_CHOICES,
-        "temperature": 1.0,
+        "temperature": temperature,
+        "top_p": top_p,
         "max_tokens": 2,
         "seed": PROBE_SEED,
     }
     if logprobs:
-        body.update(logprobs=True, top_logprobs=top_logprobs)
+        base.update(logprobs=True, top_logprobs=top_logprobs)
         result.top_logprobs_asked = top_logprobs
-    first = await client.send(body)
-    if first.kind in UNREACHABLE:
-        raise ServerUnreachable(_unreachable(base_url, first.error))
-    if first.status == 404:
-        raise ServerUnsuitable(_not_found(base_url, first.error))
+    fields = ServerFields()
+    for _ in ADAPTABLE:  # each refusal names one field: learn it and ask again
+        first = await client.send(fields.apply(base))
+        if first.kind in UNREACHABLE:
+            raise ServerUnreachable(_unreachable(base_url, first.error))
+        if first.status == 404:
+            raise ServerUnsuitable(_not_found(base_url, first.error))
+        refused = None if first.ok else refused_field(first.error)
+        if refused is None or refused in fields.refused:
+            break
+        fields = fields.refusing(refused, _server_message(first.error))
+    result.fields = fields.as_dict()
     if not first.ok:
         result.errors.append(f"request with n {PROBE_CHOICES}: {first.error}")
         return result
-    choices = json.loads(first.text)["choices"]
-    result.choices_for_n = len(choices)
+    response = json.loads(first.text)
+    choices = response["choices"]
+    result.choices_for_n = len(choices)  # 1 when n is refused (the fields say why)
+    if {"logprobs", "top_logprobs"} & set(fields.refused):
+        logprobs, result.logprobs = False, False  # a mode that needs them stops (check_probe)
     if logprobs:
         positions = [_first_position(c) for c in choices]
         result.logprobs = all(p is not None for p in positions)
         if result.logprobs:
             result.top_logprobs_returned = len(positions[0].get("top_logprobs") or [])
-    again = await client.send({**body, "n": 1})
+    thought = reasoning_tokens(response)
+    if any(cut_off_while_thinking(c) for c in choices) or (thought or 0) > 0:
+        fields = await _full_reply(client, replace(fields, reasoning=True), base, max_tokens)
+        result.fields = fields.as_dict()
+    again = await client.send(fields.apply({**base, "n": 1}))
     if not again.ok:
         result.errors.append(f"request with n 1: {again.error}")
         return result
     repeat = json.loads(again.text)["choices"][0]
-    same_text = (repeat.get("message") or {}).get("content") == (
-        choices[0].get("message") or {}
-    ).get("content")
+    text = (repeat.get("message") or {}).get("content")
+    earlier_text = (choices[0].get("message") or {}).get("content")
+    same_text = text == earlier_text
     if logprobs and result.logprobs:
         position, earlier = _first_position(repeat), _first_position(choices[0])
         same_text = same_text and (position or {}).get("logprob") == (earlier or {}).get("logprob")
+    if "seed" in fields.refused or not (text or "").strip() or not (earlier_text or "").strip():
+        same_text = None  # no seed sent, or nothing written to compare (a reasoning model)
     result.seed_repeatable = same_text
     return result
+
+
+async def _full_reply(
+    client: Any, fields: ServerFields, base: dict[str, Any], max_tokens: int | None
+) -> ServerFields:
+    """``fields`` with the completion tokens (and reasoning tokens) of one full reply of a
+    reasoning model, asked with the run's budget (for the dry run's estimate)."""
+    import json
+
+    budget = fields.budget(max_tokens)
+    full = await client.send(fields.apply({**base, "n": 1, "max_tokens": budget}))
+    if not full.ok:
+        return fields
+    response = json.loads(full.text)
+    usage = response.get("usage") or {}
+    spent = usage.get("completion_tokens")
+    return replace(
+        fields,
+        reply_tokens=spent if isinstance(spent, int) else None,
+        reasoning_tokens=reasoning_tokens(response),
+    )
+
+
+def _server_message(error: str | None) -> str:
+    """The message of an HTTP error's JSON body (``error.message``), else its text."""
+    import json
+
+    text = (error or "").split(":", 1)[-1].strip()
+    try:
+        message = json.loads(text)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return text
+    return message if isinstance(message, str) else text
 
 
 def _unreachable(base_url: str, error: str | None) -> str:
@@ -298,6 +391,14 @@ def concurrency_for(result: ProbeResult | None) -> tuple[int, str]:
 
 def check_probe(result: ProbeResult, *, logprobs: bool, top_logprobs: int, n: int = 1) -> list[str]:
     """Raise :class:`ServerUnsuitable` when the server cannot serve the run; the warnings."""
+    refused = result.server_fields.refused
+    lost = [name for name in ("logprobs", "top_logprobs") if name in refused]
+    if logprobs and lost:
+        raise ServerUnsuitable(
+            f"{result.server} refuses {lost[0]} ({refused[lost[0]]}): this model gives no "
+            "log-probabilities, so the rating distribution cannot be read. Fix: --mode sample "
+            "(n replies per item, read by the reply parsers)"
+        )
     if logprobs and any("logprob" in error for error in result.errors):
         raise ServerUnsuitable(
             f"{result.server} refused the probe's request with top_logprobs {top_logprobs}: "

@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from geval_repro.runner.fields import ServerFields
+
 Mode = Literal["sample", "logprobs", "both"]
 MODES: tuple[str, ...] = ("sample", "logprobs", "both")
 
@@ -49,7 +51,7 @@ class RequestParams:
     n: int
     temperature: float
     top_p: float
-    max_tokens: int
+    max_tokens: int | None
     top_logprobs: int
 
     def __post_init__(self) -> None:
@@ -58,7 +60,7 @@ class RequestParams:
                 raise ValueError(f"{name} {getattr(self, name)} is not a finite number")
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: use one of {list(MODES)}")
-        if self.n < 1 or self.max_tokens < 1:
+        if self.n < 1 or (self.max_tokens is not None and self.max_tokens < 1):
             raise ValueError(f"n ({self.n}) and max_tokens ({self.max_tokens}) must be >= 1")
         if self.mode == "logprobs" and self.n != 1:
             raise ValueError("--mode logprobs sends one reply per item: use --mode both for n > 1")
@@ -85,16 +87,20 @@ def request_body(
     *,
     seed: int | None = None,
     logit_bias: Mapping[str, int] | None = None,
+    fields: ServerFields | None = None,
 ) -> dict[str, Any]:
     """The JSON body of one Chat Completions request for ``prompt`` (``seed`` and
-    ``logit_bias`` only when given; a logit bias sets ``max_tokens`` to 1)."""
+    ``logit_bias`` only when given; a logit bias sets ``max_tokens`` to 1), as the server
+    accepts it (``fields``: what the probe learned, :mod:`geval_repro.runner.fields`; the
+    budget is automatic when ``params.max_tokens`` is None)."""
+    fields = fields or ServerFields()
     body: dict[str, Any] = {
         "model": params.model,
         "messages": [{"role": "user", "content": prompt}],
         "n": params.n,
         "temperature": params.temperature,
         "top_p": params.top_p,
-        "max_tokens": params.max_tokens,
+        "max_tokens": fields.budget(params.max_tokens),
     }
     if params.wants_logprobs:
         body["logprobs"] = True
@@ -104,7 +110,7 @@ def request_body(
     if logit_bias:
         body["logit_bias"] = dict(logit_bias)
         body["max_tokens"] = 1
-    return body
+    return fields.apply(body)
 
 
 def derived_seed(seed: int, item: Mapping[str, Any], sample: int) -> int:

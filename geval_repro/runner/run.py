@@ -35,7 +35,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -62,6 +62,7 @@ from geval_repro.runner.dispatch import (
     ReplyChain,
     dispatch,
 )
+from geval_repro.runner.fields import ServerFields
 from geval_repro.runner.keys import ServerKey, check_key_variable
 from geval_repro.runner.lock import run_locks
 from geval_repro.runner.probe import (
@@ -79,8 +80,10 @@ from geval_repro.runner.requests import (
     first_position_bias,
     request_body,
 )
+from geval_repro.stats.adaptive import check_rule, standard_error, stops
 
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
+PILOT_ITEMS = 3  # adaptive sampling's dry run: the fewest complete items it estimates from
 FIRST_POSITION_READINGS: tuple[str, ...] = ("logit_bias",)
 ANSWERED_BY = "answered_by"  # cache meta: the servers whose answers the cache holds
 CONTEXT_ERRORS = ("context_length_exceeded", "maximum context length", "exceed context window")
@@ -133,6 +136,8 @@ class RunOptions:
     max_wait: float = MAX_WAIT
     max_response_mb: float = MAX_RESPONSE_BYTES / 2**20
     progress_seconds: float = 10.0
+    se_target: float | None = None
+    batch: int = 4
 
     def __post_init__(self) -> None:
         numbers = {
@@ -146,6 +151,13 @@ class RunOptions:
                 raise ValueError(f"{flag} {value} is not a finite number")
         if self.api_key_env is not None:
             check_key_variable(self.api_key_env)  # before anything is read or written
+        if self.se_target is not None:
+            if self.params.mode == "logprobs":
+                raise ValueError(
+                    "--se-target samples replies until the mean rating is sure: use it with "
+                    "--mode sample or --mode both"
+                )
+            check_rule(self.batch, self.se_target, self.params.n)
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
         if (
@@ -199,8 +211,19 @@ class RunOptions:
 
     @property
     def chain_rule(self) -> ChainRule:
-        """How each item's ``n`` replies are obtained (:mod:`.dispatch`)."""
-        return ChainRule(self.params.n, self.server, self.seed or 0, self.topup_logprobs)
+        """How each item's ``n`` replies are obtained (:mod:`.dispatch`; the rule's reading of
+        the replies is added by :func:`build_plan`, which knows the parser)."""
+        batch = None if self.se_target is None else self.batch
+        return ChainRule(
+            self.params.n, self.server, self.seed or 0, self.topup_logprobs, batch=batch
+        )
+
+    @property
+    def first_params(self) -> RequestParams:
+        """The parameters of an item's first request: ``n``, or one batch when adaptive."""
+        if self.se_target is None:
+            return self.params
+        return replace(self.params, n=min(self.batch, self.params.n))
 
 
 @dataclass
@@ -214,6 +237,10 @@ class Plan:
     ratings: tuple[int, ...]
     logit_bias: dict[str, int] | None = None
     questions: list[str] = field(default_factory=list)  # a dry run's: see build_plan
+    fields: ServerFields = field(default_factory=ServerFields)
+    rule: ChainRule | None = None  # how each item's replies are obtained (None: default)
+    reader: Callable[[list[str]], list[float]] | None = None  # adaptive: replies -> ratings
+    se_target: float | None = None
 
     @property
     def groups(self) -> list[list[Item]]:
@@ -255,6 +282,22 @@ def load_items_table(
 
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
+
+
+def fields_key(options: RunOptions) -> str:
+    """The cache meta's key of what the servers accept (:mod:`.fields`), per server and model."""
+    return f"request_fields:{options.server}:{options.params.model}"
+
+
+def _stored_fields(cache_folder: Path, meta_key: str) -> ServerFields:
+    """The request fields the cache in ``cache_folder`` holds (defaults without a cache)."""
+    if not (cache_folder / CACHE_FILE).is_file():
+        return ServerFields()
+    cache = ResponseCache(cache_folder)
+    try:
+        return ServerFields.from_dict(cache.meta(meta_key))
+    finally:
+        cache.close()
 
 
 def _rating_ids(cache: ResponseCache, meta_key: str) -> dict[str, int]:
@@ -348,7 +391,7 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
     if options.limit is not None:
         table = table.iloc[: options.limit]
     logit_bias, questions = _rating_bias(options, dimension.ratings, ask)
-    server = options.server
+    fields = _stored_fields(options.cache_folder, fields_key(options))
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
     shared = benchmark.texts[benchmark.shared_text]
@@ -357,14 +400,76 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
         values = dict(zip(keys + columns, row, strict=True))
         item_keys = {k: _plain(values[k]) for k in keys}
         texts = {name: values[column] for name, column in benchmark.texts.items()}
-        identity = {"benchmark": benchmark.name, **item_keys}
-        seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
-        body = request_body(
-            options.params, prompt.fill(texts, str(item_keys)), seed=seed, logit_bias=logit_bias
-        )
         group = hashlib.sha256(str(values[shared]).encode("utf-8")).hexdigest()
-        items.append(Item(item_keys, body, request_key(server, body, identity), identity, group))
-    return Plan(benchmark, prompt, items, server, dimension.ratings, logit_bias, questions)
+        prompt_text = prompt.fill(texts, str(item_keys))
+        items.append(_item(options, item_keys, prompt_text, group, logit_bias, fields))
+    plan = Plan(benchmark, prompt, items, options.server, dimension.ratings, logit_bias, questions)
+    _adapt(plan, options, fields)
+    return plan
+
+
+def adaptive_parser(fields: ServerFields) -> str:
+    """The parser adaptive sampling reads ratings with: ``final`` for a reasoning model's
+    long replies, else ``tolerant`` (an unread reply is left out)."""
+    return "final" if fields.reasoning else "tolerant"
+
+
+def _adapt(plan: Plan, options: RunOptions, fields: ServerFields) -> None:
+    """Set the plan's fields and chain rule: the options' rule with the server's fields,
+    and, when adaptive, the stopping rule (:mod:`geval_repro.stats.adaptive`) on the ratings
+    the parser :func:`adaptive_parser` reads from the replies (``tolerant``'s or
+    ``final``'s reading of :mod:`geval_repro.scoring.parse`)."""
+    plan.fields, plan.rule = fields, replace(options.chain_rule, fields=fields)
+    if options.se_target is None:
+        return
+    import pandas as pd
+
+    from geval_repro.scoring.parse import read
+
+    parser, target, batch, most = (
+        adaptive_parser(fields),
+        options.se_target,
+        options.batch,
+        options.params.n,
+    )
+
+    def reader(texts: list[str]) -> list[float]:
+        replies = pd.Series(texts, dtype=object)
+        return read(replies, options.dimension, parser, options.benchmark)[0].tolist()  # type: ignore[arg-type]
+
+    plan.reader, plan.se_target = reader, target
+    plan.rule = replace(plan.rule, stop=lambda texts: stops(reader(texts), batch, target, most))
+
+
+def _item(
+    options: RunOptions,
+    item_keys: dict[str, Any],
+    prompt: str,
+    group: str,
+    logit_bias: dict[str, int] | None,
+    fields: ServerFields,
+) -> Item:
+    """One item's request body (as the server accepts it) and cache key."""
+    identity = {"benchmark": options.benchmark, **item_keys}
+    seed = None if options.seed is None else derived_seed(options.seed, identity, 0)
+    body = request_body(
+        options.first_params, prompt, seed=seed, logit_bias=logit_bias, fields=fields
+    )
+    return Item(item_keys, body, request_key(options.server, body, identity), identity, group)
+
+
+def with_fields(options: RunOptions, plan: Plan, fields: ServerFields) -> Plan:
+    """``plan`` with every request body built as a server accepting ``fields`` takes it."""
+    items = [
+        _item(options, i.keys, i.body["messages"][-1]["content"], i.group, plan.logit_bias, fields)
+        for i in plan.items
+    ]
+    rebuilt = Plan(
+        plan.benchmark, plan.prompt, items, plan.server, plan.ratings, plan.logit_bias,
+        plan.questions,
+    )  # fmt: skip
+    _adapt(rebuilt, options, fields)
+    return rebuilt
 
 
 def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
@@ -373,29 +478,59 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
 
     Prompt tokens ~ characters / :data:`CHARS_PER_TOKEN` (billed once per request whatever
     ``n``); completion tokens <= ``n * max_tokens`` per request (an upper bound; ``max_tokens``
-    is 1 with a first-position reading, whose logit bias asks for one token). A server
+    is 1 with a first-position reading, whose logit bias asks for one token; the automatic
+    budget of a reasoning model, :mod:`.fields`, when the cache holds what an earlier run's
+    probe learned). For a reasoning model whose full reply the probe saw, the cost counts
+    ``completion_tokens_estimate``: ``n`` times that reply's completion tokens per request,
+    its reasoning tokens included (``reasoning_tokens_estimate``). A server
     that returns fewer than ``n`` choices needs top-up requests, each billed its prompt
     again: ``requests_at_most``, ``prompt_tokens_at_most`` and ``cost_at_most_usd`` count
     a server that returns one choice per request (llama.cpp's), ``n`` requests per item to
     send; the probe before a run tells which a server does. A plan with questions (a
     dry run's, :func:`build_plan`) lacks what its requests' cache keys depend on: none of its
     requests is counted as cached.
+
+    **Adaptive sampling** (``se_target``): the replies an item takes are estimated from a
+    *pilot*, the items whose replies the cache holds complete (a run with ``--limit``
+    before; at least :data:`PILOT_ITEMS` of them), as their mean number of replies, else the
+    maximum ``n``; each pending item is counted as that many replies in
+    ``ceil(replies / batch)`` requests, each billed its prompt (``adaptive`` says which).
     """
-    complete: set[str] = set()
+    complete: dict[str, int] = {}  # item key -> its replies, for the items the cache completes
     if (options.cache_folder / CACHE_FILE).is_file() and not plan.questions:
         cache = ResponseCache(options.cache_folder)
-        rule = options.chain_rule
-        complete = {
-            item.key
-            for item in plan.items
-            if ReplyChain.from_cache(item, rule, cache).next_step() is None
-        }
+        rule = plan.rule or options.chain_rule
+        for item in plan.items:
+            chain = ReplyChain.from_cache(item, rule, cache)
+            if chain.next_step() is None:
+                complete[item.key] = chain.replies
         cache.close()
     pending = [item for item in plan.items if item.key not in complete]
     chars = sum(len(m["content"]) for item in pending for m in item.body["messages"])
-    prompt_tokens = round(chars / CHARS_PER_TOKEN)
-    max_tokens = 1 if options.first_position is not None else options.params.max_tokens
-    completion_tokens = len(pending) * options.params.n * max_tokens
+    fields = plan.fields
+    max_tokens = fields.budget(options.params.max_tokens)
+    if options.first_position is not None:
+        max_tokens = 1
+    per_item, requests_per_item, adaptive = float(options.params.n), 1.0, None
+    if options.se_target is not None:
+        pilot = list(complete.values())
+        if len(pilot) >= PILOT_ITEMS:
+            per_item = sum(pilot) / len(pilot)
+        requests_per_item = math.ceil(per_item / options.batch)
+        adaptive = {
+            "pilot_items": len(pilot),
+            "replies_per_item_expected": round(per_item, 2),
+            "from": f"the mean of {len(pilot)} items the cache holds complete"
+            if len(pilot) >= PILOT_ITEMS
+            else f"the maximum n (fewer than {PILOT_ITEMS} items complete in the cache: run a "
+            f"pilot with --limit {PILOT_ITEMS * 4} first)",
+            "requests_expected": math.ceil(len(pending) * requests_per_item),
+        }
+    prompt_tokens = round(chars * requests_per_item / CHARS_PER_TOKEN)
+    replies = round(len(pending) * per_item)
+    completion_tokens = (
+        len(pending) * options.params.n * max_tokens if adaptive is None else replies * max_tokens
+    )
     estimate: dict[str, Any] = {
         "requests": len(plan.items),
         "cached": len(plan.items) - len(pending),
@@ -403,8 +538,13 @@ def dry_run(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_tokens,
         "completion_tokens_max": completion_tokens,
         "requests_at_most": len(pending) * options.params.n,
-        "prompt_tokens_at_most": prompt_tokens * options.params.n,
+        "prompt_tokens_at_most": round(chars / CHARS_PER_TOKEN) * options.params.n,
     }
+    if adaptive is not None:
+        estimate["adaptive"] = adaptive
+    if fields.reasoning and fields.reply_tokens is not None:  # what the probe's reply took
+        estimate["completion_tokens_estimate"] = replies * fields.reply_tokens
+        estimate["reasoning_tokens_estimate"] = replies * (fields.reasoning_tokens or 0)
     estimate |= costs(estimate, options.price_input, options.price_output)
     return estimate
 
@@ -414,10 +554,13 @@ def costs(
 ) -> dict[str, float | None]:
     """A dry run's costs in USD from its token counts and the prices per million tokens:
     ``cost_estimate_usd`` (``n`` choices per request) and ``cost_at_most_usd`` (one choice
-    per request, every prompt billed ``n`` times); both None without both prices."""
+    per request, every prompt billed ``n`` times); both None without both prices. The
+    completion tokens are ``completion_tokens_estimate`` when there is one (a reasoning
+    model's replies as long as the probe's full reply), else ``completion_tokens_max``."""
     if price_input is None or price_output is None:
         return {"cost_estimate_usd": None, "cost_at_most_usd": None}
-    completion = estimate["completion_tokens_max"] / 1e6 * price_output
+    tokens = estimate.get("completion_tokens_estimate", estimate["completion_tokens_max"])
+    completion = tokens / 1e6 * price_output
     prompts = {
         "cost_estimate_usd": "prompt_tokens_estimate",
         "cost_at_most_usd": "prompt_tokens_at_most",
@@ -440,7 +583,7 @@ def _pending(options: RunOptions, plan: Plan) -> tuple[list[Item], int]:
         return list(plan.items), 0
     cache = ResponseCache(options.cache_folder)
     try:
-        rule = options.chain_rule
+        rule = plan.rule or options.chain_rule
         pending = [i for i in plan.items if ReplyChain.from_cache(i, rule, cache).next_step()]
         return pending, len(cache.unreadable)
     finally:
@@ -467,6 +610,8 @@ async def _probe_servers(
             result = await probe(
                 client, url, params.model, logprobs=params.wants_logprobs,
                 top_logprobs=params.top_logprobs, name=options.label(url),
+                temperature=params.temperature, top_p=params.top_p,
+                max_tokens=params.max_tokens,
             )  # fmt: skip
         finally:
             await client.close()
@@ -479,6 +624,62 @@ async def _probe_servers(
             print(f"geval-repro: {result.server}: --concurrency {chosen} ({why})", file=sys.stderr)
     session.warnings += warnings
     return warnings
+
+
+def adaptive_record(
+    options: RunOptions, plan: Plan, records: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The manifest's record of adaptive sampling (None when off): the rule, the parser that
+    read the ratings, and the replies per item (each item's n is in the JSONL too)."""
+    if options.se_target is None:
+        return None
+    done = [r["adaptive"] for r in records if "adaptive" in r and "error" not in r]
+    used = Counter(a["n"] for a in done)
+    return {
+        "se_target": options.se_target,
+        "batch": options.batch,
+        "max_n": options.params.n,
+        "parser": adaptive_parser(plan.fields),
+        "items": len(done),
+        "replies_per_item": {str(k): v for k, v in sorted(used.items())},
+        "mean_replies": round(sum(a["n"] for a in done) / len(done), 4) if done else None,
+        "stopped_at_target": sum(a["stopped"] == "target" for a in done),
+        "stopped_at_maximum": sum(a["stopped"] == "maximum" for a in done),
+    }
+
+
+def learned_fields(options: RunOptions, session: Session) -> ServerFields:
+    """What the run's servers accept, from their probes: every field one refuses is
+    refused for all (they serve one model); reasoning when one found it."""
+    found = [session.probes[u].server_fields for u in options.base_urls if u in session.probes]
+    if not found:
+        return ServerFields()
+    fields = found[0]
+    for other in found[1:]:
+        for name, message in other.refused.items():
+            fields = fields.refusing(name, message)
+        if other.reasoning and not fields.reasoning:
+            fields = other
+    return fields
+
+
+def request_fields(options: RunOptions, plan: Plan) -> dict[str, Any]:
+    """The manifest's record of the request fields: what the servers accept (learned by
+    the probe, :mod:`.fields`), the completion budget sent and under which name, and each
+    field asked for and left out, with why."""
+    params = options.params
+    budget = 1 if plan.logit_bias else plan.fields.budget(params.max_tokens)
+    asked = {
+        "max_tokens": budget, "temperature": params.temperature, "top_p": params.top_p,
+        "seed": options.seed, "n": params.n, "logprobs": params.wants_logprobs or None,
+        "top_logprobs": params.top_logprobs if params.wants_logprobs else None,
+    }  # fmt: skip
+    return {
+        **plan.fields.as_dict(),
+        "completion_budget": budget,
+        "completion_budget_automatic": params.max_tokens is None,
+        "left_out": plan.fields.left_out(asked),
+    }
 
 
 def _max_bytes(options: RunOptions) -> int:
@@ -537,7 +738,7 @@ async def _send(
         )
     try:
         report = await dispatch(
-            groups, lanes, options.chain_rule, cache, lanes[0].workers or 1, on_item
+            groups, lanes, plan.rule or options.chain_rule, cache, lanes[0].workers or 1, on_item
         )
     finally:
         if progress is not None:
@@ -579,6 +780,16 @@ def item_record(
     if chain.next_step() is not None:  # failed: the replies that arrived, and the error
         record["error"] = chain.failure(cache) or "no answer stored (the run was interrupted)"
         return record
+    if plan.reader is not None and plan.rule is not None:  # adaptive: its n and SE
+        ratings = plan.reader(record["replies"])
+        error = standard_error(ratings)
+        sure = bool(ratings) and error <= (plan.se_target or 0)
+        record["adaptive"] = {
+            "n": len(ratings),
+            "n_read": sum(not math.isnan(r) for r in ratings),
+            "se": None if math.isinf(error) else round(error, 6),
+            "stopped": "target" if sure else "maximum",
+        }
     if logprobs:
         reading = rating_reading(choices, plan.ratings)
         record["level_probs"] = None if reading is None else reading.rating_probs
@@ -773,6 +984,15 @@ def run_judge(
             warnings = asyncio.run(_probe_servers(options, keys, session))
             for warning in warnings:
                 print(f"geval-repro: warning: {warning}", file=sys.stderr)
+            learned = learned_fields(options, session)
+            if learned != plan.fields:  # the bodies the servers accept, kept for reruns
+                cache = ResponseCache(options.cache_folder)
+                try:
+                    cache.set_meta(fields_key(options), learned.as_dict())
+                finally:
+                    cache.close()
+                plan = with_fields(options, plan, learned)
+                pending, unreadable = _pending(options, plan)
         if unreadable:
             print(
                 f"geval-repro: warning: {options.cache_folder / CACHE_FILE}: {unreadable} stored "
@@ -788,7 +1008,7 @@ def run_judge(
             if report.stored and _server_record(options) not in answered_by:
                 answered_by.append(_server_record(options))
                 cache.set_meta(ANSWERED_BY, answered_by)
-            rule = options.chain_rule
+            rule = plan.rule or options.chain_rule
             chains = [ReplyChain.from_cache(item, rule, cache) for item in plan.items]
             records = [item_record(plan, c, cache, options.params.wants_logprobs) for c in chains]
             received = cache.received_range([k for chain in chains for k in chain.keys])
@@ -849,8 +1069,10 @@ def run_judge(
             else options.api_key_env,
             "api_key_sent": any(k.value for k in keys.values()),
             "request_parameters": options.params.as_dict(),
+            "request_fields": request_fields(options, plan),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
+            "adaptive": adaptive_record(options, plan, records),
             "first_position_reading": None
             if plan.logit_bias is None
             else {"method": options.first_position, "logit_bias": plan.logit_bias},
@@ -891,6 +1113,7 @@ def run_judge(
         "errors": error_groups(errors),
         "advice": closing,
         "n_obtained": manifest["n_obtained"],
+        "left_out": manifest["request_fields"]["left_out"],
     }
 
 

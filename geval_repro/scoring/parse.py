@@ -30,7 +30,20 @@ Two parsers, both vectorized over a pandas Series of replies:
     included: coherence is 1-5 on SummEval, 1-3 on Topical-Chat). Anything else is unparsed
     (NaN) and left out of the item's mean.
 
-Both read numbers with Python's ``float()``, as the released script does (``\\d`` is
+``final``
+    For long replies (a reasoning model's, which think aloud or justify before they rate):
+    the **last** rating the reply states, since the first number of such a reply is rarely
+    its rating ("2 of the 3 key facts ... **Rating: 4**"). Text up to a closing ``</think>``
+    is dropped (a model that writes its thoughts into the reply). Read, in this order: the
+    last labelled rating (``rating``, ``score``, ``answer``, ``final score`` or the run's
+    dimension name, then ``:``, ``=``, ``is`` or ``of``, markdown ``*`` allowed around it, a
+    number, optionally ``/ <max>`` or ``out of <max>``), the last ``\\boxed{<number>}``, else
+    a last line that is a number alone (``**4**``, ``4.``). The number must lie within the
+    judge scale and a stated maximum must be the scale's; anything else is unparsed (NaN)
+    and left out of the item's mean, as for ``tolerant``. A one-token reply (``"4"``) is read
+    as ``tolerant`` reads it.
+
+All read numbers with Python's ``float()``, as the released script does (``\\d`` is
 Python's Unicode digit class, which ``float()`` also accepts).
 """
 
@@ -44,9 +57,14 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import judge_scale
 
-Parser = Literal["original", "tolerant"]
+Parser = Literal["original", "tolerant", "final"]
 
+#: The parsers every run's tables read its replies with, side by side.
 PARSERS: tuple[Parser, ...] = ("original", "tolerant")
+#: Every parser: ``final`` reads long replies (a reasoning model's) for their last rating.
+ALL_PARSERS: tuple[Parser, ...] = (*PARSERS, "final")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_OUT_OF = r"(?:\s*(?:/|out\s+of)\s*(\d+))?"
 
 ORIGINAL_PATTERN = r"^ ?([\d\.]+)"
 
@@ -88,6 +106,33 @@ def _tolerant_read(replies: pd.Series, dimension: str, benchmark: str) -> pd.Ser
     return values.where((values >= low) & (values <= high))
 
 
+def _final_read(replies: pd.Series, dimension: str, benchmark: str) -> pd.Series:
+    """The last rating a long reply states (see the module docstring); NaN when none."""
+    low, high = judge_scale(benchmark, dimension)
+    labels = rf"(?:final\s+(?:score|rating|answer)|rating|score|answer|{re.escape(dimension)})"
+    labelled = re.compile(
+        rf"{labels}\**\s*(?:[:=]|\bis\b|\bof\b)?\s*\**\s*{_NUMBER}{_OUT_OF}", re.IGNORECASE
+    )
+    boxed = re.compile(rf"\\boxed\{{\s*{_NUMBER}\s*\}}")
+    alone = re.compile(rf"^[\s*#>-]*{_NUMBER}{_OUT_OF}[\s*.!]*$")
+
+    def last(text: str) -> float:
+        text = text.rsplit("</think>", 1)[-1].strip()
+        found = [m.groups() for m in labelled.finditer(text)] or [
+            (m.group(1), None) for m in boxed.finditer(text)
+        ]
+        lines = [line for line in text.splitlines() if line.strip()]
+        if not found and lines and (match := alone.match(lines[-1])):
+            found = [match.groups()]
+        for number, most in reversed(found):
+            value = float(number)
+            if low <= value <= high and (most is None or float(most) == high):
+                return value
+        return np.nan
+
+    return pd.Series([last(text) for text in replies.astype(str)], index=replies.index)
+
+
 def read(
     replies: pd.Series, dimension: str, parser: Parser, benchmark: str
 ) -> tuple[pd.Series, pd.Series]:
@@ -100,13 +145,15 @@ def read(
     """
     check_replies(replies)
     judge_scale(benchmark, dimension)
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r}: expected one of {PARSERS}")
+    if parser not in ALL_PARSERS:
+        raise ValueError(f"unknown parser {parser!r}: expected one of {ALL_PARSERS}")
     # replies repeat a lot ("3", "4", ...): read each distinct text once and map back
     codes, texts = pd.factorize(replies.astype(str))
     distinct = pd.Series(texts, dtype=object)
     if parser == "original":
         number = _original_read(distinct)
+    elif parser == "final":
+        number = _final_read(distinct, dimension, benchmark)
     else:
         number = _tolerant_read(distinct, dimension, benchmark)
     number = pd.Series(number.to_numpy(dtype=float)[codes], index=replies.index, name=replies.name)

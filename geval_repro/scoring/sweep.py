@@ -95,6 +95,7 @@ from geval_repro.stats.accuracy_batch import (
     coded_accuracies,
     float_accuracies,
 )
+from geval_repro.stats.adaptive import stopped_n_targets
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import (
     PAIRWISE_MAX_LENGTH,
@@ -127,7 +128,15 @@ SWEEP_COLUMNS = (
     "tie_rate",
     "gain_share",
     "epsilon",
+    "se_target",
+    "replies_used",
 )
+#: The adaptive rule's rows (:mod:`geval_repro.stats.adaptive`): ``adaptive_first`` replays
+#: it on each item's replies in released order, ``adaptive`` on each draw's random order.
+ADAPTIVE_MODES = ("adaptive_first", "adaptive")
+#: The standard-error targets the sweep replays the adaptive rule for, and its batch.
+DEFAULT_SE_TARGETS = (0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+DEFAULT_BATCH = 4
 #: What the pipeline sweeps: the correlation coefficients and both accuracies (acc_eq and
 #: the tie-calibrated acc*_eq), every statistic of the registry.
 SWEEP_COEFFICIENTS = STATISTICS
@@ -515,16 +524,23 @@ def _sweep_grid(
     n_max: int,
     first: bool,
     taken: np.ndarray | None,
+    targets: tuple[float, ...] = (),
+    batch: int = DEFAULT_BATCH,
 ) -> pd.DataFrame:
     """Sweep rows (without run labels and gain share) for one laid-out run and parser.
 
     ``first``: include the first-n mode; ``taken``: the random mode's draws as flat
     positions in ``grid.values`` ``(n_max, draws, n_items)``, the i-th reply taken for each
-    item in each draw (``None`` to skip the random mode).
+    item in each draw (``None`` to skip the random mode); ``targets``: the standard-error
+    targets of the adaptive rows (rule of :mod:`geval_repro.stats.adaptive`, ``batch``,
+    maximum ``n_max``), in released order with the first mode and in each draw's order with
+    the random mode (none when ``n_max`` < ``batch``).
     """
     coefficients = tuple(coefficients)
     rows: list[dict] = []
     ns = np.arange(1, n_max + 1)
+    if n_max < batch:  # the rule cannot stop before its maximum: no adaptive rows
+        targets = ()
     coding = mean_table(grid.values)
     # integer codes of the means feed the rank kernels directly (summary: pair signs;
     # global: counts per code)
@@ -544,6 +560,15 @@ def _sweep_grid(
     encoded = grid.values if coding is None else coding.encode(grid.values)
     if first:
         scores = prefix(encoded.T)  # (n_max, n_items)
+        stops = stopped_n_targets(grid.values, batch, targets, n_max) if targets else []
+        for target, used in zip(targets, stops, strict=True):  # released order; (n_items,)
+            chosen = np.take_along_axis(scores, used[None, :] - 1, axis=0)
+            values, thresholds, ties = _step(
+                chosen, grid, coefficients, coding, coded, pooled=False, tables=tables
+            )
+            rows += _adaptive_rows(
+                "adaptive_first", values, thresholds, ties[0], target, used, n_max
+            )
         values, thresholds, ties = _step(
             scores, grid, coefficients, coding, coded, pooled=False, tables=tables
         )
@@ -564,6 +589,16 @@ def _sweep_grid(
             ]
     if taken is not None:
         scores = prefix(encoded.ravel()[taken])  # (n_max, draws, n_items)
+        stops = []
+        if targets:  # the rule on each draw's order of each item's replies
+            drawn = np.moveaxis(grid.values.ravel()[taken], 0, -1)  # (draws, n_items, n_max)
+            stops = stopped_n_targets(drawn, batch, targets, n_max)  # (targets, draws, items)
+        for target, used in zip(targets, stops, strict=True):
+            chosen = np.take_along_axis(scores, used[None] - 1, axis=0)[0]
+            values, thresholds, (ties,) = _step(
+                chosen, grid, coefficients, coding, coded, pooled=True, tables=tables
+            )
+            rows += _adaptive_rows("adaptive", values, thresholds, ties, target, used, n_max)
         for n in ns:
             values, thresholds, (ties,) = _step(
                 scores[n - 1], grid, coefficients, coding, coded, pooled=True, tables=tables
@@ -583,13 +618,53 @@ def _sweep_grid(
                         "epsilon": np.nan if epsilon is None else float(epsilon.mean()),
                     }
                 )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    fixed = ~frame["mode"].isin(ADAPTIVE_MODES)
+    frame.loc[fixed, "replies_used"] = frame.loc[fixed, "n"].astype(float)
+    return frame
+
+
+def _adaptive_rows(
+    mode: str,
+    values: dict[str, np.ndarray],
+    thresholds: dict[str, np.ndarray],
+    ties: float,
+    target: float,
+    used: np.ndarray,
+    n_max: int,
+) -> list[dict]:
+    """The rows of one standard-error target: per coefficient the value (the mean over the
+    draws, with the 2.5-97.5 % band, for ``adaptive``; the released order's value for
+    ``adaptive_first``), the tie rate, the target and the mean replies used per item; ``n``
+    is the rule's maximum ``n_max``."""
+    rows = []
+    for coefficient, value in values.items():
+        value = np.asarray(value, dtype=float)
+        band = np.percentile(value, BAND_PERCENTILES) if mode == "adaptive" else (np.nan,) * 2
+        epsilon = thresholds.get(coefficient)
+        rows.append(
+            {
+                "mode": mode,
+                "n": n_max,
+                "coefficient": coefficient,
+                "value": float(value.mean()),
+                "band_low": float(band[0]),
+                "band_high": float(band[1]),
+                "tie_rate": float(ties),
+                "epsilon": np.nan if epsilon is None else float(np.mean(epsilon)),
+                "se_target": target,
+                "replies_used": float(used.mean()),
+            }
+        )
+    return rows
 
 
 def _gain_share(frame: pd.DataFrame) -> pd.Series:
-    """``(value_n - value_1) / (value_nmax - value_1)`` within each sweep curve."""
+    """``(value_n - value_1) / (value_nmax - value_1)`` within each sweep curve of fixed n
+    (NaN for the adaptive rows)."""
     curve = ["judge", "dimension", "parser", "mode", "coefficient"]
-    grouped = frame.sort_values("n").groupby(curve, sort=False)["value"]
+    fixed = ~frame["mode"].isin(ADAPTIVE_MODES)
+    grouped = frame[fixed].sort_values("n").groupby(curve, sort=False)["value"]
     start = grouped.transform("first")  # value at n = 1
     span = grouped.transform("last") - start  # value at n = n_max minus value at n = 1
     return ((frame["value"] - start) / span).where(span != 0)
@@ -605,6 +680,8 @@ def sweep(
     modes: Iterable[SubsetRule] = SUBSET_RULES,
     draws: int = DEFAULT_DRAWS,
     n_max: int | None = None,
+    se_targets: Iterable[float] = DEFAULT_SE_TARGETS,
+    batch: int = DEFAULT_BATCH,
 ) -> pd.DataFrame:
     """The replies-per-item sweep of every run in ``replies`` (see the module docstring).
 
@@ -612,8 +689,10 @@ def sweep(
     benchmark's tidy table (e.g. :func:`geval_repro.load.summeval.load_summeval`); ``seed``:
     a non-negative integer; ``coefficients``: any of :data:`SWEEP_COEFFICIENTS` (default:
     the correlation coefficients; the pipeline sweeps all of them); ``n_max``: the largest n
-    (default: the run's replies per item). Returns a DataFrame with the columns of
-    :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode, coefficient and n.
+    (default: the run's replies per item); ``se_targets`` and ``batch``: the adaptive rule's
+    rows (:data:`ADAPTIVE_MODES`; none when ``se_targets`` is empty). Returns a DataFrame
+    with the columns of :data:`SWEEP_COLUMNS`, sorted by judge, dimension, parser, mode,
+    coefficient, n and standard-error target (descending).
     """
     modes = tuple(modes)
     parsers = tuple(parsers)
@@ -656,9 +735,17 @@ def sweep(
                 taken = np.moveaxis(small, -1, 0)[:, :, order].astype(np.int32, order="C")
                 taken += offsets.astype(np.int32)
                 del permutations
-            part = _sweep_grid(grid, coefficients, top, "first" in modes, taken)
+            part = _sweep_grid(
+                grid, coefficients, top, "first" in modes, taken, tuple(se_targets), batch
+            )
             frames.append(part.assign(judge=judge, dimension=dimension, parser=parser))
     out = pd.concat(frames, ignore_index=True)
     out["gain_share"] = _gain_share(out)
-    order = ["judge", "dimension", "parser", "mode", "coefficient", "n"]
-    return out.loc[:, list(SWEEP_COLUMNS)].sort_values(order, ignore_index=True)
+    if "se_target" not in out:
+        out["se_target"] = np.nan
+    out["se_target"] = out["se_target"].astype(float)
+    order = ["judge", "dimension", "parser", "mode", "coefficient", "n", "se_target"]
+    ascending = [True] * 6 + [False]
+    return out.loc[:, list(SWEEP_COLUMNS)].sort_values(
+        order, ascending=ascending, ignore_index=True
+    )

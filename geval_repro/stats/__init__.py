@@ -1,7 +1,9 @@
 """Meta-evaluation statistics: coefficients, correlation levels, tie rates, pairwise accuracy
 with tie calibration (Deutsch et al., 2023; :mod:`.accuracy_batch` for a batch of coded
 matrices against one human matrix; :mod:`.comparison` for binary comparisons of two texts),
-uncertainty (:mod:`.clustered`: a bootstrap and a sign-flip test over clusters of
+adaptive sampling's stopping rule (:mod:`.adaptive`: replies until the standard error of an
+item's mean rating is within a target, and its exact bias), uncertainty (:mod:`.clustered`:
+a bootstrap and a sign-flip test over clusters of
 observations), paired permutation tests (:mod:`.permutation`; its resamples' statistics
 without recomputing swapped matrices in :mod:`.permutation_terms` and
 :mod:`.swapped_sums`).
