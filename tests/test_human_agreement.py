@@ -57,3 +57,14 @@ def test_mean_of_experts_equals_summeval_scores(mirror_dir: Path) -> None:
     alpha = annotator_alpha(experts)
     assert alpha["n_items"].tolist() == [1600] * 4
     assert alpha["n_annotators"].tolist() == [3] * 4
+
+
+def test_twins_note_names_annotators_who_agree_on_every_item() -> None:
+    from geval_repro.human.agreement import TWINS, twins_note
+
+    ratings = pd.DataFrame({1: [1, 2, 3, 4], 2: [2, 2, 5, 4], 3: [2, 2, 5, 4]})
+    note = twins_note(ratings)
+    assert note.startswith(f"annotators 2 and 3 {TWINS}")
+    assert twins_note(ratings.assign(**{"3": [2, 2, 5, 3]}).drop(columns=3)) == ""
+    # one item apart is not a twin: every item must agree
+    assert twins_note(pd.DataFrame({1: [1, 2, 3], 2: [1, 2, 4], 3: [5, 5, 5]})) == ""

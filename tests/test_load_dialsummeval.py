@@ -10,12 +10,14 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from geval_repro.human.agreement import TWINS
 from geval_repro.load.benchmarks import TABLE_LOADERS, load_benchmark
 from geval_repro.load.dialsummeval import RELEASED_PREFIX
 from geval_repro.registry.benchmarks import DIALSUMMEVAL_SYSTEMS, get_benchmark
-from geval_repro.registry.sources import get_source
+from geval_repro.registry.sources import REPO_ROOT, get_source
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
@@ -98,6 +100,12 @@ def test_the_second_and_third_annotators_coherence_ratings_are_identical(
     assert agreed("coherence", 0, 1) < 0.3 and agreed("coherence", 0, 2) < 0.3
     for dimension in ("consistency", "fluency", "relevance"):
         assert 0.25 <= agreed(dimension, 1, 2) <= 0.6
+    # The committed rows that compare annotators say so on coherence, and only there.
+    for table in ("human/human_ceiling.csv", "alt_test.csv"):
+        rows = pd.read_csv(REPO_ROOT / "results" / "tables" / table)
+        rows = rows[rows["benchmark"] == "dialsummeval"]
+        marked = rows["note"].fillna("").str.contains(TWINS, regex=False)
+        assert len(rows) and (marked == (rows["dimension"] == "coherence")).all(), table
 
 
 def test_annotators_table_in_long_form(mirror_dir: Path, table) -> None:

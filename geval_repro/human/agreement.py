@@ -23,6 +23,8 @@ SUMMARY_UNIT = ["doc_id", "system_id"]
 
 #: The column of a long ratings table naming who gave a rating.
 ANNOTATOR = "annotator"
+#: The words of :func:`twins_note` that readers of a row's note look for.
+TWINS = "gave the same rating on every item"
 
 
 def _ratings(annotators: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -36,6 +38,28 @@ def _ratings(annotators: pd.DataFrame, dimension: str) -> pd.DataFrame:
             f"{row['system_id']!r}) more than once; keep one rating per annotator and summary"
         )
     return part.pivot(index=SUMMARY_UNIT, columns=ANNOTATOR, values="score").sort_index()
+
+
+def twins_note(ratings: pd.DataFrame) -> str:
+    """What a reader must know when two annotators of ``ratings`` (items x annotators, one
+    dimension) gave the same rating on every item, else "": every number comparing annotators
+    then rests on one annotator fewer than it counts (DialSummEval's coherence: annotators 2
+    and 3, docs/protocol.md)."""
+    names = list(ratings.columns)
+    values = ratings.to_numpy(dtype=float)
+    twins = [
+        f"{names[a]} and {names[b]}"
+        for a in range(len(names))
+        for b in range(a + 1, len(names))
+        if np.array_equal(values[:, a], values[:, b])
+    ]
+    if not twins:
+        return ""
+    return (
+        f"annotators {', '.join(twins)} {TWINS} (as released): "
+        "leaving one out leaves its twin among the others, so this rests on one annotator "
+        "fewer than it counts"
+    )
 
 
 def annotator_mean_scores(annotators: pd.DataFrame) -> pd.DataFrame:

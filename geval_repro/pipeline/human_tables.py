@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.files.paths import PathLike
-from geval_repro.human.agreement import ANNOTATOR, annotator_alpha
+from geval_repro.human.agreement import ANNOTATOR, SUMMARY_UNIT, annotator_alpha, twins_note
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
 from geval_repro.human.qags_consistency import (
@@ -53,6 +53,10 @@ def ceiling_rows(annotators: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame
         annotators, coefficients=("pearson", "spearman", "kendall"), level=benchmark.level
     )
     n_annotators = annotators[ANNOTATOR].nunique()
+    twins = {
+        dimension: twins_note(part.pivot(index=SUMMARY_UNIT, columns=ANNOTATOR, values="score"))
+        for dimension, part in annotators.groupby("dimension")
+    }
     upstream = get_source(benchmark.other_tables[benchmark.human_tables["annotators"]])
     where = f"{upstream.owner}/{upstream.repo} {upstream.path}"
     source = f"{benchmark.title}'s per-annotator ratings ({where})"
@@ -80,8 +84,19 @@ def ceiling_rows(annotators: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame
             "paper": "",
             "delta": np.nan,
             "status": "recomputed",
-            "note": f"{source}; the reference is the mean of two annotators, not three, so "
-            "this is a yardstick rather than a strict upper bound",
+            "note": [
+                "; ".join(
+                    filter(
+                        None,
+                        [
+                            f"{source}; the reference is the mean of two annotators, not "
+                            "three, so this is a yardstick rather than a strict upper bound",
+                            twins[dimension],
+                        ],
+                    )
+                )
+                for dimension in table["dimension"]
+            ],
         }
     )
     return rows[COLUMNS].astype({"n_items": "Int64", "n_groups": "Int64"})

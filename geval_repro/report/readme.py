@@ -49,6 +49,7 @@ from pathlib import Path
 import pandas as pd
 
 from geval_repro.files.atomic import write_text
+from geval_repro.human.agreement import TWINS
 from geval_repro.registry import outputs, summeval_paper
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
@@ -547,6 +548,15 @@ def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
             _markdown_table(table),
             "",
         ]
+        yardstick_notes = shown[shown["metric"].str.startswith(HUMAN_PREFIX)]
+        twins = yardstick_notes[yardstick_notes["note"].str.contains(TWINS, regex=False)]
+        lines += [
+            f"The human yardstick's {d}: "
+            + next(part for part in note.split("; ") if TWINS in part)
+            + "."
+            for d, note in dict(zip(twins["dimension"], twins["note"], strict=True)).items()
+        ]
+        lines += [""] if len(twins) else []
     return lines
 
 

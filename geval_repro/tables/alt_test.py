@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from geval_repro.human.agreement import twins_note
 from geval_repro.registry.benchmarks import Benchmark, Dimension
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.stats.alt_test import (
@@ -234,10 +235,11 @@ def alt_test_rows(
             else:
                 result = run(values[tested], ratings[tested], epsilon)
             rows.append(_row(result, n, m, **fields, scale=scale, note=note))
+        twins = twins_note(panel)
         for row in rows:
             row["constant_passes"] = constant.passed
-            if constant.passed:
-                row["note"] = "; ".join(filter(None, [row["note"], NOT_APART]))
+            apart = NOT_APART if constant.passed else ""
+            row["note"] = "; ".join(filter(None, [row["note"], apart, twins]))
         records += rows
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
     return table.astype({"n_items": "Int64", "n_annotators": "Int64", "passed": "boolean"})
