@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from geval_repro.human.agreement import TWINS
 from geval_repro.report.readme import (
     PAGE_HEAD,
     main,
@@ -217,7 +218,7 @@ def test_a_benchmark_beyond_the_paper_gets_its_section(tmp_path):
          "value": 0.13, "ci_low": 0.1, "ci_high": 0.16, "n_items": 1300, "status": "recomputed"},
         {**base, "dimension": "coherence", "metric": human,
          "variant": "mean over the 3 annotators", "value": 0.701, "n_items": None,
-         "status": "recomputed"},
+         "status": "recomputed", "note": f"source; annotators 2 and 3 {TWINS} (as released)"},
         {**base, "dimension": "coherence", "metric": human,
          "variant": "annotator 1", "value": 0.388, "n_items": 1248, "status": "recomputed"},
         {**base, "coefficient": "pearson", "dimension": "coherence", "metric": "ROUGE-1",
@@ -234,4 +235,6 @@ def test_a_benchmark_beyond_the_paper_gets_its_section(tmp_path):
     assert "0.266 [0.217, 0.316] (n = 1287)" in section  # below the full 1,300: its n
     assert "sms (released by the authors) | 0.130 [0.100, 0.160]" in section
     assert "(mean over the 3 annotators) | 0.701 |" in section
+    # the yardstick's note on two annotators who agree on every item, under the table
+    assert f"The human yardstick's coherence: annotators 2 and 3 {TWINS} (as released)." in section
     assert "annotator 1" not in section and "0.500" not in section  # Kendall only

@@ -548,8 +548,8 @@ def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
             _markdown_table(table),
             "",
         ]
-        yardstick_notes = shown[shown["metric"].str.startswith(HUMAN_PREFIX)]
-        twins = yardstick_notes[yardstick_notes["note"].str.contains(TWINS, regex=False)]
+        yardstick = shown[shown["metric"].str.startswith(HUMAN_PREFIX)].fillna({"note": ""})
+        twins = yardstick[yardstick["note"].str.contains(TWINS, regex=False)]
         lines += [
             f"The human yardstick's {d}: "
             + next(part for part in note.split("; ") if TWINS in part)
