@@ -27,7 +27,7 @@ ANNOTATOR = "annotator"
 TWINS = "gave the same rating on every item"
 
 
-def _ratings(annotators: pd.DataFrame, dimension: str) -> pd.DataFrame:
+def annotator_ratings(annotators: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """Items x annotators table of one dimension (NaN = missing); duplicates raise."""
     part = annotators.loc[annotators["dimension"] == dimension]
     duplicated = part.duplicated([*SUMMARY_UNIT, ANNOTATOR], keep=False)
@@ -82,7 +82,7 @@ def annotator_alpha(annotators: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for dimension in sorted(annotators["dimension"].unique()):
-        ratings = _ratings(annotators, dimension)
+        ratings = annotator_ratings(annotators, dimension)
         data = ratings.to_numpy(dtype=float).T  # coders x units
         domain = np.unique(data[~np.isnan(data)])
         rows.append(

@@ -23,7 +23,12 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.files.paths import PathLike
-from geval_repro.human.agreement import ANNOTATOR, SUMMARY_UNIT, annotator_alpha, twins_note
+from geval_repro.human.agreement import (
+    ANNOTATOR,
+    annotator_alpha,
+    annotator_ratings,
+    twins_note,
+)
 from geval_repro.human.ceiling import leave_one_out_ceiling
 from geval_repro.human.distributions import score_counts, tie_rates
 from geval_repro.human.qags_consistency import (
@@ -54,8 +59,8 @@ def ceiling_rows(annotators: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame
     )
     n_annotators = annotators[ANNOTATOR].nunique()
     twins = {
-        dimension: twins_note(part.pivot(index=SUMMARY_UNIT, columns=ANNOTATOR, values="score"))
-        for dimension, part in annotators.groupby("dimension")
+        dimension: twins_note(annotator_ratings(annotators, dimension))
+        for dimension in annotators["dimension"].unique()
     }
     upstream = get_source(benchmark.other_tables[benchmark.human_tables["annotators"]])
     where = f"{upstream.owner}/{upstream.repo} {upstream.path}"
