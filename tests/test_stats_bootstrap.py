@@ -247,6 +247,38 @@ def test_item_resampling_equals_recomputing_each_resample(coefficient, kind, see
             assert value == pytest.approx(reference(m[row], h[row])[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("coefficient", ["spearman", "kendall"])
+@pytest.mark.parametrize("kind", ["continuous", "tied", "near_ties", "near_tie_chain"])
+@pytest.mark.parametrize("unit", ["inputs", "systems", "both"])
+def test_global_level_over_inputs_equals_recomputing_each_resample(coefficient, kind, unit):
+    """Global level with the inputs (SFRES's dialogue acts: a few utterances per act, most
+    cells of the positions x acts matrix empty), systems or both drawn: the coded cells give,
+    bit for bit, what recomputing each resampled matrix gives (a plain loop), NaN where a
+    resample is constant (one act drawn every time, whose utterances tie)."""
+    rng = np.random.default_rng(11)
+    n_rows, n_inputs = 6, 40
+    metric, human = _pooled_items(3, kind)
+    values = np.resize(metric[0], n_rows * n_inputs).reshape(n_rows, n_inputs)
+    ratings = np.resize(human[0], n_rows * n_inputs).reshape(n_rows, n_inputs)
+    values[rng.random(values.shape) < 0.6] = np.nan  # acts of 1-6 utterances
+    values[:, 0] = np.nan
+    values[0, 0], values[1, 0] = 0.5, 0.5  # act 0: two utterances, tied on both sides
+    ratings[:, 0] = 1.0
+    draws = {"inputs": (None, True), "systems": (True, None), "both": (True, True)}[unit]
+    rows = rng.integers(0, n_rows, (200, n_rows)) if draws[0] else None
+    columns = rng.integers(0, n_inputs, (200, n_inputs)) if draws[1] else None
+    if columns is not None:
+        columns[:2] = 0  # act 0 only: constant, undefined
+    fast = resampled_correlations(
+        values, ratings, "global", coefficient, system_indices=rows, input_indices=columns
+    )
+    loop = recomputed_each(values, ratings, "global", coefficient, rows, columns)
+    if columns is not None:
+        assert np.isnan(fast[:2]).all()
+    assert np.isfinite(fast).sum() > 150
+    np.testing.assert_array_equal(fast, loop)  # exact, NaN in the same places
+
+
 # --- System level: every resample's means from one product, against each resampled matrix ---
 
 

@@ -22,9 +22,10 @@ level (any unit but items), every resample's system means come from one sparse p
 its draws with the score matrices, for a block of resamples at once, and resampled systems
 gather them (:func:`_resampled_system_means`; same values as recomputing each resampled
 matrix, up to the order of the sums in each mean). At the global level with items as the
-unit, a coefficient with a ``codes`` path (:mod:`geval_repro.stats.registry`: Spearman,
-Kendall) reads each resample's tie groups from the pooled items' codes instead of merging
-and sorting each resample (:func:`_coded_items`; same values). Every other case recomputes
+unit (or the inputs, as SFRES's dialogue acts), a coefficient with a ``codes`` path
+(:mod:`geval_repro.stats.registry`: Spearman, Kendall) reads each resample's tie groups from
+the complete cells' codes instead of merging and sorting each resample (:func:`_coded_cells`;
+same values). Every other case recomputes
 each resampled matrix with the coefficient's row function (the generic path).
 """
 
@@ -111,36 +112,61 @@ def resampled_correlations(
         return _reweighted_documents(metric, human, entry.name, columns)
     if level is Level.SYSTEM:
         return _resampled_system_means(metric, human, entry, rows, columns)
-    if item_indices is not None and entry.codes is not None:
-        values = _coded_items(metric[0], human[0], entry, columns)
+    if level.pooled and entry.codes is not None:
+        values = _coded_cells(metric, human, entry, rows, columns)
         if values is not None:
             return values
     return _recomputed(metric, human, level, entry.name, rows, columns)
 
 
-def _coded_items(
-    metric: np.ndarray, human: np.ndarray, entry: Coefficient, items: np.ndarray
+def _coded_cells(
+    metric: np.ndarray,
+    human: np.ndarray,
+    entry: Coefficient,
+    rows: np.ndarray,
+    columns: np.ndarray,
 ) -> np.ndarray | None:
-    """Global level, items resampled, by the entry's ``codes`` path, without merging or
-    sorting any resample.
+    """Global level by the entry's ``codes`` path, without merging or sorting any resample.
 
-    ``metric``/``human``: the pooled complete items (1-D); ``items``: ``(n_resamples, n)``
-    indices into them. A resample only repeats or drops items; when every subset of each
-    vector clusters as the whole (:func:`~geval_repro.stats.tie_rule.stable_clusters`), a
-    drawn value's tie group is its group in the pooled items, so each resample's codes are
-    the drawn items' groups. A vector is constant when it draws a single group. Same values
-    as recomputing each resample; None when a resample's tie groups could differ (the
-    caller then recomputes).
+    ``rows`` ``(n_resamples, n_rows)`` and ``columns`` ``(n_resamples, n_draws)`` select each
+    resample's rows and columns of the ``(n_rows, n_inputs)`` matrices (items resampled: one
+    row of the pooled complete items, whose columns are drawn; inputs resampled, as SFRES's
+    dialogue acts: every row, drawn columns). A resample only repeats or drops cells; when
+    every subset of the complete cells' values clusters as the whole
+    (:func:`~geval_repro.stats.tie_rule.stable_clusters`), a drawn value's tie group is its
+    group among all the complete cells, so each resample's codes are its drawn cells' groups,
+    laid out as the resampled matrix flattened (the positions, and so the order of every
+    sum, of recomputing it). A vector is constant when its present cells span a single
+    group. Same values as recomputing each resample; None when a resample's tie groups
+    could differ (the caller then recomputes).
     """
-    coded = [stable_clusters(values) for values in (metric, human)]
+    complete = ~(np.isnan(metric) | np.isnan(human))
+    coded = [stable_clusters(values[complete]) for values in (metric, human)]
     if coded[0] is None or coded[1] is None:
         return None
-    drawn = [groups.groups[items] for groups in coded]
-    defined = np.ones(items.shape[0], dtype=bool)
-    for group in drawn:
-        defined &= group.max(axis=-1) > group.min(axis=-1)
-    values = entry.function("codes")(drawn[0], drawn[1], np.ones(items.shape, dtype=bool))
-    return np.where(defined, values, np.nan)
+    # Each cell's group (0 where a pair is incomplete: masked out below).
+    groups = []
+    for clusters in coded:
+        cells = np.zeros(metric.shape, dtype=np.int64)
+        cells[complete] = clusters.groups
+        groups.append(cells)
+    n_resamples = rows.shape[0]
+    n_cells = rows.shape[1] * columns.shape[1]
+    block = max(1, CELLS_PER_BLOCK // n_cells)
+    values = np.empty(n_resamples)
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        picked = (rows[start:stop, :, None], columns[start:stop, None, :])
+        present = complete[picked].reshape(stop - start, n_cells)
+        drawn = [cells[picked].reshape(stop - start, n_cells) for cells in groups]
+        defined = np.ones(stop - start, dtype=bool)
+        for group in drawn:
+            high = np.where(present, group, -1).max(axis=-1)
+            low = np.where(present, group, np.iinfo(np.int64).max).min(axis=-1)
+            defined &= high > low
+        value = entry.function("codes")(drawn[0], drawn[1], present)
+        values[start:stop] = np.where(defined, value, np.nan)
+    return values
 
 
 def _reweighted_documents(
