@@ -500,8 +500,12 @@ def test_global_int64_path_and_small_blocks_give_the_same_values(
         with monkeypatch.context() as patched:
             patched.setattr(accuracy, "GLOBAL_RESAMPLES_PER_BLOCK", 7)  # 30 = 4 x 7 + 2
             blocked = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
+        with monkeypatch.context() as patched:
+            patched.setattr(accuracy, "GLOBAL_CELLS_PER_BLOCK", 1)  # one resample per batch
+            single = resampled_accuracies(metric, human, "global", draws, calibrate=calibrate)
         np.testing.assert_array_equal(wide, narrow)
         np.testing.assert_array_equal(blocked, narrow)
+        np.testing.assert_array_equal(single, narrow)
 
 
 def test_global_calibration_merges_a_candidate_that_cannot_win() -> None:

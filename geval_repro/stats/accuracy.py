@@ -160,6 +160,11 @@ SELECTION_ATOL = 1e-12
 #: Draws per resample below which the global bootstrap counts in int16 and sums in int32.
 NARROW_DRAWS = 2**15
 GLOBAL_RESAMPLES_PER_BLOCK = 128  # resamples per batch of the global sweep (cache-sized)
+#: Rows x resamples per batch of the global sweep with a calibrated threshold, whose rows
+#: (one per segment and item) run to hundreds of thousands for continuous scores (SFRES's
+#: UniEval: 481,305): batches of the bootstrap's ``CELLS_PER_BLOCK`` there held 4 resamples,
+#: and each sparse product's overhead weighed more than its work (2x slower; about 34 MB).
+GLOBAL_CELLS_PER_BLOCK = 2**22
 #: Resamples per batch of the summary sweep (cache-sized): integer counts, float weights.
 SUMMARY_RESAMPLES_PER_BLOCK = 128
 WEIGHTED_RESAMPLES_PER_BLOCK = 32
@@ -646,7 +651,7 @@ def _global_accuracies(
     counts = _draw_counts(indices, human.size)
     copies = (counts * (counts - 1) // 2).sum(axis=0)
     per_block = max(
-        1, min(GLOBAL_RESAMPLES_PER_BLOCK, CELLS_PER_BLOCK // max(1, plan.row_item.size))
+        1, min(GLOBAL_RESAMPLES_PER_BLOCK, GLOBAL_CELLS_PER_BLOCK // max(1, plan.row_item.size))
     )
     values = np.empty(n_resamples)
     n_pairs = n_draws * (n_draws - 1) / 2
