@@ -82,13 +82,31 @@ def test_redact_masks_the_key_in_hexadecimal_and_base64():
     assert redact(f"id {hexadecimal} end", KEY) == "id *** end"
     assert redact(f"id {hexadecimal.upper()[:16]} end", KEY) == "id *** end"  # 8 bytes of it
     # three bytes before the key: base64's groups 1 to 7 are its first 21 bytes, group 0 is
-    # "abc" and group 8 its last byte with padding
+    # "abc" and group 8 its last byte with padding, which decodes to that byte: the whole
+    # run of base64 goes, padding and all
     encoded = base64.b64encode(b"abc" + KEY.encode()).decode()
-    assert redact(f"Basic {encoded}", KEY) == f"Basic {encoded[:4]}***{encoded[32:]}"
+    assert base64.b64decode(encoded[32:]) == KEY.encode()[-1:]
+    assert redact(f"Basic {encoded}", KEY) == "Basic ***"
     for before in (b"a", b"ab"):  # the other two alignments, and the URL-safe alphabet
         for encode in (base64.b64encode, base64.urlsafe_b64encode):
             text = encode(before + KEY.encode()).decode()
             assert "***" in redact(text, KEY) and len(redact(text, KEY)) < len(text) - 20
+
+
+@pytest.mark.parametrize("length", range(MIN_FRAGMENT, 26))
+def test_redact_masks_every_base64_of_the_key_whole(length):
+    """Keys of 8 bytes and longer, in base64 at each of its three alignments (0-3 other
+    bytes before, 0-2 after), either alphabet, padded or not: the whole run of base64 is
+    masked, none of its characters left to decode a byte of the key from. Until now a key
+    of 8-10 bytes at some alignments was missed, and the groups at a longer key's ends,
+    which mix its first or last byte with the bytes around it, were left."""
+    key = (KEY * 2)[:length]
+    for before in (b"", b"a", b"ab", b"abc"):
+        for after in (b"", b"z", b"yz"):
+            for encode in (base64.b64encode, base64.urlsafe_b64encode):
+                encoded = encode(before + key.encode() + after).decode()
+                for text in (encoded, encoded.rstrip("=")):
+                    assert redact(f'{{"t": "{text}"}}', key) == '{"t": "***"}', text
 
 
 def test_redacted_json_stays_json_and_decodes_without_the_key():

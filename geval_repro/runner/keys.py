@@ -32,9 +32,12 @@ the text decodes (JSON's and Python's ``\\u0073``, ``\\x73``, ``\\n``, an escape
 percent-encoding ``%73``; HTML character references ``&#115;``, ``&#x73;``, ``&amp;``; each
 up to :data:`DECODE_DEPTH` times over: an escape of an escape), where ``json.loads`` would
 give the key back; and in hexadecimal and base64 (every stretch of its UTF-8 bytes at least
-:data:`MIN_FRAGMENT` long, at each of base64's three alignments). The escaped key is
+:data:`MIN_FRAGMENT` long, at each of base64's three alignments: :data:`BASE64_STRETCH`
+characters). The escaped key is
 masked in the text as received, whole escapes at a time, so a JSON text stays JSON and
-decodes to ``***`` where the key was. A reply that spells the key token by token leaves no
+decodes to ``***`` where the key was; a base64 stretch is masked with the whole run of
+base64 characters around it, whose edge characters would give the key's bytes beside the
+stretch. A reply that spells the key token by token leaves no
 stretch of it in any one text, but in its log-probabilities' tokens read in a row: those
 tokens are masked too (:func:`redact_tokens`), before the answer is cached. A value shorter
 than :data:`MIN_FRAGMENT` characters is taken for a placeholder (``EMPTY``, ``x``: a local
@@ -48,6 +51,7 @@ import base64
 import functools
 import os
 import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -161,38 +165,64 @@ def server_key(
 @dataclass(frozen=True)
 class _Forms:
     """What :func:`redact` looks for: the stretches (of :data:`MIN_FRAGMENT` characters of
-    the key, of :data:`MIN_FRAGMENT` bytes of it in hexadecimal and base64) and a pattern
-    of the runs of characters that may hold one."""
+    the key, of :data:`MIN_FRAGMENT` bytes of it in hexadecimal and base64), which of them
+    are base64 (``encoded``), and a pattern of the runs of characters that may hold one."""
 
     stretches: frozenset[str]
+    encoded: frozenset[str]
     lengths: tuple[int, ...]
     runs: re.Pattern[str]
+
+
+#: base64's characters in either alphabet, and its padding: a base64 stretch is masked with
+#: the run of them around it (:func:`_spans`).
+BASE64_RUN = frozenset(string.ascii_letters + string.digits + "+/-_=")
+#: The characters of a base64 stretch: the most that :data:`MIN_FRAGMENT` bytes decide
+#: alone at every alignment (60 bits: 7.5 bytes).
+BASE64_STRETCH = (8 * MIN_FRAGMENT - 4) // 6
 
 
 def _windows(text: str, length: int) -> set[str]:
     return {text[i : i + length] for i in range(len(text) - length + 1)}
 
 
+def _decided(data: bytes, alignment: int) -> str:
+    """The characters of base64 of ``alignment`` other bytes followed by ``data`` that
+    ``data``'s bits alone decide: character ``c`` holds bits ``6c .. 6c + 5``, decided
+    when they lie in ``8 alignment .. 8 (alignment + len(data)) - 1``."""
+    whole = base64.b64encode(b"\0" * alignment + data).decode("ascii")
+    first = -(-8 * alignment // 6)
+    last = (8 * (alignment + len(data)) - 6) // 6
+    return whole[first : last + 1]
+
+
 @functools.lru_cache(maxsize=8)
 def _forms(secret: str) -> _Forms:
     """The stretches of the key as written, in hexadecimal (either case) and in base64
-    (standard and URL-safe alphabets, at each alignment: the characters that its bytes
-    alone decide), each the encoding of :data:`MIN_FRAGMENT` bytes of the key (a
-    stretch's length is that of its form's encoding of that many bytes)."""
+    (standard and URL-safe alphabets, at each of its three alignments: the characters that
+    the key's bytes alone decide, :func:`_decided`): :data:`MIN_FRAGMENT` characters of
+    it, the hexadecimal of :data:`MIN_FRAGMENT` bytes of it, and :data:`BASE64_STRETCH`
+    base64 characters of it (a key of :data:`MIN_FRAGMENT` bytes has that many at every
+    alignment)."""
     data = secret.encode("utf-8")
     stretches = _windows(secret, MIN_FRAGMENT)
     hexadecimal = data.hex()
     for form in (hexadecimal, hexadecimal.upper()):
         stretches |= _windows(form, 2 * MIN_FRAGMENT)
-    b64_length = -(-4 * MIN_FRAGMENT // 3)  # 11 characters decided by 8 bytes
+    encoded: set[str] = set()
     for alignment in range(3):
-        whole = base64.b64encode(b"\0" * alignment + data).decode("ascii")
-        inner = whole[4 if alignment else 0 : len(whole) - 4]  # no pad or partial group
+        inner = _decided(data, alignment)
         for form in (inner, inner.replace("+", "-").replace("/", "_")):
-            stretches |= _windows(form, b64_length)
+            encoded |= _windows(form, BASE64_STRETCH)
+    stretches |= encoded
     alphabet = "".join(re.escape(c) for c in sorted(set("".join(stretches))))
     lengths = tuple(sorted({len(s) for s in stretches}))
-    return _Forms(frozenset(stretches), lengths, re.compile(f"[{alphabet}]{{{MIN_FRAGMENT},}}"))
+    return _Forms(
+        frozenset(stretches),
+        frozenset(encoded),
+        lengths,
+        re.compile(f"[{alphabet}]{{{min(lengths)},}}"),
+    )
 
 
 def _spans(text: str, forms: _Forms) -> list[tuple[int, int]]:
@@ -209,7 +239,13 @@ def _spans(text: str, forms: _Forms) -> list[tuple[int, int]]:
     for stretch in found:
         position = text.find(stretch)
         while position >= 0:
-            spans.append((position, position + len(stretch)))
+            low, high = position, position + len(stretch)
+            if stretch in forms.encoded:  # its edge characters mix key bits with others
+                while low > 0 and text[low - 1] in BASE64_RUN:
+                    low -= 1
+                while high < len(text) and text[high] in BASE64_RUN:
+                    high += 1
+            spans.append((low, high))
             position = text.find(stretch, position + 1)
     return spans
 
