@@ -22,8 +22,8 @@ hook          serves                                                          mo
               the offsets' pair counts and rank sums (values, the bootstrap
               over inputs, the permutation test's document sides, the sweep)
 ``codes``     global level: values from integer codes of the tie groups       coefficients
-              (a batch against one human matrix, the bootstrap over items,
-              the sweep's coded means)
+              (a batch against one human matrix, the bootstrap over items
+              or inputs, the sweep's coded means)
 ``swaps``     permutation tests at the summary (units other than inputs) and   swapped_sums
               global levels: every resample's value from per-item sums,
               without building a swapped matrix
