@@ -39,7 +39,17 @@ CARD_TABLES = (
     "reruns",
 )
 #: The columns of the sweep the cards read.
-SWEEP_COLUMNS = ["judge", "dimension", "parser", "mode", "n", "coefficient", "value"]
+SWEEP_COLUMNS = [
+    "judge",
+    "dimension",
+    "parser",
+    "mode",
+    "n",
+    "coefficient",
+    "value",
+    "se_target",
+    "replies_used",
+]
 #: The columns of the run-to-run agreement table the cards read.
 RERUN_COLUMNS = ["judge_a", "judge_b", "dimension", "coefficient", "agreement_level", "agreement"]
 

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.report.card_text import as_float, verdict
+from geval_repro.report.card_text import as_float, replies_text, usd_text, verdict
 from geval_repro.report.card_text import number as _number
 from geval_repro.report.card_text import with_n as _with_n
 from geval_repro.report.figures import save_figure, wrap_lines
@@ -225,9 +225,10 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         "## What it favours, how it agrees with itself, what it costs",
         "",
         "| dimension | unread replies | ρ_s with length: judge (humans) | ρ_s with the humans, "
-        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | fewest replies "
-        "within the full run's interval | per 1,000 items: requests, prompt / completion "
-        "tokens, wall s |",
+        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | replies per item "
+        "within the full run's interval: fewest fixed n; adaptive, mean used (SE target) "
+        "| per 1,000 items: requests, prompt / completion "
+        "tokens, wall s; USD |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for _, row in rows.iterrows():
@@ -244,11 +245,11 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
                 f", {_number(row['prompt_tokens_per_1000'], 0)} / "
                 f"{_number(row['completion_tokens_per_1000'], 0)}, "
                 f"{_number(row['wall_seconds_per_1000'], 0)} s on {row['server']} "
-                f"(from {int(row['cost_items'])} items; USD {row['usd_per_1000']})"
+                f"(from {int(row['cost_items'])} items); {usd_text(row['usd_per_1000'])}"
             )
         lines.append(
             f"| {row['dimension']} | {unread} | {length} | {_number(row['partial_length'])} | "
-            f"{split} | {_number(row['rerun_spearman'])} | {_number(row['fewest_replies'], 0)} | "
+            f"{split} | {_number(row['rerun_spearman'])} | {replies_text(row)} | "
             f"{cost} |"
         )
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
