@@ -236,6 +236,8 @@ def test_card_rows_and_page() -> None:
         reruns,
         {"tc": manifest},
         sweep,
+        preference_runs={},
+        preferences={},
     )
     tc = rows[rows["judge"] == "tc"].set_index("dimension")
     assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30

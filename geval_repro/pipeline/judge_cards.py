@@ -23,6 +23,7 @@ from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables import alt_test, biases, power, soft_pairwise
 from geval_repro.tables.judge_cards import card_rows
+from geval_repro.tables.llm_preference import run_model
 from geval_repro.tables.paired_tests import Scored, baseline_metrics, judge_metrics
 
 log = logging.getLogger(__name__)
@@ -179,6 +180,8 @@ def judge_cards(
     processed: Mapping[str, Mapping[str, PathLike]],
     tables: Mapping[str, PathLike],
     manifests: Mapping[str, PathLike],
+    preferences: Mapping[str, PathLike],
+    preference_manifests: Mapping[str, PathLike],
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
 ) -> None:
@@ -186,11 +189,18 @@ def judge_cards(
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
     read by name (:data:`CARD_TABLES`; ``reruns`` missing when no re-run pair is
     configured, ``sweep``, the replies-per-item sweep, when no run has replies);
-    ``manifests``: the run manifest of each judge that has one (its cost lines). ``specs``,
+    ``manifests``: the run manifest of each judge that has one (its cost lines and its
+    model); ``preferences``: the preference table of each benchmark of pairwise preferences
+    (the writer-vs-LLM analysis), ``preference_manifests``: the run manifest of each judge on
+    one of them that has one (its model: a card shows the preference of a run of its own
+    model, :mod:`geval_repro.tables.llm_preference`). ``specs``,
     ``processed``: the judges on benchmarks with human scores; their headline variant is
     the first of their compared score variants
     (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
     headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
+    preference_runs = {
+        judge: run_model(_read_json(path)) for judge, path in preference_manifests.items()
+    }
     table = card_rows(
         specs,
         headline,
@@ -198,11 +208,10 @@ def judge_cards(
         pd.read_csv(tables["reruns"])
         if "reruns" in tables
         else pd.DataFrame(columns=RERUN_COLUMNS),
-        {
-            judge: json.loads(Path(path).read_text(encoding="utf-8"))
-            for judge, path in manifests.items()
-        },
+        {judge: _read_json(path) for judge, path in manifests.items()},
         pd.read_csv(tables["sweep"]) if "sweep" in tables else pd.DataFrame(columns=SWEEP_COLUMNS),
+        preference_runs=preference_runs,
+        preferences={name: pd.read_csv(path) for name, path in preferences.items()},
     )
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():
@@ -210,6 +219,11 @@ def judge_cards(
         log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
         card_figure(rows, specs[judge].label, png, svg)
         write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))
+
+
+def _read_json(path: PathLike) -> dict:
+    """A run manifest, parsed."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def _headline(spec: JudgeSpec, processed: Mapping[str, PathLike]) -> Scored:

@@ -32,7 +32,8 @@ SOURCES = (
     "`tables/human/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
     "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; paired bootstrap and power "
     "`tables/judge_power.csv`; biases `tables/judge_biases.csv`; re-runs "
-    "`tables/rerun_agreement.csv`; costs the run's manifest; all rows in "
+    "`tables/rerun_agreement.csv`; costs the run's manifest; the writer-vs-LLM preference "
+    "`tables/writer_vs_llm/preferences.csv`; all rows in "
     "`tables/judge_cards.csv`."
 )
 
@@ -52,6 +53,46 @@ def lead_lines(rows: pd.DataFrame) -> list[str]:
             f"- **{row['dimension']}**: {judge_rho} against the constant's "
             f"ρ = {_number(row['constant_rho'])} (random rating {_number(row['random_rho'])}); "
             f"{verdict(row)}"
+        )
+    return lines
+
+
+def preference_lines(rows: pd.DataFrame) -> list[str]:
+    """The card's writer-vs-LLM section: per dimension, the net preference for the LLM's
+    summary of a run of the judge's model on Zhang et al.'s writer vs GPT-3.5 set and the
+    humans', their difference with its interval and p-value, and the run it comes from; one
+    line with the reason where no run of the model is there."""
+    head = [
+        "## Does it prefer LLM-written summaries? (writer vs GPT-3.5, docs/writer-vs-llm.md)",
+        "",
+    ]
+    scored = rows[[as_float(v) is not None for v in rows["llm_preference"]]]
+    if scored.empty:
+        reasons = sorted({str(v) for v in rows["llm_preference"] if isinstance(v, str)})
+        return [*head, "; ".join(reasons) or "not measured"]
+    lines = [
+        *head,
+        "Net preference for the LLM's summary (share of judgements preferring it minus share "
+        "preferring the writer's, question overall, every judgement), from a run of the same "
+        "model on that set:",
+        "",
+        "| dimension | judge | humans | judge − humans [95 % CI] (p) | from (variant; its "
+        "dimension), judgements |",
+        "|---|---|---|---|---|",
+    ]
+    for _, row in scored.iterrows():
+        difference = (
+            f"{_number(row['llm_preference_difference'])} "
+            f"[{_number(row['llm_preference_ci_low'])}, {_number(row['llm_preference_ci_high'])}]"
+            f" ({_number(row['llm_preference_pvalue'])})"
+        )
+        source = (
+            f"`{row['llm_preference_judge']}` ({row['llm_preference_variant']}; "
+            f"{row['llm_preference_dimension']}), {int(row['llm_preference_n'])}"
+        )
+        lines.append(
+            f"| {row['dimension']} | {_number(row['llm_preference'])} | "
+            f"{_number(row['llm_preference_humans'])} | {difference} | {source} |"
         )
     return lines
 
@@ -252,6 +293,7 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
             f"{split} | {_number(row['rerun_spearman'])} | {replies_text(row)} | "
             f"{cost} |"
         )
+    lines += ["", *preference_lines(rows)]
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
     lines += [
         "",

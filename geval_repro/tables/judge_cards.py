@@ -23,8 +23,11 @@ result table that computed it (nothing is recomputed here):
 - soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA, its position in the
   benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices;
 - what it favours and costs (``tables/judge_biases.csv``, ``tables/rerun_agreement.csv``,
-  the run's manifest) and ``fewest_replies``: the fewest replies per item (first n) whose
-  Spearman lies within the interval of the mean of all of them (``tables/sweep.csv``), and
+  the run's manifest), the writer-vs-LLM preference of a run of the judge's model on that
+  set (``llm_preference*``: :mod:`geval_repro.tables.llm_preference`,
+  ``tables/writer_vs_llm/preferences.csv``) and ``fewest_replies``: the fewest replies per
+  item (first n) whose Spearman lies within the interval of the mean of all of them
+  (``tables/sweep.csv``), and
   ``adaptive_replies``: the mean replies per item the adaptive stopping rule uses at the
   standard-error target ``adaptive_se_target`` whose Spearman is within that interval with
   the fewest replies (the sweep's ``adaptive_first`` rows).
@@ -42,6 +45,7 @@ import pandas as pd
 
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.tables.costs import cost_fields
+from geval_repro.tables.llm_preference import preference_fields, run_model
 
 COEFFICIENT = "spearman"
 NO_ANNOTATORS = "n/a: no table of individual annotators (3 or more per item) for this benchmark"
@@ -112,6 +116,16 @@ COLUMNS = [
     "cost_items",
     "server",
     "usd_per_1000",
+    "llm_preference",
+    "llm_preference_humans",
+    "llm_preference_difference",
+    "llm_preference_ci_low",
+    "llm_preference_ci_high",
+    "llm_preference_pvalue",
+    "llm_preference_n",
+    "llm_preference_judge",
+    "llm_preference_variant",
+    "llm_preference_dimension",
     "note",
 ]
 
@@ -137,10 +151,15 @@ def card_rows(
     reruns: pd.DataFrame,
     manifests: Mapping[str, Mapping[str, object] | None],
     sweep: pd.DataFrame,
+    *,
+    preference_runs: Mapping[str, str | None],
+    preferences: Mapping[str, pd.DataFrame],
 ) -> pd.DataFrame:
     """The rows of the module docstring for every judge of ``specs`` that has human scores
     to be compared with (``headline``: each judge's headline variant; the tables as the
-    pipeline writes them)."""
+    pipeline writes them; ``preference_runs``: the model of each judge on a benchmark of
+    pairwise preferences, :func:`~geval_repro.tables.llm_preference.run_model`;
+    ``preferences``: each such benchmark's preference table)."""
     records = []
     for judge, spec in specs.items():
         benchmark = spec.benchmark
@@ -204,6 +223,11 @@ def card_rows(
             row["fewest_replies"] = fewest_replies(sweep, judge, variant, dimension, row)
             row.update(adaptive_replies(sweep, judge, variant, dimension, row))
             row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
+            row.update(
+                preference_fields(
+                    run_model(manifests.get(judge)), dimension, preference_runs, preferences
+                )
+            )
             row.update(_alt_test(alt_test, where, judge, variant))
             row.update(_spa(spa, where, judge, variant))
             records.append(row)
@@ -215,6 +239,7 @@ def card_rows(
         "spa_position",
         "spa_n_systems",
         "spa_n_inputs",
+        "llm_preference_n",
     ]
     return table.astype(dict.fromkeys(counts, "Int64"))
 
