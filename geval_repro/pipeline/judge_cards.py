@@ -320,7 +320,8 @@ def bias_table(
 BIAS_LEGEND = (
     "Per judge (its card's variant) and dimension: the share of its replies the released "
     "parser could not read; Spearman of its scores and of the humans' with the judged text's "
-    "length (whitespace words), pooled over items, and its Spearman with the humans with "
-    "length partialled out; the split-half (even vs odd replies) Spearman and its "
-    "Spearman-Brown correction."
+    "length (whitespace words) at the benchmark's level (summary level: within each document, "
+    "then averaged; global: pooled), and its Spearman with the humans with length partialled "
+    "out at that level (summary level: per document, then averaged); the split-half (even vs "
+    "odd replies) Spearman and its Spearman-Brown correction."
 )

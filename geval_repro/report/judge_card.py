@@ -265,10 +265,10 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         "",
         "## What it favours, how it agrees with itself, what it costs",
         "",
-        "| dimension | unread replies | ρ_s with length: judge (humans) | ρ_s with the humans, "
-        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | replies per item "
-        "within the full run's interval: fewest fixed n; adaptive, mean used (SE target) "
-        "| per 1,000 items: requests, prompt / completion "
+        "| dimension | unread replies | ρ_s with length: judge (humans), at the benchmark's "
+        "level | ρ_s with the humans, length partialled out | split-half ρ_s (Spearman-Brown) "
+        "| re-run ρ_s | replies per item within the full run's interval: fewest fixed n; "
+        "adaptive, mean used (SE target) | per 1,000 items: requests, prompt / completion "
         "tokens, wall s; USD |",
         "|---|---|---|---|---|---|---|---|",
     ]
