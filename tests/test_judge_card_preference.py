@@ -14,6 +14,8 @@ import pytest
 from geval_repro.report.judge_card import preference_lines
 from geval_repro.tables.llm_preference import NO_MANIFEST, preference_fields, run_model
 
+MEAN = "mean-of-20/original"
+
 
 def _manifest(model: str, sha: str | None = None) -> dict:
     answered = [{"model": model, "model_sha256": sha}] if sha else []
@@ -64,10 +66,10 @@ def test_run_model_names_the_model_and_its_file():
     assert run_model(mixed) is None
 
 
-def test_the_card_takes_the_same_models_run_first_variant_same_dimension_else_avg():
+def test_the_card_takes_the_same_models_run_same_dimension_else_avg():
     runs = {"wl-other": "other@ff", "wl-run": "smollm2-135m@ab12"}
     tables = {"writer_vs_llm": _preferences()}
-    cells = preference_fields("smollm2-135m@ab12", "coherence", runs, tables)
+    cells = preference_fields("smollm2-135m@ab12", "coherence", MEAN, runs, tables)
     assert cells["llm_preference"] == pytest.approx(0.10)
     assert cells["llm_preference_humans"] == pytest.approx(-0.01)
     assert cells["llm_preference_difference"] == pytest.approx(0.11)
@@ -80,17 +82,31 @@ def test_the_card_takes_the_same_models_run_first_variant_same_dimension_else_av
     )
     assert cells["llm_preference_dimension"] == "coherence"
     # a dimension the run did not judge (Topical-Chat's): the mean over its dimensions
-    avg = preference_fields("smollm2-135m@ab12", "naturalness", runs, tables)
+    avg = preference_fields("smollm2-135m@ab12", "naturalness", MEAN, runs, tables)
     assert avg["llm_preference_dimension"] == "AVG"
     assert avg["llm_preference"] == pytest.approx(0.02)
     # another file of the same model name is another model
-    other = preference_fields("smollm2-135m@cd34", "coherence", runs, tables)
+    other = preference_fields("smollm2-135m@cd34", "coherence", MEAN, runs, tables)
     assert other["llm_preference"].startswith("n/a: its model has no run")
-    assert preference_fields(None, "coherence", runs, tables) == {"llm_preference": NO_MANIFEST}
+    assert preference_fields(None, "coherence", MEAN, runs, tables) == {
+        "llm_preference": NO_MANIFEST
+    }
+
+
+def test_the_run_variant_of_the_cards_kind_else_its_first():
+    runs, tables = {"wl-run": "m"}, {"writer_vs_llm": _preferences()}
+    weighted = preference_fields("m", "coherence", "weighted (Eq. 1)", runs, tables)
+    assert weighted["llm_preference_variant"] == "weighted (Eq. 1)"
+    assert weighted["llm_preference"] == pytest.approx(0.60)
+    other = preference_fields("m", "coherence", "per-item scores", runs, tables)
+    assert other["llm_preference_variant"] == "mean-of-1/original"
+    assert other["llm_preference"] == pytest.approx(0.10)
 
 
 def test_the_cards_section_shows_the_numbers_or_the_reason():
-    cells = preference_fields("m", "coherence", {"wl-run": "m"}, {"writer_vs_llm": _preferences()})
+    cells = preference_fields(
+        "m", "coherence", MEAN, {"wl-run": "m"}, {"writer_vs_llm": _preferences()}
+    )
     rows = pd.DataFrame([{"dimension": "coherence", **cells}])
     text = "\n".join(preference_lines(rows))
     assert "| coherence | 0.100 | -0.010 | 0.110 [0.010, 0.210] (0.300) |" in text

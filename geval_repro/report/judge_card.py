@@ -74,7 +74,8 @@ def preference_lines(rows: pd.DataFrame) -> list[str]:
         *head,
         "Net preference for the LLM's summary (share of judgements preferring it minus share "
         "preferring the writer's, question overall, every judgement), from a run of the same "
-        "model on that set:",
+        "model on that set (its score variant of the card's kind; its other variants in "
+        "`tables/writer_vs_llm/preferences.csv`):",
         "",
         "| dimension | judge | humans | judge − humans [95 % CI] (p) | from (variant; its "
         "dimension), judgements |",

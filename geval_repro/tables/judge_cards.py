@@ -225,7 +225,11 @@ def card_rows(
             row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
             row.update(
                 preference_fields(
-                    run_model(manifests.get(judge)), dimension, preference_runs, preferences
+                    run_model(manifests.get(judge)),
+                    dimension,
+                    variant,
+                    preference_runs,
+                    preferences,
                 )
             )
             row.update(_alt_test(alt_test, where, judge, variant))

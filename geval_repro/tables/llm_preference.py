@@ -7,7 +7,9 @@ A card's judge "ran there" when a judge of the config on that benchmark used the
 the model its run manifest records (each dimension's ``model``, with the model file's SHA-256
 where a local server reported it, ``cache_answered_by``), so only runs this toolkit made (or
 that ship its manifest) are matched; the cells name the run they come from, its score variant
-(its first, as the cards take theirs) and its dimension (the card's, else ``AVG``, the mean
+(of the card's kind: a mean of parsed replies for a card showing one, else the same variant,
+else the run's first; the run's other variants are in the preference table) and its
+dimension (the card's, else ``AVG``, the mean
 over the run's dimensions). The numbers are the preference table's, question ``overall``,
 every judgement (``length_stratum`` ``all``): the net preference for the LLM's summary
 (share preferring it minus share preferring the writer's, in [-1, 1]) of the judge and of the
@@ -46,15 +48,25 @@ def run_model(manifest: Mapping[str, object] | None) -> str | None:
     return models.pop() if len(models) == 1 else None
 
 
+def _family(variant: str) -> str:
+    """What kind of score a variant is: ``mean`` for a mean of parsed replies
+    (``mean-of-<n>/...``), else the variant itself (the Eq. 1 weighted score, per-item
+    scores)."""
+    return "mean" if variant.startswith("mean-of-") else variant
+
+
 def preference_fields(
     model: str | None,
     dimension: str,
+    variant: str,
     runs: Mapping[str, str | None],
     preferences: Mapping[str, pd.DataFrame],
 ) -> dict[str, object]:
     """The card's writer-vs-LLM cells of ``dimension`` for a judge of ``model``
-    (:func:`run_model`; None: its run has no manifest). ``runs``: the model of every judge on
-    a preference benchmark; ``preferences``: each such benchmark's preference table."""
+    (:func:`run_model`; None: its run has no manifest) whose card shows ``variant``: the
+    matched run's variant of the same kind (a mean of parsed replies for a mean of replies,
+    else the same name), else its first. ``runs``: the model of every judge on a preference
+    benchmark; ``preferences``: each such benchmark's preference table."""
     if model is None:
         return {"llm_preference": NO_MANIFEST}
     matched = [judge for judge, other in runs.items() if other == model]
@@ -68,8 +80,10 @@ def preference_fields(
             ]
             if rows.empty:
                 continue
-            variant = rows["variant"].iloc[0]
-            rows = rows[rows["variant"] == variant]
+            variants = list(dict.fromkeys(rows["variant"]))
+            same = [v for v in variants if _family(v) == _family(variant)]
+            chosen_variant = (same or variants)[0]
+            rows = rows[rows["variant"] == chosen_variant]
             chosen = dimension if dimension in set(rows["dimension"]) else "AVG"
             rows = rows[rows["dimension"] == chosen].set_index("rater")
             if "metric - humans" not in rows.index:
@@ -84,7 +98,7 @@ def preference_fields(
                 "llm_preference_pvalue": difference["pvalue"],
                 "llm_preference_n": int(difference["n_judgements"]),
                 "llm_preference_judge": judge,
-                "llm_preference_variant": variant,
+                "llm_preference_variant": chosen_variant,
                 "llm_preference_dimension": chosen,
             }
     return {
