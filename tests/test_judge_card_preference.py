@@ -11,10 +11,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.judge_card import preference_lines
 from geval_repro.tables.llm_preference import NO_MANIFEST, preference_fields, run_model
 
 MEAN = "mean-of-20/original"
+SUMMEVAL = get_benchmark("summeval")
+TOPICAL_CHAT = get_benchmark("topical_chat")
 
 
 def _manifest(model: str, sha: str | None = None) -> dict:
@@ -69,7 +72,7 @@ def test_run_model_names_the_model_and_its_file():
 def test_the_card_takes_the_same_models_run_same_dimension_else_avg():
     runs = {"wl-other": "other@ff", "wl-run": "smollm2-135m@ab12"}
     tables = {"writer_vs_llm": _preferences()}
-    cells = preference_fields("smollm2-135m@ab12", "coherence", MEAN, runs, tables)
+    cells = preference_fields("smollm2-135m@ab12", SUMMEVAL, "coherence", MEAN, runs, tables)
     assert cells["llm_preference"] == pytest.approx(0.10)
     assert cells["llm_preference_humans"] == pytest.approx(-0.01)
     assert cells["llm_preference_difference"] == pytest.approx(0.11)
@@ -82,30 +85,33 @@ def test_the_card_takes_the_same_models_run_same_dimension_else_avg():
     )
     assert cells["llm_preference_dimension"] == "coherence"
     # a dimension the run did not judge (Topical-Chat's): the mean over its dimensions
-    avg = preference_fields("smollm2-135m@ab12", "naturalness", MEAN, runs, tables)
+    avg = preference_fields("smollm2-135m@ab12", TOPICAL_CHAT, "naturalness", MEAN, runs, tables)
     assert avg["llm_preference_dimension"] == "AVG"
     assert avg["llm_preference"] == pytest.approx(0.02)
+    # Topical-Chat's coherence is a dialogue's, not a summary's (other prompts): AVG too
+    dialogue = preference_fields("smollm2-135m@ab12", TOPICAL_CHAT, "coherence", MEAN, runs, tables)
+    assert dialogue["llm_preference_dimension"] == "AVG"
     # another file of the same model name is another model
-    other = preference_fields("smollm2-135m@cd34", "coherence", MEAN, runs, tables)
+    other = preference_fields("smollm2-135m@cd34", SUMMEVAL, "coherence", MEAN, runs, tables)
     assert other["llm_preference"].startswith("n/a: its model has no run")
-    assert preference_fields(None, "coherence", MEAN, runs, tables) == {
+    assert preference_fields(None, SUMMEVAL, "coherence", MEAN, runs, tables) == {
         "llm_preference": NO_MANIFEST
     }
 
 
 def test_the_run_variant_of_the_cards_kind_else_its_first():
     runs, tables = {"wl-run": "m"}, {"writer_vs_llm": _preferences()}
-    weighted = preference_fields("m", "coherence", "weighted (Eq. 1)", runs, tables)
+    weighted = preference_fields("m", SUMMEVAL, "coherence", "weighted (Eq. 1)", runs, tables)
     assert weighted["llm_preference_variant"] == "weighted (Eq. 1)"
     assert weighted["llm_preference"] == pytest.approx(0.60)
-    other = preference_fields("m", "coherence", "per-item scores", runs, tables)
+    other = preference_fields("m", SUMMEVAL, "coherence", "per-item scores", runs, tables)
     assert other["llm_preference_variant"] == "mean-of-1/original"
     assert other["llm_preference"] == pytest.approx(0.10)
 
 
 def test_the_cards_section_shows_the_numbers_or_the_reason():
     cells = preference_fields(
-        "m", "coherence", MEAN, {"wl-run": "m"}, {"writer_vs_llm": _preferences()}
+        "m", SUMMEVAL, "coherence", MEAN, {"wl-run": "m"}, {"writer_vs_llm": _preferences()}
     )
     rows = pd.DataFrame([{"dimension": "coherence", **cells}])
     text = "\n".join(preference_lines(rows))

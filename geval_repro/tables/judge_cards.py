@@ -226,6 +226,7 @@ def card_rows(
             row.update(
                 preference_fields(
                     run_model(manifests.get(judge)),
+                    benchmark,
                     dimension,
                     variant,
                     preference_runs,

@@ -9,12 +9,13 @@ where a local server reported it, ``cache_answered_by``), so only runs this tool
 that ship its manifest) are matched; the cells name the run they come from, its score variant
 (of the card's kind: a mean of parsed replies for a card showing one, else the same variant,
 else the run's first; the run's other variants are in the preference table) and its
-dimension (the card's, else ``AVG``, the mean
-over the run's dimensions). The numbers are the preference table's, question ``overall``,
-every judgement (``length_stratum`` ``all``): the net preference for the LLM's summary
-(share preferring it minus share preferring the writer's, in [-1, 1]) of the judge and of the
-humans, and their difference with its bootstrap interval over articles and its paired
-sign-flip permutation p-value. Nothing is recomputed here.
+dimension (the card's where the two benchmarks judge it with the same prompts, as SummEval and
+the writer-vs-LLM set share SummEval's released ones; else ``AVG``, the mean over the run's
+dimensions: Topical-Chat's "coherence" is not a summary's). The numbers are the preference
+table's, question ``overall``, every judgement (``length_stratum`` ``all``): the net
+preference for the LLM's summary (share preferring it minus share preferring the writer's, in
+[-1, 1]) of the judge and of the humans, and their difference with its bootstrap interval
+over articles and its paired sign-flip permutation p-value. Nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pandas as pd
+
+from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 
 QUESTION = "overall"
 NO_MANIFEST = "n/a: no run manifest names this judge's model (a run this toolkit did not make)"
@@ -57,13 +60,15 @@ def _family(variant: str) -> str:
 
 def preference_fields(
     model: str | None,
+    benchmark: Benchmark,
     dimension: str,
     variant: str,
     runs: Mapping[str, str | None],
     preferences: Mapping[str, pd.DataFrame],
 ) -> dict[str, object]:
     """The card's writer-vs-LLM cells of ``dimension`` for a judge of ``model``
-    (:func:`run_model`; None: its run has no manifest) whose card shows ``variant``: the
+    (:func:`run_model`; None: its run has no manifest) on ``benchmark`` whose card shows
+    ``variant``: the
     matched run's variant of the same kind (a mean of parsed replies for a mean of replies,
     else the same name), else its first. ``runs``: the model of every judge on a preference
     benchmark; ``preferences``: each such benchmark's preference table."""
@@ -71,7 +76,9 @@ def preference_fields(
         return {"llm_preference": NO_MANIFEST}
     matched = [judge for judge, other in runs.items() if other == model]
     for judge in matched:
-        for table in preferences.values():
+        for name, table in preferences.items():
+            # the same dimension where both benchmarks judge it with the same prompts
+            shared = get_benchmark(name).prompts == benchmark.prompts
             rows = table[
                 (table["metric"] == judge)
                 & (table["question"] == QUESTION)
@@ -84,7 +91,7 @@ def preference_fields(
             same = [v for v in variants if _family(v) == _family(variant)]
             chosen_variant = (same or variants)[0]
             rows = rows[rows["variant"] == chosen_variant]
-            chosen = dimension if dimension in set(rows["dimension"]) else "AVG"
+            chosen = dimension if shared and dimension in set(rows["dimension"]) else "AVG"
             rows = rows[rows["dimension"] == chosen].set_index("rater")
             if "metric - humans" not in rows.index:
                 continue
