@@ -39,6 +39,7 @@ from geval_repro.registry.judges import (
     JobResources,
     JudgeSpec,
     LocalServer,
+    Prices,
     RunSpec,
     default_n,
     job_resources,
@@ -524,6 +525,7 @@ def judge_spec(name: str, judge: Mapping[str, Any]) -> JudgeSpec:
         extra_items=judge.get("extra_items", "error"),
         run=run,
         scale=judge.get("scale", "raw"),
+        prices=Prices(**judge["prices"]) if "prices" in judge else None,
     )
 
 

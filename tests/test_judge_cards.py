@@ -37,8 +37,12 @@ def _correlation(
 
 def test_card_rows_and_page() -> None:
     specs = {
-        "tc": SimpleNamespace(benchmark=TOPICAL_CHAT, status="fixture", label="TC fixture"),
-        "se": SimpleNamespace(benchmark=SUMMEVAL, status="fixture", label="SE fixture"),
+        "tc": SimpleNamespace(
+            benchmark=TOPICAL_CHAT, status="fixture", label="TC fixture", prices=None
+        ),
+        "se": SimpleNamespace(
+            benchmark=SUMMEVAL, status="fixture", label="SE fixture", prices=None
+        ),
     }
     correlations = pd.DataFrame(
         [
@@ -232,6 +236,8 @@ def test_card_rows_and_page() -> None:
         reruns,
         {"tc": manifest},
         sweep,
+        preference_runs={},
+        preferences={},
     )
     tc = rows[rows["judge"] == "tc"].set_index("dimension")
     assert tc.loc["naturalness", "value"] == 0.3 and tc.loc["naturalness", "n_items"] == 30

@@ -21,8 +21,10 @@ from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.report.table_files import write_pair
+from geval_repro.scoring.sweep import SWEEP_COLUMNS
 from geval_repro.tables import alt_test, biases, power, soft_pairwise
 from geval_repro.tables.judge_cards import card_rows
+from geval_repro.tables.llm_preference import run_model
 from geval_repro.tables.paired_tests import Scored, baseline_metrics, judge_metrics
 
 log = logging.getLogger(__name__)
@@ -38,8 +40,6 @@ CARD_TABLES = (
     "biases",
     "reruns",
 )
-#: The columns of the sweep the cards read.
-SWEEP_COLUMNS = ["judge", "dimension", "parser", "mode", "n", "coefficient", "value"]
 #: The columns of the run-to-run agreement table the cards read.
 RERUN_COLUMNS = ["judge_a", "judge_b", "dimension", "coefficient", "agreement_level", "agreement"]
 
@@ -73,14 +73,7 @@ def alt_test_table(
         epsilon = settings.epsilon(benchmark)
         if epsilon is None:
             continue
-        _, metrics = read_metrics(
-            benchmark,
-            benchmark_tables[name],
-            baseline_scores[name],
-            specs[name],
-            {judge: processed[judge] for judge in specs[name]},
-            compared_only=True,
-        )
+        _, metrics = _metrics(name, benchmark, benchmark_tables, baseline_scores, specs, processed)
         annotators = pd.read_parquet(annotator_tables[name])
         log.info(
             "%s: %d metrics against %d annotators, epsilon %g",
@@ -94,8 +87,7 @@ def alt_test_table(
                 benchmark, annotators, metrics, specs[name], epsilon, settings.seed
             )
         )
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=alt_test.COLUMNS)
-    write_pair(table, stem, legend=ALT_TEST_LEGEND)
+    _write(parts, alt_test.COLUMNS, stem, ALT_TEST_LEGEND)
 
 
 #: The legend under the soft pairwise accuracy's Markdown table.
@@ -122,13 +114,8 @@ def spa_table(
     ``<stem>.md``."""
     parts = []
     for name, benchmark in benchmarks.items():
-        tidy, metrics = read_metrics(
-            benchmark,
-            benchmark_tables[name],
-            baseline_scores[name],
-            specs[name],
-            {judge: processed[judge] for judge in specs[name]},
-            compared_only=True,
+        tidy, metrics = _metrics(
+            name, benchmark, benchmark_tables, baseline_scores, specs, processed
         )
         log.info(
             "%s: SPA of %d metrics, %d permutations",
@@ -146,12 +133,7 @@ def spa_table(
                 scales={judge: spec.scale for judge, spec in specs[name].items()},
             )
         )
-    table = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame(columns=soft_pairwise.COLUMNS)
-    )
-    write_pair(table, stem, legend=SPA_LEGEND)
+    _write(parts, soft_pairwise.COLUMNS, stem, SPA_LEGEND)
 
 
 #: The legend under the judge cards' Markdown table.
@@ -169,6 +151,8 @@ def judge_cards(
     processed: Mapping[str, Mapping[str, PathLike]],
     tables: Mapping[str, PathLike],
     manifests: Mapping[str, PathLike],
+    preferences: Mapping[str, PathLike],
+    preference_manifests: Mapping[str, PathLike],
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
 ) -> None:
@@ -176,11 +160,18 @@ def judge_cards(
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
     read by name (:data:`CARD_TABLES`; ``reruns`` missing when no re-run pair is
     configured, ``sweep``, the replies-per-item sweep, when no run has replies);
-    ``manifests``: the run manifest of each judge that has one (its cost lines). ``specs``,
+    ``manifests``: the run manifest of each judge that has one (its cost lines and its
+    model); ``preferences``: the preference table of each benchmark of pairwise preferences
+    (the writer-vs-LLM analysis), ``preference_manifests``: the run manifest of each judge on
+    one of them that has one (its model: a card shows the preference of a run of its own
+    model, :mod:`geval_repro.tables.llm_preference`). ``specs``,
     ``processed``: the judges on benchmarks with human scores; their headline variant is
     the first of their compared score variants
     (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
     headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
+    preference_runs = {
+        judge: run_model(_read_json(path)) for judge, path in preference_manifests.items()
+    }
     table = card_rows(
         specs,
         headline,
@@ -188,11 +179,12 @@ def judge_cards(
         pd.read_csv(tables["reruns"])
         if "reruns" in tables
         else pd.DataFrame(columns=RERUN_COLUMNS),
-        {
-            judge: json.loads(Path(path).read_text(encoding="utf-8"))
-            for judge, path in manifests.items()
-        },
-        pd.read_csv(tables["sweep"]) if "sweep" in tables else pd.DataFrame(columns=SWEEP_COLUMNS),
+        {judge: _read_json(path) for judge, path in manifests.items()},
+        pd.read_csv(tables["sweep"])
+        if "sweep" in tables
+        else pd.DataFrame(columns=list(SWEEP_COLUMNS)),
+        preference_runs=preference_runs,
+        preferences={name: pd.read_csv(path) for name, path in preferences.items()},
     )
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():
@@ -200,6 +192,52 @@ def judge_cards(
         log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
         card_figure(rows, specs[judge].label, png, svg)
         write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))
+
+
+def _metrics(
+    name: str,
+    benchmark: Benchmark,
+    benchmark_tables: Mapping[str, PathLike],
+    baseline_scores: Mapping[str, Sequence[PathLike]],
+    specs: Mapping[str, Mapping[str, JudgeSpec]],
+    processed: Mapping[str, Mapping[str, PathLike]],
+) -> tuple[pd.DataFrame, list[Scored]]:
+    """Benchmark ``name``'s tidy table and every metric a reader compares on it (baselines of
+    the protocol variant, UniEval, the judges' compared variants), from the job's inputs
+    by benchmark name."""
+    return read_metrics(
+        benchmark,
+        benchmark_tables[name],
+        baseline_scores[name],
+        specs[name],
+        {judge: processed[judge] for judge in specs[name]},
+        compared_only=True,
+    )
+
+
+def _headlines(
+    name: str,
+    benchmark_tables: Mapping[str, PathLike],
+    specs: Mapping[str, Mapping[str, JudgeSpec]],
+    processed: Mapping[str, Mapping[str, PathLike]],
+) -> tuple[pd.DataFrame, list[Scored]]:
+    """Benchmark ``name``'s tidy table and the card variant of each judge on it."""
+    tidy = pd.read_parquet(benchmark_tables[name])
+    return tidy, [_headline(spec, processed[judge]) for judge, spec in specs[name].items()]
+
+
+def _write(
+    parts: Sequence[pd.DataFrame], columns: Sequence[str], stem: PathLike, legend: str
+) -> None:
+    """The benchmarks' rows in one table (its columns when there are none) ->
+    ``<stem>.csv`` and ``<stem>.md``."""
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
+    write_pair(table, stem, legend=legend)
+
+
+def _read_json(path: PathLike) -> dict:
+    """A run manifest, parsed."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def _headline(spec: JudgeSpec, processed: Mapping[str, PathLike]) -> Scored:
@@ -229,13 +267,12 @@ def power_table(
     for name, benchmark in benchmarks.items():
         if not specs[name]:
             continue
-        tidy = pd.read_parquet(benchmark_tables[name])
+        tidy, judges = _headlines(name, benchmark_tables, specs, processed)
         baselines = [
             m
             for path in baseline_scores[name]
             for m in baseline_metrics(pd.read_parquet(path), benchmark)
         ]
-        judges = [_headline(spec, processed[judge]) for judge, spec in specs[name].items()]
         annotators = pd.read_parquet(annotator_tables[name]) if name in annotator_tables else None
         log.info("%s: %d judges, %d resamples", name, len(judges), settings.bootstrap_resamples)
         parts.append(
@@ -250,8 +287,7 @@ def power_table(
                 settings.seed,
             )
         )
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=power.COLUMNS)
-    write_pair(table, stem, legend=POWER_LEGEND)
+    _write(parts, power.COLUMNS, stem, POWER_LEGEND)
 
 
 #: The legend under the power table's Markdown.
@@ -278,8 +314,7 @@ def bias_table(
     for name, benchmark in benchmarks.items():
         if not specs[name]:
             continue
-        tidy = pd.read_parquet(benchmark_tables[name])
-        judges = [_headline(spec, processed[judge]) for judge, spec in specs[name].items()]
+        tidy, judges = _headlines(name, benchmark_tables, specs, processed)
         replies = {
             judge: pd.read_parquet(processed[judge]["replies"])
             if "replies" in processed[judge]
@@ -288,15 +323,15 @@ def bias_table(
         }
         log.info("%s: biases of %d judges", name, len(judges))
         parts.append(biases.bias_rows(benchmark, tidy, judges, replies))
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=biases.COLUMNS)
-    write_pair(table, stem, legend=BIAS_LEGEND)
+    _write(parts, biases.COLUMNS, stem, BIAS_LEGEND)
 
 
 #: The legend under the biases table's Markdown.
 BIAS_LEGEND = (
     "Per judge (its card's variant) and dimension: the share of its replies the released "
     "parser could not read; Spearman of its scores and of the humans' with the judged text's "
-    "length (whitespace words), pooled over items, and its Spearman with the humans with "
-    "length partialled out; the split-half (even vs odd replies) Spearman and its "
-    "Spearman-Brown correction."
+    "length (whitespace words) at the benchmark's level (summary level: within each document, "
+    "then averaged; global: pooled), and its Spearman with the humans with length partialled "
+    "out at that level (summary level: per document, then averaged); the split-half (even vs "
+    "odd replies) Spearman and its Spearman-Brown correction."
 )

@@ -353,6 +353,10 @@ class Layout:
         folder = self.tables / benchmark
         return [p for name in outputs.WRITER_VS_LLM_TABLES for p in self.pair(folder / name)]
 
+    def writer_vs_llm_preferences(self, benchmark: str) -> Path:
+        """A benchmark's writer-vs-LLM preference table (CSV), read by the judge cards."""
+        return self.pair(self.tables / benchmark / "preferences")[0]
+
     def writer_vs_llm_figure(self, benchmark: str) -> list[Path]:
         """The figure of a benchmark's writer-vs-LLM analysis (PNG, SVG)."""
         return self.figure(self.figures / outputs.WRITER_VS_LLM_FIGURE.format(benchmark=benchmark))

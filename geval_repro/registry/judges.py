@@ -17,7 +17,9 @@ what its entry says and what follows from it:
   (:data:`RUN_DEFAULTS`) filled in, or None; where its job runs under a cluster profile
   (``on_cluster``) and what it asks the cluster for (``resources``, a :class:`JobResources`);
 - ``scale``: the scale of a ``scores`` run's numbers (:data:`SCALES`): ``raw`` (the
-  judge's own scores) or ``rank-normal`` (MetricEval's transform of them).
+  judge's own scores) or ``rank-normal`` (MetricEval's transform of them);
+- ``prices``: the model's prices per million tokens (:class:`Prices`), for the judge card's
+  cost in USD, or None (the config gives none).
 
 Light on purpose: the workflow builds every spec when it is parsed.
 """
@@ -239,6 +241,22 @@ def job_resources(run: RunSpec, benchmark: Benchmark) -> dict[str, int | str]:
 
 
 @dataclass(frozen=True)
+class Prices:
+    """A model's prices in US dollars per million tokens, from a judge's ``prices:``."""
+
+    prompt_usd_per_million: float
+    completion_usd_per_million: float
+
+    def usd(self, prompt_tokens: float, completion_tokens: float) -> float:
+        """The cost in USD of ``prompt_tokens`` and ``completion_tokens``:
+        (prompt x prompt price + completion x completion price) / 10^6."""
+        return (
+            prompt_tokens * self.prompt_usd_per_million
+            + completion_tokens * self.completion_usd_per_million
+        ) / 1e6
+
+
+@dataclass(frozen=True)
 class JudgeSpec:
     """One judge of the config (see the module docstring)."""
 
@@ -256,6 +274,7 @@ class JudgeSpec:
     extra_items: str = "error"
     run: RunSpec | None = None
     scale: Scale = "raw"
+    prices: Prices | None = None
 
     @property
     def dimensions(self) -> tuple[str, ...]:

@@ -37,6 +37,30 @@ def number(value: object, digits: int = 3) -> str:
     return f"{float(value):.{digits}f}"
 
 
+def usd_text(value: object) -> str:
+    """The cost per 1,000 items in USD as printed: two decimals from 1 USD up, else three
+    significant digits (so a cheap model's cost is not printed as 0.00); a reason as is."""
+    usd = as_float(value)
+    if usd is None:
+        return number(value)
+    return f"USD {usd:.2f}" if usd >= 1 else f"USD {usd:.3g}"
+
+
+def replies_text(row: pd.Series) -> str:
+    """What sampling buys, in one cell: the fewest fixed replies per item within the full
+    run's interval, then the adaptive rule's mean replies used at its standard-error target
+    (each a reason where it has none; one reason once when both share it)."""
+    fixed = number(row["fewest_replies"], 0)
+    adaptive = row.get("adaptive_replies")
+    if as_float(adaptive) is None:
+        adaptive_cell = number(adaptive)
+        if adaptive_cell == fixed:
+            return fixed
+    else:
+        adaptive_cell = f"{float(adaptive):.1f} (SE ≤ {float(row['adaptive_se_target']):g})"
+    return f"{fixed}; adaptive: {adaptive_cell}"
+
+
 def with_n(text: str, n: object, full: object) -> str:
     """``text`` with ``(n = <n>)`` when ``n`` is below the ``full`` n."""
     if pd.isna(n) or pd.isna(full) or int(n) >= int(full):

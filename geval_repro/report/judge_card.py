@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.report.card_text import as_float, verdict
+from geval_repro.report.card_text import as_float, replies_text, usd_text, verdict
 from geval_repro.report.card_text import number as _number
 from geval_repro.report.card_text import with_n as _with_n
 from geval_repro.report.figures import save_figure, wrap_lines
@@ -32,7 +32,8 @@ SOURCES = (
     "`tables/human/human_ceiling.csv`; alternative annotator test `tables/alt_test.csv`; soft "
     "pairwise accuracy `tables/soft_pairwise_accuracy.csv`; paired bootstrap and power "
     "`tables/judge_power.csv`; biases `tables/judge_biases.csv`; re-runs "
-    "`tables/rerun_agreement.csv`; costs the run's manifest; all rows in "
+    "`tables/rerun_agreement.csv`; costs the run's manifest; the writer-vs-LLM preference "
+    "`tables/writer_vs_llm/preferences.csv`; all rows in "
     "`tables/judge_cards.csv`."
 )
 
@@ -52,6 +53,47 @@ def lead_lines(rows: pd.DataFrame) -> list[str]:
             f"- **{row['dimension']}**: {judge_rho} against the constant's "
             f"ρ = {_number(row['constant_rho'])} (random rating {_number(row['random_rho'])}); "
             f"{verdict(row)}"
+        )
+    return lines
+
+
+def preference_lines(rows: pd.DataFrame) -> list[str]:
+    """The card's writer-vs-LLM section: per dimension, the net preference for the LLM's
+    summary of a run of the judge's model on Zhang et al.'s writer vs GPT-3.5 set and the
+    humans', their difference with its interval and p-value, and the run it comes from; one
+    line with the reason where no run of the model is there."""
+    head = [
+        "## Does it prefer LLM-written summaries? (writer vs GPT-3.5, docs/writer-vs-llm.md)",
+        "",
+    ]
+    scored = rows[[as_float(v) is not None for v in rows["llm_preference"]]]
+    if scored.empty:
+        reasons = sorted({str(v) for v in rows["llm_preference"] if isinstance(v, str)})
+        return [*head, "; ".join(reasons) or "not measured"]
+    lines = [
+        *head,
+        "Net preference for the LLM's summary (share of judgements preferring it minus share "
+        "preferring the writer's, question overall, every judgement), from a run of the same "
+        "model on that set (its score variant of the card's kind; its other variants in "
+        "`tables/writer_vs_llm/preferences.csv`):",
+        "",
+        "| dimension | judge | humans | judge − humans [95 % CI] (p) | from (variant; its "
+        "dimension), judgements |",
+        "|---|---|---|---|---|",
+    ]
+    for _, row in scored.iterrows():
+        difference = (
+            f"{_number(row['llm_preference_difference'])} "
+            f"[{_number(row['llm_preference_ci_low'])}, {_number(row['llm_preference_ci_high'])}]"
+            f" ({_number(row['llm_preference_pvalue'])})"
+        )
+        source = (
+            f"`{row['llm_preference_judge']}` ({row['llm_preference_variant']}; "
+            f"{row['llm_preference_dimension']}), {int(row['llm_preference_n'])}"
+        )
+        lines.append(
+            f"| {row['dimension']} | {_number(row['llm_preference'])} | "
+            f"{_number(row['llm_preference_humans'])} | {difference} | {source} |"
         )
     return lines
 
@@ -224,10 +266,11 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         "",
         "## What it favours, how it agrees with itself, what it costs",
         "",
-        "| dimension | unread replies | ρ_s with length: judge (humans) | ρ_s with the humans, "
-        "length partialled out | split-half ρ_s (Spearman-Brown) | re-run ρ_s | fewest replies "
-        "within the full run's interval | per 1,000 items: requests, prompt / completion "
-        "tokens, wall s |",
+        "| dimension | unread replies | ρ_s with length: judge (humans), at the benchmark's "
+        "level | ρ_s with the humans, length partialled out | split-half ρ_s (Spearman-Brown) "
+        "| re-run ρ_s | replies per item within the full run's interval: fewest fixed n; "
+        "adaptive, mean used (SE target) | per 1,000 items: requests, prompt / completion "
+        "tokens, wall s; USD |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for _, row in rows.iterrows():
@@ -244,13 +287,14 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
                 f", {_number(row['prompt_tokens_per_1000'], 0)} / "
                 f"{_number(row['completion_tokens_per_1000'], 0)}, "
                 f"{_number(row['wall_seconds_per_1000'], 0)} s on {row['server']} "
-                f"(from {int(row['cost_items'])} items; USD {row['usd_per_1000']})"
+                f"(from {int(row['cost_items'])} items); {usd_text(row['usd_per_1000'])}"
             )
         lines.append(
             f"| {row['dimension']} | {unread} | {length} | {_number(row['partial_length'])} | "
-            f"{split} | {_number(row['rerun_spearman'])} | {_number(row['fewest_replies'], 0)} | "
+            f"{split} | {_number(row['rerun_spearman'])} | {replies_text(row)} | "
             f"{cost} |"
         )
+    lines += ["", *preference_lines(rows)]
     scales = sorted({s for s in rows["alt_scale"].dropna() if isinstance(s, str)})
     lines += [
         "",

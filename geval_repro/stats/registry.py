@@ -169,8 +169,10 @@ class JudgeTest:
     and the judge's ``(items,)`` values in, numbers out; the benchmark's annotators must
     number at least ``min_annotators``), ``systems`` (the metric's and the humans'
     complete ``(systems, documents)`` matrices in, one number out) or ``difference`` (two
-    metrics' and the humans' matrices in: their difference's interval and power), ``items``
-    (three per-item vectors in: a partial correlation) or ``replies`` (an ``(items,
+    metrics' and the humans' matrices in: their difference's interval and power), ``level``
+    (the judge's, the humans' and the lengths' aligned ``(systems, documents)`` matrices
+    and the benchmark's level in: length correlations and the partial correlation at that
+    level) or ``replies`` (an ``(items,
     replies)`` matrix in: split-half reliability).
     ``function``: its name in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
@@ -221,9 +223,9 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
             name="partial_spearman",
             symbol="ρ_s·len",
             label="Spearman with the humans, the text's length partialled out",
-            kind="items",
+            kind="level",
             module="geval_repro.stats.biases",
-            function="partial_spearman",
+            function="length_at_level",
         ),
         JudgeTest(
             name="split_half",

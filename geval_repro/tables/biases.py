@@ -6,8 +6,12 @@ dimension (:mod:`geval_repro.stats.biases`; docs/protocol.md, "The judge card"):
 - ``length_judge``, ``length_human``: the Spearman correlation of the judge's scores, and of
   the humans', with the judged text's length in whitespace-separated words
   (:attr:`~geval_repro.registry.benchmarks.Benchmark.judged_text`), over the items the judge
-  scores, pooled (not within documents); ``partial``: the judge's Spearman correlation with
-  the humans with length partialled out, on the same items;
+  scores, at the benchmark's correlation level (``level``; as its correlations: SummEval's
+  summary level within each document, then averaged over the documents; pooled over the
+  items at the global level); ``partial``: the judge's Spearman correlation with the humans
+  with length partialled out at the same level (within each document, then averaged), on
+  the same items; ``n_groups``: the documents that average has (1 at the global level);
+  :func:`geval_repro.stats.biases.length_at_level`;
 - ``split_half``, ``spearman_brown``: the Spearman correlation of the means of its even and
   odd replies over the items, and its Spearman-Brown correction (a run with two or more
   replies per item), ``n_split`` the items with a reply in each half; a run without replies
@@ -22,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS, parse_table
-from geval_repro.stats.biases import MIN_ITEMS
+from geval_repro.stats.level import Level
+from geval_repro.stats.matrix import cells_of
 from geval_repro.stats.registry import judge_test
 from geval_repro.tables.paired_tests import Scored
 
@@ -35,9 +41,11 @@ COLUMNS = [
     "dimension",
     "share_unread",
     "n_replies",
+    "level",
     "length_judge",
     "length_human",
     "partial",
+    "n_groups",
     "n_items",
     "split_half",
     "spearman_brown",
@@ -46,11 +54,12 @@ COLUMNS = [
 ]
 
 
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    keep = ~(np.isnan(x) | np.isnan(y))
-    if keep.sum() < MIN_ITEMS or np.ptp(x[keep]) == 0 or np.ptp(y[keep]) == 0:
-        return np.nan
-    return float(pd.Series(x[keep]).corr(pd.Series(y[keep]), method="spearman"))
+#: How the length correlations are taken, by level.
+LEVEL_NOTES = {
+    Level.SUMMARY: "within each document, then averaged over the documents",
+    Level.GLOBAL: "pooled over the items (the benchmark's level)",
+    Level.SYSTEM: "over the systems' means",
+}
 
 
 def bias_rows(
@@ -62,6 +71,7 @@ def bias_rows(
     """The rows of the module docstring (``replies``: each judge's replies table, None for a
     run without replies)."""
     partial = judge_test("partial_spearman").compute()
+    level = Level(benchmark.level)
     split = judge_test("split_half").compute()
     keys = list(benchmark.item_keys)
     length = tidy[benchmark.judged_text].astype(str).str.split().str.len().astype(float)
@@ -78,17 +88,25 @@ def bias_rows(
             joined = table.assign(_human=tidy[dimension].to_numpy()).merge(
                 scores.reset_index(), on=keys, how="inner"
             )
-            x, h, z = (joined[c].to_numpy(dtype=float) for c in ("_judge", "_human", "_length"))
+            joined = pooled(joined, benchmark)
+            cells = cells_of(joined, *matrix_axes(benchmark))
+            x, h, z = (
+                cells.matrix(joined[c].to_numpy(dtype=float))
+                for c in ("_judge", "_human", "_length")
+            )
+            length_judge, length_human, partial_value, n_groups = partial(x, h, z, level)
             row: dict[str, object] = {
                 "judge": judge.metric,
                 "variant": judge.variant,
                 "benchmark": benchmark.name,
                 "dimension": dimension,
-                "length_judge": _spearman(x, z),
-                "length_human": _spearman(h, z),
-                "partial": partial(x, h, z),
+                "level": level.value,
+                "length_judge": length_judge,
+                "length_human": length_human,
+                "partial": partial_value,
+                "n_groups": n_groups,
                 "n_items": int((~np.isnan(x) & ~np.isnan(h)).sum()),
-                "note": "length: whitespace words of the judged text; pooled over items",
+                "note": f"length: whitespace words of the judged text; {LEVEL_NOTES[level]}",
             }
             if parsed is None:
                 row.update(share_unread=NO_REPLIES, split_half=NO_REPLIES)

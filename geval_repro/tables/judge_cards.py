@@ -23,8 +23,14 @@ result table that computed it (nothing is recomputed here):
 - soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA, its position in the
   benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices;
 - what it favours and costs (``tables/judge_biases.csv``, ``tables/rerun_agreement.csv``,
-  the run's manifest) and ``fewest_replies``: the fewest replies per item (first n) whose
-  Spearman lies within the interval of the mean of all of them (``tables/sweep.csv``).
+  the run's manifest), the writer-vs-LLM preference of a run of the judge's model on that
+  set (``llm_preference*``: :mod:`geval_repro.tables.llm_preference`,
+  ``tables/writer_vs_llm/preferences.csv``) and ``fewest_replies``: the fewest replies per
+  item (first n) whose Spearman lies within the interval of the mean of all of them
+  (``tables/sweep.csv``), and
+  ``adaptive_replies``: the mean replies per item the adaptive stopping rule uses at the
+  standard-error target ``adaptive_se_target`` whose Spearman is within that interval with
+  the fewest replies (the sweep's ``adaptive_first`` rows).
 
 A statistic that does not apply to a benchmark or judge has its reason in its value cell
 (``n/a: ...``), the rest of its columns empty. ``full_n``: the benchmark's items; every
@@ -39,6 +45,7 @@ import pandas as pd
 
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.tables.costs import cost_fields
+from geval_repro.tables.llm_preference import preference_fields, run_model
 
 COEFFICIENT = "spearman"
 NO_ANNOTATORS = "n/a: no table of individual annotators (3 or more per item) for this benchmark"
@@ -100,6 +107,8 @@ COLUMNS = [
     "spearman_brown",
     "rerun_spearman",
     "fewest_replies",
+    "adaptive_replies",
+    "adaptive_se_target",
     "requests_per_1000",
     "prompt_tokens_per_1000",
     "completion_tokens_per_1000",
@@ -107,6 +116,16 @@ COLUMNS = [
     "cost_items",
     "server",
     "usd_per_1000",
+    "llm_preference",
+    "llm_preference_humans",
+    "llm_preference_difference",
+    "llm_preference_ci_low",
+    "llm_preference_ci_high",
+    "llm_preference_pvalue",
+    "llm_preference_n",
+    "llm_preference_judge",
+    "llm_preference_variant",
+    "llm_preference_dimension",
     "note",
 ]
 
@@ -132,10 +151,15 @@ def card_rows(
     reruns: pd.DataFrame,
     manifests: Mapping[str, Mapping[str, object] | None],
     sweep: pd.DataFrame,
+    *,
+    preference_runs: Mapping[str, str | None],
+    preferences: Mapping[str, pd.DataFrame],
 ) -> pd.DataFrame:
     """The rows of the module docstring for every judge of ``specs`` that has human scores
     to be compared with (``headline``: each judge's headline variant; the tables as the
-    pipeline writes them)."""
+    pipeline writes them; ``preference_runs``: the model of each judge on a benchmark of
+    pairwise preferences, :func:`~geval_repro.tables.llm_preference.run_model`;
+    ``preferences``: each such benchmark's preference table)."""
     records = []
     for judge, spec in specs.items():
         benchmark = spec.benchmark
@@ -197,7 +221,18 @@ def card_rows(
             row.update(_biases(biases, judge, variant, dimension))
             row.update(_rerun(reruns, judge, dimension))
             row["fewest_replies"] = fewest_replies(sweep, judge, variant, dimension, row)
-            row.update(cost_fields(manifests.get(judge), dimension))
+            row.update(adaptive_replies(sweep, judge, variant, dimension, row))
+            row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
+            row.update(
+                preference_fields(
+                    run_model(manifests.get(judge)),
+                    benchmark,
+                    dimension,
+                    variant,
+                    preference_runs,
+                    preferences,
+                )
+            )
             row.update(_alt_test(alt_test, where, judge, variant))
             row.update(_spa(spa, where, judge, variant))
             records.append(row)
@@ -209,6 +244,7 @@ def card_rows(
         "spa_position",
         "spa_n_systems",
         "spa_n_inputs",
+        "llm_preference_n",
     ]
     return table.astype(dict.fromkeys(counts, "Int64"))
 
@@ -346,25 +382,84 @@ def _rerun(reruns: pd.DataFrame, judge: str, dimension: str) -> dict:
     return {"rerun_spearman": pair["agreement"].iloc[0]}
 
 
+def _sweep_curve(
+    sweep: pd.DataFrame,
+    judge: str,
+    variant: str,
+    dimension: str,
+    row: Mapping[str, object],
+    mode: str,
+) -> pd.DataFrame | str:
+    """The sweep's Spearman rows of the card's run, dimension and parser in ``mode``, else
+    why the card has none (not a mean of replies, no interval, no sweep of this run)."""
+    if not variant.startswith("mean-of-"):
+        return "n/a: not a mean of replies"
+    if pd.isna(row.get("ci_low")) or pd.isna(row.get("ci_high")):
+        return "n/a: the full run's correlation has no interval"
+    mine = sweep[
+        (sweep["judge"] == judge)
+        & (sweep["dimension"] == dimension)
+        & (sweep["coefficient"] == COEFFICIENT)
+    ]
+    if mine.empty:
+        return (
+            "n/a: no replies-per-item sweep of this run (one reply per item, or its items "
+            "stop at their own n)"
+        )
+    return mine[(mine["parser"] == variant.rpartition("/")[2]) & (mine["mode"] == mode)]
+
+
+def _inside(curve: pd.DataFrame, row: Mapping[str, object]) -> pd.DataFrame:
+    """The rows of ``curve`` whose value lies within the card's interval (ends included)."""
+    return curve[curve["value"].between(row["ci_low"], row["ci_high"])]
+
+
 def fewest_replies(
     sweep: pd.DataFrame, judge: str, variant: str, dimension: str, row: Mapping[str, object]
 ) -> object:
     """The fewest replies per item (the first n, the released parser) whose Spearman
     correlation lies within the interval of the card's mean of all the run's replies, from
     the replies-per-item sweep; else why there is none."""
-    if not variant.startswith("mean-of-"):
-        return "n/a: not a mean of replies"
-    if pd.isna(row.get("ci_low")) or pd.isna(row.get("ci_high")):
-        return "n/a: the full run's correlation has no interval"
-    parser = variant.rpartition("/")[2]
-    curve = sweep[
-        (sweep["judge"] == judge)
-        & (sweep["dimension"] == dimension)
-        & (sweep["parser"] == parser)
-        & (sweep["mode"] == "first")
-        & (sweep["coefficient"] == COEFFICIENT)
-    ].sort_values("n")
-    inside = curve[curve["value"].between(row["ci_low"], row["ci_high"])]
+    curve = _sweep_curve(sweep, judge, variant, dimension, row, "first")
+    if isinstance(curve, str):
+        return curve
     if curve.empty:
         return "n/a: no sweep of this run"
+    inside = _inside(curve.sort_values("n"), row)
     return int(inside["n"].iloc[0]) if not inside.empty else "n/a: no n within the interval"
+
+
+#: The sweep's adaptive mode the card reads: the rule replayed on each item's replies in the
+#: run's order (as the fixed-n ``first`` rows), what a rerun with that target would have used.
+ADAPTIVE_MODE = "adaptive_first"
+
+
+def adaptive_replies(
+    sweep: pd.DataFrame, judge: str, variant: str, dimension: str, row: Mapping[str, object]
+) -> dict[str, object]:
+    """What adaptive sampling buys (issue 49 item 3): among the sweep's ``adaptive_first``
+    rows (the stopping rule of :mod:`geval_repro.stats.adaptive` replayed on each item's
+    replies in the run's order, one row per standard-error target), the one with the fewest
+    mean replies used per item (``replies_used``) whose Spearman correlation lies within the
+    interval of the card's mean of all the run's replies: ``adaptive_replies`` and its
+    ``adaptive_se_target``; else why there is none (in ``adaptive_replies``)."""
+    curve = _sweep_curve(sweep, judge, variant, dimension, row, ADAPTIVE_MODE)
+    if isinstance(curve, str):
+        return {"adaptive_replies": curve}
+    if curve.empty:
+        return {
+            "adaptive_replies": "n/a: no adaptive rows in the sweep (fewer replies per item "
+            "than one batch of the rule, or a sweep made before them)"
+        }
+    inside = _inside(curve, row).sort_values(["replies_used", "se_target"])
+    if inside.empty:
+        targets = curve["se_target"]
+        return {
+            "adaptive_replies": f"n/a: no standard-error target ({targets.max():g} to "
+            f"{targets.min():g}) within the interval"
+        }
+    best = inside.iloc[0]
+    return {
+        "adaptive_replies": float(best["replies_used"]),
+        "adaptive_se_target": float(best["se_target"]),
+    }

@@ -229,6 +229,13 @@ rule judge_cards:
         reruns=LAYOUT.pair(LAYOUT.rerun_agreement)[:1] if TARGETS.rerun_pairs else [],
         sweep=[LAYOUT.sweeps] if TARGETS.swept else [],
         manifests=[p for j in TARGETS.correlated for p in LAYOUT.judge_manifest(SPECS[j])],
+        preferences=[LAYOUT.writer_vs_llm_preferences(b) for b in TARGETS.preference_benchmarks],
+        preference_manifests=[
+            p
+            for b in TARGETS.preference_benchmarks
+            for j in TARGETS.on_benchmark(b)
+            for p in LAYOUT.judge_manifest(SPECS[j])
+        ],
         processed=[
             path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
         ],
@@ -255,6 +262,13 @@ rule judge_cards:
             for j in TARGETS.correlated
             if LAYOUT.judge_manifest(SPECS[j])
         },
+        preferences={b: LAYOUT.writer_vs_llm_preferences(b) for b in TARGETS.preference_benchmarks},
+        preference_manifests={
+            j: LAYOUT.judge_manifest(SPECS[j])[0]
+            for b in TARGETS.preference_benchmarks
+            for j in TARGETS.on_benchmark(b)
+            if LAYOUT.judge_manifest(SPECS[j])
+        },
         judges=TARGETS.correlated,
     log:
         LAYOUT.log("judge_cards"),
@@ -269,6 +283,8 @@ rule judge_cards:
             processed=params.processed,
             tables=params.tables,
             manifests=params.manifests,
+            preferences=params.preferences,
+            preference_manifests=params.preference_manifests,
             stem=LAYOUT.judge_cards,
             cards=params.cards,
         )
