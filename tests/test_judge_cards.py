@@ -11,7 +11,7 @@ import pytest
 
 from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.card_text import leaderboard
-from geval_repro.report.judge_card import card_markdown
+from geval_repro.report.judge_card import card_markdown, card_title
 from geval_repro.tables.judge_cards import NO_ANNOTATORS, NO_CEILING, NOT_SCORED, card_rows
 
 TOPICAL_CHAT = get_benchmark("topical_chat")
@@ -275,3 +275,8 @@ def test_card_rows_and_page() -> None:
     assert "independent" in page
     board = leaderboard(rows)
     assert "0.300 (n = 30)" in board and "#### SummEval" in board
+
+
+def test_a_card_figure_title_names_its_benchmark() -> None:
+    rows = pd.DataFrame({"benchmark": ["summeval", "summeval"], "dimension": ["a", "b"]})
+    assert card_title("G-Eval-4 re-run 1", rows) == "SummEval: G-Eval-4 re-run 1"

@@ -19,7 +19,7 @@ from geval_repro.files.paths import PathLike
 from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
-from geval_repro.report.judge_card import card_figure, card_markdown
+from geval_repro.report.judge_card import card_figure, card_markdown, card_title
 from geval_repro.report.table_files import write_pair
 from geval_repro.scoring.sweep import SWEEP_COLUMNS
 from geval_repro.tables import alt_test, biases, power, soft_pairwise
@@ -190,7 +190,7 @@ def judge_cards(
     for judge, (markdown, png, svg) in cards.items():
         rows = table[table["judge"] == judge]
         log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
-        card_figure(rows, specs[judge].label, png, svg)
+        card_figure(rows, card_title(specs[judge].label, rows), png, svg)
         write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))
 
 

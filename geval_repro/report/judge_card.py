@@ -15,7 +15,7 @@ import os
 import pandas as pd
 from matplotlib.figure import Figure
 
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.benchmarks import get_benchmark, title_of
 from geval_repro.report.card_text import as_float, replies_text, usd_text, verdict
 from geval_repro.report.card_text import number as _number
 from geval_repro.report.card_text import with_n as _with_n
@@ -96,6 +96,13 @@ def preference_lines(rows: pd.DataFrame) -> list[str]:
             f"{_number(row['llm_preference_humans'])} | {difference} | {source} |"
         )
     return lines
+
+
+def card_title(label: str, rows: pd.DataFrame) -> str:
+    """A card figure's title: the benchmarks of ``rows`` (their titles, in order), then the
+    judge's ``label``."""
+    benchmarks = ", ".join(title_of(name) for name in dict.fromkeys(rows["benchmark"]))
+    return f"{benchmarks}: {label}"
 
 
 def card_figure(
