@@ -138,7 +138,7 @@ class Targets:
     @property
     def preference_benchmarks(self) -> dict[str, Benchmark]:
         """The benchmarks of pairwise human preferences (the writer-vs-LLM analysis)."""
-        return {n: b for n, b in BENCHMARKS.items() if not b.has_human_scores}
+        return {n: b for n, b in BENCHMARKS.items() if b.preferences is not None}
 
     # --- judges by what they yield ---------------------------------------------------
 
