@@ -62,7 +62,7 @@ def test_counts_per_domain_and_split_match_the_raw_files(mirror_dir: Path, table
         assert rows["summary"].tolist() == [r["summary"] for r in raw]
         assert rows["label"].tolist() == [r["label"] for r in raw]
         assert rows["split"].tolist() == [r["split"] for r in raw]
-        assert rows["document"].nunique() == len({r["doc"] for r in raw})
+        assert rows["source"].nunique() == len({r["doc"] for r in raw})
         # Every document in one split; 4 documents in each domain's evaluation split.
         assert (rows.groupby("doc_id")["split"].nunique() == 1).all()
         assert rows.loc[rows["split"] == "evaluation", "doc_id"].nunique() == 4

@@ -403,7 +403,7 @@ SUMMEDITS = pa.DataFrameSchema(
         "split": pa.Column(_STR, pa.Check.isin(list(SUMMEDITS_SPLITS))),
         "item_id": pa.Column(_STR, _TEXT, unique=True),
         "doc_id": pa.Column(_STR, _TEXT),
-        "document": pa.Column(_STR, _TEXT),
+        "source": pa.Column(_STR, _TEXT),
         "summary": pa.Column(_STR, _TEXT),
         "label": pa.Column(int, pa.Check.isin([0, 1])),
         "seed": pa.Column(bool),
@@ -417,7 +417,7 @@ SUMMEDITS = pa.DataFrameSchema(
             f"{SUMMEDITS_DOCUMENTS}; no document in both splits",
         ),
         pa.Check(
-            lambda df: bool((df.groupby("doc_id")["document"].nunique() == 1).all()),
+            lambda df: bool((df.groupby("doc_id")["source"].nunique() == 1).all()),
             error="every document id has one document text",
         ),
     ],

@@ -59,7 +59,7 @@ def _domain_rows(path: Path, domain: str) -> pd.DataFrame:
             "split": [r["split"] for r in records],
             "item_id": [f"{domain}/{r['id']}" for r in records],
             "doc_id": [f"{domain}/{k}" for k in pd.factorize(documents)[0]],
-            "document": documents,
+            "source": documents,
             "summary": [r["summary"] for r in records],
             "label": [int(r["label"]) for r in records],
             "seed": [r["id"].endswith("_og") for r in records],
@@ -73,9 +73,10 @@ def load_summedits(*paths: str | Path) -> pd.DataFrame:
     (:data:`geval_repro.registry.benchmarks.SUMMEDITS_DOMAINS`), each in file order.
 
     Columns: domain, split (``evaluation`` or ``test``), item_id (``<domain>/<id>``),
-    doc_id (``<domain>/<k>``: the k-th distinct document of the domain's file), document,
-    summary, label (1 consistent, 0 not), seed (the unedited seed summary), edit_types (the
-    edits' kinds, comma-separated; empty for a seed or an edit without a named kind).
+    doc_id (``<domain>/<k>``: the k-th distinct document of the domain's file), source (the
+    document: the column name QAGS's tidy tables give it), summary, label (1 consistent, 0
+    not), seed (the unedited seed summary), edit_types (the edits' kinds, comma-separated;
+    empty for a seed or an edit without a named kind).
     """
     if len(paths) != len(SUMMEDITS_COUNTS):
         raise ValueError(

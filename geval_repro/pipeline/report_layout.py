@@ -128,6 +128,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
         outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
         outputs.JUDGE_BIASES: (outputs.JUDGE_BIASES, CARDS),
+        outputs.BINARY_LABELS: (outputs.BINARY_LABELS, "Binary labels (SummEdits)"),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

@@ -77,6 +77,17 @@ class Targets:
         """The benchmarks with model-free baselines, by name."""
         return {name: b for name, b in BENCHMARKS.items() if b.baselines is not None}
 
+    @property
+    def correlated_baselines(self) -> dict[str, Benchmark]:
+        """The benchmarks with model-free baselines and per-item human scores (their
+        correlation rows), by name."""
+        return {n: b for n, b in self.with_baselines.items() if b.has_human_scores}
+
+    @property
+    def labelled_benchmarks(self) -> dict[str, Benchmark]:
+        """The benchmarks of binary human labels (the binary-label table), by name."""
+        return {n: b for n, b in BENCHMARKS.items() if b.labels is not None}
+
     def baseline_inputs(self, benchmark: str) -> dict[str, Path]:
         """The tidy tables a benchmark's baseline protocol reads, by name: its own, then its
         table of references (if any)."""

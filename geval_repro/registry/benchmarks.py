@@ -535,9 +535,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             level=Level.GLOBAL,
             level_name="domain",
             printed_coefficients=(),
-            texts={"Document": "document", "Summary": "summary"},
+            texts={"Document": "source", "Summary": "summary"},
             shared_text="Document",
             prompts=Prompts(folder="summedits"),
+            # binary labels: no correlation rows; the binary-label rows read these scores
+            baselines=Baselines(protocol="rouge-vs-source", protocol_variant="vs source document"),
             sources=tuple(f"summedits_{d}" for d in SUMMEDITS_DOMAINS),
             citations=("laban2023summedits",),
             item_count=4681,  # 8 domains: 986 evaluation, 3,695 test pairs

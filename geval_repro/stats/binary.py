@@ -59,18 +59,23 @@ def roc_auc(
     threshold: float | None = None,
 ) -> np.ndarray:
     """ROC AUC per resample: sum over positive i, negative j of w_i w_j ([s_i > s_j] +
-    [s_i = s_j] / 2), divided by (sum of positive w)(sum of negative w). From the tie groups
-    of the sorted scores: each group's positive weight times the negative weight below it
-    plus half the negative weight in it. ``threshold`` is unused (it reads no threshold).
-    NaN for a resample without a positive or a negative."""
+    [s_i = s_j] / 2), divided by (sum of positive w)(sum of negative w). From the sorted
+    scores' cumulative negative weight: each positive item's weight times the negative
+    weight below its tie group plus half the negative weight in it, O(resamples x n).
+    ``threshold`` is unused (it reads no threshold). NaN for a resample without a positive
+    or a negative."""
     scores, labels, weights = _checked(scores, labels, weights)
-    values, groups = np.unique(scores, return_inverse=True)
-    one_hot = np.zeros((len(scores), len(values)))
-    one_hot[np.arange(len(scores)), groups] = 1.0
-    positive = (weights * labels) @ one_hot  # (resamples, groups)
-    negative = (weights * ~labels) @ one_hot
-    below = np.cumsum(negative, axis=1) - negative
-    pairs = (positive * (below + negative / 2)).sum(axis=1)
+    order = np.argsort(scores, kind="stable")
+    ordered = scores[order]
+    negative = weights[:, order] * ~labels[order]  # (resamples, n), scores ascending
+    # cumulative negative weight before each item's tie group and to its end
+    through = np.concatenate([np.zeros((len(weights), 1)), np.cumsum(negative, axis=1)], axis=1)
+    first = np.searchsorted(ordered, ordered, side="left")
+    last = np.searchsorted(ordered, ordered, side="right")
+    below = through[:, first]
+    tied = through[:, last] - below
+    positive = weights[:, order] * labels[order]
+    pairs = (positive * (below + tied / 2)).sum(axis=1)
     total_positive, total_negative = _class_weights(labels, weights)
     return pairs / (total_positive * total_negative)
 
