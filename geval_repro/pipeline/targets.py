@@ -283,6 +283,7 @@ class Targets:
             layout.human_figure.with_suffix(".png"),
             *(p for b in self.preference_benchmarks for p in layout.writer_vs_llm_tables(b)),
             *(layout.writer_vs_llm_figure(b)[0] for b in self.preference_benchmarks),
+            *(layout.pair(layout.binary_labels)[:1] if self.labelled_benchmarks else []),
             REGISTRY_PATH,  # the sources it cites
         ]
 
