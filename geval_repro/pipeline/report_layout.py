@@ -20,6 +20,7 @@ from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
+    LABELLED_BENCHMARKS,
     PREFERENCE_BENCHMARKS,
     SCORED_BENCHMARKS,
     released_benchmark,
@@ -99,6 +100,7 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
         ],
         "04_topical_chat_qags": [
             layout.tables / f"{outputs.CORRELATIONS}.csv",
+            *(layout.pair(layout.binary_labels)[:1] if LABELLED_BENCHMARKS else []),
             layout.paper_layout(2),
             layout.paper_layout(3),
             *(p for p in layout.human_tables() if p.suffix == ".md"),
