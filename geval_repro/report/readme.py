@@ -598,7 +598,9 @@ def _binary_labels(results_dir: Path, link: str) -> list[str]:
         ]
         for domain in domains:
             cells = per_domain[per_domain["domain"] == domain].set_index("row")["value"]
-            table[f"AUC {domain}"] = [_number(cells[r]) for r in table["metric"]]
+            table[f"AUC {domain}"] = [
+                _number(cells[r]) if r in cells.index else "–" for r in table["metric"]
+            ]
         n_items = int(average["n_items"].iloc[0])
         n_documents = int(average["n_documents"].iloc[0])
         fitted = int(
