@@ -53,6 +53,7 @@ rule all:
         rules.judge_pairs.input,
         rules.writer_vs_llm.input,
         rules.human_tables.output,
+        rules.binary_label_table.output,
         rules.notebooks.input,
         rules.readme.output,
         rules.report_assets.input,

@@ -706,6 +706,33 @@ say(f"Kendall τ at the summary level, {int(ds['n_items'].max())} summaries in "
 table.assign(mean=table.mean(axis=1)).sort_values("mean", ascending=False).round(3)
 """),
     md("""
+## Beyond the paper: SummEdits (binary labels, by domain)
+
+SummEdits (Laban et al. 2023) is not in the paper: (document, summary) pairs in 8 domains
+(news, podcasts, meeting minutes, sales calls, sales e-mails, SAMSum dialogues, SciTLDR,
+earnings calls), each labelled consistent (1) or inconsistent (0); the inconsistent ones are
+small edits of a consistent seed summary. Binary labels get ROC AUC and balanced accuracy,
+not correlations (docs/protocol.md, "Binary labels"): balanced accuracy's threshold is fitted
+on each domain's `evaluation` split (4 documents) and applied to its `test` split; the
+intervals resample the test split's documents (12-21 per domain), so they are wide. The
+reference rows, a constant and a random score, sit at 0.5 in expectation.
+"""),
+    code("""
+binary = read_table("binary_labels")
+if binary is not None:
+    binary = binary.assign(row=binary["metric"] + " (" + binary["variant"] + ")")
+    mean = binary[binary["domain"] == "mean over domains"]
+    say(f"Means over the domains, {int(mean['n_items'].max())} test pairs of "
+        f"{int(mean['n_documents'].max())} documents:")
+    cells = (mean["value"].map("{:.3f}".format) + " [" + mean["ci_low"].map("{:.3f}".format)
+             + ", " + mean["ci_high"].map("{:.3f}".format) + "]")
+    display(mean.assign(cell=cells).pivot(index="row", columns="statistic", values="cell"))
+    say("ROC AUC per domain (rows: metrics; n: the domain's test pairs):")
+    auc = binary[(binary["statistic"] == "roc_auc") & (binary["domain"] != "mean over domains")]
+    display(auc.pivot_table(index="row", columns="domain", values="value").round(3))
+    display(auc.groupby("domain")[["n_items", "n_documents"]].first())
+"""),
+    md("""
 ## The human data
 
 Agreement among annotators (SummEval's experts, DialSummEval's annotators, QAGS's crowd

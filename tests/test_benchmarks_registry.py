@@ -56,6 +56,7 @@ def test_benchmarks_are_listed_in_the_papers_table_order() -> None:
         "dialsummeval",
         "sfres",
         "sfhot",
+        "summedits",
         "writer_vs_llm",
     )
     assert PAPER_NAMES == NAMES[:4]

@@ -184,6 +184,7 @@ def test_registry_names_fill_the_schema() -> None:
         "dialsummeval",
         "sfres",
         "sfhot",
+        "summedits",
         "writer_vs_llm",
     ]
     assert judge["format"]["enum"] == ["geval-released", "scores", "geval-jsonl"]

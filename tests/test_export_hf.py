@@ -67,6 +67,7 @@ def test_export_round_trip(
         "dialsummeval",
         "sfres",
         "sfhot",
+        "summedits",
         "writer_vs_llm",
     ]
     for name, n_items in [
@@ -77,6 +78,7 @@ def test_export_round_trip(
         ("dialsummeval", 1300),
         ("sfres", 1181),
         ("sfhot", 875),
+        ("summedits", 4681),
         ("writer_vs_llm", 188),
     ]:
         table = pd.read_parquet(processed / f"{name}.parquet")

@@ -391,6 +391,7 @@ def test_each_benchmarks_job_reads_the_baseline_file_its_rows_come_from(tmp_path
         "dialsummeval",
         "sfres",
         "sfhot",
+        "summedits",  # its rows: the binary-label table's
     }
     for name, benchmark in BENCHMARKS.items():
         own = [layout.data / "processed" / "baselines" / f"{name}.parquet"]

@@ -238,3 +238,37 @@ def test_a_benchmark_beyond_the_paper_gets_its_section(tmp_path):
     # the yardstick's note on two annotators who agree on every item, under the table
     assert f"The human yardstick's coherence: annotators 2 and 3 {TWINS} (as released)." in section
     assert "annotator 1" not in section and "0.500" not in section  # Kendall only
+
+
+def test_a_benchmark_of_binary_labels_gets_its_section(tmp_path):
+    # SummEdits rows of the binary-label table's shape: two domains shown of the registry's
+    # 8 (the others absent: their cells read "–"), the means with their intervals.
+    from geval_repro.tables.binary_labels import AVERAGE, COLUMNS
+
+    def row(domain, statistic, value, low, high, n_documents=12):
+        return {"benchmark": "summedits", "dimension": "consistency", "metric": "ROUGE-2",
+                "variant": "vs source document", "domain": domain, "statistic": statistic,
+                "value": value, "ci_low": low, "ci_high": high, "threshold": None,
+                "n_items": 3695 if domain == AVERAGE else 318, "n_positive": 1279,
+                "n_documents": 130 if domain == AVERAGE else n_documents,
+                "n_threshold_items": 986 if statistic == "balanced_accuracy" else 0,
+                "status": "recomputed", "note": ""}  # fmt: skip
+
+    rows = [
+        row("qmsumm", "roc_auc", 0.4676, 0.36, 0.54),
+        row("news", "roc_auc", 0.5127, 0.45, 0.56, n_documents=21),
+        row(AVERAGE, "roc_auc", 0.4699, 0.4383, 0.5019),
+        row(AVERAGE, "balanced_accuracy", 0.4879, 0.4711, 0.5041),
+    ]
+    root = _results(tmp_path / "results")
+    _write(
+        root / "tables/binary_labels.csv", pd.DataFrame(rows, columns=COLUMNS).to_csv(index=False)
+    )
+    section = render_section(root)
+    assert "### Beyond the paper: SummEdits, binary labels by domain" in section
+    assert "3695 pairs of 130 documents in 8 domains" in section
+    assert "(12-21 per domain: wide)" in section and "`evaluation` split (986 pairs)" in section
+    assert (
+        "| ROUGE-2 (vs source document) | 0.470 [0.438, 0.502] | 0.488 [0.471, 0.504] | 0.513 | – "
+        "| 0.468 | – |" in section
+    )

@@ -50,7 +50,15 @@ def regenerated(
     root = tmp_path_factory.mktemp("regenerate")
     config = root / "config.yaml"
     config.write_text(MIRRORED_CONFIG_PATH.read_text() + f"mirror: {mirror_dir}\n")
-    targets = ["tables", "judges", "paper_tables", "judge_pairs", "human_tables", "writer_vs_llm"]
+    targets = [
+        "tables",
+        "judges",
+        "paper_tables",
+        "judge_pairs",
+        "human_tables",
+        "binary_label_table",
+        "writer_vs_llm",
+    ]
     run_snakemake(pipeline_run.data, root / "results", config, *targets)
     return root / "results"
 

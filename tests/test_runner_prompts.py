@@ -62,7 +62,7 @@ def test_prompts_are_package_data():
     config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     patterns = config["tool"]["setuptools"]["package-data"]["geval_repro"]
     files = [p.relative_to(PROMPTS_DIR.parent).as_posix() for p in PROMPTS_DIR.rglob("*.txt")]
-    assert len(files) == 12  # Topical-Chat 4, QAGS 1, DialSummEval 4, SFRES / SFHOT 3
+    assert len(files) == 13  # Topical-Chat 4, QAGS 1, DialSummEval 4, SFRES / SFHOT 3, SummEdits 1
     folders = {b.prompts.folder for b in BENCHMARKS.values() if b.prompts.folder}
     assert folders == {p.parent.name for p in PROMPTS_DIR.rglob("*.txt")}
     assert all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files)

@@ -458,3 +458,28 @@ def test_dialsummeval_is_judged_in_every_mode(server, tmp_path, mirror_dir, monk
     assert "\n" in table["dialogue"].iloc[0] and "|" not in prompt.split("Dialogue:")[-1][:40]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["dimensions"]["consistency"]["prompt"]["origin"] == "geval-repro"
+
+
+@pytest.mark.parametrize(
+    ("mode", "n"), [("sample", 2), ("logprobs", 1), ("both", 2)], ids=["sample", "logprobs", "both"]
+)
+def test_summedits_is_judged_in_every_mode(server, tmp_path, mirror_dir, monkeypatch, mode, n):
+    # The toolkit's SummEdits consistency prompt filled with the first items' document and
+    # summary (the news domain's, in file order); the items keyed by item_id.
+    monkeypatch.setenv("GEVAL_REPRO_MIRROR", str(mirror_dir))
+    out = tmp_path / "run"
+    params = RequestParams("m", mode, n, 1, 1, 5, 5)
+    summary = run_judge(
+        options(server, out, benchmark="summedits", dimension="consistency", params=params)
+    )
+    assert summary["sent"] == 4 and summary["failed"] == 0
+    rows = records(out / "consistency.jsonl")
+    table = load_items_table(get_benchmark("summedits"), tmp_path / "raw", None).iloc[:4]
+    assert [r["item_id"] for r in rows] == table["item_id"].tolist()
+    assert all(r["item_id"].startswith("news/") for r in rows)
+    assert all(len(r["replies"]) == n for r in rows)
+    prompt = server.requests[0]
+    assert prompt.endswith("- Consistency:") and "{{" not in prompt
+    assert table["summary"].iloc[0] in prompt and table["source"].iloc[0] in prompt
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["dimensions"]["consistency"]["prompt"]["origin"] == "geval-repro"

@@ -26,6 +26,7 @@ from geval_repro.load.dialsummeval import load_dialsummeval, load_dialsummeval_a
 from geval_repro.load.metriceval import load_metriceval_experts
 from geval_repro.load.multiref import load_multiref
 from geval_repro.load.qags import load_qags, load_qags_mturk
+from geval_repro.load.summedits import load_summedits
 from geval_repro.load.summeval import load_summeval
 from geval_repro.load.topical_chat import load_topical_chat
 from geval_repro.load.writer_vs_llm import ITEMS, PAIRS, load_items, load_pairs
@@ -59,6 +60,7 @@ BENCHMARK_LOADERS: dict[str, BenchmarkLoader] = {
         subset: BenchmarkLoader(partial(load_data_to_text, subset=subset), schemas.DATA_TO_TEXT)
         for subset in schemas.DATA_TO_TEXT_COUNTS
     },
+    "summedits": BenchmarkLoader(load_summedits, schemas.SUMMEDITS),
     "writer_vs_llm": BenchmarkLoader(load_items, ITEMS),
 }
 

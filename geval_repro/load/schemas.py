@@ -49,6 +49,32 @@ _SFRES = get_benchmark("sfres")  # SFHOT: the same dimensions and scales
 DATA_TO_TEXT_DIMENSIONS = _SFRES.dimension_names
 #: Items and dialogue acts of each data-to-text set (UniEval's conversion).
 DATA_TO_TEXT_COUNTS = {"sfres": (1181, 580), "sfhot": (875, 398)}
+_SUMMEDITS = get_benchmark("summedits")
+_SUMMEDITS_LABELS = _SUMMEDITS.labels
+assert _SUMMEDITS_LABELS is not None
+#: SummEdits' pairs per domain: (evaluation, test), and its documents per domain:
+#: (evaluation, test); no document is in both splits. Counted from the pinned files.
+SUMMEDITS_COUNTS = {
+    "news": (133, 686),
+    "podcast": (124, 376),
+    "qmsumm": (113, 318),
+    "sales_call": (131, 389),
+    "sales_email": (132, 481),
+    "samsum": (121, 543),
+    "scitldr": (115, 351),
+    "ectsum": (117, 551),
+}
+SUMMEDITS_DOCUMENTS = {
+    "news": (4, 21),
+    "podcast": (4, 17),
+    "qmsumm": (4, 12),
+    "sales_call": (4, 14),
+    "sales_email": (4, 17),
+    "samsum": (4, 18),
+    "scitldr": (4, 13),
+    "ectsum": (4, 18),
+}
+SUMMEDITS_SPLITS = (_SUMMEDITS_LABELS.threshold_split, _SUMMEDITS_LABELS.tested_split)
 #: The columns of the authors' metrics.csv files, in their order.
 DIALSUMMEVAL_RELEASED_METRICS = (
     "rouge-1", "rouge-2", "rouge-3", "rouge-4", "rouge-l",
@@ -347,6 +373,59 @@ DATA_TO_TEXT = pa.DataFrameSchema(
     ordered=True,
     name="data_to_text",
 )
+
+
+def _summedits_counts(df: pd.DataFrame) -> bool:
+    """Every domain with its pinned pairs and documents per split, and no document in two
+    splits."""
+    pairs = df.groupby(["domain", "split"], observed=True).size()
+    documents = df.groupby(["domain", "split"], observed=True)["doc_id"].nunique()
+    expected_pairs = {
+        (d, split): n
+        for d, ns in SUMMEDITS_COUNTS.items()
+        for split, n in zip(SUMMEDITS_SPLITS, ns, strict=True)
+    }
+    expected_docs = {
+        (d, split): n
+        for d, ns in SUMMEDITS_DOCUMENTS.items()
+        for split, n in zip(SUMMEDITS_SPLITS, ns, strict=True)
+    }
+    return (
+        {(str(d), str(s)): int(n) for (d, s), n in pairs.items()} == expected_pairs
+        and {(str(d), str(s)): int(n) for (d, s), n in documents.items()} == expected_docs
+        and bool((df.groupby("doc_id")["split"].nunique() == 1).all())
+    )
+
+
+SUMMEDITS = pa.DataFrameSchema(
+    {
+        "domain": pa.Column(_STR, pa.Check.isin(list(SUMMEDITS_COUNTS))),
+        "split": pa.Column(_STR, pa.Check.isin(list(SUMMEDITS_SPLITS))),
+        "item_id": pa.Column(_STR, _TEXT, unique=True),
+        "doc_id": pa.Column(_STR, _TEXT),
+        "source": pa.Column(_STR, _TEXT),
+        "summary": pa.Column(_STR, _TEXT),
+        "label": pa.Column(int, pa.Check.isin([0, 1])),
+        "seed": pa.Column(bool),
+        "edit_types": pa.Column(_STR),
+    },
+    checks=[
+        _n_rows(sum(sum(n) for n in SUMMEDITS_COUNTS.values())),
+        pa.Check(
+            _summedits_counts,
+            error=f"pairs per (domain, split): {SUMMEDITS_COUNTS}; documents per (domain, split): "
+            f"{SUMMEDITS_DOCUMENTS}; no document in both splits",
+        ),
+        pa.Check(
+            lambda df: bool((df.groupby("doc_id")["source"].nunique() == 1).all()),
+            error="every document id has one document text",
+        ),
+    ],
+    strict=True,
+    ordered=True,
+    name=_SUMMEDITS.name,
+)
+
 
 DIALSUMMEVAL_ANNOTATORS = pa.DataFrameSchema(
     {

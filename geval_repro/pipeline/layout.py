@@ -249,6 +249,11 @@ class Layout:
         return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
 
     @property
+    def binary_labels(self) -> Path:
+        """The stem of the binary-label statistics' table (SummEdits)."""
+        return self.tables / outputs.BINARY_LABELS
+
+    @property
     def judge_power(self) -> Path:
         """The stem of the judges' paired-bootstrap and power table."""
         return self.tables / outputs.JUDGE_POWER

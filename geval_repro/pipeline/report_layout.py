@@ -20,6 +20,7 @@ from geval_repro.pipeline.layout import Layout, rule_name
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
+    LABELLED_BENCHMARKS,
     PREFERENCE_BENCHMARKS,
     SCORED_BENCHMARKS,
     released_benchmark,
@@ -99,6 +100,7 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
         ],
         "04_topical_chat_qags": [
             layout.tables / f"{outputs.CORRELATIONS}.csv",
+            *(layout.pair(layout.binary_labels)[:1] if LABELLED_BENCHMARKS else []),
             layout.paper_layout(2),
             layout.paper_layout(3),
             *(p for p in layout.human_tables() if p.suffix == ".md"),
@@ -128,6 +130,7 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
         outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
         outputs.JUDGE_BIASES: (outputs.JUDGE_BIASES, CARDS),
+        outputs.BINARY_LABELS: (outputs.BINARY_LABELS, "Binary labels (SummEdits)"),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

@@ -77,6 +77,17 @@ class Targets:
         """The benchmarks with model-free baselines, by name."""
         return {name: b for name, b in BENCHMARKS.items() if b.baselines is not None}
 
+    @property
+    def correlated_baselines(self) -> dict[str, Benchmark]:
+        """The benchmarks with model-free baselines and per-item human scores (their
+        correlation rows), by name."""
+        return {n: b for n, b in self.with_baselines.items() if b.has_human_scores}
+
+    @property
+    def labelled_benchmarks(self) -> dict[str, Benchmark]:
+        """The benchmarks of binary human labels (the binary-label table), by name."""
+        return {n: b for n, b in BENCHMARKS.items() if b.labels is not None}
+
     def baseline_inputs(self, benchmark: str) -> dict[str, Path]:
         """The tidy tables a benchmark's baseline protocol reads, by name: its own, then its
         table of references (if any)."""
@@ -138,7 +149,7 @@ class Targets:
     @property
     def preference_benchmarks(self) -> dict[str, Benchmark]:
         """The benchmarks of pairwise human preferences (the writer-vs-LLM analysis)."""
-        return {n: b for n, b in BENCHMARKS.items() if not b.has_human_scores}
+        return {n: b for n, b in BENCHMARKS.items() if b.preferences is not None}
 
     # --- judges by what they yield ---------------------------------------------------
 
@@ -272,6 +283,7 @@ class Targets:
             layout.human_figure.with_suffix(".png"),
             *(p for b in self.preference_benchmarks for p in layout.writer_vs_llm_tables(b)),
             *(layout.writer_vs_llm_figure(b)[0] for b in self.preference_benchmarks),
+            *(layout.pair(layout.binary_labels)[:1] if self.labelled_benchmarks else []),
             REGISTRY_PATH,  # the sources it cites
         ]
 

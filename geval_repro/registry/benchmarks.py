@@ -2,12 +2,14 @@
 
 A benchmark is SummEval, Topical-Chat or one QAGS subset (the paper's Tables 1-3), or
 Zhang et al.'s writer-vs-GPT-3.5 judgements (``writer_vs_llm``: the paper's analysis "Will
-G-Eval prefer LLM-based outputs?", pairwise human preferences). Each entry states every fact about
-it that another part of the toolkit needs, so rules, tables, judges, the judge runner and
-the report derive their lists from here. Outside ``registry/`` a benchmark's name is spelled
-only where code is registered under it or reads one benchmark's file format (the loaders and
-schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
-(``tests/test_benchmarks_registry.py`` lists the places):
+G-Eval prefer LLM-based outputs?", pairwise human preferences), or one of the
+human-judgement sets beyond the paper's (DialSummEval; SFRES and SFHOT; SummEdits, binary
+labels). Each entry states every fact about it that another part of the toolkit needs, so
+rules, tables, judges, the judge runner and the report derive their lists from here.
+Outside ``registry/`` a benchmark's name is spelled only where code is registered under it
+or reads one benchmark's file format (the loaders and schemas of ``load/``) and in the
+writer-vs-LLM tables' benchmark column (``tests/test_benchmarks_registry.py`` lists the
+places):
 
 - ``name``, ``title`` (as a reader sees it), ``short`` (its label in a column header or a
   figure's cell label) and the ``paper_table`` that prints it (:data:`PAPER_TABLES`:
@@ -76,6 +78,12 @@ schemas of ``load/``) and in the writer-vs-LLM tables' benchmark column
   its level pools items (Topical-Chat's ``context_id``); the system-level statistics that
   sum each system's scores over documents (soft pairwise accuracy) read it through
   :attr:`Benchmark.system_documents` (the ``group_key`` at the summary level);
+- ``labels``: None for a benchmark of per-item scores or preferences; else its humans gave
+  each item a binary label (:class:`BinaryLabels`: SummEdits' consistent / inconsistent),
+  which gets the binary-label statistics of :data:`geval_repro.stats.registry.BINARY_STATISTICS`
+  (ROC AUC, balanced accuracy at a threshold fitted on one split and applied to another, per
+  domain and averaged over domains) instead of correlations:
+  :attr:`Benchmark.has_human_scores` is False for it too;
 - ``citations``: the BibTeX keys (``geval_repro/data/CITATIONS.bib``) of the papers that
   published its texts and human judgements.
 
@@ -136,6 +144,25 @@ class Baselines:
 
 
 @dataclass(frozen=True)
+class BinaryLabels:
+    """Binary human labels, a benchmark's human judgements in place of per-item scores: the
+    tidy table's ``column`` (1 = ``positive``, 0 = not), the ``split_key`` column whose
+    ``threshold_split`` rows fit a metric's threshold and whose ``tested_split`` rows are
+    scored with it, the ``domain_key`` column of its ``domains`` (name -> title; the
+    statistics are per domain, then averaged over domains) and the ``resampling_key`` column
+    whose values (documents) a bootstrap resample draws whole, within each domain."""
+
+    column: str
+    positive: str
+    split_key: str
+    threshold_split: str
+    tested_split: str
+    domain_key: str
+    domains: Mapping[str, str]
+    resampling_key: str
+
+
+@dataclass(frozen=True)
 class Preferences:
     """Pairwise human preferences, a benchmark's human judgements in place of per-item
     scores: the further tidy table (one of the benchmark's ``other_tables``) with one row
@@ -188,6 +215,7 @@ class Benchmark:
     documents_key: str | None = None
     other_coefficients: tuple[str, ...] = ()
     resampling_key: str | None = None
+    labels: BinaryLabels | None = None
 
     @property
     def judged_text(self) -> str:
@@ -222,8 +250,9 @@ class Benchmark:
     @property
     def has_human_scores(self) -> bool:
         """Whether its tidy table holds per-item human scores (False: pairwise
-        ``preferences``), the fact every table that correlates with humans reads."""
-        return self.preferences is None
+        ``preferences`` or binary ``labels``), the fact every table that correlates with
+        humans reads."""
+        return self.preferences is None and self.labels is None
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -368,6 +397,19 @@ def _data_to_text(subset: str, title: str, item_count: int) -> Benchmark:
     )
 
 
+#: SummEdits' domains as its files name them (``summedits_<domain>.json``) -> title: the 8
+#: of its 10 that could be mirrored (BillSum and Shakespeare could not).
+SUMMEDITS_DOMAINS = {
+    "news": "news",
+    "podcast": "podcasts",
+    "qmsumm": "meeting minutes (QMSum)",
+    "sales_call": "sales calls",
+    "sales_email": "sales e-mails",
+    "samsum": "dialogues (SAMSum)",
+    "scitldr": "scientific TL;DRs (SciTLDR)",
+    "ectsum": "earnings calls (ECTSum)",
+}
+
 #: DialSummEval's 14 systems as its files name them: A is SAMSum's reference summary.
 DIALSUMMEVAL_SYSTEMS = "ABCDEFGHIJKLMN"
 
@@ -482,6 +524,37 @@ BENCHMARKS: dict[str, Benchmark] = {
         _data_to_text("sfres", "SFRES", 1181),
         _data_to_text("sfhot", "SFHOT", 875),
         Benchmark(
+            name="summedits",
+            title="SummEdits",
+            short="summedits",
+            paper_table=None,
+            item_keys=("item_id",),
+            item_key_type=str,
+            # binary labels: no human scale; a G-Eval judge rates 1-5
+            dimensions=(Dimension("consistency", None, (1, 5)),),
+            level=Level.GLOBAL,
+            level_name="domain",
+            printed_coefficients=(),
+            texts={"Document": "source", "Summary": "summary"},
+            shared_text="Document",
+            prompts=Prompts(folder="summedits"),
+            # binary labels: no correlation rows; the binary-label rows read these scores
+            baselines=Baselines(protocol="rouge-vs-source", protocol_variant="vs source document"),
+            sources=tuple(f"summedits_{d}" for d in SUMMEDITS_DOMAINS),
+            citations=("laban2023summedits",),
+            item_count=4681,  # 8 domains: 986 evaluation, 3,695 test pairs
+            labels=BinaryLabels(
+                column="label",
+                positive="consistent",
+                split_key="split",
+                threshold_split="evaluation",
+                tested_split="test",
+                domain_key="domain",
+                domains=SUMMEDITS_DOMAINS,
+                resampling_key="doc_id",
+            ),
+        ),
+        Benchmark(
             name="writer_vs_llm",
             title="Writer vs GPT-3.5 (Zhang et al.)",
             short="writer_vs_llm",
@@ -532,7 +605,12 @@ SCORED_BENCHMARKS: tuple[str, ...] = tuple(n for n, b in BENCHMARKS.items() if b
 
 #: The benchmarks of pairwise human preferences (the writer-vs-LLM analysis).
 PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
-    n for n, b in BENCHMARKS.items() if not b.has_human_scores
+    n for n, b in BENCHMARKS.items() if b.preferences is not None
+)
+
+#: The benchmarks of binary human labels (the binary-label statistics: SummEdits).
+LABELLED_BENCHMARKS: tuple[str, ...] = tuple(
+    n for n, b in BENCHMARKS.items() if b.labels is not None
 )
 
 #: Every name under which the paper prints numbers: the benchmarks of its tables, then the

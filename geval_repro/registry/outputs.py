@@ -46,6 +46,9 @@ JUDGE_CARDS = "judge_cards"
 CARDS = "cards"
 #: Run-to-run agreement of re-runs of one judge: ``tables/<name>.csv|.md``.
 RERUN_AGREEMENT = "rerun_agreement"
+#: Every metric of the benchmarks of binary human labels (SummEdits) by ROC AUC and
+#: balanced accuracy, per domain and averaged: ``tables/<name>.csv|.md``.
+BINARY_LABELS = "binary_labels"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.

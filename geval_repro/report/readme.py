@@ -53,6 +53,7 @@ from geval_repro.human.agreement import TWINS
 from geval_repro.registry import outputs, summeval_paper
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
+    LABELLED_BENCHMARKS,
     PAPER_TABLES,
     PREFERENCE_BENCHMARKS,
     PRINTED_NAMES,
@@ -67,6 +68,7 @@ from geval_repro.registry.benchmarks import (
 from geval_repro.registry.outputs import WRITER_VS_LLM_FIGURE, WRITER_VS_LLM_TABLES
 from geval_repro.registry.sources import REPO_ROOT, get_source
 from geval_repro.report.card_text import leaderboard
+from geval_repro.tables.binary_labels import AVERAGE as BINARY_AVERAGE
 
 log = logging.getLogger(__name__)
 #: The results page's file name in its results folder (README.md links the committed one).
@@ -560,6 +562,71 @@ def _beyond_paper(correlations: pd.DataFrame, link: str) -> list[str]:
     return lines
 
 
+def _binary_cell(row: pd.Series) -> str:
+    """ "0.123 [0.100, 0.150]" of one binary-label row."""
+    return f"{_number(row['value'])} [{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
+
+
+def _binary_labels(results_dir: Path, link: str) -> list[str]:
+    """A section per benchmark of binary human labels (SummEdits): every metric's ROC AUC
+    and balanced accuracy averaged over the domains, with intervals, and its AUC per domain."""
+    path = results_dir / "tables" / f"{outputs.BINARY_LABELS}.csv"
+    if not path.exists():
+        return []
+    rows = pd.read_csv(path)
+    rows = rows[rows["status"] != FIXTURE]
+    lines: list[str] = []
+    for name in LABELLED_BENCHMARKS:
+        benchmark = BENCHMARKS[name]
+        mine = rows[rows["benchmark"] == name]
+        if mine.empty or benchmark.labels is None:
+            continue
+        mine = mine.assign(row=mine["metric"] + " (" + mine["variant"] + ")")
+        average = mine[mine["domain"] == BINARY_AVERAGE].set_index(["row", "statistic"])
+        domains = list(benchmark.labels.domains)
+        per_domain = mine[(mine["statistic"] == "roc_auc") & mine["domain"].isin(domains)]
+        table = pd.DataFrame(
+            {
+                "metric": list(dict.fromkeys(mine["row"])),
+            }
+        )
+        table["ROC AUC, mean"] = [
+            _binary_cell(average.loc[(r, "roc_auc")]) for r in table["metric"]
+        ]
+        table["balanced accuracy, mean"] = [
+            _binary_cell(average.loc[(r, "balanced_accuracy")]) for r in table["metric"]
+        ]
+        for domain in domains:
+            cells = per_domain[per_domain["domain"] == domain].set_index("row")["value"]
+            table[f"AUC {domain}"] = [
+                _number(cells[r]) if r in cells.index else "–" for r in table["metric"]
+            ]
+        n_items = int(average["n_items"].iloc[0])
+        n_documents = int(average["n_documents"].iloc[0])
+        fitted = int(
+            average.xs("balanced_accuracy", level="statistic")["n_threshold_items"].iloc[0]
+        )
+        fewest, most = per_domain["n_documents"].min(), per_domain["n_documents"].max()
+        lines += [
+            f"### Beyond the paper: {benchmark.title}, binary labels by domain",
+            "",
+            f"ROC AUC and balanced accuracy against the humans' consistent / inconsistent "
+            f"labels on the `{benchmark.labels.tested_split}` split ({n_items} pairs of "
+            f"{n_documents} documents in {len(domains)} domains), the mean over domains with "
+            f"its 95 % bootstrap interval over documents ({fewest}-{most} per domain: wide), "
+            f"then each domain's AUC. Balanced accuracy's threshold is fitted per domain on the "
+            f"`{benchmark.labels.threshold_split}` split ({fitted} pairs). The reference rows "
+            f"(a constant, a random score) are at 0.5 in expectation: a metric whose interval "
+            f"holds 0.5 is not told apart from chance. Every row, domain and threshold: "
+            f"[`{link}/tables/{outputs.BINARY_LABELS}.csv`]"
+            f"({link}/tables/{outputs.BINARY_LABELS}.csv). The paper prints nothing for it.",
+            "",
+            _markdown_table(table),
+            "",
+        ]
+    return lines
+
+
 def _human_data(results_dir: Path, link: str) -> list[str]:
     tables = sorted((results_dir / "tables" / "human").glob("*.md"))
     figure = results_dir / "figures" / "human_distributions.png"
@@ -710,6 +777,7 @@ def render_section(
         *_ties_pairs_systems(results_dir, link),
         *_system_level(results_dir, correlations, link),
         *_beyond_paper(correlations, link),
+        *_binary_labels(results_dir, link),
         *_human_data(results_dir, link),
         *_writer_vs_llm(results_dir, link),
         "Every committed table and figure has a `<file>.provenance.json` sidecar beside it: "

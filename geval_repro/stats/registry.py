@@ -1,5 +1,7 @@
 """The statistics a row can hold, one entry each: the correlation coefficients
-(:class:`Coefficient`) and the pairwise accuracies (:class:`Accuracy`); and the judge tests
+(:class:`Coefficient`) and the pairwise accuracies (:class:`Accuracy`); the statistics
+against binary human labels (:class:`BinaryStatistic`: ROC AUC, balanced accuracy), which the
+rows of a benchmark of binary ``labels`` hold instead of correlations; and the judge tests
 (:class:`JudgeTest`: the alternative annotator test), which read a benchmark's individual
 annotators and fill the judge cards, not the correlation rows.
 
@@ -237,6 +239,54 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
         ),
     )
 }
+
+
+@dataclass(frozen=True)
+class BinaryStatistic:
+    """A statistic of a metric's scores against binary human labels
+    (:mod:`geval_repro.stats.binary`). ``function``: its name there, ``(scores, labels,
+    weights, threshold) -> one value per resample`` (``weights``: ``(resamples, n)`` item
+    weights, a bootstrap over documents); ``thresholded``: it reads a threshold, which the
+    tables fit on the benchmark's ``threshold_split`` and apply to its ``tested_split``
+    (False: the threshold is None and the value is computed on the tested split alone)."""
+
+    name: str
+    symbol: str
+    label: str
+    function: str
+    thresholded: bool
+
+    def compute(self) -> Callable[..., Any]:
+        """Its function, imported on first use."""
+        return getattr(importlib.import_module("geval_repro.stats.binary"), self.function)
+
+
+#: The statistics against binary labels, in the order the tables list them.
+BINARY_STATISTICS: dict[str, BinaryStatistic] = {
+    s.name: s
+    for s in (
+        BinaryStatistic(
+            name="roc_auc", symbol="AUC", label="ROC AUC", function="roc_auc", thresholded=False
+        ),
+        BinaryStatistic(
+            name="balanced_accuracy",
+            symbol="BAcc",
+            label="balanced accuracy (threshold fitted on the evaluation split)",
+            function="balanced_accuracy",
+            thresholded=True,
+        ),
+    )
+}
+
+
+def binary_statistic(name: str) -> BinaryStatistic:
+    """The binary-label statistic named ``name``; an unknown name raises ValueError naming
+    the known ones."""
+    if name not in BINARY_STATISTICS:
+        raise ValueError(
+            f"unknown binary-label statistic {name!r}: use one of {tuple(BINARY_STATISTICS)}"
+        )
+    return BINARY_STATISTICS[name]
 
 
 def judge_test(name: str) -> JudgeTest:

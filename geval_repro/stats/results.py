@@ -101,3 +101,16 @@ class ReferenceAccuracies:
     random: float
     n_pairs: int
     n_groups: int
+
+
+@dataclass(frozen=True)
+class FittedThreshold:
+    """A binary-label threshold fitted on one split
+    (:func:`geval_repro.stats.binary.fit_threshold`): the ``threshold`` (predicted positive:
+    score >= it; +inf: nothing positive), the balanced accuracy it reaches there, and the
+    split's ``n_items`` and ``n_positive``."""
+
+    threshold: float
+    balanced_accuracy: float
+    n_items: int
+    n_positive: int

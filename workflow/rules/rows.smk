@@ -61,14 +61,14 @@ rule baseline_scores:
 rule baseline_rows:
     priority: 10
     input:
-        tables=[LAYOUT.table(name) for name in TARGETS.with_baselines],
-        scores=[LAYOUT.baseline_scores(name) for name in TARGETS.with_baselines],
+        tables=[LAYOUT.table(name) for name in TARGETS.correlated_baselines],
+        scores=[LAYOUT.baseline_scores(name) for name in TARGETS.correlated_baselines],
     output:
         LAYOUT.row_file("baselines"),
     params:
-        benchmarks=TARGETS.with_baselines,
-        tables={name: LAYOUT.table(name) for name in TARGETS.with_baselines},
-        scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.with_baselines},
+        benchmarks=TARGETS.correlated_baselines,
+        tables={name: LAYOUT.table(name) for name in TARGETS.correlated_baselines},
+        scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.correlated_baselines},
     log:
         LAYOUT.log("rows", "baselines"),
     run:
@@ -82,6 +82,34 @@ rule baseline_rows:
             scores=params.scores,
             settings=SETTINGS,
             out=output[0],
+        )
+
+
+rule binary_label_table:
+    """ROC AUC and balanced accuracy of every baseline and reference metric of the
+    benchmarks of binary human labels (SummEdits), per domain and averaged."""
+    input:
+        tables=[LAYOUT.table(name) for name in TARGETS.labelled_benchmarks],
+        scores=[LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks],
+    output:
+        LAYOUT.pair(LAYOUT.binary_labels),
+    params:
+        benchmarks=TARGETS.labelled_benchmarks,
+        tables={name: LAYOUT.table(name) for name in TARGETS.labelled_benchmarks},
+        scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks},
+    log:
+        LAYOUT.log("rows", "binary_labels"),
+    run:
+        JOBS.run(
+            "binary_tables:binary_label_table",
+            log,
+            input,
+            output,
+            benchmarks=params.benchmarks,
+            tables=params.tables,
+            scores=params.scores,
+            settings=SETTINGS,
+            stem=LAYOUT.binary_labels,
         )
 
 

@@ -1,0 +1,166 @@
+"""Rows of the binary-label statistics (:data:`geval_repro.stats.registry.BINARY_STATISTICS`)
+of one metric on a benchmark of binary human ``labels`` (SummEdits): per domain and averaged
+over domains, with percentile bootstrap intervals over documents.
+
+Protocol (docs/protocol.md): in each domain a thresholded statistic fits its threshold on
+the domain's ``threshold_split`` (all of its items, fitted once) and is computed on the
+``tested_split``; a statistic without a threshold is computed on the tested split alone. The
+interval resamples the tested split's documents within each domain (each drawn with all of
+its summaries; ``n_resamples`` resamples, seeded by ``seed``), the threshold held fixed, so
+it leaves out the threshold's own uncertainty (it rests on 4 documents per domain). The
+average row is the mean of the domains' values; its interval, the 2.5 and 97.5 percentiles
+of the mean of the domains' resampled values (resample r of every domain). The reference
+rows (:func:`reference_scores`) score every item the same (a constant) or at random (a
+uniform draw, seeded by the config): both have expected ROC AUC and balanced accuracy 0.5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.stats.binary import document_weights, fit_threshold
+from geval_repro.stats.registry import BINARY_STATISTICS
+
+#: The columns of the binary-label table, one row per (benchmark, dimension, metric,
+#: variant, domain, statistic).
+COLUMNS = [
+    "benchmark",
+    "dimension",
+    "metric",
+    "variant",
+    "domain",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "threshold",
+    "n_items",
+    "n_positive",
+    "n_documents",
+    "n_threshold_items",
+    "status",
+    "note",
+]
+#: The ``domain`` of the rows averaged over domains.
+AVERAGE = "mean over domains"
+#: The reference metrics' names and variants.
+CONSTANT = "constant (reference)"
+RANDOM = "random (reference)"
+REFERENCE_VARIANT = "expected AUC and balanced accuracy 0.5"
+CONFIDENCE = 0.95
+
+
+def reference_scores(table: pd.DataFrame, seed: int) -> dict[str, np.ndarray]:
+    """The reference metrics' scores of every item of ``table``: 0 for all (constant), and
+    uniform on [0, 1) from ``numpy.random.default_rng(seed)`` (random)."""
+    return {
+        CONSTANT: np.zeros(len(table)),
+        RANDOM: np.random.default_rng(seed).random(len(table)),
+    }
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    """The percentile interval of the defined resampled values (NaN when none is)."""
+    defined = values[np.isfinite(values)]
+    if len(defined) == 0:
+        return float("nan"), float("nan")
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(defined, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def binary_label_rows(
+    table: pd.DataFrame,
+    *,
+    benchmark: Benchmark,
+    dimension: str,
+    metric: str,
+    variant: str,
+    scores: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    status: str = "recomputed",
+    note: str = "",
+) -> pd.DataFrame:
+    """One row per domain and statistic, then the rows averaged over domains, of the metric
+    whose per-item ``scores`` are aligned with ``table`` (the benchmark's tidy table)."""
+    labels = benchmark.labels
+    if labels is None:
+        raise ValueError(f"{benchmark.title} has no binary labels (Benchmark.labels)")
+    scores = np.asarray(scores, dtype=float)
+    if len(scores) != len(table):
+        raise ValueError(f"{metric}: {len(scores)} scores for {len(table)} items")
+    rng = np.random.default_rng(seed)
+    records = []
+    resampled: dict[str, list[np.ndarray]] = {name: [] for name in BINARY_STATISTICS}
+    values: dict[str, list[float]] = {name: [] for name in BINARY_STATISTICS}
+    for domain in labels.domains:
+        in_domain = (table[labels.domain_key] == domain).to_numpy()
+        fit = in_domain & (table[labels.split_key] == labels.threshold_split).to_numpy()
+        tested = in_domain & (table[labels.split_key] == labels.tested_split).to_numpy()
+        truth = table[labels.column].to_numpy()
+        documents = table[labels.resampling_key].to_numpy()[tested]
+        weights = document_weights(documents, n_resamples, rng)
+        fitted = fit_threshold(scores[fit], truth[fit])
+        base = {
+            "benchmark": benchmark.name,
+            "dimension": dimension,
+            "metric": metric,
+            "variant": variant,
+            "domain": domain,
+            "n_items": int(tested.sum()),
+            "n_positive": int(truth[tested].sum()),
+            "n_documents": len(np.unique(documents)),
+            "status": status,
+        }
+        for name, entry in BINARY_STATISTICS.items():
+            threshold = fitted.threshold if entry.thresholded else None
+            compute = entry.compute()
+            value = float(
+                compute(scores[tested], truth[tested], np.ones((1, tested.sum())), threshold)[0]
+            )
+            distribution = compute(scores[tested], truth[tested], weights, threshold)
+            low, high = _interval(distribution)
+            values[name].append(value)
+            resampled[name].append(distribution)
+            records.append(
+                {
+                    **base,
+                    "statistic": name,
+                    "value": value,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "threshold": float("nan") if threshold is None else threshold,
+                    "n_threshold_items": int(fit.sum()) if entry.thresholded else 0,
+                    "note": note,
+                }
+            )
+    n_domains = len(labels.domains)
+    tested_all = (table[labels.split_key] == labels.tested_split).to_numpy()
+    for name, entry in BINARY_STATISTICS.items():
+        low, high = _interval(np.mean(resampled[name], axis=0))
+        records.append(
+            {
+                "benchmark": benchmark.name,
+                "dimension": dimension,
+                "metric": metric,
+                "variant": variant,
+                "domain": AVERAGE,
+                "statistic": name,
+                "value": float(np.mean(values[name])),
+                "ci_low": low,
+                "ci_high": high,
+                "threshold": float("nan"),
+                "n_items": int(tested_all.sum()),
+                "n_positive": int(table[labels.column].to_numpy()[tested_all].sum()),
+                "n_documents": int(table.loc[tested_all, labels.resampling_key].nunique()),
+                "n_threshold_items": int((~tested_all).sum()) if entry.thresholded else 0,
+                "status": status,
+                "note": f"mean of the {n_domains} domains' values (each domain's own threshold)"
+                if entry.thresholded
+                else f"mean of the {n_domains} domains' values",
+            }
+        )
+    return pd.DataFrame.from_records(records, columns=COLUMNS)
