@@ -284,6 +284,13 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     )
     add("--limit", type=int, help="only the first N items in benchmark order (default: all)")
     add(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="only K documents drawn with --seed, each with all its items (a benchmark at a "
+        "global level: K items), in benchmark order (default: all)",
+    )
+    add(
         "--api-key-env",
         metavar="VAR",
         help="the NAME of the environment variable holding the servers' API key (never the "
@@ -518,6 +525,7 @@ def _run_judge(args: argparse.Namespace) -> int:
             top_logprobs=args.top_logprobs,
             concurrency=args.concurrency,
             limit=args.limit,
+            sample=args.sample,
             timeout=args.timeout,
             max_attempts=args.max_attempts,
             api_key_env=args.api_key_env,

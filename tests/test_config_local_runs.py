@@ -85,6 +85,8 @@ def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None
         ({"model": "m", "mode": "sample", "se_target": 0}, "se_target"),
         ({"model": "m", "mode": "sample", "se_target": 0.3, "batch": 1}, "batch"),
         ({"model": "m", "mode": "sample", "se_target": 0.3, "n": 3}, "maximum n 3"),
+        ({"model": "m", "mode": "sample", "sample": 5}, "give seed"),
+        ({"model": "m", "mode": "sample", "sample": 0, "seed": 1}, "sample"),
     ],
 )  # fmt: skip
 def test_bad_run_blocks_are_refused(keys, message):
