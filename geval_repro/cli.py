@@ -67,6 +67,7 @@ from typing import Any
 
 from geval_repro.registry.judges import RUN_DEFAULTS
 from geval_repro.runner.fields import REASONING_MAX_TOKENS, RELEASED_MAX_TOKENS
+from geval_repro.runner.probe import PROBE_TEMPERATURE
 
 # Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
 # modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
@@ -375,6 +376,14 @@ def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
         "--top-logprobs", type=int, default=20, help="candidates to ask for (default 20)"
     )
     probe.add_argument(
+        "--temperature",
+        type=finite_number,
+        default=PROBE_TEMPERATURE,
+        help=f"temperature of the probe's requests (default {PROBE_TEMPERATURE}: not 1, so "
+        "the report says whether the server accepts a temperature other than 1; a run probes "
+        "at its own)",
+    )
+    probe.add_argument(
         "--api-key-env",
         metavar="VAR",
         help="environment variable holding the server's API key (default: $OPENAI_API_KEY "
@@ -665,7 +674,12 @@ def _probe(args: argparse.Namespace) -> int:
         )
         try:
             return await probe(
-                client, args.base_url, args.model, logprobs=True, top_logprobs=args.top_logprobs
+                client,
+                args.base_url,
+                args.model,
+                logprobs=True,
+                top_logprobs=args.top_logprobs,
+                temperature=args.temperature,
             )
         finally:
             await client.close()

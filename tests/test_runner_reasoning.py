@@ -160,3 +160,21 @@ def test_the_probe_command_reports_a_server_that_refuses_n(capsys):
     assert "n: one reply per request" in fields
     assert "logprobs: the mode needs log-probabilities" in fields
     assert "reasoning: yes" in out
+
+
+@pytest.mark.parametrize(("reasoning", "found"), [(True, "refused"), (False, "accepted")])
+def test_the_probe_command_finds_whether_a_temperature_other_than_1_is_accepted(
+    capsys, reasoning, found
+):
+    """The command asks at 0.7 (not 1): a reasoning model's 400 is learned and shown with
+    the value asked; a server that samples at 0.7 is reported as accepting it."""
+    with FakeOpenAIServer(reasoning=reasoning) as server:
+        assert main(["probe", "--base-url", server.base_url, "--model", "fake-model"]) == 0
+        temperatures = [b.get("temperature") for b in server.probes]  # the accepted ones
+    assert temperatures == ([None] * len(temperatures) if reasoning else [0.7] * len(temperatures))
+    out = capsys.readouterr().out
+    assert f"temperature other than 1: asked 0.7, {found}" in out
+    fields = next(line for line in out.splitlines() if "request fields:" in line)
+    assert ("temperature 0.7: left out: the server samples at its default (1)" in fields) is (
+        reasoning
+    )
