@@ -83,6 +83,7 @@ from geval_repro.runner.requests import (
     request_body,
 )
 from geval_repro.runner.subset import sample_inputs
+from geval_repro.scoring.parse import reply_parsers
 from geval_repro.stats.adaptive import check_rule, standard_error, stops
 
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
@@ -1081,6 +1082,8 @@ def run_judge(
             "api_key_sent": any(k.value for k in keys.values()),
             "request_parameters": options.params.as_dict(),
             "request_fields": request_fields(options, plan),
+            # the parsers the pipeline's tables read the replies with (final: a reasoning model)
+            "reply_parsers": list(reply_parsers(plan.fields.reasoning)),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
             "adaptive": adaptive_record(options, plan, records),
