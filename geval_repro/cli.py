@@ -67,6 +67,7 @@ from typing import Any
 
 from geval_repro.registry.judges import RUN_DEFAULTS
 from geval_repro.runner.fields import REASONING_MAX_TOKENS, RELEASED_MAX_TOKENS
+from geval_repro.runner.probe import PROBE_TEMPERATURE
 
 # Heavy modules (numpy, pandas, pandera, pooch, yaml, the judge, stats, runner and export
 # modules) are imported inside the command handlers, so that ``geval-repro --help`` starts in
@@ -284,6 +285,13 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     )
     add("--limit", type=int, help="only the first N items in benchmark order (default: all)")
     add(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="only K documents drawn with --seed, each with all its items (a benchmark at a "
+        "global level: K items), in benchmark order (default: all)",
+    )
+    add(
         "--api-key-env",
         metavar="VAR",
         help="the NAME of the environment variable holding the servers' API key (never the "
@@ -366,6 +374,14 @@ def _add_probe_parser(commands: argparse._SubParsersAction) -> None:
     probe.add_argument("--model", required=True, help="the model name the server knows")
     probe.add_argument(
         "--top-logprobs", type=int, default=20, help="candidates to ask for (default 20)"
+    )
+    probe.add_argument(
+        "--temperature",
+        type=finite_number,
+        default=PROBE_TEMPERATURE,
+        help=f"temperature of the probe's requests (default {PROBE_TEMPERATURE}: not 1, so "
+        "the report says whether the server accepts a temperature other than 1; a run probes "
+        "at its own)",
     )
     probe.add_argument(
         "--api-key-env",
@@ -518,6 +534,7 @@ def _run_judge(args: argparse.Namespace) -> int:
             top_logprobs=args.top_logprobs,
             concurrency=args.concurrency,
             limit=args.limit,
+            sample=args.sample,
             timeout=args.timeout,
             max_attempts=args.max_attempts,
             api_key_env=args.api_key_env,
@@ -657,7 +674,12 @@ def _probe(args: argparse.Namespace) -> int:
         )
         try:
             return await probe(
-                client, args.base_url, args.model, logprobs=True, top_logprobs=args.top_logprobs
+                client,
+                args.base_url,
+                args.model,
+                logprobs=True,
+                top_logprobs=args.top_logprobs,
+                temperature=args.temperature,
             )
         finally:
             await client.close()

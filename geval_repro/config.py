@@ -400,6 +400,8 @@ def _check_run(judge: Mapping[str, Any], where: str) -> None:
             f"{where}: run: first_position applies to mode logprobs (its biased replies are "
             "not samples)"
         )
+    if "sample" in run and "seed" not in run:
+        raise ConfigError(f"{where}: run: sample draws its documents at random: give seed as well")
     if "se_target" in run and run["mode"] == "logprobs":
         raise ConfigError(
             f"{where}: run: se_target samples replies until the mean rating is sure: use mode "
@@ -485,6 +487,7 @@ def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunS
         top_logprobs=values["top_logprobs"],
         concurrency=values["concurrency"],
         limit=values["limit"],
+        sample=values["sample"],
         timeout=float(values["timeout"]),
         max_attempts=values["max_attempts"],
         api_key_env=values["api_key_env"],

@@ -616,7 +616,11 @@ for judge in toolkit:
     say("NaN: not scorable (e.g. every item got the same rating; the note in "
         "correlations.csv says why).")
     eq1 = rows[rows["variant"] == EQ1].drop_duplicates("dimension").set_index("dimension")
-    for dimension in get_benchmark(rows["benchmark"].iloc[0]).dimension_names:
+    judged = [d for d in info.dimension_names if d in eq1.index]  # a run may judge some
+    if len(judged) < len(info.dimension_names):
+        say(f"The run judged {', '.join(judged)} of {info.title}'s "
+            f"{len(info.dimension_names)} dimensions.")
+    for dimension in judged:
         parts = [p for p in eq1.loc[dimension, "note"].split("; ")
                  if p.startswith(("partial run", "coverage"))]
         say(f"- {dimension}: " + "; ".join(parts))

@@ -57,8 +57,10 @@ def test_the_local_model_config_is_valid_and_sized_for_two_cores():
             assert targets.threads(name) == 2
         else:  # labelled subsets, two one-thread servers side by side
             assert spec.run.mode == "both" and spec.run.n == 20
-            assert spec.run.limit is not None
+            assert (spec.run.limit is None) is (spec.run.sample is not None)  # one subset
             assert targets.threads(name) == 1
+            if spec.run.sample is not None:  # a seeded subset: its seed is the run's
+                assert spec.run.seed is not None
 
 
 def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None:
@@ -85,6 +87,8 @@ def test_the_gpu_config_judges_every_writer_vs_llm_summary_on_a_server() -> None
         ({"model": "m", "mode": "sample", "se_target": 0}, "se_target"),
         ({"model": "m", "mode": "sample", "se_target": 0.3, "batch": 1}, "batch"),
         ({"model": "m", "mode": "sample", "se_target": 0.3, "n": 3}, "maximum n 3"),
+        ({"model": "m", "mode": "sample", "sample": 5}, "give seed"),
+        ({"model": "m", "mode": "sample", "sample": 0, "seed": 1}, "sample"),
     ],
 )  # fmt: skip
 def test_bad_run_blocks_are_refused(keys, message):

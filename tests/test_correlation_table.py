@@ -414,3 +414,15 @@ def test_unieval_topical_chat_differs_from_table_2(mirror_dir: Path) -> None:
     assert rho.note.str.contains("differs from the printed").all()
     averages = average_rows(rows)
     assert len(averages) == 2  # one AVG row each for r and rho
+
+
+def test_a_value_that_is_a_reason_is_written_as_text():
+    """A table whose value cell says why there is no number (a judge card's dimension that a
+    partial run does not judge) is written, the reason in the value's column."""
+    table = pd.DataFrame(
+        {"metric": ["a", "b"], "value": [0.5, "n/a: not judged"], "ci_low": [0.25, None],
+         "ci_high": [0.75, None]}
+    )  # fmt: skip
+    lines = to_markdown(table).splitlines()
+    assert lines[2] == "| a | 0.5000 [0.250, 0.750] |"
+    assert lines[3] == "| b | n/a: not judged |"

@@ -43,7 +43,16 @@ def test_the_newcomers_follow_up_command_is_refused_naming_what_they_meant(tmp_p
     assert "\n" not in line and line.startswith("geval-repro: nothing was run: ")
     left_out = ", ".join(
         f"smollm2-135m-{name}"
-        for name in ("qags-cnndm", "qags-xsum", "summeval", "topical-chat", "writer-vs-llm")
+        for name in (
+            "dialsummeval",
+            "qags-cnndm",
+            "qags-xsum",
+            "sfhot",
+            "sfres",
+            "summeval",
+            "topical-chat",
+            "writer-vs-llm",
+        )
     )
     assert f"without the judges {left_out}" in line
     meant = (

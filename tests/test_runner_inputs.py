@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from geval_repro.cli import main
@@ -181,3 +183,34 @@ def test_a_number_that_is_not_finite_is_refused_naming_the_flag(tmp_path, proces
     bad = flags[flags.index("nan" if "nan" in flags else "inf") - 1]
     assert f"argument {bad}: not a finite number" in err
     assert "Traceback" not in err and not (tmp_path / "run").exists()
+
+
+# --- a seeded subset of the documents --------------------------------------------------------
+
+
+def test_sample_judges_every_system_of_the_documents_the_seed_draws(tmp_path, processed):
+    out = tmp_path / "run"
+    table = pd.read_parquet(processed / "summeval.parquet")
+    documents = list(dict.fromkeys(table["doc_id"]))  # in benchmark order
+    drawn = {documents[i] for i in np.random.default_rng(7).choice(len(documents), 2, False)}
+    with FakeOpenAIServer() as server:
+        argv = [a for a in judge_argv(server.base_url, out, processed) if a not in ("--limit", "3")]
+        assert main([*argv, "--sample", "2", "--seed", "7"]) == 0
+    rows = [json.loads(line) for line in (out / "coherence.jsonl").read_text().splitlines()]
+    assert {r["doc_id"] for r in rows} == drawn and len(rows) == 2 * 16  # 16 systems each
+    assert [r["doc_id"] for r in rows] == sorted(
+        (r["doc_id"] for r in rows), key=documents.index
+    )  # benchmark order
+    manifest = json.loads((out / "manifest.json").read_text())["dimensions"]["coherence"]
+    assert manifest["sample"] == {"inputs": 2, "of": "doc_id", "seed": 7}
+
+
+def test_sample_without_a_seed_or_beyond_the_documents_is_refused(tmp_path, processed, capsys):
+    with FakeOpenAIServer() as server:
+        argv = judge_argv(server.base_url, tmp_path / "run", processed, "--dry-run")
+        assert status([*argv, "--sample", "2"]) == 2
+        assert "--sample 2" in one_line(capsys.readouterr().err)
+        assert status([*argv, "--sample", "101", "--seed", "1"]) == 2
+        err = one_line(capsys.readouterr().err)
+        assert "--sample 101" in err and "100 values of doc_id" in err
+        assert server.paths == []

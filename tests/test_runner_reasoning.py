@@ -10,10 +10,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from geval_repro.cli import main
+from geval_repro.load.jsonl import load_geval_jsonl
+from geval_repro.pipeline.judge_tables import build_item_scores
 from geval_repro.runner.fields import REASONING_MAX_TOKENS, ServerFields, refused_field
+from geval_repro.scoring.parse import ALL_PARSERS
+from geval_repro.tables.judge_rows import beyond_the_paper, parser_comparison
 from tests.fake_openai_server import (
     REASONING_ANSWER_TOKENS,
     FakeOpenAIServer,
@@ -160,3 +165,71 @@ def test_the_probe_command_reports_a_server_that_refuses_n(capsys):
     assert "n: one reply per request" in fields
     assert "logprobs: the mode needs log-probabilities" in fields
     assert "reasoning: yes" in out
+
+
+@pytest.mark.parametrize(("reasoning", "found"), [(True, "refused"), (False, "accepted")])
+def test_the_probe_command_finds_whether_a_temperature_other_than_1_is_accepted(
+    capsys, reasoning, found
+):
+    """The command asks at 0.7 (not 1): a reasoning model's 400 is learned and shown with
+    the value asked; a server that samples at 0.7 is reported as accepting it."""
+    with FakeOpenAIServer(reasoning=reasoning) as server:
+        assert main(["probe", "--base-url", server.base_url, "--model", "fake-model"]) == 0
+        temperatures = [b.get("temperature") for b in server.probes]  # the accepted ones
+    assert temperatures == ([None] * len(temperatures) if reasoning else [0.7] * len(temperatures))
+    out = capsys.readouterr().out
+    assert f"temperature other than 1: asked 0.7, {found}" in out
+    fields = next(line for line in out.splitlines() if "request fields:" in line)
+    assert ("temperature 0.7: left out: the server samples at its default (1)" in fields) is (
+        reasoning
+    )
+
+
+def test_a_reasoning_runs_replies_are_read_with_final_in_the_pipelines_item_scores(
+    tmp_path, processed
+):
+    """The manifest records the parsers (``final`` beside the released two); the pipeline's
+    item scores read the replies with all three, the ``parser`` column saying which: the
+    released parser finds no number at the start of a reasoning reply (scored 0, as
+    released), ``final`` reads the rating the fake wrote last. A manifest of a model that
+    answers at once keeps the released two."""
+    out = tmp_path / "run"
+    with FakeOpenAIServer(reasoning=True) as server:
+        assert main(judge_argv(server.base_url, out, processed, "--n", "2")) == 0
+        prompts = list(server.requests)
+    manifest = out / "manifest.json"
+    entry = json.loads(manifest.read_text())["dimensions"]["coherence"]
+    assert entry["reply_parsers"] == ["original", "tolerant", "final"]
+    human = pd.read_parquet(processed / "summeval.parquet")
+    loaded = load_geval_jsonl(
+        out / "coherence.jsonl", "r", "coherence", human, "summeval", reads=("replies",)
+    )
+    loaded["replies"].to_parquet(tmp_path / "replies.parquet")
+    build_item_scores(tmp_path / "replies.parquet", tmp_path / "items.parquet", [manifest])
+    items = pd.read_parquet(tmp_path / "items.parquet")
+    assert list(dict.fromkeys(items["parser"])) == ["original", "tolerant", "final"]
+    final = items[items["parser"] == "final"].set_index(["doc_id", "system_id"])["mean"]
+    written = {  # the JSONL is in request order
+        (r["doc_id"], r["system_id"]): (float(reply_level(p, 0)) + float(reply_level(p, 1))) / 2
+        for r, p in zip(rows(out / "coherence.jsonl"), prompts, strict=True)
+    }
+    assert final.to_dict() == pytest.approx(written)
+    assert (items[items["parser"] == "original"]["mean"] == 0.0).all()  # no leading number
+    build_item_scores(tmp_path / "replies.parquet", tmp_path / "plain.parquet")
+    assert set(pd.read_parquet(tmp_path / "plain.parquet")["parser"]) == {"original", "tolerant"}
+
+
+def test_final_rows_are_beyond_the_paper_and_compared_with_the_released_parser():
+    rows = pd.DataFrame(
+        {
+            "benchmark": "summeval", "dimension": "coherence", "metric": "r", "level": "summary",
+            "coefficient": "spearman", "variant": [f"mean-of-2/{p}" for p in ALL_PARSERS],
+            "value": [0.1, 0.25, 0.5],
+        }
+    )  # fmt: skip
+    wide = parser_comparison(rows)
+    assert wide.loc[0, "final_minus_original"] == pytest.approx(0.4)
+    assert wide.loc[0, "tolerant_minus_original"] == pytest.approx(0.15)
+    assert beyond_the_paper("mean-of-2/final") and not beyond_the_paper("mean-of-2/original")
+    two = parser_comparison(rows.iloc[:2])  # a run read with the released two only
+    assert "final" not in two and "final_minus_original" not in two

@@ -122,6 +122,25 @@ def rating_coverage(path: str | Path) -> tuple[int, int]:
     return answered, rated
 
 
+def reasoning_run(manifests: Sequence[str | Path]) -> bool:
+    """Whether the run a ``manifest.json`` documents (none given: no) was a reasoning model's:
+    a dimension whose ``reply_parsers`` hold ``final``, or (a manifest written before that
+    field) whose ``request_fields`` say ``reasoning``. Its replies are then read with the
+    ``final`` parser too (:func:`geval_repro.scoring.parse.reply_parsers`)."""
+    for manifest in manifests:
+        record = json.loads(Path(manifest).read_text(encoding="utf-8"))
+        entries = record.get("dimensions") if isinstance(record, dict) else None
+        for entry in (entries or {}).values():
+            if not isinstance(entry, dict):
+                continue
+            fields = entry.get("request_fields")
+            if "final" in (entry.get("reply_parsers") or ()) or (
+                isinstance(fields, dict) and fields.get("reasoning") is True
+            ):
+                return True
+    return False
+
+
 def check_against_manifest(path: str | Path, dimension: str, manifest: str | Path) -> None:
     """Raise ``ValueError`` when ``path`` is not the ``<dimension>.jsonl`` that the run's
     ``manifest`` records (see the module docstring); nothing for another tool's manifest."""

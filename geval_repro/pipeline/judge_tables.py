@@ -13,12 +13,12 @@ import pandas as pd
 from geval_repro.config import Settings
 from geval_repro.files.atomic import write_parquet, write_text
 from geval_repro.files.paths import PathLike
-from geval_repro.load.jsonl import rating_coverage
+from geval_repro.load.jsonl import rating_coverage, reasoning_run
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
 from geval_repro.report.table_files import concat_csv, write_pair, write_rows
 from geval_repro.scoring.item_scores import item_scores
-from geval_repro.scoring.parse import PARSERS
+from geval_repro.scoring.parse import reply_parsers
 from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
 from geval_repro.tables.judge_rows import (
     rating_tables,
@@ -32,11 +32,17 @@ from geval_repro.tables.judge_rows import (
 log = logging.getLogger(__name__)
 
 
-def build_item_scores(replies_path: PathLike, out: PathLike) -> None:
-    """Per-item scores under both parsers (mean, first, mode, counts) -> parquet."""
+def build_item_scores(
+    replies_path: PathLike, out: PathLike, manifests: Sequence[PathLike] = ()
+) -> None:
+    """Per-item scores (mean, first, mode, counts) under both parsers, and under ``final``
+    too when the run's manifest (``manifests``: none, or the one of its folder) records a
+    reasoning model (:func:`geval_repro.load.jsonl.reasoning_run`) -> parquet; the table's
+    ``parser`` column says which parser read each row."""
     replies = pd.read_parquet(replies_path)
-    log.info("%d replies, parsers %s", len(replies), ", ".join(PARSERS))
-    table = pd.concat([item_scores(replies, parser) for parser in PARSERS], ignore_index=True)
+    parsers = reply_parsers(reasoning_run(manifests))
+    log.info("%d replies, parsers %s", len(replies), ", ".join(parsers))
+    table = pd.concat([item_scores(replies, parser) for parser in parsers], ignore_index=True)
     write_parquet(table, out)
 
 

@@ -68,6 +68,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "top_logprobs": 20,
     "concurrency": None,  # automatic: the probe decides (geval_repro.runner.probe)
     "limit": None,
+    "sample": None,  # all the inputs; K: a seeded subset of K documents (items)
     "timeout": 60.0,
     "max_attempts": 6,
     "api_key_env": None,  # not named: $OPENAI_API_KEY for api.openai.com only
@@ -163,6 +164,7 @@ class RunSpec:
     top_logprobs: int = RUN_DEFAULTS["top_logprobs"]
     concurrency: int | None = RUN_DEFAULTS["concurrency"]
     limit: int | None = RUN_DEFAULTS["limit"]
+    sample: int | None = RUN_DEFAULTS["sample"]
     timeout: float = RUN_DEFAULTS["timeout"]
     max_attempts: int = RUN_DEFAULTS["max_attempts"]
     api_key_env: str | None = RUN_DEFAULTS["api_key_env"]

@@ -57,9 +57,12 @@ def _cell(column: str, value: object) -> str:
 
 def with_ci(value: object, low: object, high: object, decimals: int = 4) -> str:
     """``value [low, high]`` ("0.5120 [0.470, 0.553]"; the interval to 3 decimals), or the
-    value alone when there is no interval, or "" when there is no value."""
+    value alone when there is no interval, or "" when there is no value; a value that is
+    text (a reason there is no number, e.g. a dimension the judge does not score) as it is."""
     if _missing(value):
         return ""
+    if isinstance(value, str):
+        return _cell("value", value)
     text = f"{float(value):.{decimals}f}"
     if not (_missing(low) or _missing(high)):
         text += f" [{float(low):.3f}, {float(high):.3f}]"

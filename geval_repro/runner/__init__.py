@@ -20,6 +20,7 @@
   to ``n`` replies per item;
 - :mod:`.server`: a local server (llama-cpp-python's ``llama_cpp.server``) started and
   stopped around a run (or by ``geval-repro serve``);
+- :mod:`.subset`: a seeded subset of a benchmark's documents (items) for a partial run;
 - :mod:`.run`: one run end to end, writing ``<dimension>.jsonl`` and ``manifest.json``;
 - :mod:`.configured`: a run described by a judge's ``run:`` config block (the Snakemake
   rule ``judge_run_<judge>``).

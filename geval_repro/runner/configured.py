@@ -97,6 +97,7 @@ def run_options(
         "out": out,
         "cache_dir": cache_dir,
         "limit": run.limit,
+        "sample": run.sample,
         "concurrency": run.concurrency,
         "timeout": run.timeout,
         "max_attempts": run.max_attempts,
@@ -279,13 +280,17 @@ def run_configured_judge(
         for dimension, options in options_by_dimension.items():
             options = dataclasses.replace(options, base_urls=urls)
             log.info(
-                "judge %s: %s %s, model %s, mode %s, n %d%s",
+                "judge %s: %s %s, model %s, mode %s, n %d%s%s",
                 judge,
                 spec.benchmark.name,
                 dimension,
                 params.model,
                 params.mode,
                 params.n,
+                f", {options.sample} {spec.benchmark.input_key} values drawn with seed "
+                f"{options.seed}"
+                if options.sample
+                else "",
                 f", first {options.limit} items" if options.limit else "",
             )
             summary = _outside_event_loop(run_judge, options, plans[dimension], session)

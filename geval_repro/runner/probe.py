@@ -64,6 +64,9 @@ PROBE_PROMPT = (
 )
 PROBE_SEED = 20231206
 PROBE_CHOICES = 3
+#: The ``probe`` command's temperature: not 1, so it finds whether the server accepts one
+#: (a reasoning model does not); a run's probe asks at the run's own temperature.
+PROBE_TEMPERATURE = 0.7
 LOCAL_SUFFIXES = (".local", ".internal", ".lan", ".localdomain", ".home.arpa")
 #: ``owned_by`` in ``GET /models`` -> the server software it names.
 SOFTWARE_OF_OWNER = {"me": "llama-cpp-python", "llamacpp": "llama.cpp"}
@@ -125,6 +128,7 @@ class ProbeResult:
     logprobs: bool | None = None
     top_logprobs_asked: int | None = None
     top_logprobs_returned: int | None = None
+    temperature_asked: float | None = None
     seed_repeatable: bool | None = None
     software: str | None = None
     slots: int | None = None
@@ -182,10 +186,19 @@ class ProbeResult:
             )
         )
         known = self.server_fields
-        left = known.left_out({})
+        left = known.left_out({"temperature": self.temperature_asked})
         lines.append(
             "  request fields: " + ("all accepted" if not left else "; ".join(left.values()))
         )
+        if self.temperature_asked is not None and self.temperature_asked != 1:
+            lines.append(
+                f"  temperature other than 1: asked {self.temperature_asked:g}, "
+                + (
+                    "refused (the server samples at 1)"
+                    if "temperature" in known.refused
+                    else "accepted"
+                )
+            )
         if known.reasoning:
             spent = (
                 f"its full reply took {known.reply_tokens} completion tokens"
@@ -251,7 +264,9 @@ async def probe(
 
     from geval_repro.runner.client import UNREACHABLE
 
-    result = ProbeResult(name or server_name(base_url), model, logprobs_asked=logprobs)
+    result = ProbeResult(
+        name or server_name(base_url), model, logprobs_asked=logprobs, temperature_asked=temperature
+    )
     models, listed = await client.request_json("GET", "/models")
     if listed.kind in UNREACHABLE or listed.kind == "timeout":
         raise ServerUnreachable(_unreachable(base_url, listed.error))

@@ -1,16 +1,18 @@
 """One judge run end to end: items, prompts, requests, cache, ``<dimension>.jsonl``, manifest.
 
-Order of work: load the benchmark's tidy table (row order = item order; ``limit`` keeps the
-first rows), fill the prompt for each item (a template without a placeholder of the item's
-texts is refused: every item would get the same prompt), build the request bodies; if some
-item lacks its replies in the cache, check the servers (:func:`geval_repro.runner.probe.preflight`:
-the key of each, :mod:`geval_repro.runner.keys`; then :func:`geval_repro.runner.probe.probe`,
+Order of work: load the benchmark's tidy table (row order = item order; ``sample`` keeps a
+seeded subset of its documents or items, :mod:`.subset`; ``limit`` keeps the first rows),
+fill the prompt for each item (a template without a placeholder of the item's texts is
+refused: every item would get the same prompt), build the request bodies; if some item lacks
+its replies in the cache, check the servers (:func:`geval_repro.runner.probe.preflight`: the
+key of each, :mod:`geval_repro.runner.keys`; then :func:`geval_repro.runner.probe.probe`,
 once per server and command), take the output and cache folders' locks
-(:mod:`geval_repro.runner.lock`) and send what is missing (:mod:`geval_repro.runner.dispatch`:
-grouped by shared text, spread over the servers, topped up to ``n`` replies); then rebuild
-the output from the cache, so a rerun or a resumed run writes the same file. A rerun whose
-answers are all cached contacts no server. While sending, a progress line goes to stderr
-every ``progress_seconds`` when it is not a terminal (a terminal gets a progress bar).
+(:mod:`geval_repro.runner.lock`) and send what is missing
+(:mod:`geval_repro.runner.dispatch`: grouped by shared text, spread over the servers, topped
+up to ``n`` replies); then rebuild the output from the cache, so a rerun or a resumed run
+writes the same file. A rerun whose answers are all cached contacts no server. While
+sending, a progress line goes to stderr every ``progress_seconds`` when it is not a terminal
+(a terminal gets a progress bar).
 
 ``<dimension>.jsonl`` (format ``geval-jsonl``), one object per item in item order:
 the item keys (SummEval ``doc_id``, ``system_id``; others ``item_id``), ``replies`` (the
@@ -80,6 +82,8 @@ from geval_repro.runner.requests import (
     first_position_bias,
     request_body,
 )
+from geval_repro.runner.subset import sample_inputs
+from geval_repro.scoring.parse import reply_parsers
 from geval_repro.stats.adaptive import check_rule, standard_error, stops
 
 CHARS_PER_TOKEN = 4  # the dry run's prompt-token estimate: characters / 4
@@ -118,6 +122,7 @@ class RunOptions:
     out: Path
     cache_dir: Path | None = None
     limit: int | None = None
+    sample: int | None = None
     concurrency: int | None = None
     timeout: float = 60.0
     max_attempts: int = 6
@@ -160,6 +165,8 @@ class RunOptions:
             check_rule(self.batch, self.se_target, self.params.n)
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit {self.limit}: give at least 1 item, or omit it for all")
+        if self.sample is not None and self.seed is None:
+            raise ValueError(f"--sample {self.sample} draws at random: give --seed as well")
         if (
             (self.concurrency is not None and self.concurrency < 1)
             or self.max_attempts < 1
@@ -388,6 +395,8 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
     prompt = read_template(Path(path))
     check_template(prompt, benchmark.texts)
     table = load_items_table(benchmark, options.raw_dir, options.processed, options.mirror)
+    if options.sample is not None:
+        table = sample_inputs(table, benchmark, options.sample, options.seed)
     if options.limit is not None:
         table = table.iloc[: options.limit]
     logit_bias, questions = _rating_bias(options, dimension.ratings, ask)
@@ -1053,6 +1062,9 @@ def run_judge(
             "dimension": options.dimension,
             "judge_scale": [min(plan.ratings), max(plan.ratings)],
             "limit": options.limit,
+            "sample": None
+            if options.sample is None
+            else {"inputs": options.sample, "of": plan.benchmark.input_key, "seed": options.seed},
             "model": options.params.model,
             "base_url_host": plan.server,
             "servers": sorted({options.label(u) for u in options.base_urls}),
@@ -1070,6 +1082,8 @@ def run_judge(
             "api_key_sent": any(k.value for k in keys.values()),
             "request_parameters": options.params.as_dict(),
             "request_fields": request_fields(options, plan),
+            # the parsers the pipeline's tables read the replies with (final: a reasoning model)
+            "reply_parsers": list(reply_parsers(plan.fields.reasoning)),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
             "adaptive": adaptive_record(options, plan, records),

@@ -63,6 +63,22 @@ Parser = Literal["original", "tolerant", "final"]
 PARSERS: tuple[Parser, ...] = ("original", "tolerant")
 #: Every parser: ``final`` reads long replies (a reasoning model's) for their last rating.
 ALL_PARSERS: tuple[Parser, ...] = (*PARSERS, "final")
+
+
+def reply_parsers(reasoning: bool) -> tuple[Parser, ...]:
+    """The parsers a run's tables read its replies with: :data:`PARSERS`, and ``final``
+    beside them for a reasoning model's long replies (the released parser reads their first
+    number, rarely the rating)."""
+    return ALL_PARSERS if reasoning else PARSERS
+
+
+def parsers_in(items: pd.DataFrame) -> tuple[Parser, ...]:
+    """The parsers an item-scores table (column ``parser``) holds, in :data:`ALL_PARSERS`
+    order."""
+    held = set(items["parser"])
+    return tuple(p for p in ALL_PARSERS if p in held)
+
+
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _OUT_OF = r"(?:\s*(?:/|out\s+of)\s*(\d+))?"
 

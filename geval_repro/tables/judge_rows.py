@@ -47,7 +47,7 @@ from geval_repro.registry.benchmarks import AVERAGES, average_of, get_benchmark
 from geval_repro.registry.judges import JudgeSpec, Scale
 from geval_repro.scoring.diagnostics import reply_diagnostics
 from geval_repro.scoring.pairing import paired_items, paired_matrices
-from geval_repro.scoring.parse import PARSERS
+from geval_repro.scoring.parse import ALL_PARSERS, PARSERS, parsers_in
 from geval_repro.scoring.rating_probs import RATING_SCORES, rating_results, rating_scores
 from geval_repro.scoring.rollups import rollup
 from geval_repro.stats.invariance import order_only
@@ -151,10 +151,12 @@ def _variant(score: str, parser: str, mean_name: str) -> str:
 
 
 def beyond_the_paper(variant: str) -> bool:
-    """True for a judge variant the paper's tables have no row for: the tolerant parser
-    (``*/tolerant``) and the modal reply (``mode-reply/*``), named as :func:`_variant` names
-    them; False for every other variant, a baseline's included."""
-    return variant.endswith(f"/{PARSERS[1]}") or variant.startswith(_variant("mode", "", ""))
+    """True for a judge variant the paper's tables have no row for: the tolerant and final
+    parsers (``*/tolerant``, ``*/final``) and the modal reply (``mode-reply/*``), named as
+    :func:`_variant` names them; False for every other variant, a baseline's included."""
+    return variant.endswith(tuple(f"/{p}" for p in ALL_PARSERS[1:])) or variant.startswith(
+        _variant("mode", "", "")
+    )
 
 
 def _unscorable_reason(pairs: pd.DataFrame) -> str:
@@ -304,7 +306,8 @@ def replies_tables(
 ) -> dict[str, pd.DataFrame]:
     """The tables of a run's replies: ``correlations`` (every row), ``main`` (mean of the
     replies, original parser, with AVG rows), ``one_reply`` (first and mode), ``parsers``
-    (both parsers side by side), ``diagnostics``, ``rollups`` and ``significance`` (paired
+    (both parsers side by side; the item scores' ``final`` too when it read a reasoning
+    model's replies), ``diagnostics``, ``rollups`` and ``significance`` (paired
     permutation test, mean vs one reply)."""
     mean_name, mean_note = mean_label(items)
     judge, paper_metric = spec.name, spec.paper_metric
@@ -324,7 +327,7 @@ def replies_tables(
                 seed=seed,
                 note=mean_note if score == "mean" else "",
             )
-            for parser in PARSERS
+            for parser in parsers_in(items)
             for score in scores
         ]
         return _with_averages(pd.concat(rows, ignore_index=True), judge, printed_as)
@@ -337,7 +340,7 @@ def replies_tables(
         "main": all_rows[all_rows["variant"] == _variant("mean", "original", mean_name)],
         "one_reply": one_reply,
         "parsers": parser_comparison(all_rows),
-        "diagnostics": reply_diagnostics(replies),
+        "diagnostics": reply_diagnostics(replies, parsers_in(items)),
         "rollups": pd.concat(
             [
                 rollup(items, human, score=s, threshold=pass_threshold)
@@ -415,15 +418,18 @@ def tables_without_human_scores(
 
 
 def parser_comparison(rows: pd.DataFrame) -> pd.DataFrame:
-    """Every correlation under both parsers side by side, with their difference (empty
-    where a parser gave no value)."""
+    """Every correlation under both parsers (and ``final``, for a reasoning model's run)
+    side by side, with each one's difference from the released parser's (empty where a
+    parser gave no value)."""
     split = rows["variant"].str.rsplit("/", n=1, expand=True)
     keyed = rows.assign(score=split[0], parser=split[1])
     index = ["benchmark", "dimension", "metric", "score", "level", "coefficient"]
     wide = keyed.pivot_table(index=index, columns="parser", values="value", sort=True, dropna=False)
-    wide = wide.reindex(columns=list(PARSERS)).reset_index()
+    held = [p for p in ALL_PARSERS if p in PARSERS or p in wide.columns]
+    wide = wide.reindex(columns=held).reset_index()
     wide.columns.name = None
-    wide["tolerant_minus_original"] = wide["tolerant"] - wide["original"]
+    for parser in held[1:]:
+        wide[f"{parser}_minus_original"] = wide[parser] - wide["original"]
     return wide
 
 
@@ -441,7 +447,7 @@ def significance(
     row with an empty p-value and a note saying why."""
     benchmark = get_benchmark(str(items["benchmark"].iloc[0]))
     records = []
-    for parser in PARSERS:
+    for parser in parsers_in(items):
         parsed = items[items["parser"] == parser]
         for dimension in benchmark.dimension_names:
             if not (parsed["dimension"] == dimension).any():
@@ -533,7 +539,7 @@ def score_variants(
     if "replies" in contents:
         items = processed["item_scores"]
         mean_name, _ = mean_label(items)
-        for parser in PARSERS:
+        for parser in parsers_in(items):
             for score in ("mean", *ONE_REPLY_SCORES):
                 variant = _variant(score, parser, mean_name)
                 yield variant, items[items["parser"] == parser], score

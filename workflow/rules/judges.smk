@@ -5,6 +5,7 @@ and its figures."""
 rule judge_item_scores:
     input:
         LAYOUT.judge_table("{judge}", "replies"),
+        manifests=lambda wildcards: LAYOUT.judge_manifest(SPECS[wildcards.judge]),
     output:
         LAYOUT.judge_table("{judge}", "item_scores"),
     wildcard_constraints:
@@ -22,6 +23,7 @@ rule judge_item_scores:
             judges=params.judges,
             replies_path=input[0],
             out=output[0],
+            manifests=list(input.manifests),
         )
 
 
