@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from geval_repro.registry.benchmarks import get_benchmark
-from geval_repro.report.card_text import leaderboard
+from geval_repro.report.card_text import leaderboard, verdict
 from geval_repro.report.judge_card import card_markdown, card_title
 from geval_repro.tables.judge_cards import NO_ANNOTATORS, NO_CEILING, NOT_SCORED, card_rows
 
@@ -244,6 +244,8 @@ def test_card_rows_and_page() -> None:
     assert tc.loc["naturalness", "alt_omega"] == NO_ANNOTATORS
     assert tc.loc["naturalness", "ceiling"] == NO_CEILING
     assert tc.loc["coherence", "value"] == NOT_SCORED  # no correlation row: says why
+    # and its verdict too, not "not tested" as if the test had been left out
+    assert verdict(tc.loc["coherence"]) == NOT_SCORED
     se = rows[rows["judge"] == "se"].set_index("dimension").loc["coherence"]
     assert (se["baseline"], se["difference"], se["difference_pvalue"]) == ("ROUGE-1", 0.19, 0.01)
     assert (se["ceiling"], se["ceiling_low"], se["ceiling_high"]) == (0.65, 0.6, 0.7)

@@ -186,7 +186,7 @@ def card_rows(
                 coefficient=COEFFICIENT,
             )
             if corr is None or pd.isna(corr["n_items"]) or corr["n_items"] == 0:
-                records.append({**row, "value": NOT_SCORED})
+                records.append({**row, "value": NOT_SCORED, "alt_omega": NOT_SCORED})
                 continue
             row.update(value=corr["value"], ci_low=corr["ci_low"], ci_high=corr["ci_high"])
             row["n_items"] = int(corr["n_items"])
