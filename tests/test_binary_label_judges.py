@@ -113,3 +113,53 @@ def test_uncovered_domains_and_one_class_evaluation_split_have_no_value(
         assert np.isnan(mean["value"])
         assert f"no mean: {n_valued} of the {len(SUMMEDITS_DOMAINS)} domains" in mean["note"]
         assert mean["n_items"] == 8  # the scored test items
+
+
+def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> None:
+    # The rule function with a judge: the fixture's tidy table, a baseline scoring every
+    # item and the fixture run as processed files; the judge's rows follow the baseline's.
+    from geval_repro.pipeline.binary_tables import binary_label_table
+    from geval_repro.registry.benchmarks import get_benchmark
+
+    table = _table()
+    table.to_parquet(tmp_path / "summedits.parquet")
+    baseline = table[["item_id"]].assign(
+        metric="ROUGE-2", variant="vs source document", score=np.arange(len(table), dtype=float)
+    )
+    baseline.to_parquet(tmp_path / "baseline.parquet")
+    pd.DataFrame(
+        {"item_id": list(SCORES), "dimension": "consistency", "score": list(SCORES.values())}
+    ).to_parquet(tmp_path / "scores.parquet")
+    spec = judge_spec(
+        "fixture-judge",
+        {
+            "benchmark": "summedits",
+            "format": "scores",
+            "label": "a fixture judge",
+            "fixture": True,
+            "file": {"path": str(tmp_path / "scores.csv")},
+            "columns": {"item_id": "item_id", "consistency": "score"},
+        },
+    )
+    binary_label_table(
+        {"summedits": get_benchmark("summedits")},
+        {"summedits": tmp_path / "summedits.parquet"},
+        {"summedits": tmp_path / "baseline.parquet"},
+        SETTINGS,  # type: ignore[arg-type]
+        tmp_path / "binary_labels",
+        specs={"fixture-judge": spec},
+        processed={"fixture-judge": {"scores": tmp_path / "scores.parquet"}},
+    )
+    rows = pd.read_csv(tmp_path / "binary_labels.csv")
+    assert list(dict.fromkeys(rows["metric"])) == [
+        "constant (reference)",
+        "random (reference)",
+        "ROUGE-2",
+        "fixture-judge",
+    ]
+    judge = rows[rows["metric"] == "fixture-judge"]
+    assert set(judge["status"]) == {"fixture"} and len(judge) == 2 * (len(SUMMEDITS_DOMAINS) + 1)
+    assert judge["note"].str.contains("partial run: a score for 14 of 27 items").all()
+    assert (
+        not rows.loc[rows["metric"] == "ROUGE-2", "note"].fillna("").str.contains("partial").any()
+    )
