@@ -272,3 +272,40 @@ def test_a_benchmark_of_binary_labels_gets_its_section(tmp_path):
         "| ROUGE-2 (vs source document) | 0.470 [0.438, 0.502] | 0.488 [0.471, 0.504] | 0.513 | – "
         "| 0.468 | – |" in section
     )
+
+
+def test_a_partial_judge_run_on_binary_labels_names_its_n(tmp_path):
+    # A fixture-shaped toolkit-run judge scoring 40 test pairs of 5 documents in one domain,
+    # beside a reference row on every item: the header keeps the full counts, the judge's
+    # row names its own, and its uncovered domains and missing mean read "–".
+    from geval_repro.tables.binary_labels import AVERAGE, COLUMNS
+
+    def row(metric, status, domain, statistic, value, n_items, n_documents):
+        return {"benchmark": "summedits", "dimension": "consistency", "metric": metric,
+                "variant": "mean-of-1/original", "domain": domain, "statistic": statistic,
+                "value": value, "ci_low": value, "ci_high": value, "threshold": None,
+                "n_items": n_items, "n_positive": 10, "n_documents": n_documents,
+                "n_threshold_items": 986 if statistic == "balanced_accuracy" else 0,
+                "status": status, "note": ""}  # fmt: skip
+
+    rows = [
+        row("constant (reference)", "reference", "news", "roc_auc", 0.5, 318, 21),
+        row("constant (reference)", "reference", "qmsumm", "roc_auc", 0.5, 300, 12),
+        row("constant (reference)", "reference", AVERAGE, "roc_auc", 0.5, 3695, 130),
+        row("constant (reference)", "reference", AVERAGE, "balanced_accuracy", 0.5, 3695, 130),
+        row("smollm2", "toolkit-run", "news", "roc_auc", 0.61, 40, 5),
+        row("smollm2", "toolkit-run", "qmsumm", "roc_auc", float("nan"), 0, 0),
+        row("smollm2", "toolkit-run", AVERAGE, "roc_auc", float("nan"), 40, 5),
+        row("smollm2", "toolkit-run", AVERAGE, "balanced_accuracy", float("nan"), 40, 5),
+    ]
+    root = _results(tmp_path / "results")
+    _write(
+        root / "tables/binary_labels.csv", pd.DataFrame(rows, columns=COLUMNS).to_csv(index=False)
+    )
+    section = render_section(root)
+    assert "3695 pairs of 130 documents in 8 domains" in section
+    assert "(12-21 per domain: wide)" in section
+    assert (
+        "| smollm2 (mean-of-1/original; partial run: 40 pairs of 5 documents) | – [–, –] "
+        "| – [–, –] | 0.610 | – |" in section
+    )

@@ -14,12 +14,14 @@ from geval_repro.config import Settings
 from geval_repro.files.paths import PathLike
 from geval_repro.registry.baselines import get_protocol
 from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report.table_files import write_pair
 from geval_repro.tables.binary_labels import (
     REFERENCE_VARIANT,
     binary_label_rows,
     reference_scores,
 )
+from geval_repro.tables.judge_rows import score_variants
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +33,53 @@ LEGEND = (
     "95 % percentile bootstrap over the test split's documents, 12-21 per domain (n_documents), "
     "the threshold's own uncertainty left out. The mean over domains weighs every domain "
     "equally. Reference rows: a constant and a uniform random score (expected 0.5 both); "
-    "a value inside their intervals is not told apart from chance."
+    "a value inside their intervals is not told apart from chance. A judge run's rows rest on "
+    "the items it scored (n_items, n_documents; a partial run says so in its note)."
 )
+
+
+def judge_label_rows(
+    spec: JudgeSpec,
+    processed: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    settings: Settings,
+) -> list[pd.DataFrame]:
+    """The binary-label rows of one judge run on a benchmark of binary labels: one row set
+    per score variant (:func:`geval_repro.tables.judge_rows.score_variants`), metric the
+    run's name, status the run's (toolkit-run, fixture, recomputed). An item without a score
+    (not in the run, or unparsed) is left out: the rows rest on the scored items
+    (:func:`~geval_repro.tables.binary_labels.binary_label_rows`). ``processed``: the run's
+    processed tables by name; ``table``: the benchmark's tidy table."""
+    benchmark = spec.benchmark
+    keys = list(benchmark.item_keys)
+    (dimension,) = benchmark.dimension_names
+    parts = []
+    for variant, items, column in score_variants(spec, processed):
+        judged = items.loc[items["dimension"] == dimension, [*keys, column]]
+        if judged.duplicated(keys).any():
+            raise ValueError(f"{spec.name} ({variant}): several scores for one item")
+        aligned = table[keys].merge(judged, on=keys, how="left", validate="one_to_one")
+        n_scored = int(aligned[column].notna().sum())
+        if n_scored == 0:
+            raise ValueError(
+                f"{spec.name} ({variant}): no score matches an item of {benchmark.title} on "
+                f"{keys}; check the run's item keys"
+            )
+        log.info("%s: %s, %d scored items", spec.name, variant, n_scored)
+        parts.append(
+            binary_label_rows(
+                table,
+                benchmark=benchmark,
+                dimension=dimension,
+                metric=spec.name,
+                variant=variant,
+                scores=aligned[column].to_numpy(dtype=float),
+                n_resamples=settings.bootstrap_resamples,
+                seed=settings.seed,
+                status=spec.status,
+            )
+        )
+    return parts
 
 
 def binary_label_table(
@@ -41,10 +88,13 @@ def binary_label_table(
     scores: Mapping[str, PathLike],
     settings: Settings,
     stem: PathLike,
+    specs: Mapping[str, JudgeSpec] | None = None,
+    processed: Mapping[str, Mapping[str, PathLike]] | None = None,
 ) -> None:
     """The binary-label rows of every baseline and of the reference metrics of
-    ``benchmarks`` -> ``<stem>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy
-    table and per-item baseline scores by name."""
+    ``benchmarks``, then of every judge run of ``specs`` (on one of them) ->
+    ``<stem>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy table and per-item
+    baseline scores by name; ``processed``: each run's processed tables by name."""
     parts = []
     for name, benchmark in benchmarks.items():
         table = pd.read_parquet(tables[name])
@@ -85,4 +135,9 @@ def binary_label_table(
                     **common,
                 )
             )
+    for judge, spec in (specs or {}).items():
+        files = (processed or {})[judge]
+        run_tables = {name: pd.read_parquet(path) for name, path in files.items()}
+        table = pd.read_parquet(tables[spec.benchmark.name])
+        parts.extend(judge_label_rows(spec, run_tables, table, settings))
     write_pair(pd.concat(parts, ignore_index=True), stem, LEGEND)

@@ -171,6 +171,12 @@ class Targets:
         return [n for n, spec in self.judges.items() if spec.benchmark.has_human_scores]
 
     @property
+    def labelled(self) -> list[str]:
+        """The runs on a benchmark of binary human labels (their rows join the binary-label
+        table)."""
+        return [n for n, spec in self.judges.items() if spec.benchmark.labels is not None]
+
+    @property
     def scored(self) -> list[str]:
         """The runs of per-item scores (format ``scores``)."""
         return [name for name, spec in self.judges.items() if "item_scores" in spec.contents]

@@ -567,6 +567,19 @@ def _binary_cell(row: pd.Series) -> str:
     return f"{_number(row['value'])} [{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
 
 
+def _binary_row_names(rows: pd.DataFrame, n_full: int) -> list[str]:
+    """ "metric (variant)" of every binary-label row, with "; partial run: N pairs of D
+    documents" for a metric whose average rests on fewer than ``n_full`` items."""
+    averages = rows[rows["domain"] == BINARY_AVERAGE]
+    counts = averages.groupby(["metric", "variant"])[["n_items", "n_documents"]].max()
+    names = []
+    for metric, variant in zip(rows["metric"], rows["variant"], strict=True):
+        n, documents = counts.loc[(metric, variant)]
+        rest = f"; partial run: {n} pairs of {documents} documents" if n < n_full else ""
+        names.append(f"{metric} ({variant}{rest})")
+    return names
+
+
 def _binary_labels(results_dir: Path, link: str) -> list[str]:
     """A section per benchmark of binary human labels (SummEdits): every metric's ROC AUC
     and balanced accuracy averaged over the domains, with intervals, and its AUC per domain."""
@@ -581,10 +594,17 @@ def _binary_labels(results_dir: Path, link: str) -> list[str]:
         mine = rows[rows["benchmark"] == name]
         if mine.empty or benchmark.labels is None:
             continue
-        mine = mine.assign(row=mine["metric"] + " (" + mine["variant"] + ")")
+        # the counts of the full benchmark come from the rows scoring every item (the
+        # reference rows); a partial judge run's row names its own
+        averages = mine[mine["domain"] == BINARY_AVERAGE]
+        full = averages[averages["status"] == "reference"]
+        full = full if len(full) else averages
+        n_full = int(full["n_items"].max())
+        mine = mine.assign(row=_binary_row_names(mine, n_full))
         average = mine[mine["domain"] == BINARY_AVERAGE].set_index(["row", "statistic"])
         domains = list(benchmark.labels.domains)
         per_domain = mine[(mine["statistic"] == "roc_auc") & mine["domain"].isin(domains)]
+        full_domains = per_domain[per_domain["metric"].isin(full["metric"])]
         table = pd.DataFrame(
             {
                 "metric": list(dict.fromkeys(mine["row"])),
@@ -601,12 +621,10 @@ def _binary_labels(results_dir: Path, link: str) -> list[str]:
             table[f"AUC {domain}"] = [
                 _number(cells[r]) if r in cells.index else "–" for r in table["metric"]
             ]
-        n_items = int(average["n_items"].iloc[0])
-        n_documents = int(average["n_documents"].iloc[0])
-        fitted = int(
-            average.xs("balanced_accuracy", level="statistic")["n_threshold_items"].iloc[0]
-        )
-        fewest, most = per_domain["n_documents"].min(), per_domain["n_documents"].max()
+        n_items = n_full
+        n_documents = int(full["n_documents"].max())
+        fitted = int(full.loc[full["statistic"] == "balanced_accuracy", "n_threshold_items"].max())
+        fewest, most = full_domains["n_documents"].min(), full_domains["n_documents"].max()
         lines += [
             f"### Beyond the paper: {benchmark.title}, binary labels by domain",
             "",

@@ -22,6 +22,7 @@ import pandas as pd
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.stats.binary import document_weights, fit_threshold
 from geval_repro.stats.registry import BINARY_STATISTICS
+from geval_repro.tables.rows import join_notes
 
 #: The columns of the binary-label table, one row per (benchmark, dimension, metric,
 #: variant, domain, statistic).
@@ -71,6 +72,34 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _partial_note(n_scored: int, n_items: int) -> str:
+    """The note of a metric scoring fewer items than the table holds ("" when it scores all)."""
+    if n_scored >= n_items:
+        return ""
+    return f"partial run: a score for {n_scored} of {n_items} items (rows on those items only)"
+
+
+def _domain_notes(truth_fit: np.ndarray, truth_tested: np.ndarray) -> tuple[str, str]:
+    """Why a domain's rows have no value: (for every statistic, for a thresholded one);
+    "" where they have one. ``truth_*``: the labels of the scored items of its splits."""
+    if len(truth_tested) == 0:
+        return "no scored item in this domain's test split: not covered by the run", ""
+    n_positive = int(truth_tested.sum())
+    if n_positive in (0, len(truth_tested)):
+        return (
+            f"the scored test items hold one class only ({n_positive} of "
+            f"{len(truth_tested)} consistent)",
+            "",
+        )
+    n_fit_positive = int(truth_fit.sum())
+    if n_fit_positive in (0, len(truth_fit)):
+        return "", (
+            f"no threshold: the scored evaluation items ({len(truth_fit)}, {n_fit_positive} "
+            "consistent) do not hold both classes"
+        )
+    return "", ""
+
+
 def binary_label_rows(
     table: pd.DataFrame,
     *,
@@ -85,25 +114,36 @@ def binary_label_rows(
     note: str = "",
 ) -> pd.DataFrame:
     """One row per domain and statistic, then the rows averaged over domains, of the metric
-    whose per-item ``scores`` are aligned with ``table`` (the benchmark's tidy table)."""
+    whose per-item ``scores`` are aligned with ``table`` (the benchmark's tidy table).
+
+    A NaN score marks an item the metric did not score (a judge's partial run): every row
+    rests on the scored items alone (``n_items``, ``n_documents`` count them) and its note
+    says "partial run". A domain without a scored test item, or whose scored test items hold
+    one class, has rows with an empty value and a note why; a thresholded statistic also
+    when the domain's scored evaluation items do not hold both classes (no threshold is
+    fitted). The mean over domains is given only when every domain has a value (else its
+    note says how many have one)."""
     labels = benchmark.labels
     if labels is None:
         raise ValueError(f"{benchmark.title} has no binary labels (Benchmark.labels)")
     scores = np.asarray(scores, dtype=float)
     if len(scores) != len(table):
         raise ValueError(f"{metric}: {len(scores)} scores for {len(table)} items")
+    scored = np.isfinite(scores)
+    partial = _partial_note(int(scored.sum()), len(table))
     rng = np.random.default_rng(seed)
+    truth = table[labels.column].to_numpy()
     records = []
     resampled: dict[str, list[np.ndarray]] = {name: [] for name in BINARY_STATISTICS}
     values: dict[str, list[float]] = {name: [] for name in BINARY_STATISTICS}
     for domain in labels.domains:
-        in_domain = (table[labels.domain_key] == domain).to_numpy()
+        in_domain = scored & (table[labels.domain_key] == domain).to_numpy()
         fit = in_domain & (table[labels.split_key] == labels.threshold_split).to_numpy()
         tested = in_domain & (table[labels.split_key] == labels.tested_split).to_numpy()
-        truth = table[labels.column].to_numpy()
         documents = table[labels.resampling_key].to_numpy()[tested]
-        weights = document_weights(documents, n_resamples, rng)
-        fitted = fit_threshold(scores[fit], truth[fit])
+        missing, unthresholded = _domain_notes(truth[fit], truth[tested])
+        weights = document_weights(documents, n_resamples, rng) if tested.any() else None
+        fitted = None if missing or unthresholded else fit_threshold(scores[fit], truth[fit])
         base = {
             "benchmark": benchmark.name,
             "dimension": dimension,
@@ -116,12 +156,16 @@ def binary_label_rows(
             "status": status,
         }
         for name, entry in BINARY_STATISTICS.items():
-            threshold = fitted.threshold if entry.thresholded else None
-            compute = entry.compute()
-            value = float(
-                compute(scores[tested], truth[tested], np.ones((1, tested.sum())), threshold)[0]
-            )
-            distribution = compute(scores[tested], truth[tested], weights, threshold)
+            why = missing or (unthresholded if entry.thresholded else "")
+            threshold = fitted.threshold if entry.thresholded and fitted else None
+            if why:
+                value, distribution = float("nan"), np.full(n_resamples, np.nan)
+            else:
+                compute = entry.compute()
+                value = float(
+                    compute(scores[tested], truth[tested], np.ones((1, tested.sum())), threshold)[0]
+                )
+                distribution = compute(scores[tested], truth[tested], weights, threshold)
             low, high = _interval(distribution)
             values[name].append(value)
             resampled[name].append(distribution)
@@ -134,13 +178,24 @@ def binary_label_rows(
                     "ci_high": high,
                     "threshold": float("nan") if threshold is None else threshold,
                     "n_threshold_items": int(fit.sum()) if entry.thresholded else 0,
-                    "note": note,
+                    "note": join_notes(note, partial, why),
                 }
             )
     n_domains = len(labels.domains)
-    tested_all = (table[labels.split_key] == labels.tested_split).to_numpy()
+    tested_all = scored & (table[labels.split_key] == labels.tested_split).to_numpy()
     for name, entry in BINARY_STATISTICS.items():
-        low, high = _interval(np.mean(resampled[name], axis=0))
+        n_valued = int(np.isfinite(values[name]).sum())
+        if n_valued == n_domains:
+            value = float(np.mean(values[name]))
+            low, high = _interval(np.mean(resampled[name], axis=0))
+            why = (
+                f"mean of the {n_domains} domains' values (each domain's own threshold)"
+                if entry.thresholded
+                else f"mean of the {n_domains} domains' values"
+            )
+        else:
+            value, low, high = float("nan"), float("nan"), float("nan")
+            why = f"no mean: {n_valued} of the {n_domains} domains have a value"
         records.append(
             {
                 "benchmark": benchmark.name,
@@ -149,18 +204,16 @@ def binary_label_rows(
                 "variant": variant,
                 "domain": AVERAGE,
                 "statistic": name,
-                "value": float(np.mean(values[name])),
+                "value": value,
                 "ci_low": low,
                 "ci_high": high,
                 "threshold": float("nan"),
                 "n_items": int(tested_all.sum()),
-                "n_positive": int(table[labels.column].to_numpy()[tested_all].sum()),
+                "n_positive": int(truth[tested_all].sum()),
                 "n_documents": int(table.loc[tested_all, labels.resampling_key].nunique()),
-                "n_threshold_items": int((~tested_all).sum()) if entry.thresholded else 0,
+                "n_threshold_items": int((scored & ~tested_all).sum()) if entry.thresholded else 0,
                 "status": status,
-                "note": f"mean of the {n_domains} domains' values (each domain's own threshold)"
-                if entry.thresholded
-                else f"mean of the {n_domains} domains' values",
+                "note": join_notes(partial, why),
             }
         )
     return pd.DataFrame.from_records(records, columns=COLUMNS)

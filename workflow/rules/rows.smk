@@ -86,17 +86,26 @@ rule baseline_rows:
 
 
 rule binary_label_table:
-    """ROC AUC and balanced accuracy of every baseline and reference metric of the
-    benchmarks of binary human labels (SummEdits), per domain and averaged."""
+    """ROC AUC and balanced accuracy of every baseline, reference metric and judge run of
+    the benchmarks of binary human labels (SummEdits), per domain and averaged."""
     input:
         tables=[LAYOUT.table(name) for name in TARGETS.labelled_benchmarks],
         scores=[LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks],
+        processed=[
+            path
+            for tables in TARGETS.processed_of(TARGETS.labelled).values()
+            for path in tables.values()
+        ],
     output:
         LAYOUT.pair(LAYOUT.binary_labels),
     params:
         benchmarks=TARGETS.labelled_benchmarks,
         tables={name: LAYOUT.table(name) for name in TARGETS.labelled_benchmarks},
         scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks},
+        specs=TARGETS.specs(TARGETS.labelled),
+        entries=TARGETS.entries_of(TARGETS.labelled),
+        processed=TARGETS.processed_of(TARGETS.labelled),
+        judges=TARGETS.labelled,
     log:
         LAYOUT.log("rows", "binary_labels"),
     run:
@@ -110,6 +119,9 @@ rule binary_label_table:
             scores=params.scores,
             settings=SETTINGS,
             stem=LAYOUT.binary_labels,
+            judges=params.judges,
+            specs=params.specs,
+            processed=params.processed,
         )
 
 
