@@ -249,6 +249,11 @@ class Layout:
         return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
 
     @property
+    def soft_pairwise_pairs(self) -> Path:
+        """The stem of the soft pairwise accuracy's pair tests (its clusters' table)."""
+        return self.tables / outputs.SOFT_PAIRWISE_PAIRS
+
+    @property
     def binary_labels(self) -> Path:
         """The stem of the binary-label statistics' table (SummEdits)."""
         return self.tables / outputs.BINARY_LABELS

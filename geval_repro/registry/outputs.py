@@ -33,6 +33,8 @@ ALT_TEST = "alt_test"
 #: Soft pairwise accuracy of every metric on each benchmark whose systems share documents:
 #: ``tables/<name>.csv|.md``.
 SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
+#: The pair tests behind its significance clusters: ``tables/<name>.csv|.md``.
+SOFT_PAIRWISE_PAIRS = "soft_pairwise_accuracy_pairs"
 #: Each judge against the best baseline and the human ceiling, paired bootstrap and power:
 #: ``tables/<name>.csv|.md``.
 JUDGE_POWER = "judge_power"
