@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from geval_repro.stats.bootstrap import shifted_pvalue
 from geval_repro.stats.soft_pairwise import (
     FLIP_BLOCK,
-    bootstrap_pvalue,
     input_draws,
     pairwise_pvalues,
     resampled_spa,
@@ -159,10 +159,12 @@ def test_input_draws_are_seeded_and_apart_from_the_flips() -> None:
 
 def test_bootstrap_pvalue_by_hand() -> None:
     # |d* - 0.1| = 0, 0.2, 0.2, 0.1: three reach |0.1| -> (1 + 3) / (4 + 1)
-    assert bootstrap_pvalue(np.array([0.1, 0.3, -0.1, 0.2]), 0.1) == pytest.approx(0.8)
+    assert shifted_pvalue(np.array([0.1, 0.3, -0.1, 0.2]), 0.1) == pytest.approx(0.8)
     # none reaches: the floor 1 / (B + 1)
-    assert bootstrap_pvalue(np.array([0.5, 0.55, 0.6]), 0.5) == pytest.approx(0.25)
-    assert bootstrap_pvalue(np.array([0.2, -0.3]), 0.0) == 1.0
+    assert shifted_pvalue(np.array([0.5, 0.55, 0.6]), 0.5) == pytest.approx(0.25)
+    assert shifted_pvalue(np.array([0.2, -0.3]), 0.0) == 1.0
+    # undefined resamples are dropped: B counts the defined ones
+    assert shifted_pvalue(np.array([0.5, np.nan, 0.6]), 0.5) == pytest.approx(1 / 3)
 
 
 def _clustered_table(n_bootstrap: int):

@@ -259,6 +259,16 @@ class Layout:
         return self.tables / outputs.BINARY_LABELS
 
     @property
+    def binary_rankings(self) -> Path:
+        """The stem of the binary-label rankings with significance clusters (SummEdits)."""
+        return self.tables / outputs.BINARY_RANKINGS
+
+    @property
+    def binary_pairs(self) -> Path:
+        """The stem of the binary-label rankings' pair tests (SummEdits)."""
+        return self.tables / outputs.BINARY_PAIRS
+
+    @property
     def judge_power(self) -> Path:
         """The stem of the judges' paired-bootstrap and power table."""
         return self.tables / outputs.JUDGE_POWER

@@ -132,6 +132,8 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
         outputs.JUDGE_BIASES: (outputs.JUDGE_BIASES, CARDS),
         outputs.BINARY_LABELS: (outputs.BINARY_LABELS, "Binary labels (SummEdits)"),
+        outputs.BINARY_RANKINGS: (outputs.BINARY_RANKINGS, "Binary labels (SummEdits)"),
+        outputs.BINARY_PAIRS: (outputs.BINARY_PAIRS, "Binary labels (SummEdits)"),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

@@ -51,6 +51,10 @@ RERUN_AGREEMENT = "rerun_agreement"
 #: Every metric of the benchmarks of binary human labels (SummEdits) by ROC AUC and
 #: balanced accuracy, per domain and averaged: ``tables/<name>.csv|.md``.
 BINARY_LABELS = "binary_labels"
+#: The metrics ranked on them, with significance clusters: ``tables/<name>.csv|.md``.
+BINARY_RANKINGS = "binary_label_rankings"
+#: The pair tests behind those clusters: ``tables/<name>.csv|.md``.
+BINARY_PAIRS = "binary_label_pairs"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.

@@ -22,11 +22,9 @@ clusters of a ranking by SPA rest on): each resample draws ``n_inputs`` inputs w
 replacement and recomputes SPA on the drawn columns exactly as above (the same ``R`` sign
 flips, applied to the drawn sequence of inputs), for the humans and every metric on the same
 draws (:func:`input_draws`: from the first child of ``numpy.random.SeedSequence(seed)``, so
-they are independent of the flips drawn from ``seed`` itself). Two metrics' SPA differ when
-:func:`bootstrap_pvalue` of their resampled differences is small: the two-sided test of a
-difference ``d`` with the bootstrap distribution shifted to 0 (Efron and Tibshirani 1993,
-16.4), ``p = (1 + #{b : |d*_b - d| >= |d|}) / (B + 1)``, at least ``1 / (B + 1)``. Matrix in,
-number out; imports nothing of the package.
+they are independent of the flips drawn from ``seed`` itself). Two metrics' SPA are compared by
+:func:`geval_repro.stats.bootstrap.shifted_pvalue` of their resampled differences. Matrix
+in, number out; imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -174,12 +172,3 @@ def input_draws(n_inputs: int, n_draws: int, seed: int) -> np.ndarray:
     ``numpy.random.SeedSequence(seed)`` (module docstring)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     return rng.integers(0, n_inputs, size=(n_draws, n_inputs))
-
-
-def bootstrap_pvalue(resampled: np.ndarray, observed: float) -> float:
-    """The two-sided bootstrap p-value of the difference ``observed`` from its ``resampled``
-    values (module docstring); 1 when ``observed`` is 0. Differences of SPA are multiples of
-    ``1 / (R n_pairs)``: ``|d*_b - d| >= |d|`` is read with a tolerance of rounding."""
-    resampled = np.asarray(resampled, dtype=float)
-    reached = np.abs(resampled - observed) >= abs(observed) - 1e-12
-    return float((1 + np.count_nonzero(reached)) / (resampled.size + 1))

@@ -25,7 +25,7 @@ Intervals and significance clusters (:func:`geval_repro.stats.soft_pairwise.resa
 and every ranked metric on the same draws, SPA recomputed on each with the same sign flips.
 ``spa_low``, ``spa_high``: the 95 % percentile interval of a ranked metric's SPA (and of the
 constant's, the humans' mean p-value on the same draws). Every pair of ranked metrics is
-tested (:func:`~geval_repro.stats.soft_pairwise.bootstrap_pvalue`: two-sided, the bootstrap
+tested (:func:`~geval_repro.stats.bootstrap.shifted_pvalue`: two-sided, the bootstrap
 distribution of the difference shifted to 0), Holm over the pairs of a (benchmark,
 dimension) (:func:`geval_repro.stats.multiplicity.holm`), and ``cluster`` drawn as the other
 rankings' are (:func:`geval_repro.stats.clusters.significance_clusters`: a new cluster starts
@@ -45,19 +45,14 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import Scale
-from geval_repro.stats.bootstrap import percentile_interval
+from geval_repro.stats.bootstrap import percentile_interval, shifted_pvalue
 from geval_repro.stats.clusters import significance_clusters
 from geval_repro.stats.level import Level
 from geval_repro.stats.levels import correlate
 from geval_repro.stats.matrix import to_matrix
 from geval_repro.stats.multiplicity import holm
 from geval_repro.stats.registry import judge_test
-from geval_repro.stats.soft_pairwise import (
-    MIN_INPUTS,
-    MIN_SYSTEMS,
-    bootstrap_pvalue,
-    input_draws,
-)
+from geval_repro.stats.soft_pairwise import MIN_INPUTS, MIN_SYSTEMS, input_draws
 from geval_repro.tables.judge_rows import scale_note
 from geval_repro.tables.paired_tests import Scored
 
@@ -297,7 +292,7 @@ def _clustered(
                     "difference": value[x] - value[y],
                     "ci_low": interval.low,
                     "ci_high": interval.high,
-                    "pvalue": bootstrap_pvalue(differences, value[x] - value[y]),
+                    "pvalue": shifted_pvalue(differences, value[x] - value[y]),
                     "n_systems": human.shape[0],
                     "n_inputs": human.shape[1],
                     "n_bootstrap": n_bootstrap,
