@@ -146,9 +146,11 @@ def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> No
         {"summedits": tmp_path / "summedits.parquet"},
         {"summedits": tmp_path / "baseline.parquet"},
         SETTINGS,  # type: ignore[arg-type]
-        tmp_path / "binary_labels",
-        tmp_path / "binary_label_rankings",
-        tmp_path / "binary_label_pairs",
+        (
+            tmp_path / "binary_labels",
+            tmp_path / "binary_label_rankings",
+            tmp_path / "binary_label_pairs",
+        ),
         specs={"fixture-judge": spec},
         processed={"fixture-judge": {"scores": tmp_path / "scores.parquet"}},
     )

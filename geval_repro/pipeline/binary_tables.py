@@ -113,19 +113,18 @@ def binary_label_table(
     tables: Mapping[str, PathLike],
     scores: Mapping[str, PathLike],
     settings: Settings,
-    stem: PathLike,
-    rankings_stem: PathLike,
-    pairs_stem: PathLike,
+    stems: tuple[PathLike, PathLike, PathLike],
     specs: Mapping[str, JudgeSpec] | None = None,
     processed: Mapping[str, Mapping[str, PathLike]] | None = None,
 ) -> None:
     """The binary-label rows of every baseline and of the reference metrics of
     ``benchmarks``, then of every judge run of ``specs`` (on one of them) ->
-    ``<stem>.csv|.md``; the baselines' and runs' rankings with their significance clusters
-    (:mod:`geval_repro.tables.binary_rankings`) -> ``<rankings_stem>.csv|.md`` and their
-    pair tests -> ``<pairs_stem>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy
+    ``<stems[0]>.csv|.md``; the baselines' and runs' rankings with their significance
+    clusters (:mod:`geval_repro.tables.binary_rankings`) -> ``<stems[1]>.csv|.md`` and their
+    pair tests -> ``<stems[2]>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy
     table and per-item baseline scores by name; ``processed``: each run's processed tables
     by name."""
+    stem, rankings_stem, pairs_stem = stems
     parts, ranking_parts, pair_parts = [], [], []
     for name, benchmark in benchmarks.items():
         table = pd.read_parquet(tables[name])
