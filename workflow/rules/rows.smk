@@ -109,6 +109,7 @@ rule binary_label_table:
         entries=TARGETS.entries_of(TARGETS.labelled),
         processed=TARGETS.processed_of(TARGETS.labelled),
         judges=TARGETS.labelled,
+        stems=(LAYOUT.binary_labels, LAYOUT.binary_rankings, LAYOUT.binary_pairs),
     log:
         LAYOUT.log("rows", "binary_labels"),
     run:
@@ -121,7 +122,7 @@ rule binary_label_table:
             tables=params.tables,
             scores=params.scores,
             settings=SETTINGS,
-            stems=(LAYOUT.binary_labels, LAYOUT.binary_rankings, LAYOUT.binary_pairs),
+            stems=params.stems,
             judges=params.judges,
             specs=params.specs,
             processed=params.processed,
