@@ -282,6 +282,9 @@ def test_card_rows_and_page() -> None:
     assert "0.820 [0.770, 0.860] (#1, cluster 1; 0.550), 16 systems on 100 documents" in page
     board = leaderboard(rows)
     assert "0.300 (n = 30)" in board and "#### SummEval" in board
+    assert "| 0.820 |" in board  # ranked on all the humans' systems and documents: no n
+    partial = rows.assign(spa_position=pd.NA, spa_n_systems=16, spa_n_inputs=5)
+    assert "| 0.820 (16 systems, n = 5 documents) |" in leaderboard(partial)
 
 
 def test_a_card_figure_title_names_its_benchmark() -> None:

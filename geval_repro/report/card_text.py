@@ -89,8 +89,9 @@ CONSTANT_MARK = (
 
 def leaderboard(cards: pd.DataFrame) -> str:
     """Per benchmark, every judge by dimension: its Spearman correlation (with n below the
-    full n), the alt-test verdict and advantage probability rho, and SPA; best correlation
-    first. A verdict where the constant passes too is starred, the star explained."""
+    full n), the alt-test verdict and advantage probability rho, and SPA (with its systems and
+    documents where they are fewer than the humans' ranking has); best correlation first. A
+    verdict where the constant passes too is starred, the star explained."""
     lines: list[str] = []
     for name, rows in cards.groupby("benchmark", sort=False):
         title = get_benchmark(str(name)).title
@@ -115,6 +116,10 @@ def leaderboard(cards: pd.DataFrame) -> str:
                 rho = with_n(rho, row["alt_n_items"], row["full_n"])
                 rho += f" ({number(row['constant_rho'])})"
             spa = number(row["spa"])
+            if as_float(row["spa"]) is not None and pd.isna(row["spa_position"]):
+                # on fewer systems or documents than the humans' ranking: say on how many
+                systems, inputs = int(row["spa_n_systems"]), int(row["spa_n_inputs"])
+                spa += f" ({systems} systems, n = {inputs} documents)"
             lines.append(
                 f"| {row['judge']} | {row['dimension']} | {corr} | {alt} | {rho} | {spa} |"
             )
