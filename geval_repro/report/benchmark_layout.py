@@ -45,9 +45,9 @@ from geval_repro.tables.rows import CONFIDENCE, too_few_units
 #: ``baselines.protocol_variant``) where a baseline has several.
 BENCHMARK_PROTOCOL_MARK = " (the benchmark's protocol)"
 BENCHMARK_PROTOCOL_LEGEND = (
-    f"Baselines: where a baseline has several variants, the one marked"
-    f"{BENCHMARK_PROTOCOL_MARK} (the variant this toolkit's protocol for the benchmark "
-    "uses) comes first; the others are shown for comparison (docs/baselines.md)."
+    "Baselines: of a baseline with several variants, the variant of this toolkit's protocol "
+    f"for the benchmark comes first, marked{BENCHMARK_PROTOCOL_MARK}; the others are shown "
+    "for comparison (docs/baselines.md)."
 )
 #: Why a cell has no value.
 NOT_SCORED = "the metric scores no item on this dimension (a judge run: its config's dimensions)"
@@ -176,7 +176,7 @@ def correlation_layout(
     laid = lay_out(part, columns, significance, _correlation_reason(benchmark.dimension_names))
     level = f"{benchmark.level_name} level"
     if benchmark.level is Level.SUMMARY:
-        level += f" (per {benchmark.group_key} over its systems, then averaged)"
+        level += " (correlated per document over its systems, then averaged)"
     head = (
         f"{benchmark.title}, {level}: ours [{CONFIDENCE:.0%} bootstrap CI]. "
         f"{_not_printed(benchmark)} " + status_legend(part, printed=False)
@@ -197,7 +197,7 @@ def _binary_reason(
     row = by_column.get(column)
     if row is None:
         return NO_DOMAIN_ROW
-    return str(row.note).split("; ")[-1] if pd.notna(row.note) else NO_ROW
+    return str(row.note).split("; ")[-1] if pd.notna(row.note) else "no value"
 
 
 def binary_layout(

@@ -324,11 +324,14 @@ def _benchmark_layouts(results_dir: Path, link: str) -> list[str]:
         elif cells.is_file() and (pd.read_csv(cells)["status"] == FIXTURE).any():
             lines += [f"Left out: `{link}/tables/{stem}.md` has fixture rows (test data).", ""]
         else:
+            text = path.read_text(encoding="utf-8")
+            tests = SIGNIFICANCE_HEADING in text
             lines += [
                 f"From [`{link}/tables/{stem}.md`]({link}/tables/{stem}.md) (its cells: "
-                f"`{stem}.csv`), without its table of significance tests (in the file).",
+                f"`{stem}.csv`)"
+                + (", without its table of significance tests (in the file)." if tests else "."),
                 "",
-                *recomputed_lines(path.read_text(encoding="utf-8")),
+                *recomputed_lines(text),
                 "",
             ]
     return lines
