@@ -309,3 +309,29 @@ def test_a_partial_judge_run_on_binary_labels_names_its_n(tmp_path):
         "| smollm2 (mean-of-1/original; partial run: 40 pairs of 5 documents) | – [–, –] "
         "| – [–, –] | 0.610 | – |" in section
     )
+
+
+def test_the_page_shows_each_benchmark_layout_beside_the_paper_tables(tmp_path):
+    results = _results(tmp_path / "results")
+    _write(
+        results / "tables/layout_sfres.md",
+        "SFRES: caption.\n\n| metric | variant | status | overall r |\n|---|---|---|---|\n"
+        "| BLEU-4 | v | recomputed | 0.047 [-0.008, 0.104] |\n",
+    )
+    _write(results / "tables/layout_sfres.csv", "metric,variant,status\nBLEU-4,v,recomputed\n")
+    _write(
+        results / "tables/layout_sfhot.md",
+        "| metric | variant | status | overall r |\n|---|---|---|---|\n"
+        "| fx | v | fixture | 0.9 |\n",
+    )
+    _write(results / "tables/layout_sfhot.csv", "metric,variant,status\nfx,v,fixture\n")
+    section = render_section(results, link="./results")
+    paper, beyond = section.split("### Beyond the paper, in its tables' layout")
+    assert "SUMMEVAL-TABLE" in paper and "SUMMEVAL-TABLE" not in beyond
+    sfres = beyond.split("#### SFRES, dataset level")[1].split("####")[0]
+    assert "| BLEU-4 | v | recomputed | 0.047 [-0.008, 0.104] |" in sfres
+    assert "significance" not in sfres  # it has none to leave out
+    sfhot = beyond.split("#### SFHOT, dataset level")[1].split("####")[0]
+    assert "fixture rows" in sfhot and "| fx |" not in sfhot
+    summedits = beyond.split("#### SummEdits, binary labels by domain")[1].split("####")[0]
+    assert "Not produced in this run" in summedits

@@ -1,7 +1,7 @@
-"""Rule function of the binary-label table: every metric of the benchmarks of binary human
+"""Rule functions of the binary-label table: every metric of the benchmarks of binary human
 labels (SummEdits) by the binary-label statistics (ROC AUC, balanced accuracy with its
 threshold fitted on the evaluation split), per domain and averaged over domains
-(:mod:`geval_repro.tables.binary_labels`)."""
+(:mod:`geval_repro.tables.binary_labels`); and of each such benchmark's laid-out table."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from geval_repro.files.paths import PathLike
 from geval_repro.registry.baselines import get_protocol
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec
-from geval_repro.report.table_files import write_pair
+from geval_repro.report.benchmark_layout import binary_layout, judge_notes
+from geval_repro.report.table_files import write_layout, write_pair
 from geval_repro.tables.binary_labels import (
     REFERENCE_VARIANT,
     binary_label_rows,
@@ -180,3 +181,15 @@ def binary_label_table(
 def _resampling(settings: Settings) -> dict[str, int]:
     """The bootstrap's resamples and seed from the config."""
     return {"n_resamples": settings.bootstrap_resamples, "seed": settings.seed}
+
+
+def write_binary_layout(
+    rows: PathLike, benchmark: Benchmark, specs: Mapping[str, JudgeSpec], stem: PathLike
+) -> None:
+    """``benchmark`` (binary labels) laid out as its own paper's table
+    (:func:`geval_repro.report.benchmark_layout.binary_layout`) from the binary-label rows
+    ``rows``, naming its judge runs (``specs``: by name) -> ``<stem>.csv`` (the cells) and
+    ``<stem>.md``."""
+    cells, markdown = binary_layout(pd.read_csv(rows), benchmark, judge_notes(specs))
+    log.info("%s laid out: %d rows", benchmark.name, len(cells))
+    write_layout(cells, markdown, stem)

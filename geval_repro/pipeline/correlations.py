@@ -1,4 +1,5 @@
-"""Rule functions of the combined correlation table and the paper-layout Tables 1-3.
+"""Rule functions of the combined correlation table, the paper-layout Tables 1-3 and the
+layouts of the benchmarks with per-item human scores that no paper table prints.
 
 Each paper table has its own rows (the printed benchmarks it shows, with a row for every
 printed number this run did not recompute: :func:`geval_repro.tables.printed.combined_table`),
@@ -19,9 +20,10 @@ from geval_repro.pipeline.judge_pairs import read_metrics
 from geval_repro.pipeline.significance import read_significance
 from geval_repro.registry.benchmarks import BENCHMARKS, Benchmark, table_benchmarks
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.report.benchmark_layout import correlation_layout, judge_notes
 from geval_repro.report.paper_layout import paper_layout, table_notes
 from geval_repro.report.readme import RELEASED_JUDGE
-from geval_repro.report.table_files import write_pair, write_rows
+from geval_repro.report.table_files import write_layout, write_pair, write_rows
 from geval_repro.tables.pairwise_accuracy import (
     REFERENCE_LEGEND,
     accuracy_blocks,
@@ -82,6 +84,24 @@ def write_paper_layout(
     tests = read_significance(significance) if significance else None
     notes = table_notes(number, specs, RELEASED_JUDGE)
     write_text(out, paper_layout(table, number, tests, notes))
+
+
+def write_benchmark_layout(
+    rows: PathLike,
+    significance: Sequence[PathLike],
+    benchmark: Benchmark,
+    specs: Mapping[str, JudgeSpec],
+    stem: PathLike,
+) -> None:
+    """``benchmark`` (per-item human scores, in no paper table) laid out in the paper
+    tables' style (:func:`geval_repro.report.benchmark_layout.correlation_layout`) from the
+    rows of the benchmarks beyond the paper, the tests of its judges (``specs``: by name)
+    against the best baseline -> ``<stem>.csv`` (the cells) and ``<stem>.md``."""
+    table = pd.read_csv(rows)
+    tests = read_significance(significance) if significance else None
+    cells, markdown = correlation_layout(table, benchmark, tests, judge_notes(specs))
+    log.info("%s laid out: %d rows", benchmark.name, len(cells))
+    write_layout(cells, markdown, stem)
 
 
 def benchmark_accuracy_blocks(

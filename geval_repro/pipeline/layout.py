@@ -329,6 +329,10 @@ class Layout:
         """Paper table ``number`` laid out as printed (Markdown)."""
         return self.tables / f"{PAPER_TABLES[number].stem}.md"
 
+    def benchmark_layout(self, benchmark: str) -> Path:
+        """The stem of ``benchmark``'s laid-out table (one the paper does not report)."""
+        return self.tables / outputs.BENCHMARK_LAYOUT.format(benchmark=benchmark)
+
     def reproduction_figure(self, number: int) -> list[Path]:
         return self.figure(self.figures / outputs.REPRODUCTION_FIGURES[number])
 

@@ -21,6 +21,7 @@ from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
     LABELLED_BENCHMARKS,
+    LAID_OUT_BENCHMARKS,
     PREFERENCE_BENCHMARKS,
     SCORED_BENCHMARKS,
     released_benchmark,
@@ -164,6 +165,17 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
             HUMAN,
             "Tables",
             csv=layout.tables / "human" / f"{name}.csv",
+        )
+    for benchmark in LAID_OUT_BENCHMARKS:
+        csv, markdown = layout.pair(layout.benchmark_layout(benchmark))
+        pages[layout.report / "tables" / f"{markdown.stem}.html"] = Page(
+            "table",
+            markdown,
+            "benchmark_layout",
+            MAIN,
+            "Paper layout",
+            csv=csv,
+            wildcards={"benchmark": benchmark},
         )
     for number, stem in outputs.REPRODUCTION_FIGURES.items():
         pages[layout.report / "figures" / f"{stem}.png"] = Page(

@@ -21,6 +21,7 @@ from geval_repro.pipeline.layout import Layout
 from geval_repro.registry.benchmarks import (
     AVERAGES,
     BENCHMARKS,
+    LAID_OUT_BENCHMARKS,
     PAPER_TABLES,
     SCORED_BENCHMARKS,
     Benchmark,
@@ -217,6 +218,19 @@ class Targets:
         ]
 
     @property
+    def beyond_paper_benchmarks(self) -> dict[str, Benchmark]:
+        """The benchmarks with per-item human scores that no paper table prints (each gets a
+        laid-out table of its correlation rows), by name."""
+        return {n: b for n, b in BENCHMARKS.items() if b.paper_table is None and b.has_human_scores}
+
+    @property
+    def benchmark_layouts(self) -> list[Path]:
+        """The laid-out tables (CSV, Markdown) of every benchmark the paper does not report
+        (``LAID_OUT_BENCHMARKS``: :attr:`beyond_paper_benchmarks` and those of binary labels)."""
+        layout = self.layout
+        return [p for n in LAID_OUT_BENCHMARKS for p in layout.pair(layout.benchmark_layout(n))]
+
+    @property
     def averaged(self) -> list[str]:
         """The runs on a benchmark the paper averages over (QAGS: CNN/DM and XSum)."""
         parts = {name for average in AVERAGES.values() for name in average.parts}
@@ -282,6 +296,7 @@ class Targets:
             layout.pair(layout.correlations)[0],
             *(layout.pair(layout.judge_cards)[:1] if self.correlated else []),
             *(layout.paper_layout(n) for n in PAPER_TABLES),
+            *(p for p in self.benchmark_layouts if p.suffix == ".md"),
             *(layout.judge_correlations(j) for j in self.correlated),
             *(layout.judge_tables(j) / f"{t}.csv" for j in swept for t in ("main", "one_reply")),
             *(layout.sweep_figures(j)[0] for j in swept),

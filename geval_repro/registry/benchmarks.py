@@ -150,7 +150,9 @@ class BinaryLabels:
     ``threshold_split`` rows fit a metric's threshold and whose ``tested_split`` rows are
     scored with it, the ``domain_key`` column of its ``domains`` (name -> title; the
     statistics are per domain, then averaged over domains) and the ``resampling_key`` column
-    whose values (documents) a bootstrap resample draws whole, within each domain."""
+    whose values (documents) a bootstrap resample draws whole, within each domain; and the
+    ``statistics`` (names in :data:`geval_repro.stats.registry.BINARY_STATISTICS`) of its
+    laid-out table, in column order: its own paper's first."""
 
     column: str
     positive: str
@@ -160,6 +162,7 @@ class BinaryLabels:
     domain_key: str
     domains: Mapping[str, str]
     resampling_key: str
+    statistics: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -552,6 +555,8 @@ BENCHMARKS: dict[str, Benchmark] = {
                 domain_key="domain",
                 domains=SUMMEDITS_DOMAINS,
                 resampling_key="doc_id",
+                # SummEdits' own table: balanced accuracy per domain (Laban et al. 2023)
+                statistics=("balanced_accuracy", "roc_auc"),
             ),
         ),
         Benchmark(
@@ -611,6 +616,15 @@ PREFERENCE_BENCHMARKS: tuple[str, ...] = tuple(
 #: The benchmarks of binary human labels (the binary-label statistics: SummEdits).
 LABELLED_BENCHMARKS: tuple[str, ...] = tuple(
     n for n, b in BENCHMARKS.items() if b.labels is not None
+)
+
+#: The benchmarks the paper does not report that get a table laid out in its tables' style:
+#: those with per-item human scores (dimensions x coefficients) and of binary labels
+#: (domains x statistics).
+LAID_OUT_BENCHMARKS: tuple[str, ...] = tuple(
+    n
+    for n, b in BENCHMARKS.items()
+    if b.paper_table is None and (b.has_human_scores or b.labels is not None)
 )
 
 #: Every name under which the paper prints numbers: the benchmarks of its tables, then the

@@ -55,6 +55,10 @@ BINARY_LABELS = "binary_labels"
 BINARY_RANKINGS = "binary_label_rankings"
 #: The pair tests behind those clusters: ``tables/<name>.csv|.md``.
 BINARY_PAIRS = "binary_label_pairs"
+#: A benchmark the paper does not report, laid out in its tables' style (per-item scores:
+#: dimensions x coefficients; binary labels: domains x statistics):
+#: ``tables/<name>.csv|.md``, the name formatted with the benchmark.
+BENCHMARK_LAYOUT = "layout_{benchmark}"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.

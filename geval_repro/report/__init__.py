@@ -2,7 +2,8 @@
 that a table does not hold):
 
 - :mod:`.markdown` and :mod:`.table_files`: Markdown tables and the CSV + Markdown pair on
-  disk; :mod:`.paper_layout`: Tables 1-3 laid out as printed;
+  disk; :mod:`.paper_layout`: Tables 1-3 laid out as printed; :mod:`.benchmark_layout`:
+  the benchmarks the paper does not report, laid out in its tables' style;
 - :mod:`.figures`: the reproduction figures, the sweep, the human score distributions;
   :mod:`.cluster_figure`: each benchmark's significance clusters;
   :mod:`.writer_vs_llm_figure`: writer vs GPT-3.5 scores by the human preference;

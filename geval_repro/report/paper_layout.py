@@ -11,7 +11,8 @@ tested cell's difference and p-value.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -43,6 +44,11 @@ from geval_repro.tables.rows import (
 BETTER, WORSE = "↑", "↓"
 SIGNIFICANCE_LEVEL = 0.05  # a judge cell gets BETTER or WORSE below this p-value
 TOOLKIT_RUN = "toolkit-run"
+PROTOCOL_MARK = " (the paper's protocol)"
+PROTOCOL_LEGEND = (
+    f"Baselines: where several of ours face one printed row, the one marked{PROTOCOL_MARK} "
+    "reproduces it and comes first; the others are shown for comparison (docs/baselines.md)."
+)
 #: Columns of the rows a layout shows when present (counts, the unread share).
 OPTIONAL_COLUMNS = ("n_items", "n_groups", "share_unread")
 #: Under a table: what each mark and count in its cells says (shown when a cell has one).
@@ -235,14 +241,33 @@ def paper_layout(
         dims = [*dimensions_of(benchmarks[0]), "AVG"]
         columns = [(benchmarks[0], d, c) for d in dims for c in coefficients]
         headers = [f"{d[:3]} {symbol(c)}" for _, d, c in columns]
-    optional = [c for c in OPTIONAL_COLUMNS if c not in table.columns]
-    part = table[table["benchmark"].isin(benchmarks)].assign(**dict.fromkeys(optional, math.nan))
-    part = part[part["level"] == part["benchmark"].map(lambda b: level_of(b).value)]
-    part = _protocol_first(part, benchmarks)
-    shown_rows = [shown_variant(*vs) for vs in zip(part["variant"], part["status"], strict=True)]
-    part = part[shown_rows]
+    part = layout_part(table, benchmarks)
     lines = [
         f"Table {number}: ours [{CONFIDENCE:.0%} bootstrap CI] (paper's printed value). "
+        + status_legend(part, printed=True),
+        "",
+        "| metric | variant | status | " + " | ".join(headers) + " |",
+        "|---|---|---|" + "---|" * len(headers),
+    ]
+    laid = lay_out(part, columns, significance)
+    lines += [
+        f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |"
+        for metric, variant, status, cells in laid.rows
+    ]
+    if laid.legends:
+        lines += ["", *laid.legends]
+    if part["variant"].str.endswith(PROTOCOL_MARK).any():
+        notes = [PROTOCOL_LEGEND, *notes]
+    if notes:
+        lines += ["", *notes]
+    lines += significance_lines(significance, laid, columns, headers)
+    return "\n".join(lines) + "\n"
+
+
+def status_legend(part: pd.DataFrame, printed: bool) -> str:
+    """What each status of a layout's rows ``part`` means (``printed``: the layout faces a
+    paper table, whose printed-only rows it shows too)."""
+    return (
         "Status: recomputed = computed here from the pinned data; "
         + (
             "toolkit-run = this toolkit's own judge run of an open model (not the paper's "
@@ -251,26 +276,83 @@ def paper_layout(
             if (part["status"] == TOOLKIT_RUN).any()
             else ""
         )
-        + "fixture = synthetic test "
-        "data, not a result; paper-only / not-released / not-recomputable = printed value "
-        "only (see correlations.csv notes).",
-        "",
-        "| metric | variant | status | " + " | ".join(headers) + " |",
-        "|---|---|---|" + "---|" * len(headers),
-    ]
+        + "fixture = synthetic test data, not a result"
+        + (
+            "; paper-only / not-released / not-recomputable = printed value "
+            "only (see correlations.csv notes)."
+            if printed
+            else "."
+        )
+    )
+
+
+def layout_part(
+    table: pd.DataFrame, benchmarks: Sequence[str], mark: str = PROTOCOL_MARK
+) -> pd.DataFrame:
+    """The rows of ``table`` a layout of ``benchmarks`` shows: theirs at their protocol's
+    level, baselines of several variants with the protocol's first, its variant followed
+    by ``mark`` (:func:`_protocol_first`), the variants :func:`shown_variant` keeps."""
+    optional = [c for c in OPTIONAL_COLUMNS if c not in table.columns]
+    part = table[table["benchmark"].isin(benchmarks)].assign(**dict.fromkeys(optional, math.nan))
+    part = part[part["level"] == part["benchmark"].map(lambda b: level_of(b).value)]
+    part = _protocol_first(part, benchmarks, mark)
+    shown_rows = [shown_variant(*vs) for vs in zip(part["variant"], part["status"], strict=True)]
+    return part[shown_rows]
+
+
+#: Why a cell of a layout has no value: (the metric's rows by column, the column) -> a
+#: reason, or "" to leave the cell as it is.
+Reason = Callable[[Mapping[tuple[str, str, str], Any], tuple[str, str, str]], str]
+
+
+@dataclass(frozen=True)
+class LaidOut:
+    """The rows of a layout: (metric, variant, status, cells) each; the legends its cells
+    need, in order; the (metric, variant, status) with a test against the baseline; each
+    column's full counts; and, with reasons, the numbered reasons the cells without a
+    value point to ("(1)": the first)."""
+
+    rows: list[tuple[str, str, str, list[str]]]
+    legends: list[str]
+    tested: list[tuple[str, str, str]]
+    full: dict[tuple[str, str, str], tuple[float, float]]
+    reasons: list[str]
+
+
+def lay_out(
+    part: pd.DataFrame,
+    columns: Sequence[tuple[str, str, str]],
+    significance: pd.DataFrame | None = None,
+    reason: Reason | None = None,
+) -> LaidOut:
+    """The cells of every (metric, variant, status) of ``part`` in ``columns`` (benchmark,
+    dimension, coefficient), as :func:`_cell` makes them, with significance marks from
+    ``significance``; a row whose cells are all "–" is left out. ``reason``: for a cell
+    without a value ("–"), why; each distinct reason gets a number, written after the dash
+    ("– (2)")."""
     keys = ["metric", "variant", "status"]
     full = _full_counts(part)
     tests = _significance_lookup(significance)
     tested: list[tuple[str, str, str]] = []
     shown: set[str] = set()
+    reasons: dict[str, int] = {}
+    rows = []
     for (metric, variant, status), group in part.groupby(keys, sort=False):
-        rows = {(r.benchmark, r.dimension, r.coefficient): r for r in group.itertuples()}
-        cells = []
+        by_column = {(r.benchmark, r.dimension, r.coefficient): r for r in group.itertuples()}
+        cells, marks = [], []
         for column in columns:
-            row, test = rows.get(column), tests.get((metric, variant, *column))
+            row, test = by_column.get(column), tests.get((metric, variant, *column))
             mark = _mark(test, row)
             text, flagged = _cell(row, full.get(column, (math.nan, math.nan)), mark)
             cells.append(text)
+            marks.append((mark, flagged))
+        if all(text == "–" for text in cells):
+            continue
+        for i, column in enumerate(columns):
+            why = reason(by_column, column) if reason and cells[i].startswith("–") else ""
+            if why:
+                cells[i] = f"– ({reasons.setdefault(why, len(reasons) + 1)})" + cells[i][1:]
+        for text, (mark, flagged) in zip(cells, marks, strict=True):
             shown |= {
                 legend
                 for legend, present in (
@@ -281,40 +363,39 @@ def paper_layout(
                 )
                 if present
             }
-        if all(text == "–" for text in cells):
-            continue
         if any(
             pd.notna(getattr(tests.get((metric, variant, *c)), "pvalue", None)) for c in columns
         ):
             tested.append((metric, variant, status))
-        lines.append(f"| {metric} | {variant} | {status} | " + " | ".join(cells) + " |")
+        rows.append((metric, variant, status, cells))
     legends = [
         legend
         for legend in (OUTSIDE_CI_LEGEND, SIGNIFICANCE_LEGEND, COUNTS_LEGEND, UNREAD_LEGEND)
         if legend in shown
     ]
-    if legends:
-        lines += ["", *legends]
-    if part["variant"].str.endswith(PROTOCOL_MARK).any():
-        notes = [PROTOCOL_LEGEND, *notes]
-    if notes:
-        lines += ["", *notes]
-    if tested and significance is not None:
-        lines += _significance_lines(significance, tested, columns, headers, full)
-    return "\n".join(lines) + "\n"
+    return LaidOut(rows, legends, tested, full, list(reasons))
 
 
-PROTOCOL_MARK = " (the paper's protocol)"
-PROTOCOL_LEGEND = (
-    f"Baselines: where several of ours face one printed row, the one marked{PROTOCOL_MARK} "
-    "reproduces it and comes first; the others are shown for comparison (docs/baselines.md)."
-)
+def significance_lines(
+    significance: pd.DataFrame | None,
+    laid: LaidOut,
+    columns: list,
+    headers: list,
+) -> list[str]:
+    """The table of tests under a layout (:func:`_significance_lines`), or none when no
+    row of ``laid`` is tested."""
+    if not laid.tested or significance is None:
+        return []
+    return _significance_lines(significance, laid.tested, columns, headers, laid.full)
 
 
-def _protocol_first(part: pd.DataFrame, benchmarks: Sequence[str]) -> pd.DataFrame:
+def _protocol_first(
+    part: pd.DataFrame, benchmarks: Sequence[str], mark: str = PROTOCOL_MARK
+) -> pd.DataFrame:
     """Baseline rows that face one printed row in several variants (SummEval's references)
     or metrics (Topical-Chat's METEOR 1.5 and nltk's METEOR): the one that reproduces the
-    printed row first, its variant marked; other rows keep their order."""
+    printed row (the registry's ``protocol_variant``) first, its variant followed by
+    ``mark``; other rows keep their order."""
     protocols = {
         entry.baselines.protocol_variant
         for entry in (BENCHMARKS.get(b) for b in benchmarks)
@@ -333,7 +414,7 @@ def _protocol_first(part: pd.DataFrame, benchmarks: Sequence[str]) -> pd.DataFra
     order = part.assign(_m=printed.map(first_seen), _p=~marked)
     part = order.sort_values(["_m", "_p"], kind="stable").drop(columns=["_m", "_p"])
     protocol = marked.loc[part.index]
-    return part.assign(variant=part["variant"].where(~protocol, part["variant"] + PROTOCOL_MARK))
+    return part.assign(variant=part["variant"].where(~protocol, part["variant"] + mark))
 
 
 #: The judge runs that face the paper's G-Eval rows are usually not the paper's own run.

@@ -54,6 +54,7 @@ from geval_repro.registry import outputs, summeval_paper
 from geval_repro.registry.benchmarks import (
     BENCHMARKS,
     LABELLED_BENCHMARKS,
+    LAID_OUT_BENCHMARKS,
     PAPER_TABLES,
     PREFERENCE_BENCHMARKS,
     PRINTED_NAMES,
@@ -297,6 +298,40 @@ def _paper_tables(results_dir: Path, correlations: pd.DataFrame, link: str) -> l
                 "the file).",
                 "",
                 *recomputed_lines(path.read_text(encoding="utf-8")),
+                "",
+            ]
+    return lines
+
+
+def _benchmark_layouts(results_dir: Path, link: str) -> list[str]:
+    """Each benchmark the paper does not report, laid out in its tables' style
+    (``tables/layout_<benchmark>.md``), without its table of significance tests."""
+    lines = [
+        "### Beyond the paper, in its tables' layout",
+        "",
+        "The benchmarks the G-Eval paper does not report, laid out as its Tables 1-3 are: no "
+        "paper column (it prints nothing for them).",
+        "",
+    ]
+    for name in LAID_OUT_BENCHMARKS:
+        benchmark = BENCHMARKS[name]
+        stem = outputs.BENCHMARK_LAYOUT.format(benchmark=name)
+        path, cells = (results_dir / "tables" / f"{stem}{suffix}" for suffix in (".md", ".csv"))
+        what = "binary labels by domain" if benchmark.labels else f"{benchmark.level_name} level"
+        lines += [f"#### {benchmark.title}, {what}", ""]
+        if not path.is_file():
+            lines += [f"Not produced in this run (`{link}/tables/{stem}.md` is missing).", ""]
+        elif cells.is_file() and (pd.read_csv(cells)["status"] == FIXTURE).any():
+            lines += [f"Left out: `{link}/tables/{stem}.md` has fixture rows (test data).", ""]
+        else:
+            text = path.read_text(encoding="utf-8")
+            tests = SIGNIFICANCE_HEADING in text
+            lines += [
+                f"From [`{link}/tables/{stem}.md`]({link}/tables/{stem}.md) (its cells: "
+                f"`{stem}.csv`)"
+                + (", without its table of significance tests (in the file)." if tests else "."),
+                "",
+                *recomputed_lines(text),
                 "",
             ]
     return lines
@@ -791,6 +826,7 @@ def render_section(
         *_released_recount(results_dir, link),
         *_other_judges(results_dir, link, labels or {}),
         *_paper_tables(results_dir, correlations, link),
+        *_benchmark_layouts(results_dir, link),
         *_judge_cards(results_dir, link),
         *_ties_pairs_systems(results_dir, link),
         *_system_level(results_dir, correlations, link),

@@ -1,5 +1,6 @@
 """Result tables on disk, written atomically: a CSV and its Markdown twin side by side
-(:func:`write_pair`), a checked row file of the correlation table's shape (:func:`write_rows`),
+(:func:`write_pair`), a laid-out table's cells beside its Markdown (:func:`write_layout`), a
+checked row file of the correlation table's shape (:func:`write_rows`),
 and CSVs of one shape concatenated (:func:`concat_csv`)."""
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ def write_pair(df: pd.DataFrame, stem: str | os.PathLike[str], legend: str = "")
     log.info("table %s: %d rows", stem.name, len(df))
     write_text(stem.with_name(stem.name + ".csv"), df.to_csv(index=False, lineterminator="\n"))
     markdown = to_markdown(df) + (f"\n{legend}\n" if legend else "")
+    write_text(stem.with_name(stem.name + ".md"), markdown)
+
+
+def write_layout(cells: pd.DataFrame, markdown: str, stem: str | os.PathLike[str]) -> None:
+    """Write a laid-out table: ``<stem>.csv`` (its cells, as the Markdown shows them) and
+    ``<stem>.md`` (``markdown``: the table with its legends)."""
+    stem = Path(stem)
+    write_text(stem.with_name(stem.name + ".csv"), cells.to_csv(index=False, lineterminator="\n"))
     write_text(stem.with_name(stem.name + ".md"), markdown)
 
 

@@ -1,5 +1,5 @@
 """The rows of each paper table, the combined correlation table, the paper-layout Tables 1-3,
-the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
+the laid-out tables of the benchmarks the paper does not report, the judge-vs-baseline table and the reproduction figures. A paper table waits only for the
 judges of its own benchmarks (TARGETS.in_table), so a run without SummEval's judge files
 still makes Tables 2 and 3. The pairwise accuracies are ranked within the rows on the same
 items: one job per benchmark places its metrics in those item sets (it waits only for the
@@ -131,6 +131,41 @@ rule beyond_paper_rows:
         JOBS.run("correlations:beyond_paper_rows", log, input, output, parts=input, out=output[0])
 
 
+for _benchmark, _entry in TARGETS.beyond_paper_benchmarks.items():
+    _judges = TARGETS.on_benchmark(_benchmark)
+
+    rule:
+        """A benchmark the paper does not report laid out in its tables' style, with its
+        judge cells' tests against the baseline."""
+        name:
+            f"benchmark_layout_{_benchmark}"
+        input:
+            rows=LAYOUT.beyond_paper_rows(),
+            significance=[LAYOUT.judge_significance(j) for j in _judges],
+        output:
+            LAYOUT.pair(LAYOUT.benchmark_layout(_benchmark)),
+        params:
+            benchmark=_entry,
+            specs=TARGETS.specs(_judges),
+            entries=TARGETS.entries_of(_judges),
+            stem=LAYOUT.benchmark_layout(_benchmark),
+        log:
+            LAYOUT.log("benchmark_layout", _benchmark),
+        localrule: True
+        run:
+            JOBS.run(
+                "correlations:write_benchmark_layout",
+                log,
+                input,
+                output,
+                rows=input.rows,
+                significance=input.significance,
+                benchmark=params.benchmark,
+                specs=params.specs,
+                stem=params.stem,
+            )
+
+
 rule correlations:
     input:
         [LAYOUT.paper_rows(n) for n in TARGETS.paper_tables],
@@ -237,4 +272,5 @@ rule paper_tables:
         rules.pairwise_accuracy.output,
         rules.significance_vs_baseline.output,
         [LAYOUT.paper_layout(n) for n in TARGETS.paper_tables],
+        TARGETS.benchmark_layouts,
         [path for n in TARGETS.paper_tables for path in LAYOUT.reproduction_figure(n)],

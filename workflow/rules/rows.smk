@@ -129,6 +129,39 @@ rule binary_label_table:
         )
 
 
+for _benchmark, _entry in TARGETS.labelled_benchmarks.items():
+    _judges = TARGETS.on_benchmark(_benchmark)
+
+    rule:
+        """A benchmark of binary labels laid out as its own paper's table: its domains and
+        their mean per statistic, one row per metric."""
+        name:
+            f"benchmark_layout_{_benchmark}"
+        input:
+            LAYOUT.pair(LAYOUT.binary_labels)[0],
+        output:
+            LAYOUT.pair(LAYOUT.benchmark_layout(_benchmark)),
+        params:
+            benchmark=_entry,
+            specs=TARGETS.specs(_judges),
+            entries=TARGETS.entries_of(_judges),
+            stem=LAYOUT.benchmark_layout(_benchmark),
+        log:
+            LAYOUT.log("benchmark_layout", _benchmark),
+        localrule: True
+        run:
+            JOBS.run(
+                "binary_tables:write_binary_layout",
+                log,
+                input,
+                output,
+                rows=input[0],
+                benchmark=params.benchmark,
+                specs=params.specs,
+                stem=params.stem,
+            )
+
+
 rule human_tables:
     input:
         **TARGETS.human_inputs,
