@@ -312,6 +312,25 @@ def test_a_partial_run_never_shrinks_the_full_ranking() -> None:
             np.testing.assert_array_equal(table["pvalue_holm"], holm(table["pvalue"].to_numpy()))
 
 
+def test_no_test_on_fewer_than_three_units() -> None:
+    """A partial run scoring 2 of the full items: no value and no test in its ranking (any
+    two points correlate at +-1), the note says why; on 3 items the tests are made."""
+    tidy, baseline, judge = _qags()
+    covering = _qags_metrics(tidy, baseline, judge)
+    options = {"n_resamples": 200, "seed": 3, "coefficients": ["spearman"]}
+    pairs, ranking = pairwise_significance(
+        XSUM, tidy, covering + _partial_run({"two": [1, 4], "three": [0, 2, 5]}), **options
+    )
+    two = pairs[pairs["ranking"] == "partial: p, 2 items"]
+    assert len(two) == 6 and two["pvalue"].isna().all()
+    assert two[["value_a", "value_b"]].isna().all().all()
+    assert two["note"].str.contains("no value: it would rest on 2 items").all()
+    unranked = ranking[ranking["ranking"] == "partial: p, 2 items"]
+    assert unranked["cluster"].isna().all()
+    three = pairs[pairs["ranking"] == "partial: p, 3 items"]
+    assert three["pvalue"].notna().all()
+
+
 def test_rankings_of_a_benchmark_whose_protocol_leaves_items_out() -> None:
     """The full items are those the baselines' protocol scores; a metric that scores them
     and more covers them, one that misses one is partial and ranked apart."""

@@ -59,7 +59,6 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.stats.clusters import significance_clusters
-from geval_repro.stats.levels import correlate
 from geval_repro.stats.multiplicity import holm
 from geval_repro.tables.item_sets import ItemSet, rankings
 from geval_repro.tables.paired_tests import (
@@ -67,6 +66,7 @@ from geval_repro.tables.paired_tests import (
     Scored,
     ScoreGrid,
     paired_tests,
+    supported_value,
 )
 
 log = logging.getLogger(__name__)
@@ -120,10 +120,10 @@ def _order(
     coefficient: str,
 ) -> tuple[list[int], np.ndarray, int]:
     """Metric indices best first by their correlation on the items every metric scores
-    (undefined values last; ties by name and variant), those values, and that item count."""
+    (undefined values, and values on fewer than 3 units of the level, last; ties by name and
+    variant), those values, and that item count."""
     scores, gold = grid.common(dimension, metrics)
-    level = grid.benchmark.level
-    values = np.array([correlate(m, gold, level, coefficient).value for m in scores])
+    values = np.array([supported_value(m, gold, grid.benchmark, coefficient).value for m in scores])
     order = sorted(
         range(len(metrics)),
         key=lambda i: (

@@ -22,8 +22,10 @@ metrics and the humans score (the score matrices span the benchmark's grid, NaN 
 :class:`ScoreGrid`), with ``n_resamples`` and ``seed`` from the config.
 ``value_a``/``value_b``: each metric's correlation on those items; ``difference``: the
 test's statistic (``value_a - value_b`` up to rounding, on the standardized scores). A
-test that cannot be made (a constant or unscored metric) has an empty p-value and a note
-saying why.
+test that cannot be made (a constant or unscored metric, or values resting on fewer than 3
+units of the level, documents at the summary level and items when pooled, as the
+correlation rows require of a value: :data:`~geval_repro.tables.rows.MIN_VALUE_UNITS`) has
+an empty p-value and a note saying why.
 
 ``status`` of a test: the least real of its two metrics' statuses (:func:`pair_status`):
 ``fixture`` if either is a fixture, else ``toolkit-run`` if either is a toolkit run, else
@@ -36,6 +38,7 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -54,6 +57,7 @@ from geval_repro.stats.permutation import (
     swaps_documents,
 )
 from geval_repro.tables.judge_rows import ONE_REPLY_SCORES, UNSCORABLE, score_variants
+from geval_repro.tables.rows import MIN_VALUE_UNITS, too_few_note, value_units
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +273,7 @@ def paired_tests(
     records = []
     # A metric's value depends on the items it is compared on, not on the other metric: most
     # pairs share the full item set, so each metric's value is computed once per item set.
-    values: dict[tuple[int, str, str, bytes], float] = {}
+    values: dict[tuple[int, str, str, bytes], SupportedValue] = {}
     # So is its side of a summary-level test (whole documents swapped: its per-document
     # correlations, stats.permutation.document_side), which is most of the test's work.
     sides: dict[tuple[int, str, str, bytes], DocumentSide] = {}
@@ -289,7 +293,8 @@ def paired_tests(
         key_a, key_b = ((id(metric), dimension, coefficient, items) for metric in (a, b))
         for key, matrix in ((key_a, matrix_a), (key_b, matrix_b)):
             if key not in values:
-                values[key] = _value(matrix, gold, benchmark, coefficient)
+                values[key] = supported_value(matrix, gold, benchmark, coefficient)
+        resting = min(values[key_a].units, values[key_b].units)
         record = {
             "benchmark": benchmark.name,
             "dimension": dimension,
@@ -299,8 +304,8 @@ def paired_tests(
             "variant_a": a.variant,
             "metric_b": b.metric,
             "variant_b": b.variant,
-            "value_a": values[key_a],
-            "value_b": values[key_b],
+            "value_a": values[key_a].value,
+            "value_b": values[key_b].value,
             "difference": math.nan,
             "pvalue": math.nan,
             "n_items": int((~np.isnan(gold)).sum()),
@@ -311,6 +316,8 @@ def paired_tests(
             "note": "",
         }
         try:
+            if resting < MIN_VALUE_UNITS:
+                raise ValueError(too_few_note(resting, benchmark.level))
             if documents:
                 for key, matrix, name in (
                     (key_a, matrix_a, "metric_a"),
@@ -350,6 +357,19 @@ def paired_tests(
     return table.astype({"n_items": "Int64", "n_resamples": "Int64", "seed": "Int64"})
 
 
-def _value(matrix: np.ndarray, gold: np.ndarray, benchmark: Benchmark, coefficient: str) -> float:
-    """The correlation of ``matrix`` with ``gold`` at the benchmark's level."""
-    return correlate(matrix, gold, benchmark.level, coefficient).value
+class SupportedValue(NamedTuple):
+    """A correlation (NaN on too few units) and the units of its level it rests on."""
+
+    value: float
+    units: int
+
+
+def supported_value(
+    matrix: np.ndarray, gold: np.ndarray, benchmark: Benchmark, coefficient: str
+) -> SupportedValue:
+    """The correlation of ``matrix`` with ``gold`` at the benchmark's level (NaN where it
+    rests on fewer than :data:`~geval_repro.tables.rows.MIN_VALUE_UNITS` units, as in the
+    correlation rows) and the units of the level it rests on."""
+    result = correlate(matrix, gold, benchmark.level, coefficient)
+    units = value_units(benchmark.level, result.n_items, result.n_groups)
+    return SupportedValue(result.value if units >= MIN_VALUE_UNITS else math.nan, units)
