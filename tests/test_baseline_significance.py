@@ -250,7 +250,7 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
     def judge_line(text: str) -> str:
         return next(line for line in text.splitlines() if line.startswith("| j |"))
 
-    text = paper_layout(table, 3, tests)
+    text = paper_layout(table, 3, tests)[1]
     pearson = tests[tests["coefficient"] == "pearson"].iloc[0]
     assert pearson["difference"] > 0  # the judge is better: an up arrow, no star
     assert judge_line(text).count("↑") == 1 and "0.500 [0.400, 0.600] ↑" in judge_line(text)
@@ -260,10 +260,10 @@ def test_tables_mark_significant_judge_cells(tmp_path: Path) -> None:
     assert "| best baseline | | | " in text and "ROUGE-2 (vs source document) 0.100" in text
     assert "p 0.010" in text and "p 0.200" in text
     assert "swapping the two metrics' scores per item (200 resamples, seed 1" in text
-    assert "Significance" not in paper_layout(table, 3, None)
+    assert "Significance" not in paper_layout(table, 3, None)[1]
     # significantly worse: a down arrow
     worse = tests.assign(difference=-tests["difference"].abs())
-    assert "0.500 [0.400, 0.600] ↓" in judge_line(paper_layout(table, 3, worse))
+    assert "0.500 [0.400, 0.600] ↓" in judge_line(paper_layout(table, 3, worse)[1])
     # a cell on fewer items than the minimum gets no mark (and shows its n)
-    few = paper_layout(table.assign(n_items=MIN_BOOTSTRAP_UNITS - 1), 3, tests)
+    few = paper_layout(table.assign(n_items=MIN_BOOTSTRAP_UNITS - 1), 3, tests)[1]
     assert "↑" not in judge_line(few) and "↓" not in judge_line(few)

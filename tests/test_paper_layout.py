@@ -52,13 +52,17 @@ def test_layout_cells_show_the_ci_and_flag_printed_values_outside_it() -> None:
     ]
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
     table["paper_value"] = [0.459, 0.097, 0.278]
-    text = paper_layout(table, 3)
+    frame, text = paper_layout(table, 3)
     line = next(x for x in text.splitlines() if x.startswith("| ROUGE-2 | v |"))
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[3] == "0.459 [0.339, 0.565] (0.459)"
     assert cells[6] == "0.050 [0.010, 0.090] (0.097) †"
     assert cells[9] == "0.255 (0.278)"  # an average has no CI, so no flag
     assert text.rstrip().endswith("falls in the interval.")
+    # the CSV's cells are the Markdown's, under the same headers
+    header = next(x for x in text.splitlines() if x.startswith("| metric |"))
+    assert list(frame.columns) == [c.strip() for c in header.strip("|").split("|")]
+    assert frame.iloc[0].tolist() == cells
 
 
 def test_the_protocol_variant_comes_first_and_is_marked() -> None:
@@ -68,7 +72,7 @@ def test_the_protocol_variant_comes_first_and_is_marked() -> None:
     ]
     table = pd.DataFrame.from_records(records, columns=COLUMNS)
     table["variant"] = ["1 reference (summeval.json)", "11 references, mean"]
-    text = paper_layout(table, 1)
+    text = paper_layout(table, 1)[1]
     rouge = [line for line in text.splitlines() if line.startswith("| ROUGE-1 |")]
     assert rouge[0].startswith("| ROUGE-1 | 11 references, mean (the paper's protocol) |")
     assert rouge[1].startswith("| ROUGE-1 | 1 reference (summeval.json) |")
@@ -103,7 +107,7 @@ def test_a_judge_shows_the_released_parser_and_the_rating_probabilities_only() -
         row("qags_xsum", "consistency", "pearson", 0.3, 0.2, 0.4, metric="judge", variant=v)
         for v in variants
     ]
-    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)[1]
     shown = [line.split(" | ")[1] for line in text.splitlines() if line.startswith("| judge |")]
     assert shown == [
         "mean-of-20/original",
@@ -120,7 +124,7 @@ def test_a_toolkit_run_shows_the_tolerant_parser_beside_the_released_one() -> No
         | {"status": "toolkit-run"}
         for v in variants
     ]
-    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 3)[1]
     shown = [line.split(" | ")[1] for line in text.splitlines() if line.startswith("| judge |")]
     assert shown == ["mean-of-20/original", "mean-of-20/tolerant"]
     assert "toolkit-run" in text
@@ -145,7 +149,7 @@ def test_cells_on_fewer_items_than_their_column_show_n_and_below_the_minimum_no_
             variant="mean-of-20/original")
         | {"n_items": 1600, "n_groups": 100, "share_unread": 0.72},
     ]  # fmt: skip
-    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 1)
+    text = paper_layout(pd.DataFrame.from_records(records, columns=COLUMNS), 1)[1]
     assert _cells(text, "ROUGE-1")[0] == "0.170 [0.120, 0.220]"  # full count: no n
     assert _cells(text, "small")[0] == "-0.512; n=22 in 4 docs"
     assert _cells(text, "part")[0] == "0.300 [0.100, 0.500]; n=300 in 20 docs"
@@ -185,10 +189,10 @@ def test_no_significance_mark_below_the_minimum_even_when_p_is_small() -> None:
             }
         ]
     )
-    text = paper_layout(table, 1, tests)
+    text = paper_layout(table, 1, tests)[1]
     assert _cells(text, "j")[0] == "0.200; n=22 in 4 docs"  # no ↓ though p = 0.01
     significance = text.split("Significance against the best recomputed baseline")[1]
     assert "ROUGE-1 (11 references, max) 0.190" in significance  # chosen on every item
     assert "-0.300, p 0.010 (baseline 0.500 on n=22)" in significance  # the same items
     every_item = table.assign(n_items=1600, n_groups=100)
-    assert _cells(paper_layout(every_item, 1, tests), "j")[0] == "0.200 ↓"
+    assert _cells(paper_layout(every_item, 1, tests)[1], "j")[0] == "0.200 ↓"

@@ -75,15 +75,15 @@ def write_paper_layout(
     significance: Sequence[PathLike],
     number: int,
     specs: Mapping[str, JudgeSpec],
-    out: PathLike,
+    stem: PathLike,
 ) -> None:
-    """Paper table ``number`` laid out as printed (Markdown) from its rows, the tests of the
-    judges on its benchmarks against the best baseline, and notes on those judges
-    (``specs``: their specs by name)."""
+    """Paper table ``number`` laid out as printed from its rows, the tests of the judges on
+    its benchmarks against the best baseline, and notes on those judges (``specs``: their
+    specs by name) -> ``<stem>.csv`` (the cells) and ``<stem>.md``."""
     table = pd.read_csv(rows)
     tests = read_significance(significance) if significance else None
     notes = table_notes(number, specs, RELEASED_JUDGE)
-    write_text(out, paper_layout(table, number, tests, notes))
+    write_layout(*paper_layout(table, number, tests, notes), stem)
 
 
 def write_benchmark_layout(

@@ -325,9 +325,13 @@ class Layout:
         (a work file; correlations.csv joins them after the paper tables')."""
         return self.rows / "beyond_paper.csv"
 
+    def paper_layout_stem(self, number: int) -> Path:
+        """The stem of paper table ``number`` laid out as printed (its CSV and Markdown)."""
+        return self.tables / PAPER_TABLES[number].stem
+
     def paper_layout(self, number: int) -> Path:
-        """Paper table ``number`` laid out as printed (Markdown)."""
-        return self.tables / f"{PAPER_TABLES[number].stem}.md"
+        """Paper table ``number`` laid out as printed (Markdown; its cells' CSV beside it)."""
+        return self.pair(self.paper_layout_stem(number))[1]
 
     def benchmark_layout(self, benchmark: str) -> Path:
         """The stem of ``benchmark``'s laid-out table (one the paper does not report)."""

@@ -31,6 +31,7 @@ from geval_repro.report.paper_layout import (
     COUNTS_LEGEND,
     LaidOut,
     Reason,
+    cells_frame,
     lay_out,
     layout_part,
     significance_lines,
@@ -149,14 +150,6 @@ def _markdown(
     return lines
 
 
-def _cells_frame(laid: LaidOut, names: Sequence[str]) -> pd.DataFrame:
-    """The layout's cells as a table: metric, variant, status, then one column per ``names``."""
-    return pd.DataFrame(
-        [[m, v, s, *cells] for m, v, s, cells in laid.rows],
-        columns=["metric", "variant", "status", *names],
-    )
-
-
 def correlation_layout(
     table: pd.DataFrame,
     benchmark: Benchmark,
@@ -186,7 +179,7 @@ def correlation_layout(
     lines = _markdown(head, headers, laid, laid.legends, notes)
     lines += significance_lines(significance, laid, columns, headers)
     names = [f"{d} {c}" for _, d, c in columns]
-    return _cells_frame(laid, names), "\n".join(lines) + "\n"
+    return cells_frame(laid, names), "\n".join(lines) + "\n"
 
 
 def _binary_reason(
@@ -245,4 +238,4 @@ def binary_layout(
     ]
     lines = _markdown(head, headers, laid, legends, notes)
     names = [f"{d} {s}" for _, d, s in columns]
-    return _cells_frame(laid, names), "\n".join(lines) + "\n"
+    return cells_frame(laid, names), "\n".join(lines) + "\n"

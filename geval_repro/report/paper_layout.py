@@ -213,8 +213,9 @@ def paper_layout(
     number: int,
     significance: pd.DataFrame | None = None,
     notes: Sequence[str] = (),
-) -> str:
-    """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell.
+) -> tuple[pd.DataFrame, str]:
+    """Table ``number`` of the paper laid out as printed: "ours [95 % CI] (paper)" per cell;
+    returned as (its cells as a table, :func:`cells_frame`; its Markdown).
 
     Rows: each (metric, variant, status) at the paper's level; "–" where we have no value;
     a † marks a printed value outside our CI, ``n=…`` a cell resting on fewer items or
@@ -261,7 +262,15 @@ def paper_layout(
     if notes:
         lines += ["", *notes]
     lines += significance_lines(significance, laid, columns, headers)
-    return "\n".join(lines) + "\n"
+    return cells_frame(laid, headers), "\n".join(lines) + "\n"
+
+
+def cells_frame(laid: LaidOut, names: Sequence[str]) -> pd.DataFrame:
+    """The layout's cells as a table: metric, variant, status, then one column per ``names``."""
+    return pd.DataFrame(
+        [[m, v, s, *cells] for m, v, s, cells in laid.rows],
+        columns=["metric", "variant", "status", *names],
+    )
 
 
 def status_legend(part: pd.DataFrame, printed: bool) -> str:

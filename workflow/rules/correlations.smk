@@ -69,11 +69,12 @@ for _number in TARGETS.paper_tables:
             rows=LAYOUT.paper_rows(_number),
             significance=[LAYOUT.judge_significance(j) for j in _judges],
         output:
-            LAYOUT.paper_layout(_number),
+            LAYOUT.pair(LAYOUT.paper_layout_stem(_number)),
         params:
             number=_number,
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
+            stem=LAYOUT.paper_layout_stem(_number),
         log:
             LAYOUT.log(f"paper_layout_table{_number}"),
         localrule: True
@@ -87,7 +88,7 @@ for _number in TARGETS.paper_tables:
                 significance=input.significance,
                 number=params.number,
                 specs=params.specs,
-                out=output[0],
+                stem=params.stem,
             )
 
     rule:
