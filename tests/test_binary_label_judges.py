@@ -175,3 +175,38 @@ def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> No
     assert (
         not rows.loc[rows["metric"] == "ROUGE-2", "note"].fillna("").str.contains("partial").any()
     )
+
+
+def test_a_mean_of_replies_says_how_many_replies_its_parser_could_not_read(tmp_path):
+    # A fixture run with replies (4 per item): the released parser read 1 of 4 replies of
+    # every item (the other 3 scored 0), the tolerant one 2 of 4 (the others left out).
+    spec = judge_spec(
+        "fixture-replies",
+        {
+            "benchmark": "summedits",
+            "format": "geval-released",
+            "label": "a fixture judge with replies",
+            "fixture": True,
+            "files": {"consistency": {"path": str(tmp_path / "consistency.json")}},
+        },
+    )
+    items = pd.DataFrame(
+        [
+            {"item_id": item, "dimension": "consistency", "parser": parser, "mean": score,
+             "first": score, "mode": score, "n_replies": 4, "n_parsed": parsed,
+             "n_counted": 4 if parser == "original" else parsed}
+            for item, score in SCORES.items()
+            for parser, parsed in (("original", 1), ("tolerant", 2))
+        ]
+    )  # fmt: skip
+    parts = judge_label_rows(spec, {"item_scores": items}, _table(), SETTINGS)  # type: ignore[arg-type]
+    notes = {part["variant"].iloc[0]: set(part["note"]) for part in parts}
+    assert all(
+        "75% of the replies unread by this parser (scored 0 and still counted)" in note
+        for note in notes["mean-of-4/original"]
+    )
+    assert all(
+        "50% of the replies unread by this parser (left out)" in note
+        for note in notes["mean-of-4/tolerant"]
+    )
+    assert not any("unread" in note for note in notes["first-reply/original"])

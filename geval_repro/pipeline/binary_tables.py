@@ -21,7 +21,12 @@ from geval_repro.tables.binary_labels import (
     binary_label_rows,
     reference_scores,
 )
-from geval_repro.tables.judge_rows import score_variants
+from geval_repro.tables.judge_rows import (
+    UNREAD_SCORES,
+    score_variants,
+    unread_note,
+    unread_share,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +53,9 @@ def judge_label_rows(
     per score variant (:func:`geval_repro.tables.judge_rows.score_variants`), metric the
     run's name, status the run's (toolkit-run, fixture, recomputed). An item without a score
     (not in the run, or unparsed) is left out: the rows rest on the scored items
-    (:func:`~geval_repro.tables.binary_labels.binary_label_rows`). ``processed``: the run's
+    (:func:`~geval_repro.tables.binary_labels.binary_label_rows`). A mean or mode of the
+    replies says, as its correlation rows do, how many replies its parser could not read and
+    what it did with them (scored 0, or left out). ``processed``: the run's
     processed tables by name; ``table``: the benchmark's tidy table."""
     benchmark = spec.benchmark
     keys = list(benchmark.item_keys)
@@ -66,6 +73,10 @@ def judge_label_rows(
                 f"{keys}; check the run's item keys"
             )
         log.info("%s: %s, %d scored items", spec.name, variant, n_scored)
+        note = ""
+        if column in UNREAD_SCORES and {"n_replies", "n_parsed"} <= set(items.columns):
+            share = unread_share(items[items["dimension"] == dimension])
+            note = unread_note(share, variant)
         parts.append(
             binary_label_rows(
                 table,
@@ -77,6 +88,7 @@ def judge_label_rows(
                 n_resamples=settings.bootstrap_resamples,
                 seed=settings.seed,
                 status=spec.status,
+                note=note,
             )
         )
     return parts

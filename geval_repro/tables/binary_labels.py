@@ -218,7 +218,7 @@ def binary_label_rows(
                 "n_documents": int(table.loc[tested_all, labels.resampling_key].nunique()),
                 "n_threshold_items": int((scored & ~tested_all).sum()) if entry.thresholded else 0,
                 "status": status,
-                "note": join_notes(partial, why),
+                "note": join_notes(note, partial, why),
             }
         )
     return pd.DataFrame.from_records(records, columns=COLUMNS)
