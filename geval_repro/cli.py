@@ -289,7 +289,8 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
         type=int,
         metavar="K",
         help="only K documents drawn with --seed, each with all its items (a benchmark at a "
-        "global level: K items), in benchmark order (default: all)",
+        "global level: K items; SummEdits: K items per domain, split and label), in benchmark "
+        "order (default: all)",
     )
     add(
         "--api-key-env",

@@ -725,16 +725,30 @@ reference rows, a constant and a random score, sit at 0.5 in expectation.
 binary = read_table("binary_labels")
 if binary is not None:
     binary = binary.assign(row=binary["metric"] + " (" + binary["variant"] + ")")
+    for metric in binary.loc[binary["status"] == FIXTURE, "metric"].unique():
+        fixture_banner(metric)
+    full = binary[binary["status"] == "reference"].groupby("domain")["n_items"].max()
     mean = binary[binary["domain"] == "mean over domains"]
-    say(f"Means over the domains, {int(mean['n_items'].max())} test pairs of "
-        f"{int(mean['n_documents'].max())} documents:")
+    say(f"Means over the domains; the full test split is {int(full['mean over domains'])} "
+        f"pairs of {int(mean['n_documents'].max())} documents. A judge run on a subset rests "
+        "on its scored test pairs (n); a mean is given only when every domain has a value "
+        "(the table's note says why not):")
     cells = (mean["value"].map("{:.3f}".format) + " [" + mean["ci_low"].map("{:.3f}".format)
-             + ", " + mean["ci_high"].map("{:.3f}".format) + "]")
-    display(mean.assign(cell=cells).pivot(index="row", columns="statistic", values="cell"))
-    say("ROC AUC per domain (rows: metrics; n: the domain's test pairs):")
+             + ", " + mean["ci_high"].map("{:.3f}".format) + "]").where(mean["value"].notna(), "")
+    means = mean.assign(cell=cells).pivot(index="row", columns="statistic", values="cell")
+    counts = mean.groupby("row")[["n_items", "n_documents", "status"]].first()
+    display(means.join(counts.rename(columns={"n_items": "n (test pairs)"})))
+    say("ROC AUC per domain (rows: metrics). A value on fewer test pairs than the domain's "
+        "test split (the last table) shows its n; an empty cell has none (fewer than 3 "
+        "scored test pairs, or one class among them: binary_labels.md's notes):")
     auc = binary[(binary["statistic"] == "roc_auc") & (binary["domain"] != "mean over domains")]
-    display(auc.pivot_table(index="row", columns="domain", values="value").round(3))
-    display(auc.groupby("domain")[["n_items", "n_documents"]].first())
+    auc = auc.assign(cell=[
+        "" if pd.isna(value) else f"{value:.3f}" if n == full[domain] else f"{value:.3f} (n {n})"
+        for value, n, domain in zip(auc["value"], auc["n_items"], auc["domain"])
+    ])
+    domains = list(dict.fromkeys(auc["domain"]))
+    display(auc.pivot(index="row", columns="domain", values="cell")[domains])
+    display(auc.groupby("domain", sort=False)[["n_items", "n_documents"]].max().T)
 """),
     md("""
 ## The human data

@@ -250,6 +250,7 @@ PIPELINE_MODULES = frozenset(
         "test_notebooks.py",
         "test_offline_run.py",
         "test_pipeline.py",
+        "test_pipeline_summedits_judge.py",
         "test_pipeline_writer_vs_llm.py",
         "test_regenerate.py",
     }

@@ -277,7 +277,8 @@ def test_a_benchmark_of_binary_labels_gets_its_section(tmp_path):
 def test_a_partial_judge_run_on_binary_labels_names_its_n(tmp_path):
     # A fixture-shaped toolkit-run judge scoring 40 test pairs of 5 documents in one domain,
     # beside a reference row on every item: the header keeps the full counts, the judge's
-    # row names its own, and its uncovered domains and missing mean read "–".
+    # row names its own, its domain's AUC its n (40 of the domain's 318 test pairs), and its
+    # uncovered domains and missing mean read "–".
     from geval_repro.tables.binary_labels import AVERAGE, COLUMNS
 
     def row(metric, status, domain, statistic, value, n_items, n_documents):
@@ -307,7 +308,7 @@ def test_a_partial_judge_run_on_binary_labels_names_its_n(tmp_path):
     assert "(12-21 per domain: wide)" in section
     assert (
         "| smollm2 (mean-of-1/original; partial run: 40 pairs of 5 documents) | – [–, –] "
-        "| – [–, –] | 0.610 | – |" in section
+        "| – [–, –] | 0.610 (n 40) | – |" in section
     )
 
 

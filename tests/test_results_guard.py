@@ -49,6 +49,7 @@ def test_the_newcomers_follow_up_command_is_refused_naming_what_they_meant(tmp_p
             "qags-xsum",
             "sfhot",
             "sfres",
+            "summedits",
             "summeval",
             "topical-chat",
             "writer-vs-llm",

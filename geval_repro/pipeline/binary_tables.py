@@ -23,7 +23,12 @@ from geval_repro.tables.binary_labels import (
     reference_scores,
 )
 from geval_repro.tables.binary_rankings import Labelled, binary_rankings
-from geval_repro.tables.judge_rows import score_variants
+from geval_repro.tables.judge_rows import (
+    UNREAD_SCORES,
+    score_variants,
+    unread_note,
+    unread_share,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +67,9 @@ def judge_scores(
     ``table`` (the benchmark's tidy table): one :class:`Labelled` per score variant
     (:func:`geval_repro.tables.judge_rows.score_variants`), metric the run's name, status the
     run's (toolkit-run, fixture, recomputed). An item without a score (not in the run, or
-    unparsed) is NaN. ``processed``: the run's processed tables by name."""
+    unparsed) is NaN. A mean or mode of the replies carries the note its correlation rows
+    have: how many replies its parser could not read and what it did with them (scored 0,
+    or left out). ``processed``: the run's processed tables by name."""
     benchmark = spec.benchmark
     keys = list(benchmark.item_keys)
     (dimension,) = benchmark.dimension_names
@@ -79,8 +86,11 @@ def judge_scores(
                 f"{keys}; check the run's item keys"
             )
         log.info("%s: %s, %d scored items", spec.name, variant, n_scored)
+        note = ""
+        if column in UNREAD_SCORES and {"n_replies", "n_parsed"} <= set(items.columns):
+            note = unread_note(unread_share(items[items["dimension"] == dimension]), variant)
         scores = aligned[column].to_numpy(dtype=float)
-        labelled.append(Labelled(spec.name, variant, spec.status, scores))
+        labelled.append(Labelled(spec.name, variant, spec.status, scores, note))
     return labelled
 
 
@@ -103,6 +113,7 @@ def judge_label_rows(
             variant=run.variant,
             scores=run.scores,
             status=run.status,
+            note=run.note,
             **_resampling(settings),
         )
         for run in judge_scores(spec, processed, table)

@@ -602,6 +602,15 @@ def _binary_cell(row: pd.Series) -> str:
     return f"{_number(row['value'])} [{_number(row['ci_low'])}, {_number(row['ci_high'])}]"
 
 
+def _domain_cell(row: pd.Series, n_full: int) -> str:
+    """A domain's AUC, with "(n k)" when it rests on fewer than the domain's ``n_full`` test
+    pairs (a partial run); a dash when it has no value."""
+    if pd.isna(row["value"]):
+        return "–"
+    n = int(row["n_items"])
+    return _number(row["value"]) + (f" (n {n})" if n < n_full else "")
+
+
 def _binary_row_names(rows: pd.DataFrame, n_full: int) -> list[str]:
     """ "metric (variant)" of every binary-label row, with "; partial run: N pairs of D
     documents" for a metric whose average rests on fewer than ``n_full`` items."""
@@ -651,10 +660,12 @@ def _binary_labels(results_dir: Path, link: str) -> list[str]:
         table["balanced accuracy, mean"] = [
             _binary_cell(average.loc[(r, "balanced_accuracy")]) for r in table["metric"]
         ]
+        domain_n = full_domains.groupby("domain")["n_items"].max()
         for domain in domains:
-            cells = per_domain[per_domain["domain"] == domain].set_index("row")["value"]
+            cells = per_domain[per_domain["domain"] == domain].set_index("row")
             table[f"AUC {domain}"] = [
-                _number(cells[r]) if r in cells.index else "–" for r in table["metric"]
+                _domain_cell(cells.loc[r], int(domain_n[domain])) if r in cells.index else "–"
+                for r in table["metric"]
             ]
         n_items = n_full
         n_documents = int(full["n_documents"].max())

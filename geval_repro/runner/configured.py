@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from geval_repro.registry.benchmarks import Benchmark
 from geval_repro.registry.judges import JudgeSpec, RunSpec
 from geval_repro.registry.sources import REPO_ROOT
 from geval_repro.runner.requests import RequestParams
@@ -113,6 +114,14 @@ def run_options(
         "batch": run.batch,
     }
     return RunOptions(**{**options, **more})
+
+
+def _per_stratum(benchmark: Benchmark) -> str:
+    """`` per (domain, split, label)`` for a benchmark sampled per stratum, else empty."""
+    from geval_repro.runner.subset import strata_of  # numpy and pandas: only when logging
+
+    strata = strata_of(benchmark)
+    return f" per ({', '.join(strata)})" if strata else ""
 
 
 def _log_failures(path: Path, judge: str, dimension: str, first: int = 5) -> None:
@@ -288,7 +297,7 @@ def run_configured_judge(
                 params.mode,
                 params.n,
                 f", {options.sample} {spec.benchmark.input_key} values drawn with seed "
-                f"{options.seed}"
+                f"{options.seed}{_per_stratum(spec.benchmark)}"
                 if options.sample
                 else "",
                 f", first {options.limit} items" if options.limit else "",

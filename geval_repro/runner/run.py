@@ -82,7 +82,7 @@ from geval_repro.runner.requests import (
     first_position_bias,
     request_body,
 )
-from geval_repro.runner.subset import sample_inputs
+from geval_repro.runner.subset import sample_inputs, sample_record
 from geval_repro.scoring.parse import reply_parsers
 from geval_repro.stats.adaptive import check_rule, standard_error, stops
 
@@ -1064,7 +1064,7 @@ def run_judge(
             "limit": options.limit,
             "sample": None
             if options.sample is None
-            else {"inputs": options.sample, "of": plan.benchmark.input_key, "seed": options.seed},
+            else sample_record(plan.benchmark, options.sample, options.seed),
             "model": options.params.model,
             "base_url_host": plan.server,
             "servers": sorted({options.label(u) for u in options.base_urls}),

@@ -54,6 +54,8 @@ CONSTANT = "constant (reference)"
 RANDOM = "random (reference)"
 REFERENCE_VARIANT = "expected AUC and balanced accuracy 0.5"
 CONFIDENCE = 0.95
+#: The fewest scored test items a domain's value rests on (fewer: no value, a note).
+MIN_ITEMS = 3
 
 
 def reference_scores(table: pd.DataFrame, seed: int) -> dict[str, np.ndarray]:
@@ -87,6 +89,8 @@ def _domain_notes(truth_fit: np.ndarray, truth_tested: np.ndarray) -> tuple[str,
     "" where they have one. ``truth_*``: the labels of the scored items of its splits."""
     if len(truth_tested) == 0:
         return "no scored item in this domain's test split: not covered by the run", ""
+    if len(truth_tested) < MIN_ITEMS:
+        return f"no value: {len(truth_tested)} scored test item(s) (< {MIN_ITEMS})", ""
     n_positive = int(truth_tested.sum())
     if n_positive in (0, len(truth_tested)):
         return (
@@ -189,8 +193,9 @@ def binary_label_rows(
 
     A NaN score marks an item the metric did not score (a judge's partial run): every row
     rests on the scored items alone (``n_items``, ``n_documents`` count them) and its note
-    says "partial run". A domain without a scored test item, or whose scored test items hold
-    one class, has rows with an empty value and a note why; a thresholded statistic also
+    says "partial run". A domain without a scored test item, with fewer than
+    :data:`MIN_ITEMS`, or whose scored test items hold one class, has rows with an empty
+    value and a note why; a thresholded statistic also
     when the domain's scored evaluation items do not hold both classes (no threshold is
     fitted). The mean over domains is given only when every domain has a value (else its
     note says how many have one)."""
@@ -265,7 +270,7 @@ def binary_label_rows(
                 "n_documents": int(table.loc[tested_all, labels.resampling_key].nunique()),
                 "n_threshold_items": int((scored & ~tested_all).sum()) if entry.thresholded else 0,
                 "status": status,
-                "note": join_notes(partial, why),
+                "note": join_notes(note, partial, why),
             }
         )
     return pd.DataFrame.from_records(records, columns=COLUMNS)

@@ -79,12 +79,13 @@ PAIR_COLUMNS = [
 
 class Labelled(NamedTuple):
     """A metric's per-item ``scores``, aligned with the benchmark's tidy table (NaN: an item
-    it does not score)."""
+    it does not score), and the ``note`` its rows carry."""
 
     metric: str
     variant: str
     status: str
     scores: np.ndarray
+    note: str = ""
 
 
 class BinaryRankings(NamedTuple):
