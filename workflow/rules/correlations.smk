@@ -272,6 +272,6 @@ rule paper_tables:
         rules.correlations.output,
         rules.pairwise_accuracy.output,
         rules.significance_vs_baseline.output,
-        [LAYOUT.paper_layout(n) for n in TARGETS.paper_tables],
+        [path for n in TARGETS.paper_tables for path in LAYOUT.pair(LAYOUT.paper_layout_stem(n))],
         TARGETS.benchmark_layouts,
         [path for n in TARGETS.paper_tables for path in LAYOUT.reproduction_figure(n)],
