@@ -343,6 +343,13 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     )
     add("--prompt", type=Path, help="own template instead of the default one")
     add(
+        "--prompt-variant",
+        default="geval",
+        metavar="NAME",
+        help="the benchmark's prompt to send: geval (default, its G-Eval form) or another it "
+        "registers (summedits: yes-no, SummEdits' zero-shot Yes/No prompt)",
+    )
+    add(
         "--raw-dir",
         type=Path,
         default=DEFAULT_RAW,
@@ -544,6 +551,7 @@ def _run_judge(args: argparse.Namespace) -> int:
             se_target=args.se_target,
             batch=args.batch,
             prompts={d: str(args.prompt) for d in dimensions} if args.prompt else {},
+            prompt_variant=args.prompt_variant,
         )
         mirror = command_mirror(args.mirror, args.config)
         options_of = {
