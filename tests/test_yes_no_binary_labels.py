@@ -127,3 +127,17 @@ def test_the_config_names_an_unknown_variant(tmp_path: Path) -> None:
     config["judges"]["j"] = _entry(tmp_path, "yesno")
     with pytest.raises(ConfigError, match=r"no prompt variant 'yesno': use one of \['geval'"):
         check_config(config)
+
+
+def test_the_config_refuses_a_variant_for_per_item_scores(tmp_path: Path) -> None:
+    config = load_config()
+    config["judges"]["j"] = {
+        "benchmark": "summedits",
+        "format": "scores",
+        "label": "scores",
+        "file": {"path": str(tmp_path / "s.csv")},
+        "columns": {"item_id": "item_id", "consistency": "score"},
+        "prompt_variant": "yes-no",
+    }
+    with pytest.raises(ConfigError, match="prompt_variant applies to a geval-jsonl run"):
+        check_config(config)

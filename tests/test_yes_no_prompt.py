@@ -176,6 +176,37 @@ def test_summedits_yes_no_prompt_end_to_end(server, tmp_path, mirror_dir, mode, 
     assert manifest["reply_parsers"] == ["yes-no"]
     assert manifest["answers"] == {"yes": 1, "no": 0}
     assert (manifest["coverage"] is None) == (mode == "sample")
+    assert manifest["p_yes"].startswith("none: mode sample" if mode == "sample" else "each item's")
+
+
+def test_a_server_without_log_probabilities_gives_no_p_yes(tmp_path) -> None:
+    # the probe finds it before anything is sent: nothing written, the fix named
+    with FakeOpenAIServer(logprobs_supported=False, lifetime=60) as fake:
+        with pytest.raises(ValueError, match=r"no log-probabilities.*--mode sample"):
+            run_judge(_options(fake, tmp_path / "run", "both", 2))
+        assert fake.requests == [] and not (tmp_path / "run" / "consistency.jsonl").exists()
+
+
+def test_a_run_block_sends_the_judges_prompt_variant(tmp_path) -> None:
+    from geval_repro.config import judge_spec
+    from geval_repro.runner.configured import run_options
+
+    entry = {
+        "benchmark": "summedits",
+        "format": "geval-jsonl",
+        "label": "a Yes/No judge",
+        "dir": str(tmp_path / "run"),
+        "prompt_variant": "yes-no",
+        "run": {"mode": "both", "model": "m", "n": 2},
+    }
+    spec = judge_spec("j", entry)
+    assert spec.answers and spec.run is not None and spec.run.prompt_variant == "yes-no"
+    options = run_options(
+        spec.run, "summedits", "consistency", out=tmp_path / "run", cache_dir=None,
+        raw_dir=tmp_path / "raw", processed=None, mirror=None,
+    )  # fmt: skip
+    assert options.prompt_variant == "yes-no"
+    assert not judge_spec("j", {k: v for k, v in entry.items() if k != "prompt_variant"}).answers
 
 
 def test_the_geval_form_stays_the_default(server, tmp_path) -> None:

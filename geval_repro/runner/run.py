@@ -848,6 +848,23 @@ def item_record(
     return record
 
 
+def p_yes_record(plan: Plan, logprobs: bool) -> str | None:
+    """What the manifest says of a Yes/No prompt's P(Yes) (None for a rating prompt): read
+    from the log-probabilities, or none, and why."""
+    if plan.answers is None:
+        return None
+    if not logprobs:
+        return (
+            "none: mode sample asks for no log-probabilities, so no item has a P(Yes) (run "
+            "--mode both or logprobs on a server that returns top_logprobs)"
+        )
+    return (
+        "each item's weighted_score: p(Yes) / (p(Yes) + p(No)) over the top log-probabilities "
+        "at its first answer token, every spelling of each word summed; null where no answer "
+        "token was generated (see coverage)"
+    )
+
+
 def _checkout() -> dict[str, Any]:
     """The manifest's record of the checkout the run was made from: ``git_commit`` (HEAD)
     and ``git_dirty`` (tracked files differ from it; both None outside a checkout)."""
@@ -1130,6 +1147,7 @@ def run_judge(
             # give P(Yes), the weighted score; none without log-probabilities)
             "prompt_variant": options.prompt_variant,
             "answers": plan.answers,
+            "p_yes": p_yes_record(plan, options.params.wants_logprobs),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
             "adaptive": adaptive_record(options, plan, records),
