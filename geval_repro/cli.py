@@ -897,11 +897,11 @@ def _recount(args: argparse.Namespace) -> int:
     from geval_repro.files.fetch import FetchError
     from geval_repro.load.schemas import JsonLinesError
     from geval_repro.registry.benchmarks import released_benchmark
-    from geval_repro.scoring.parse import ALL_PARSERS
+    from geval_repro.scoring.parse import RATING_PARSERS
 
     for name, value, allowed in (
         ("--dimension", args.dimension, released_benchmark().dimension_names),
-        ("--parser", args.parser, ALL_PARSERS),
+        ("--parser", args.parser, RATING_PARSERS),
     ):
         if value not in allowed:
             close = difflib.get_close_matches(value, list(allowed), n=1)

@@ -1,6 +1,6 @@
 """Parse a judge's raw replies into numeric scores.
 
-Two parsers, both vectorized over a pandas Series of replies:
+The parsers (:data:`ALL_PARSERS`), each vectorized over a pandas Series of replies:
 
 ``original``
     Exactly the released ``meta_eval_summeval.py`` of nlpyang/geval::
@@ -75,9 +75,11 @@ Parser = Literal["original", "tolerant", "final", "yes-no"]
 PARSERS: tuple[Parser, ...] = ("original", "tolerant")
 #: The parser of a prompt whose reply is a Yes/No answer (a benchmark's prompt variant).
 ANSWER_PARSERS: tuple[Parser, ...] = ("yes-no",)
-#: Every parser: ``final`` reads long replies (a reasoning model's) for their last rating,
-#: ``yes-no`` a Yes/No answer.
-ALL_PARSERS: tuple[Parser, ...] = (*PARSERS, "final", *ANSWER_PARSERS)
+#: The parsers of a rating: ``final`` reads long replies (a reasoning model's) for their last
+#: rating.
+RATING_PARSERS: tuple[Parser, ...] = (*PARSERS, "final")
+#: Every parser: the rating parsers, then ``yes-no`` (a Yes/No answer).
+ALL_PARSERS: tuple[Parser, ...] = (*RATING_PARSERS, *ANSWER_PARSERS)
 
 
 def reply_parsers(reasoning: bool, answers: bool = False) -> tuple[Parser, ...]:
@@ -87,7 +89,7 @@ def reply_parsers(reasoning: bool, answers: bool = False) -> tuple[Parser, ...]:
     rarely the rating)."""
     if answers:
         return ANSWER_PARSERS
-    return (*PARSERS, "final") if reasoning else PARSERS
+    return RATING_PARSERS if reasoning else PARSERS
 
 
 def parsers_in(items: pd.DataFrame) -> tuple[Parser, ...]:
