@@ -19,7 +19,10 @@ what its entry says and what follows from it:
 - ``scale``: the scale of a ``scores`` run's numbers (:data:`SCALES`): ``raw`` (the
   judge's own scores) or ``rank-normal`` (MetricEval's transform of them);
 - ``prices``: the model's prices per million tokens (:class:`Prices`), for the judge card's
-  cost in USD, or None (the config gives none).
+  cost in USD, or None (the config gives none);
+- ``prompt_variant``: the benchmark's prompt the run sent (``geval``, its G-Eval form, or a
+  registered variant such as SummEdits' ``yes-no``, whose replies are Yes/No answers:
+  :attr:`JudgeSpec.answers`); its ``run:`` block sends it.
 
 Light on purpose: the workflow builds every spec when it is parsed.
 """
