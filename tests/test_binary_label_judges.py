@@ -146,7 +146,11 @@ def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> No
         {"summedits": tmp_path / "summedits.parquet"},
         {"summedits": tmp_path / "baseline.parquet"},
         SETTINGS,  # type: ignore[arg-type]
-        tmp_path / "binary_labels",
+        (
+            tmp_path / "binary_labels",
+            tmp_path / "binary_label_rankings",
+            tmp_path / "binary_label_pairs",
+        ),
         specs={"fixture-judge": spec},
         processed={"fixture-judge": {"scores": tmp_path / "scores.parquet"}},
     )
@@ -163,3 +167,15 @@ def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> No
     assert (
         not rows.loc[rows["metric"] == "ROUGE-2", "note"].fillna("").str.contains("partial").any()
     )
+
+    # the rankings: ROUGE-2 alone on every item, without a mean over domains (the fixture's
+    # other domains test one item each); on the run's 14 items the run has none either (it
+    # covers two domains): both listed, unranked, and no pair is tested
+    rankings = pd.read_csv(tmp_path / "binary_label_rankings.csv")
+    full = rankings[rankings["ranking"] == "full"]
+    assert list(full["metric"]) == ["ROUGE-2", "ROUGE-2"] and full["cluster"].isna().all()
+    partial = rankings[rankings["ranking"] == "partial: fixture-judge, 14 items"]
+    assert list(partial["metric"]) == ["ROUGE-2", "fixture-judge"] * 2
+    judged = partial[partial["metric"] == "fixture-judge"]
+    assert judged["cluster"].isna().all() and judged["note"].str.contains("not ranked").all()
+    assert pd.read_csv(tmp_path / "binary_label_pairs.csv").empty

@@ -141,7 +141,10 @@ def test_card_rows_and_page() -> None:
                 "variant": v,
                 "kind": k,
                 "spa": x,
+                "spa_low": x - 0.05,
+                "spa_high": x + 0.04,
                 "position": p,
+                "cluster": p,
                 "n_systems": 16,
                 "n_inputs": 100,
                 "system_spearman": 0.7,
@@ -252,6 +255,7 @@ def test_card_rows_and_page() -> None:
     assert (se["alt_rho"], se["constant_rho"], se["random_rho"]) == (0.52, 0.68, 0.5)
     assert se["alt_n_items"] == 800 and se["constant_passed"]
     assert (se["spa"], se["spa_position"], se["spa_constant"]) == (0.82, 1, 0.55)
+    assert (se["spa_low"], se["spa_high"], se["spa_cluster"]) == (0.82 - 0.05, 0.82 + 0.04, 1)
     assert (se["difference_ci_low"], se["units_needed"], se["power_units"]) == (
         0.14,
         19,
@@ -275,6 +279,7 @@ def test_card_rows_and_page() -> None:
     assert "advantage probability ρ = 0.520 (n = 800) against the constant's ρ = 0.680" in lead
     assert "cannot tell judges apart" in lead
     assert "independent" in page
+    assert "0.820 [0.770, 0.860] (#1, cluster 1; 0.550), 16 systems on 100 documents" in page
     board = leaderboard(rows)
     assert "0.300 (n = 30)" in board and "#### SummEval" in board
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geval_repro.stats.soft_pairwise import pairwise_pvalues, sign_flips, soft_pairwise_accuracy
+from geval_repro.stats.bootstrap import shifted_pvalue
+from geval_repro.stats.soft_pairwise import (
+    FLIP_BLOCK,
+    input_draws,
+    pairwise_pvalues,
+    resampled_spa,
+    sign_flips,
+    soft_pairwise_accuracy,
+)
 
 
 def test_pce_documentation_example() -> None:
@@ -99,7 +107,7 @@ def test_rows_rank_and_say_the_scale() -> None:
         tidy[dimension] = rng.integers(1, 6, size=len(tidy)).astype(float)
     scores = tidy[["doc_id", "system_id"]].assign(score=tidy["coherence"] + rng.normal(0, 1, 32))
     judge = Scored("j", "v", "judge", "fixture", {"coherence": scores})
-    rows = spa_rows(summeval, tidy, [judge], 100, 1, scales={"j": "rank-normal"})
+    rows = spa_rows(summeval, tidy, [judge], 100, 1, 50, scales={"j": "rank-normal"}).rows
     coherence = rows[rows["dimension"] == "coherence"].set_index("metric")
     assert coherence.loc["humans", "spa"] == 1.0 and pd.isna(coherence.loc["humans", "position"])
     assert coherence.loc["j", "position"] == 1
@@ -107,3 +115,116 @@ def test_rows_rank_and_say_the_scale() -> None:
         "rank-normal" in coherence.loc["j", "note"]
         and "ranked by SPA" in coherence.loc["j", "note"]
     )
+
+
+def test_pvalues_over_several_flip_blocks_match_all_at_once() -> None:
+    # more sign flips than one block holds, not a multiple of it: the counts of every block
+    # add up to those of the (R, S, S) comparison made in one piece
+    rng = np.random.default_rng(5)
+    scores = rng.integers(1, 6, size=(6, 20)).astype(float)
+    flips = sign_flips(2 * FLIP_BLOCK + 101, 20, 4)
+    signed = flips @ scores.T
+    sums = scores.sum(axis=1)
+    whole = (
+        signed[:, :, None] - signed[:, None, :] >= sums[:, None] - sums[None, :] - 1e-9 * 600
+    ).mean(axis=0)
+    upper = np.triu_indices(6, 1)
+    np.testing.assert_array_equal(pairwise_pvalues(scores, flips)[upper], whole[upper])
+
+
+def test_resampled_spa_is_spa_of_each_drawn_matrix() -> None:
+    """Each draw's value against the pure-Python brute force on the drawn columns; the
+    constant's against a constant metric's."""
+    rng = np.random.default_rng(6)
+    human = rng.integers(1, 6, size=(3, 5, 12)).mean(axis=0)
+    metrics = np.stack([human + rng.normal(0, s, size=human.shape) for s in (0.3, 2.0)])
+    draws = input_draws(12, 3, seed=8)
+    result = resampled_spa(metrics, human, 150, 3, draws)
+    assert result.metrics.shape == (3, 2) and result.constant.shape == (3,)
+    for b, drawn in enumerate(draws):
+        for m in range(2):
+            expected = _brute_force(metrics[m][:, drawn], human[:, drawn], 150, 3)
+            assert result.metrics[b, m] == pytest.approx(expected, abs=1e-12)
+        constant = _brute_force(np.ones((5, 12)), human[:, drawn], 150, 3)
+        assert result.constant[b] == pytest.approx(constant, abs=1e-12)
+
+
+def test_input_draws_are_seeded_and_apart_from_the_flips() -> None:
+    draws = input_draws(40, 7, seed=11)
+    assert draws.shape == (7, 40) and draws.min() >= 0 and draws.max() < 40
+    np.testing.assert_array_equal(draws, input_draws(40, 7, seed=11))
+    same_stream = np.random.default_rng(11).integers(0, 40, size=(7, 40))
+    assert not np.array_equal(draws, same_stream)
+
+
+def test_bootstrap_pvalue_by_hand() -> None:
+    # |d* - 0.1| = 0, 0.2, 0.2, 0.1: three reach |0.1| -> (1 + 3) / (4 + 1)
+    assert shifted_pvalue(np.array([0.1, 0.3, -0.1, 0.2]), 0.1) == pytest.approx(0.8)
+    # none reaches: the floor 1 / (B + 1)
+    assert shifted_pvalue(np.array([0.5, 0.55, 0.6]), 0.5) == pytest.approx(0.25)
+    assert shifted_pvalue(np.array([0.2, -0.3]), 0.0) == 1.0
+    # undefined resamples are dropped: B counts the defined ones
+    assert shifted_pvalue(np.array([0.5, np.nan, 0.6]), 0.5) == pytest.approx(1 / 3)
+
+
+def _clustered_table(n_bootstrap: int):
+    import pandas as pd
+
+    from geval_repro.registry.benchmarks import get_benchmark
+    from geval_repro.tables.paired_tests import Scored
+    from geval_repro.tables.soft_pairwise import spa_rows
+
+    summeval = get_benchmark("summeval")
+    rng = np.random.default_rng(12)
+    tidy = pd.DataFrame(
+        [(f"d{d}", f"M{s}") for d in range(30) for s in range(6)], columns=["doc_id", "system_id"]
+    )
+    quality = np.tile(np.arange(6) * 0.6, 30)
+    for dimension in summeval.human_dimensions:
+        tidy[dimension] = quality + rng.normal(0, 1, len(tidy))
+    keys = tidy[["doc_id", "system_id"]]
+    good = keys.assign(score=tidy["coherence"] + rng.normal(0, 0.05, len(tidy)))
+    twin = keys.assign(score=good["score"] + 1e-3 * rng.normal(size=len(tidy)))
+    reversed_ = keys.assign(score=-quality + rng.normal(0, 1, len(tidy)))
+    metrics = [
+        Scored("good", "v", "judge", "fixture", {"coherence": good}),
+        Scored("twin", "v", "judge", "fixture", {"coherence": twin}),
+        Scored("reversed", "v", "judge", "fixture", {"coherence": reversed_}),
+    ]
+    tables = spa_rows(summeval, tidy, metrics, 200, 1, n_bootstrap)
+    rows = tables.rows[tables.rows["dimension"] == "coherence"].set_index("metric")
+    pairs = tables.pairs[tables.pairs["dimension"] == "coherence"]
+    return rows, pairs
+
+
+def test_rows_cluster_by_the_paired_bootstrap() -> None:
+    """A metric that orders the systems as the humans do and its near twin share the top
+    cluster; one that reverses them falls below, significantly after Holm."""
+    rows, pairs = _clustered_table(400)
+    assert rows.loc["good", "cluster"] == rows.loc["twin", "cluster"] == 1
+    assert rows.loc["reversed", "cluster"] == 2
+    assert len(pairs) == 3 and (pairs["n_bootstrap"] == 400).all()
+    versus = pairs[pairs["metric_b"] == "reversed"]
+    assert (versus["pvalue_holm"] <= 0.05).all() and (versus["difference"] > 0).all()
+    twins = pairs[pairs["metric_b"] != "reversed"]
+    assert (twins["pvalue_holm"] > 0.05).all()
+    for metric in ("good", "reversed", "constant"):
+        low, high = rows.loc[metric, ["spa_low", "spa_high"]]
+        assert low <= rows.loc[metric, "spa"] <= high or metric == "constant"
+        assert low < high
+    assert pd_isna(rows.loc["humans", "cluster"]) and pd_isna(rows.loc["humans", "spa_low"])
+    assert "paired bootstrap over 30 documents, 400 resamples" in rows.loc["good", "note"]
+
+
+def test_too_few_resamples_say_the_clusters_are_unresolved() -> None:
+    rows, _ = _clustered_table(20)
+    # 3 pairs, 20 resamples: no Holm-adjusted p-value below 3 / 21
+    assert "UNRESOLVED" in rows.loc["good", "note"]
+    assert "at least 59" in rows.loc["good", "note"]
+    assert set(rows["cluster"].dropna()) == {1}
+
+
+def pd_isna(value: object) -> bool:
+    import pandas as pd
+
+    return bool(pd.isna(value))

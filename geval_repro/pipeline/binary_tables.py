@@ -21,6 +21,7 @@ from geval_repro.tables.binary_labels import (
     binary_label_rows,
     reference_scores,
 )
+from geval_repro.tables.binary_rankings import Labelled, binary_rankings
 from geval_repro.tables.judge_rows import score_variants
 
 log = logging.getLogger(__name__)
@@ -36,24 +37,35 @@ LEGEND = (
     "a value inside their intervals is not told apart from chance. A judge run's rows rest on "
     "the items it scored (n_items, n_documents; a partial run says so in its note)."
 )
+#: The legend under the rankings' Markdown table.
+RANKINGS_LEGEND = (
+    "The baselines and judge runs ranked by each statistic's mean over domains (the values of "
+    "binary_labels.csv), on every item (`full`) or on the items a partial run scores (the full "
+    "metrics restricted to them). A new cluster starts at a metric significantly worse than one "
+    "of the current cluster: two-sided paired bootstrap over the test split's documents (the "
+    "same draws for every metric on those items, the difference's distribution shifted to 0), "
+    "Holm over the ranking's pairs, p <= 0.05. Pairs in binary_label_pairs.csv."
+)
+#: The legend under the pair tests' Markdown table.
+PAIRS_LEGEND = (
+    "Every pair of metrics of a ranking of binary_label_rankings.csv: the means over domains, "
+    "their difference a - b, its two-sided paired-bootstrap p-value over the test split's "
+    "documents (at least 1 / (n_resamples + 1)) and Holm's adjustment over the ranking's pairs."
+)
 
 
-def judge_label_rows(
-    spec: JudgeSpec,
-    processed: Mapping[str, pd.DataFrame],
-    table: pd.DataFrame,
-    settings: Settings,
-) -> list[pd.DataFrame]:
-    """The binary-label rows of one judge run on a benchmark of binary labels: one row set
-    per score variant (:func:`geval_repro.tables.judge_rows.score_variants`), metric the
-    run's name, status the run's (toolkit-run, fixture, recomputed). An item without a score
-    (not in the run, or unparsed) is left out: the rows rest on the scored items
-    (:func:`~geval_repro.tables.binary_labels.binary_label_rows`). ``processed``: the run's
-    processed tables by name; ``table``: the benchmark's tidy table."""
+def judge_scores(
+    spec: JudgeSpec, processed: Mapping[str, pd.DataFrame], table: pd.DataFrame
+) -> list[Labelled]:
+    """One judge run's per-item scores on a benchmark of binary labels, aligned with
+    ``table`` (the benchmark's tidy table): one :class:`Labelled` per score variant
+    (:func:`geval_repro.tables.judge_rows.score_variants`), metric the run's name, status the
+    run's (toolkit-run, fixture, recomputed). An item without a score (not in the run, or
+    unparsed) is NaN. ``processed``: the run's processed tables by name."""
     benchmark = spec.benchmark
     keys = list(benchmark.item_keys)
     (dimension,) = benchmark.dimension_names
-    parts = []
+    labelled = []
     for variant, items, column in score_variants(spec, processed):
         judged = items.loc[items["dimension"] == dimension, [*keys, column]]
         if judged.duplicated(keys).any():
@@ -66,20 +78,34 @@ def judge_label_rows(
                 f"{keys}; check the run's item keys"
             )
         log.info("%s: %s, %d scored items", spec.name, variant, n_scored)
-        parts.append(
-            binary_label_rows(
-                table,
-                benchmark=benchmark,
-                dimension=dimension,
-                metric=spec.name,
-                variant=variant,
-                scores=aligned[column].to_numpy(dtype=float),
-                n_resamples=settings.bootstrap_resamples,
-                seed=settings.seed,
-                status=spec.status,
-            )
+        scores = aligned[column].to_numpy(dtype=float)
+        labelled.append(Labelled(spec.name, variant, spec.status, scores))
+    return labelled
+
+
+def judge_label_rows(
+    spec: JudgeSpec,
+    processed: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    settings: Settings,
+) -> list[pd.DataFrame]:
+    """The binary-label rows of one judge run (:func:`judge_scores`) on a benchmark of
+    binary labels, one row set per score variant: every row rests on the items the variant
+    scored (:func:`~geval_repro.tables.binary_labels.binary_label_rows`)."""
+    (dimension,) = spec.benchmark.dimension_names
+    return [
+        binary_label_rows(
+            table,
+            benchmark=spec.benchmark,
+            dimension=dimension,
+            metric=run.metric,
+            variant=run.variant,
+            scores=run.scores,
+            status=run.status,
+            **_resampling(settings),
         )
-    return parts
+        for run in judge_scores(spec, processed, table)
+    ]
 
 
 def binary_label_table(
@@ -87,25 +113,24 @@ def binary_label_table(
     tables: Mapping[str, PathLike],
     scores: Mapping[str, PathLike],
     settings: Settings,
-    stem: PathLike,
+    stems: tuple[PathLike, PathLike, PathLike],
     specs: Mapping[str, JudgeSpec] | None = None,
     processed: Mapping[str, Mapping[str, PathLike]] | None = None,
 ) -> None:
     """The binary-label rows of every baseline and of the reference metrics of
     ``benchmarks``, then of every judge run of ``specs`` (on one of them) ->
-    ``<stem>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy table and per-item
-    baseline scores by name; ``processed``: each run's processed tables by name."""
-    parts = []
+    ``<stems[0]>.csv|.md``; the baselines' and runs' rankings with their significance
+    clusters (:mod:`geval_repro.tables.binary_rankings`) -> ``<stems[1]>.csv|.md`` and their
+    pair tests -> ``<stems[2]>.csv|.md``. ``tables``, ``scores``: each benchmark's tidy
+    table and per-item baseline scores by name; ``processed``: each run's processed tables
+    by name."""
+    stem, rankings_stem, pairs_stem = stems
+    parts, ranking_parts, pair_parts = [], [], []
     for name, benchmark in benchmarks.items():
         table = pd.read_parquet(tables[name])
         keys = list(benchmark.item_keys)
         (dimension,) = benchmark.dimension_names
-        common = {
-            "benchmark": benchmark,
-            "dimension": dimension,
-            "n_resamples": settings.bootstrap_resamples,
-            "seed": settings.seed,
-        }
+        common = {"benchmark": benchmark, "dimension": dimension, **_resampling(settings)}
         for metric, values in reference_scores(table, settings.seed).items():
             parts.append(
                 binary_label_rows(
@@ -119,12 +144,14 @@ def binary_label_table(
             )
         baselines = pd.read_parquet(scores[name])
         notes = get_protocol(benchmark.baselines.protocol).notes if benchmark.baselines else {}
+        ranked = []
         for (metric, variant), group in baselines.groupby(["metric", "variant"], sort=True):
             aligned = table[keys].merge(group[[*keys, "score"]], on=keys, how="left")
             if aligned["score"].isna().any():
                 missing = aligned.loc[aligned["score"].isna(), keys].head(3).to_dict("records")
                 raise ValueError(f"{scores[name]}: {metric} has no score for items {missing}")
             log.info("%s: %s (%s)", name, metric, variant)
+            ranked.append(Labelled(metric, variant, "recomputed", aligned["score"].to_numpy()))
             parts.append(
                 binary_label_rows(
                     table,
@@ -135,9 +162,21 @@ def binary_label_table(
                     **common,
                 )
             )
-    for judge, spec in (specs or {}).items():
-        files = (processed or {})[judge]
-        run_tables = {name: pd.read_parquet(path) for name, path in files.items()}
-        table = pd.read_parquet(tables[spec.benchmark.name])
-        parts.extend(judge_label_rows(spec, run_tables, table, settings))
+        for judge, spec in (specs or {}).items():
+            if spec.benchmark.name != name:
+                continue
+            files = (processed or {})[judge]
+            run_tables = {key: pd.read_parquet(path) for key, path in files.items()}
+            ranked.extend(judge_scores(spec, run_tables, table))
+            parts.extend(judge_label_rows(spec, run_tables, table, settings))
+        rankings = binary_rankings(table, benchmark, dimension, ranked, **_resampling(settings))
+        ranking_parts.append(rankings.rankings)
+        pair_parts.append(rankings.pairs)
     write_pair(pd.concat(parts, ignore_index=True), stem, LEGEND)
+    write_pair(pd.concat(ranking_parts, ignore_index=True), rankings_stem, RANKINGS_LEGEND)
+    write_pair(pd.concat(pair_parts, ignore_index=True), pairs_stem, PAIRS_LEGEND)
+
+
+def _resampling(settings: Settings) -> dict[str, int]:
+    """The bootstrap's resamples and seed from the config."""
+    return {"n_resamples": settings.bootstrap_resamples, "seed": settings.seed}

@@ -96,7 +96,17 @@ SPA_LEGEND = (
     "of systems the one-sided p-value of a paired permutation test over documents that one "
     "beats the other, on the humans' scores and on the metric's (the same sign flips); "
     "SPA = 1 - mean |p_h - p_m|. Reference rows: the humans themselves (1) and a constant "
-    "(the humans' mean p-value). Ranked by SPA without significance clusters."
+    "(the humans' mean p-value). Ranked by SPA; intervals (95 % percentile) and significance "
+    "clusters from a paired bootstrap over documents, SPA recomputed on each resample (pairs "
+    "in soft_pairwise_accuracy_pairs)."
+)
+#: The legend under the SPA pair tests' Markdown table.
+SPA_PAIRS_LEGEND = (
+    "Every pair of metrics ranked by soft pairwise accuracy on a benchmark and dimension: "
+    "difference a - b with its 95 % percentile interval over document resamples (the same "
+    "draws for both, SPA recomputed on each), the two-sided bootstrap p-value (the "
+    "difference's bootstrap distribution shifted to 0; at least 1 / (B + 1)) and Holm's "
+    "adjustment over the pairs of the dimension."
 )
 
 
@@ -108,32 +118,37 @@ def spa_table(
     processed: Mapping[str, Mapping[str, PathLike]],
     settings: Settings,
     stem: PathLike,
+    pairs_stem: PathLike,
 ) -> None:
     """Soft pairwise accuracy of every metric on each of ``benchmarks`` (inputs as in
-    :func:`alt_test_table`; permutations and seed from the config) -> ``<stem>.csv`` and
-    ``<stem>.md``."""
-    parts = []
+    :func:`alt_test_table`; permutations, bootstrap resamples and seed from the config) ->
+    ``<stem>.csv`` and ``<stem>.md``, the pair tests of its clusters -> ``<pairs_stem>.csv``
+    and ``<pairs_stem>.md``."""
+    parts, pair_parts = [], []
     for name, benchmark in benchmarks.items():
         tidy, metrics = _metrics(
             name, benchmark, benchmark_tables, baseline_scores, specs, processed
         )
         log.info(
-            "%s: SPA of %d metrics, %d permutations",
+            "%s: SPA of %d metrics, %d permutations, %d document resamples",
             name,
             len(metrics),
             settings.permutation_resamples,
+            settings.bootstrap_resamples,
         )
-        parts.append(
-            soft_pairwise.spa_rows(
-                benchmark,
-                tidy,
-                metrics,
-                settings.permutation_resamples,
-                settings.seed,
-                scales={judge: spec.scale for judge, spec in specs[name].items()},
-            )
+        tables = soft_pairwise.spa_rows(
+            benchmark,
+            tidy,
+            metrics,
+            settings.permutation_resamples,
+            settings.seed,
+            settings.bootstrap_resamples,
+            scales={judge: spec.scale for judge, spec in specs[name].items()},
         )
+        parts.append(tables.rows)
+        pair_parts.append(tables.pairs)
     _write(parts, soft_pairwise.COLUMNS, stem, SPA_LEGEND)
+    _write(pair_parts, soft_pairwise.PAIR_COLUMNS, pairs_stem, SPA_PAIRS_LEGEND)
 
 
 #: The legend under the judge cards' Markdown table.

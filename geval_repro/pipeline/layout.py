@@ -249,9 +249,24 @@ class Layout:
         return self.tables / outputs.SOFT_PAIRWISE_ACCURACY
 
     @property
+    def soft_pairwise_pairs(self) -> Path:
+        """The stem of the soft pairwise accuracy's pair tests (its clusters' table)."""
+        return self.tables / outputs.SOFT_PAIRWISE_PAIRS
+
+    @property
     def binary_labels(self) -> Path:
         """The stem of the binary-label statistics' table (SummEdits)."""
         return self.tables / outputs.BINARY_LABELS
+
+    @property
+    def binary_rankings(self) -> Path:
+        """The stem of the binary-label rankings with significance clusters (SummEdits)."""
+        return self.tables / outputs.BINARY_RANKINGS
+
+    @property
+    def binary_pairs(self) -> Path:
+        """The stem of the binary-label rankings' pair tests (SummEdits)."""
+        return self.tables / outputs.BINARY_PAIRS
 
     @property
     def judge_power(self) -> Path:

@@ -128,9 +128,12 @@ def _main_pages(layout: Layout, rerun_pairs: bool) -> dict[Path, Page]:
         outputs.JUDGE_CARDS: (outputs.JUDGE_CARDS, CARDS),
         outputs.ALT_TEST: (outputs.ALT_TEST, CARDS),
         outputs.SOFT_PAIRWISE_ACCURACY: (outputs.SOFT_PAIRWISE_ACCURACY, CARDS),
+        outputs.SOFT_PAIRWISE_PAIRS: (outputs.SOFT_PAIRWISE_PAIRS, CARDS),
         outputs.JUDGE_POWER: (outputs.JUDGE_POWER, CARDS),
         outputs.JUDGE_BIASES: (outputs.JUDGE_BIASES, CARDS),
         outputs.BINARY_LABELS: (outputs.BINARY_LABELS, "Binary labels (SummEdits)"),
+        outputs.BINARY_RANKINGS: (outputs.BINARY_RANKINGS, "Binary labels (SummEdits)"),
+        outputs.BINARY_PAIRS: (outputs.BINARY_PAIRS, "Binary labels (SummEdits)"),
     }
     pages = {
         layout.report / "tables" / f"{key}.html": Page(

@@ -33,6 +33,8 @@ ALT_TEST = "alt_test"
 #: Soft pairwise accuracy of every metric on each benchmark whose systems share documents:
 #: ``tables/<name>.csv|.md``.
 SOFT_PAIRWISE_ACCURACY = "soft_pairwise_accuracy"
+#: The pair tests behind its significance clusters: ``tables/<name>.csv|.md``.
+SOFT_PAIRWISE_PAIRS = "soft_pairwise_accuracy_pairs"
 #: Each judge against the best baseline and the human ceiling, paired bootstrap and power:
 #: ``tables/<name>.csv|.md``.
 JUDGE_POWER = "judge_power"
@@ -49,6 +51,10 @@ RERUN_AGREEMENT = "rerun_agreement"
 #: Every metric of the benchmarks of binary human labels (SummEdits) by ROC AUC and
 #: balanced accuracy, per domain and averaged: ``tables/<name>.csv|.md``.
 BINARY_LABELS = "binary_labels"
+#: The metrics ranked on them, with significance clusters: ``tables/<name>.csv|.md``.
+BINARY_RANKINGS = "binary_label_rankings"
+#: The pair tests behind those clusters: ``tables/<name>.csv|.md``.
+BINARY_PAIRS = "binary_label_pairs"
 #: The sweeps of every judge with replies: ``tables/<name>.csv``.
 SWEEP = "sweep"
 #: The paper's Tables 1-3 laid out as printed: number -> ``tables/<stem>.md``.

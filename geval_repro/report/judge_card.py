@@ -207,7 +207,7 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
         "## Every number",
         "",
         "| dimension | ρ_s (n) [95 % CI] | best baseline | judge − baseline (p) "
-        "| human ceiling [range] | SPA (position; constant) | system ρ_s |",
+        "| human ceiling [range] | SPA [95 % CI] (position, cluster; constant) | system ρ_s |",
         "|---|---|---|---|---|---|---|",
     ]
     for _, row in rows.iterrows():
@@ -228,8 +228,12 @@ def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) 
             ceiling += f" [{_number(row['ceiling_low'])}, {_number(row['ceiling_high'])}]"
         spa = _number(row["spa"])
         if as_float(row["spa"]) is not None:
+            if as_float(row["spa_low"]) is not None:
+                spa += f" [{_number(row['spa_low'])}, {_number(row['spa_high'])}]"
             position = (
-                "not ranked" if pd.isna(row["spa_position"]) else f"#{int(row['spa_position'])}"
+                "not ranked"
+                if pd.isna(row["spa_position"])
+                else f"#{int(row['spa_position'])}, cluster {int(row['spa_cluster'])}"
             )
             spa = f"{spa} ({position}; {_number(row['spa_constant'])})"
             if row["spa_n_inputs"] is not pd.NA and not pd.isna(row["spa_n_inputs"]):

@@ -10,7 +10,8 @@ without recomputing swapped matrices in :mod:`.permutation_terms` and
 
 Judge tests (:data:`.registry.JUDGE_TESTS`): :mod:`.alt_test` (the alternative annotator
 test, Calderon et al. 2025, against individual annotators) and :mod:`.soft_pairwise` (soft
-pairwise accuracy at the system level, Thompson et al. 2024); :mod:`.multiplicity` adjusts
+pairwise accuracy at the system level, Thompson et al. 2024, and its paired bootstrap over
+documents); :mod:`.multiplicity` adjusts
 p-values (Holm, Benjamini-Yekutieli).
 
 The core every statistic reads: :mod:`.tie_rule` (the one rule of what a tie is),

@@ -360,3 +360,18 @@ def percentile_interval(
         n_resamples=int(values.size),
         n_invalid=int(values.size - distribution.size),
     )
+
+
+def shifted_pvalue(resampled: np.ndarray, observed: float) -> float:
+    """The two-sided bootstrap p-value of a difference ``observed`` from its paired bootstrap
+    ``resampled`` values (both metrics on the same draws), the distribution shifted to 0
+    (Efron and Tibshirani 1993, 16.4): ``p = (1 + #{b : |d*_b - d| >= |d|}) / (B + 1)``, at
+    least ``1 / (B + 1)``; 1 when ``observed`` is 0. Undefined (NaN) resamples are dropped
+    and ``B`` counts the rest; NaN when none is left. ``|d*_b - d| >= |d|`` is read with a
+    tolerance of rounding (1e-12)."""
+    resampled = np.asarray(resampled, dtype=float)
+    resampled = resampled[~np.isnan(resampled)]
+    if resampled.size == 0:
+        return float("nan")
+    reached = np.abs(resampled - observed) >= abs(observed) - 1e-12
+    return float((1 + np.count_nonzero(reached)) / (resampled.size + 1))

@@ -174,8 +174,10 @@ class JudgeTest:
     metrics' and the humans' matrices in: their difference's interval and power), ``level``
     (the judge's, the humans' and the lengths' aligned ``(systems, documents)`` matrices
     and the benchmark's level in: length correlations and the partial correlation at that
-    level) or ``replies`` (an ``(items,
-    replies)`` matrix in: split-half reliability).
+    level), ``replies`` (an ``(items, replies)`` matrix in: split-half reliability) or
+    ``resampled`` (a ``systems`` statistic of several metrics recomputed on resamples of
+    the documents: the stacked metric matrices, the humans' and the draws in, one value per
+    metric and draw).
     ``function``: its name in ``module``. Not a row of the correlation tables: the judge cards
     (:mod:`geval_repro.tables.judge_cards`) hold its numbers."""
 
@@ -212,6 +214,14 @@ JUDGE_TESTS: dict[str, JudgeTest] = {
             kind="systems",
             module="geval_repro.stats.soft_pairwise",
             function="soft_pairwise_accuracy",
+        ),
+        JudgeTest(
+            name="soft_pairwise_accuracy_resampled",
+            symbol="SPA*",
+            label="soft pairwise accuracy recomputed on resamples of the documents",
+            kind="resampled",
+            module="geval_repro.stats.soft_pairwise",
+            function="resampled_spa",
         ),
         JudgeTest(
             name="paired_difference",

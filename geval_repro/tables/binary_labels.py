@@ -16,10 +16,13 @@ uniform draw, seeded by the config): both have expected ROC AUC and balanced acc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.benchmarks import Benchmark, BinaryLabels
 from geval_repro.stats.binary import document_weights, fit_threshold
 from geval_repro.stats.registry import BINARY_STATISTICS
 from geval_repro.tables.rows import join_notes
@@ -100,6 +103,74 @@ def _domain_notes(truth_fit: np.ndarray, truth_tested: np.ndarray) -> tuple[str,
     return "", ""
 
 
+class DomainValue(NamedTuple):
+    """One statistic on one domain: its ``value`` (NaN: none, and ``why``), its resampled
+    values ``distribution`` and the fitted ``threshold`` (None: not thresholded or not
+    fitted)."""
+
+    value: float
+    distribution: np.ndarray
+    threshold: float | None
+    why: str
+
+
+def _domain_values(
+    table: pd.DataFrame, labels: BinaryLabels, scores: np.ndarray, n_resamples: int, seed: int
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, dict[str, DomainValue]]]:
+    """Per domain of ``labels``: its name, the scored items of its threshold split and of its
+    tested split (boolean masks of ``table``'s rows) and every statistic's
+    :class:`DomainValue` (module docstring). The draws come from one generator seeded by
+    ``seed``, domain after domain: two metrics scoring the same items get the same draws."""
+    rng = np.random.default_rng(seed)
+    scored = np.isfinite(scores)
+    truth = table[labels.column].to_numpy()
+    for domain in labels.domains:
+        in_domain = scored & (table[labels.domain_key] == domain).to_numpy()
+        fit = in_domain & (table[labels.split_key] == labels.threshold_split).to_numpy()
+        tested = in_domain & (table[labels.split_key] == labels.tested_split).to_numpy()
+        documents = table[labels.resampling_key].to_numpy()[tested]
+        missing, unthresholded = _domain_notes(truth[fit], truth[tested])
+        weights = document_weights(documents, n_resamples, rng) if tested.any() else None
+        fitted = None if missing or unthresholded else fit_threshold(scores[fit], truth[fit])
+        statistics = {}
+        for name, entry in BINARY_STATISTICS.items():
+            why = missing or (unthresholded if entry.thresholded else "")
+            threshold = fitted.threshold if entry.thresholded and fitted else None
+            if why:
+                value, distribution = float("nan"), np.full(n_resamples, np.nan)
+            else:
+                compute = entry.compute()
+                value = float(
+                    compute(scores[tested], truth[tested], np.ones((1, tested.sum())), threshold)[0]
+                )
+                distribution = compute(scores[tested], truth[tested], weights, threshold)
+            statistics[name] = DomainValue(value, distribution, threshold, why)
+        yield domain, fit, tested, statistics
+
+
+def domain_means(
+    table: pd.DataFrame, benchmark: Benchmark, scores: np.ndarray, n_resamples: int, seed: int
+) -> dict[str, tuple[float, np.ndarray]]:
+    """Per statistic, the mean over domains of a metric's ``scores`` (NaN unless every domain
+    has a value) and its resampled values (the mean of the domains' resample ``r``), as the
+    average rows of :func:`binary_label_rows` hold them."""
+    labels = _labels(benchmark)
+    per_domain = [s for *_, s in _domain_values(table, labels, scores, n_resamples, seed)]
+    return {
+        name: (
+            float(np.mean([s[name].value for s in per_domain])),
+            np.mean([s[name].distribution for s in per_domain], axis=0),
+        )
+        for name in BINARY_STATISTICS
+    }
+
+
+def _labels(benchmark: Benchmark) -> BinaryLabels:
+    if benchmark.labels is None:
+        raise ValueError(f"{benchmark.title} has no binary labels (Benchmark.labels)")
+    return benchmark.labels
+
+
 def binary_label_rows(
     table: pd.DataFrame,
     *,
@@ -123,27 +194,17 @@ def binary_label_rows(
     when the domain's scored evaluation items do not hold both classes (no threshold is
     fitted). The mean over domains is given only when every domain has a value (else its
     note says how many have one)."""
-    labels = benchmark.labels
-    if labels is None:
-        raise ValueError(f"{benchmark.title} has no binary labels (Benchmark.labels)")
+    labels = _labels(benchmark)
     scores = np.asarray(scores, dtype=float)
     if len(scores) != len(table):
         raise ValueError(f"{metric}: {len(scores)} scores for {len(table)} items")
     scored = np.isfinite(scores)
     partial = _partial_note(int(scored.sum()), len(table))
-    rng = np.random.default_rng(seed)
     truth = table[labels.column].to_numpy()
     records = []
     resampled: dict[str, list[np.ndarray]] = {name: [] for name in BINARY_STATISTICS}
     values: dict[str, list[float]] = {name: [] for name in BINARY_STATISTICS}
-    for domain in labels.domains:
-        in_domain = scored & (table[labels.domain_key] == domain).to_numpy()
-        fit = in_domain & (table[labels.split_key] == labels.threshold_split).to_numpy()
-        tested = in_domain & (table[labels.split_key] == labels.tested_split).to_numpy()
-        documents = table[labels.resampling_key].to_numpy()[tested]
-        missing, unthresholded = _domain_notes(truth[fit], truth[tested])
-        weights = document_weights(documents, n_resamples, rng) if tested.any() else None
-        fitted = None if missing or unthresholded else fit_threshold(scores[fit], truth[fit])
+    for domain, fit, tested, statistics in _domain_values(table, labels, scores, n_resamples, seed):
         base = {
             "benchmark": benchmark.name,
             "dimension": dimension,
@@ -152,33 +213,24 @@ def binary_label_rows(
             "domain": domain,
             "n_items": int(tested.sum()),
             "n_positive": int(truth[tested].sum()),
-            "n_documents": len(np.unique(documents)),
+            "n_documents": int(table.loc[tested, labels.resampling_key].nunique()),
             "status": status,
         }
         for name, entry in BINARY_STATISTICS.items():
-            why = missing or (unthresholded if entry.thresholded else "")
-            threshold = fitted.threshold if entry.thresholded and fitted else None
-            if why:
-                value, distribution = float("nan"), np.full(n_resamples, np.nan)
-            else:
-                compute = entry.compute()
-                value = float(
-                    compute(scores[tested], truth[tested], np.ones((1, tested.sum())), threshold)[0]
-                )
-                distribution = compute(scores[tested], truth[tested], weights, threshold)
-            low, high = _interval(distribution)
-            values[name].append(value)
-            resampled[name].append(distribution)
+            result = statistics[name]
+            low, high = _interval(result.distribution)
+            values[name].append(result.value)
+            resampled[name].append(result.distribution)
             records.append(
                 {
                     **base,
                     "statistic": name,
-                    "value": value,
+                    "value": result.value,
                     "ci_low": low,
                     "ci_high": high,
-                    "threshold": float("nan") if threshold is None else threshold,
+                    "threshold": float("nan") if result.threshold is None else result.threshold,
                     "n_threshold_items": int(fit.sum()) if entry.thresholded else 0,
-                    "note": join_notes(note, partial, why),
+                    "note": join_notes(note, partial, result.why),
                 }
             )
     n_domains = len(labels.domains)

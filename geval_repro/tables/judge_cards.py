@@ -20,8 +20,9 @@ result table that computed it (nothing is recomputed here):
 - the alternative annotator test (``tables/alt_test.csv``): omega, rho, the verdict, epsilon,
   the scale it was tested on, and the reference rows' rho and verdict (constant at the median
   rating, random rating);
-- soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA, its position in the
-  benchmark's ranking, the constant's SPA, the system-level Spearman on the same matrices;
+- soft pairwise accuracy (``tables/soft_pairwise_accuracy.csv``): SPA with its interval, its
+  position and significance cluster in the benchmark's ranking, the constant's SPA, the
+  system-level Spearman on the same matrices;
 - what it favours and costs (``tables/judge_biases.csv``, ``tables/rerun_agreement.csv``,
   the run's manifest), the writer-vs-LLM preference of a run of the judge's model on that
   set (``llm_preference*``: :mod:`geval_repro.tables.llm_preference`,
@@ -94,7 +95,10 @@ COLUMNS = [
     "constant_passed",
     "random_rho",
     "spa",
+    "spa_low",
+    "spa_high",
     "spa_position",
+    "spa_cluster",
     "spa_constant",
     "spa_n_systems",
     "spa_n_inputs",
@@ -242,6 +246,7 @@ def card_rows(
         "full_n",
         "alt_n_items",
         "spa_position",
+        "spa_cluster",
         "spa_n_systems",
         "spa_n_inputs",
         "llm_preference_n",
@@ -312,7 +317,10 @@ def _spa(spa: pd.DataFrame, where: dict, judge: str, variant: str) -> dict:
     return {
         **out,
         "spa": mine["spa"],
+        "spa_low": mine["spa_low"],
+        "spa_high": mine["spa_high"],
         "spa_position": mine["position"],
+        "spa_cluster": mine["cluster"],
         "spa_n_systems": mine["n_systems"],
         "spa_n_inputs": mine["n_inputs"],
         "system_spearman": mine["system_spearman"],

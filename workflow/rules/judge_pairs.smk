@@ -185,6 +185,7 @@ rule soft_pairwise_accuracy:
         ],
     output:
         LAYOUT.pair(LAYOUT.soft_pairwise_accuracy),
+        LAYOUT.pair(LAYOUT.soft_pairwise_pairs),
     params:
         benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.system_benchmarks},
         benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.system_benchmarks},
@@ -213,6 +214,7 @@ rule soft_pairwise_accuracy:
             processed=params.processed,
             settings=SETTINGS,
             stem=LAYOUT.soft_pairwise_accuracy,
+            pairs_stem=LAYOUT.soft_pairwise_pairs,
         )
 
 

@@ -87,7 +87,8 @@ rule baseline_rows:
 
 rule binary_label_table:
     """ROC AUC and balanced accuracy of every baseline, reference metric and judge run of
-    the benchmarks of binary human labels (SummEdits), per domain and averaged."""
+    the benchmarks of binary human labels (SummEdits), per domain and averaged; the metrics'
+    rankings with significance clusters and their pair tests."""
     input:
         tables=[LAYOUT.table(name) for name in TARGETS.labelled_benchmarks],
         scores=[LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks],
@@ -98,6 +99,8 @@ rule binary_label_table:
         ],
     output:
         LAYOUT.pair(LAYOUT.binary_labels),
+        LAYOUT.pair(LAYOUT.binary_rankings),
+        LAYOUT.pair(LAYOUT.binary_pairs),
     params:
         benchmarks=TARGETS.labelled_benchmarks,
         tables={name: LAYOUT.table(name) for name in TARGETS.labelled_benchmarks},
@@ -106,6 +109,7 @@ rule binary_label_table:
         entries=TARGETS.entries_of(TARGETS.labelled),
         processed=TARGETS.processed_of(TARGETS.labelled),
         judges=TARGETS.labelled,
+        stems=(LAYOUT.binary_labels, LAYOUT.binary_rankings, LAYOUT.binary_pairs),
     log:
         LAYOUT.log("rows", "binary_labels"),
     run:
@@ -118,7 +122,7 @@ rule binary_label_table:
             tables=params.tables,
             scores=params.scores,
             settings=SETTINGS,
-            stem=LAYOUT.binary_labels,
+            stems=params.stems,
             judges=params.judges,
             specs=params.specs,
             processed=params.processed,
