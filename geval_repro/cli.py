@@ -344,6 +344,13 @@ def _add_judge_parser(commands: argparse._SubParsersAction) -> None:
     )
     add("--prompt", type=Path, help="own template instead of the default one")
     add(
+        "--prompt-variant",
+        default="geval",
+        metavar="NAME",
+        help="the benchmark's prompt to send: geval (default, its G-Eval form) or another it "
+        "registers (summedits: yes-no, SummEdits' zero-shot Yes/No prompt)",
+    )
+    add(
         "--raw-dir",
         type=Path,
         default=DEFAULT_RAW,
@@ -545,6 +552,7 @@ def _run_judge(args: argparse.Namespace) -> int:
             se_target=args.se_target,
             batch=args.batch,
             prompts={d: str(args.prompt) for d in dimensions} if args.prompt else {},
+            prompt_variant=args.prompt_variant,
         )
         mirror = command_mirror(args.mirror, args.config)
         options_of = {
@@ -890,11 +898,11 @@ def _recount(args: argparse.Namespace) -> int:
     from geval_repro.files.fetch import FetchError
     from geval_repro.load.schemas import JsonLinesError
     from geval_repro.registry.benchmarks import released_benchmark
-    from geval_repro.scoring.parse import ALL_PARSERS
+    from geval_repro.scoring.parse import RATING_PARSERS
 
     for name, value, allowed in (
         ("--dimension", args.dimension, released_benchmark().dimension_names),
-        ("--parser", args.parser, ALL_PARSERS),
+        ("--parser", args.parser, RATING_PARSERS),
     ):
         if value not in allowed:
             close = difflib.get_close_matches(value, list(allowed), n=1)

@@ -317,6 +317,16 @@ def _check_judge(name: str, judge: Mapping[str, Any], origin: str) -> None:
             f"{where}: manifest: applies to a geval-jsonl run given as files (a dir: holds its "
             "manifest.json)"
         )
+    if "prompt_variant" in judge:
+        if judge["format"] != "geval-jsonl":
+            raise ConfigError(
+                f"{where}: prompt_variant applies to a geval-jsonl run (its replies and "
+                "rating probabilities are read as the variant's answers)"
+            )
+        try:
+            benchmarks.get_benchmark(judge["benchmark"]).prompt_variant(judge["prompt_variant"])
+        except ValueError as error:
+            raise ConfigError(f"{where}: prompt_variant: {error}") from None
     if "run" in judge:
         _check_run(judge, where)
     elif "dir" in judge and not Path(judge["dir"]).is_dir():
@@ -497,6 +507,7 @@ def _run_spec(judge: Mapping[str, Any], benchmark: benchmarks.Benchmark) -> RunS
         se_target=None if values["se_target"] is None else float(values["se_target"]),
         batch=int(values["batch"]),
         prompts=dict(run.get("prompts") or {}),
+        prompt_variant=judge.get("prompt_variant", benchmarks.GEVAL_PROMPT),
         server=server,
         on_cluster=bool(run.get("on_cluster", server is not None)),
         resources=JobResources(**run.get("resources", {})),
@@ -509,6 +520,7 @@ def judge_spec(name: str, judge: Mapping[str, Any]) -> JudgeSpec:
     benchmark = benchmarks.get_benchmark(judge["benchmark"])
     judge_format = formats.get_format(judge["format"])
     run = _run_spec(judge, benchmark) if "run" in judge else None
+    variant = judge.get("prompt_variant", benchmarks.GEVAL_PROMPT)
     manifest = judge.get("manifest")
     return JudgeSpec(
         name=name,
@@ -529,6 +541,7 @@ def judge_spec(name: str, judge: Mapping[str, Any]) -> JudgeSpec:
         run=run,
         scale=judge.get("scale", "raw"),
         prices=Prices(**judge["prices"]) if "prices" in judge else None,
+        prompt_variant=variant,
     )
 
 

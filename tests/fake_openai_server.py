@@ -63,6 +63,11 @@
 - ``rating_probs``: every reply is a rating "1".."5" drawn from these probabilities (the
   same for every item: a known per-item distribution), by inverse CDF from the hash of
   (seed, prompt, index) (:func:`drawn_level`);
+- a prompt that asks for a Yes/No answer (holds :data:`YES_NO_QUESTION`, as SummEdits'
+  zero-shot prompt does) gets one: the first-token distribution is over
+  :data:`YES_NO_TOKENS` (two spellings of each answer, two other tokens) and choice ``i``
+  replies with one of :data:`YES_NO_REPLIES` (by the same hash), whose first token is the
+  one its log-probabilities report (a reply opening with "The" has no answer token);
 - it shuts itself down after ``lifetime`` seconds at the latest.
 """
 
@@ -79,6 +84,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from geval_repro.runner.probe import PROBE_PROMPT
 
 TOKENS = ("1", "2", "3", "4", "5", " ", "The")
+YES_NO_QUESTION = "(Yes/No)"
+YES_NO_TOKENS = ("Yes", " yes", "No", " NO", " ", "The")
+#: A Yes/No prompt's replies: (first token, text); the last one opens with no answer.
+YES_NO_REPLIES = (
+    ("Yes", "Yes"),
+    (" yes", " yes."),
+    ("No", "No, the second sentence is not supported by the document."),
+    ("The", "The summary is consistent with the document."),
+)
 KEY_AT = 282  # where "500-key" puts the key in its body
 EXTRA_CHOICES = 8  # the choices "extra-choices" returns whatever n
 
@@ -126,11 +140,20 @@ MALFORMED = {
 
 
 def distribution(prompt: str) -> dict[str, float]:
-    """The fake model's first-token probabilities for ``prompt``."""
+    """The fake model's first-token probabilities for ``prompt`` (over :data:`YES_NO_TOKENS`
+    for a prompt asking for a Yes/No answer)."""
+    tokens = YES_NO_TOKENS if YES_NO_QUESTION in prompt else TOKENS
     digest = hashlib.sha256(prompt.encode("utf-8")).digest()
-    weights = [1 + digest[i] for i in range(len(TOKENS))]
+    weights = [1 + digest[i] for i in range(len(tokens))]
     total = sum(weights)
-    return {token: w / total for token, w in zip(TOKENS, weights, strict=True)}
+    return {token: w / total for token, w in zip(tokens, weights, strict=True)}
+
+
+def yes_no_reply(prompt: str, index: int, seed: int | None = None) -> tuple[str, str]:
+    """The (first token, text) the fake model replies to a Yes/No prompt in choice ``index``."""
+    text = f"{index}:{prompt}" if seed is None else f"{seed}:{index}:{prompt}"
+    digest = hashlib.sha256(text.encode()).digest()
+    return YES_NO_REPLIES[digest[0] % len(YES_NO_REPLIES)]
 
 
 def reply_level(prompt: str, index: int, seed: int | None = None) -> str:
@@ -204,11 +227,14 @@ def completion(body: dict, max_choices: int | None = None, logprobs: bool = True
     n = int(body.get("n") or 1)
     for index in range(n if max_choices is None else min(n, max_choices)):
         token = reply_level(prompt, index, body.get("seed"))
-        if body.get("logit_bias"):
-            token = max(TOKENS[:5], key=probs.__getitem__)
+        content = token
+        if YES_NO_QUESTION in prompt:
+            token, content = yes_no_reply(prompt, index, body.get("seed"))
+        elif body.get("logit_bias"):
+            token = content = max(TOKENS[:5], key=probs.__getitem__)
         choice = {
             "index": index,
-            "message": {"role": "assistant", "content": token},
+            "message": {"role": "assistant", "content": content},
             "finish_reason": "stop",
         }
         if body.get("logprobs") and logprobs:

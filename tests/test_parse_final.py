@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import pytest
 
-from geval_repro.scoring.parse import ALL_PARSERS, PARSERS, read
+from geval_repro.scoring.parse import ALL_PARSERS, PARSERS, RATING_PARSERS, read
 
 NAN = math.nan
 
@@ -61,4 +61,6 @@ def test_final_uses_the_benchmarks_scale():
 
 
 def test_the_tables_keep_their_two_parsers():
-    assert PARSERS == ("original", "tolerant") and ALL_PARSERS == (*PARSERS, "final")
+    assert PARSERS == ("original", "tolerant")
+    assert RATING_PARSERS == (*PARSERS, "final")
+    assert ALL_PARSERS == (*RATING_PARSERS, "yes-no")  # yes-no: a Yes/No prompt's answers

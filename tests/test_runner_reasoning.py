@@ -17,7 +17,7 @@ from geval_repro.cli import main
 from geval_repro.load.jsonl import load_geval_jsonl
 from geval_repro.pipeline.judge_tables import build_item_scores
 from geval_repro.runner.fields import REASONING_MAX_TOKENS, ServerFields, refused_field
-from geval_repro.scoring.parse import ALL_PARSERS
+from geval_repro.scoring.parse import RATING_PARSERS
 from geval_repro.tables.judge_rows import beyond_the_paper, parser_comparison
 from tests.fake_openai_server import (
     REASONING_ANSWER_TOKENS,
@@ -223,7 +223,7 @@ def test_final_rows_are_beyond_the_paper_and_compared_with_the_released_parser()
     rows = pd.DataFrame(
         {
             "benchmark": "summeval", "dimension": "coherence", "metric": "r", "level": "summary",
-            "coefficient": "spearman", "variant": [f"mean-of-2/{p}" for p in ALL_PARSERS],
+            "coefficient": "spearman", "variant": [f"mean-of-2/{p}" for p in RATING_PARSERS],
             "value": [0.1, 0.25, 0.5],
         }
     )  # fmt: skip

@@ -141,6 +141,15 @@ def reasoning_run(manifests: Sequence[str | Path]) -> bool:
     return False
 
 
+def recorded_variant(manifest: str | Path, dimension: str) -> str | None:
+    """The prompt variant a run's manifest records for ``dimension`` (None: not recorded, a
+    manifest written before the field or by another tool)."""
+    record = json.loads(Path(manifest).read_text(encoding="utf-8"))
+    entries = record.get("dimensions") if isinstance(record, dict) else None
+    entry = (entries or {}).get(dimension) if isinstance(entries, dict) else None
+    return entry.get("prompt_variant") if isinstance(entry, dict) else None
+
+
 def check_against_manifest(path: str | Path, dimension: str, manifest: str | Path) -> None:
     """Raise ``ValueError`` when ``path`` is not the ``<dimension>.jsonl`` that the run's
     ``manifest`` records (see the module docstring); nothing for another tool's manifest."""
@@ -196,6 +205,7 @@ def load_geval_jsonl(
     benchmark: str,
     reads: Sequence[str] = tuple(FIELDS),
     manifest: str | Path | None = None,
+    ratings: tuple[int, ...] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """One dimension's JSON Lines file, its fields ``reads`` -> ``{"replies": ...,
     "rating_probs": ...}`` (each field's table, :data:`FIELDS`).
@@ -204,7 +214,9 @@ def load_geval_jsonl(
     ``rating_probs`` (from the field ``level_probs``): judge, benchmark, dimension, item keys,
     rating, prob, off_scale_mass (one row per item and rating of the judge scale). ``human``
     is the benchmark's tidy table. ``manifest``: the run's ``manifest.json``, checked first
-    (:func:`check_against_manifest`). Errors name the file, the line, the item and the fix.
+    (:func:`check_against_manifest`). ``ratings``: the scale of ``level_probs`` when it is not
+    the dimension's judge scale (a Yes/No prompt variant's 0 and 1). Errors name the file,
+    the line, the item and the fix.
     """
     if manifest is not None:
         check_against_manifest(path, dimension, manifest)
@@ -212,7 +224,7 @@ def load_geval_jsonl(
     unknown = sorted(set(reads) - set(FIELDS))
     if unknown or not reads:
         raise ValueError(f"judge {judge!r}: `reads` must list some of {tuple(FIELDS)}, got {reads}")
-    ratings = entry.dimension(dimension).ratings
+    ratings = ratings or entry.dimension(dimension).ratings
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as error:

@@ -16,7 +16,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from geval_repro.files.paths import PathLike
-from geval_repro.load.jsonl import load_geval_jsonl
+from geval_repro.load.jsonl import load_geval_jsonl, recorded_variant
 from geval_repro.load.replies import load_released_replies
 from geval_repro.load.schemas import item_scores_schema, rating_probs_schema, replies_schema
 from geval_repro.load.scores import load_item_scores
@@ -58,10 +58,23 @@ def jsonl_run(
     the run's manifest (:attr:`~geval_repro.registry.judges.JudgeSpec.manifest_path`)."""
     fields = [field for field, content in FIELD_CONTENTS.items() if content in spec.contents]
     manifest = spec.manifest_path
-    parts = [
-        load_geval_jsonl(path, spec.name, dimension, human, spec.benchmark.name, fields, manifest)
-        for dimension, path in files.items()
-    ]
+    variant = spec.benchmark.prompt_variant(spec.prompt_variant)
+    ratings = None if variant is None else variant.ratings
+    parts = []
+    for dimension, path in files.items():
+        recorded = None if manifest is None else recorded_variant(manifest, dimension)
+        if recorded is not None and recorded != spec.prompt_variant:
+            raise ValueError(
+                f"{path}: its manifest {manifest} records prompt variant {recorded!r}, the "
+                f"judge {spec.name!r} says {spec.prompt_variant!r}: its replies would be read "
+                f"as another prompt's. Fix: set the judge's prompt_variant: {recorded} in the "
+                "config (or run the judge again with the variant it names)"
+            )
+        parts.append(
+            load_geval_jsonl(
+                path, spec.name, dimension, human, spec.benchmark.name, fields, manifest, ratings
+            )
+        )
     return {
         content: pd.concat([part[content] for part in parts], ignore_index=True)
         for content in spec.contents

@@ -33,14 +33,18 @@ log = logging.getLogger(__name__)
 
 
 def build_item_scores(
-    replies_path: PathLike, out: PathLike, manifests: Sequence[PathLike] = ()
+    replies_path: PathLike,
+    out: PathLike,
+    manifests: Sequence[PathLike] = (),
+    answers: bool = False,
 ) -> None:
     """Per-item scores (mean, first, mode, counts) under both parsers, and under ``final``
     too when the run's manifest (``manifests``: none, or the one of its folder) records a
-    reasoning model (:func:`geval_repro.load.jsonl.reasoning_run`) -> parquet; the table's
-    ``parser`` column says which parser read each row."""
+    reasoning model (:func:`geval_repro.load.jsonl.reasoning_run`); under ``yes-no`` alone
+    for a prompt whose reply is a Yes/No answer (``answers``: the judge's prompt variant)
+    -> parquet; the table's ``parser`` column says which parser read each row."""
     replies = pd.read_parquet(replies_path)
-    parsers = reply_parsers(reasoning_run(manifests))
+    parsers = reply_parsers(reasoning_run(manifests), answers)
     log.info("%d replies, parsers %s", len(replies), ", ".join(parsers))
     table = pd.concat([item_scores(replies, parser) for parser in parsers], ignore_index=True)
     write_parquet(table, out)

@@ -52,6 +52,10 @@ places):
 - ``prompts``: where its G-Eval prompts come from (:class:`Prompts`): the G-Eval authors'
   released files (fetched and verified, SummEval) or this toolkit's own, shipped as
   package data (``geval_repro/prompts/<folder>/<dimension>.txt``);
+- ``prompt_variants``: further prompts beside its G-Eval form, by name
+  (:class:`PromptVariant`, chosen with ``geval-repro judge --prompt-variant`` or a judge's
+  ``prompt_variant``; :data:`GEVAL_PROMPT` names the G-Eval form every benchmark has):
+  SummEdits' zero-shot Yes/No prompt, whose reply is read as a binary answer;
 - ``released_replies``: whether the G-Eval authors released their judge replies for it
   (SummEval only); elsewhere the printed G-Eval rows stay "not-released";
 - ``baselines``: its model-free baselines (:class:`Baselines`): the protocol that scores them,
@@ -127,6 +131,31 @@ class Prompts:
 
     released: Mapping[str, str] = field(default_factory=dict)
     folder: str | None = None
+
+
+#: The name of every benchmark's G-Eval prompt form (its ``prompts``), the default variant.
+GEVAL_PROMPT = "geval"
+
+
+@dataclass(frozen=True)
+class PromptVariant:
+    """A prompt of a benchmark beside its G-Eval form, whose reply is a Yes/No answer read as
+    a binary score (Yes 1, No 0): ``title`` as a reader sees it; ``source``, the sources id of
+    its released file (fetched and verified by SHA-256, never retyped); ``placeholders``, the
+    file's own placeholder -> the benchmark's text (a name of its ``texts``) filled there;
+    ``answers``, each answer word (compared case-folded, surrounding whitespace stripped) ->
+    its score."""
+
+    name: str
+    title: str
+    source: str
+    placeholders: Mapping[str, str]
+    answers: Mapping[str, int] = field(default_factory=lambda: {"yes": 1, "no": 0})
+
+    @property
+    def ratings(self) -> tuple[int, ...]:
+        """The binary scores its answers read as, lowest first (a ``level_probs`` scale)."""
+        return tuple(sorted(set(self.answers.values())))
 
 
 @dataclass(frozen=True)
@@ -219,6 +248,20 @@ class Benchmark:
     other_coefficients: tuple[str, ...] = ()
     resampling_key: str | None = None
     labels: BinaryLabels | None = None
+    prompt_variants: Mapping[str, PromptVariant] = field(default_factory=dict)
+
+    def prompt_variant(self, name: str) -> PromptVariant | None:
+        """The prompt variant ``name``: None for :data:`GEVAL_PROMPT` (its G-Eval form), else
+        the registered one; raise naming the valid names otherwise."""
+        if name == GEVAL_PROMPT:
+            return None
+        try:
+            return self.prompt_variants[name]
+        except KeyError:
+            valid = [GEVAL_PROMPT, *self.prompt_variants]
+            raise ValueError(
+                f"{self.title} has no prompt variant {name!r}: use one of {valid}"
+            ) from None
 
     @property
     def judged_text(self) -> str:
@@ -558,6 +601,14 @@ BENCHMARKS: dict[str, Benchmark] = {
                 # SummEdits' own table: balanced accuracy per domain (Laban et al. 2023)
                 statistics=("balanced_accuracy", "roc_auc"),
             ),
+            prompt_variants={
+                "yes-no": PromptVariant(
+                    name="yes-no",
+                    title="SummEdits' zero-shot Yes/No prompt (Laban et al. 2023)",
+                    source="summedits_prompt",
+                    placeholders={"[ARTICLE]": "Document", "[SUMMARY_SENTENCES]": "Summary"},
+                )
+            },
         ),
         Benchmark(
             name="writer_vs_llm",

@@ -19,7 +19,10 @@ what its entry says and what follows from it:
 - ``scale``: the scale of a ``scores`` run's numbers (:data:`SCALES`): ``raw`` (the
   judge's own scores) or ``rank-normal`` (MetricEval's transform of them);
 - ``prices``: the model's prices per million tokens (:class:`Prices`), for the judge card's
-  cost in USD, or None (the config gives none).
+  cost in USD, or None (the config gives none);
+- ``prompt_variant``: the benchmark's prompt the run sent (``geval``, its G-Eval form, or a
+  registered variant such as SummEdits' ``yes-no``, whose replies are Yes/No answers:
+  :attr:`JudgeSpec.answers`); its ``run:`` block sends it.
 
 Light on purpose: the workflow builds every spec when it is parsed.
 """
@@ -32,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from geval_repro.registry.benchmarks import Benchmark
+from geval_repro.registry.benchmarks import GEVAL_PROMPT, Benchmark
 from geval_repro.registry.formats import (
     CONTENT_RESULTS,
     CONTENT_TABLES,
@@ -147,7 +150,9 @@ class RunSpec:
     """A ``run:`` block with every default filled in (the flags of ``geval-repro judge``;
     docs/judge-runner.md). ``model`` is the local server's when the block has a
     ``server``; ``dimensions`` are every dimension of the benchmark unless the block names
-    some; ``prompts``: dimension -> a template file used instead of the default prompt.
+    some; ``prompts``: dimension -> a template file used instead of the default prompt;
+    ``prompt_variant``: the benchmark's prompt it sends (its G-Eval form, or a registered
+    variant: the judge entry's ``prompt_variant``, ``--prompt-variant``).
     ``on_cluster``: under a cluster profile its job runs on a compute node, asking for
     ``resources`` (default: with a ``server``, which the job then starts on that node);
     otherwise it runs on the submitting node (a hosted API that compute nodes may not
@@ -174,6 +179,7 @@ class RunSpec:
     se_target: float | None = RUN_DEFAULTS["se_target"]
     batch: int = RUN_DEFAULTS["batch"]
     prompts: Mapping[str, str] = field(default_factory=dict)
+    prompt_variant: str = GEVAL_PROMPT
     server: LocalServer | None = None
     on_cluster: bool = False
     resources: JobResources = field(default_factory=JobResources)
@@ -277,6 +283,13 @@ class JudgeSpec:
     run: RunSpec | None = None
     scale: Scale = "raw"
     prices: Prices | None = None
+    prompt_variant: str = GEVAL_PROMPT
+
+    @property
+    def answers(self) -> bool:
+        """Whether its prompt is a variant whose reply is a Yes/No answer (read by the
+        ``yes-no`` parser; its rating probabilities are over No 0 and Yes 1)."""
+        return self.benchmark.prompt_variant(self.prompt_variant) is not None
 
     @property
     def dimensions(self) -> tuple[str, ...]:

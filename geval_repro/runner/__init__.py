@@ -1,10 +1,12 @@
 """The judge runner: re-run G-Eval with any OpenAI-compatible model (``geval-repro judge``).
 
-- :mod:`.prompts`: prompt templates (released SummEval files, this toolkit's others), filling
-  them with an item's texts, and frozen evaluation steps with their content hash;
+- :mod:`.prompts`: prompt templates (released SummEval files, this toolkit's others, a
+  benchmark's released prompt variants), filling them with an item's texts, and frozen
+  evaluation steps with their content hash;
 - :mod:`.requests`: the Chat Completions request body of each mode, top-up requests and the
   first-position logit bias;
-- :mod:`.logprobs`: the rating distribution read from top log-probabilities;
+- :mod:`.logprobs`: the rating distribution read from top log-probabilities (a Yes/No
+  answer's: P(Yes));
 - :mod:`.cache`: the SQLite store of raw responses, keyed by the full request;
 - :mod:`.urls`: a server's base URL, checked (http or https, a host, a port, no credential);
 - :mod:`.keys`: which API key a server gets (never over plain HTTP to another machine), and

@@ -112,6 +112,7 @@ def run_options(
         "first_position": run.first_position,
         "se_target": run.se_target,
         "batch": run.batch,
+        "prompt_variant": run.prompt_variant,
     }
     return RunOptions(**{**options, **more})
 

@@ -18,6 +18,16 @@ generated token, each with ``top_logprobs``):
    the scale present, 0 where no candidate named it), and ``weighted_score`` =
    ``sum_s p(s) * s / sum_s p(s)`` from :func:`geval_repro.stats.weighted.weighted_score`.
 
+A prompt whose reply is a Yes/No answer (a benchmark's prompt variant, ``answers``: word ->
+binary score) is read the same way with its answer words as the ratings: the *answer
+position* is the first generated token whose text, whitespace stripped and case-folded, is
+``yes`` or ``no``; there every top candidate naming ``yes`` (``"Yes"``, ``" yes"``,
+``"YES"``, ``"\nYes"``, ...) adds its probability to Yes and every one naming ``no`` to No
+(a candidate with more than the word, e.g. ``"Yes,"`` or ``"Yesterday"``, names neither);
+``rating_probs`` is then ``{"0": p(No), "1": p(Yes)}`` renormalized, so the weighted score is
+P(Yes) = p(Yes) / (p(Yes) + p(No)), and ``off_scale_mass`` what the top candidates give to
+neither (plus everything outside the list).
+
 Over the ``n`` choices of one item (mode ``both``), the valid-rating probabilities and the
 off-scale mass are averaged over the choices that have a rating position (the choices share
 their distribution when they all start on the rating token, the usual case).
@@ -46,42 +56,56 @@ class RatingReading:
     off_scale_mass: float
 
 
-def _rating(token: str, ratings: Sequence[int]) -> int | None:
+def _rating(
+    token: str, ratings: Sequence[int], answers: Mapping[str, int] | None = None
+) -> int | None:
+    """The rating a token names (its stripped text a rating of ``ratings``), or with
+    ``answers`` the score of the answer word it names (stripped, case-folded); else None."""
     text = token.strip()
+    if answers is not None:
+        return answers.get(text.casefold())
     if not _DIGITS.fullmatch(text):
         return None
     value = int(text)
     return value if value in ratings else None
 
 
-def choice_rating_mass(content: Sequence[Mapping[str, Any]], ratings: Sequence[int]) -> dict | None:
+def choice_rating_mass(
+    content: Sequence[Mapping[str, Any]],
+    ratings: Sequence[int],
+    answers: Mapping[str, int] | None = None,
+) -> dict | None:
     """Valid-rating probabilities at the first rating token of one choice; None if it has none.
 
     ``content`` is ``choice["logprobs"]["content"]``. Returns ``{rating: probability}`` over
-    the ratings listed among that token's top candidates.
+    the ratings listed among that token's top candidates (with ``answers``: the answers'
+    scores, every listed spelling of a word summed).
     """
     for position in content:
-        if _rating(position["token"], ratings) is None:
+        if _rating(position["token"], ratings, answers) is None:
             continue
         mass: dict[int, float] = {}
         for candidate in position.get("top_logprobs") or []:
-            rating = _rating(candidate["token"], ratings)
+            rating = _rating(candidate["token"], ratings, answers)
             if rating is not None:
                 mass[rating] = mass.get(rating, 0.0) + math.exp(candidate["logprob"])
         if not mass:  # no top list: the sampled token is all we know
-            mass[_rating(position["token"], ratings)] = math.exp(position["logprob"])
+            mass[_rating(position["token"], ratings, answers)] = math.exp(position["logprob"])
         return mass
     return None
 
 
 def rating_reading(
-    choices: Sequence[Mapping[str, Any]], ratings: Sequence[int]
+    choices: Sequence[Mapping[str, Any]],
+    ratings: Sequence[int],
+    answers: Mapping[str, int] | None = None,
 ) -> RatingReading | None:
-    """The item's rating distribution from its choices' log-probabilities (None: no rating)."""
+    """The item's rating distribution from its choices' log-probabilities (None: no rating);
+    ``answers``: a Yes/No prompt's answer words -> scores (``ratings`` their scores)."""
     masses = []
     for choice in choices:
         content = (choice.get("logprobs") or {}).get("content") or []
-        mass = choice_rating_mass(content, ratings)
+        mass = choice_rating_mass(content, ratings, answers)
         if mass is not None:
             masses.append(mass)
     if not masses:

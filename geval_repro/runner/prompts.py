@@ -14,6 +14,16 @@ placeholder to a column of its tidy table (e.g. SummEval ``{{Document}}`` -> ``s
   starting with :data:`TOOLKIT_HEADER`, labels them as ours; that line is removed before
   sending, so the model sees only the template.
 
+- A benchmark's prompt variants (its registry entry's ``prompt_variants``: SummEdits'
+  zero-shot Yes/No prompt): the authors' released file, fetched through the sources registry
+  and verified against its pinned SHA-256 like SummEval's, never retyped nor shipped (its
+  licence, Apache-2.0, would allow shipping it with the licence text, but the project commits
+  no upstream file: it stays byte-exact and checkable against the upstream). The file writes
+  its own placeholders (``[ARTICLE]``, ``[SUMMARY_SENTENCES]``); :func:`read_template` with
+  the variant's ``placeholders`` reads each as the ``{{Name}}`` of the benchmark's text, so
+  the prompt sent is the file with each placeholder replaced by its text, as the authors'
+  code fills it.
+
 The ``sha256`` of a template is that of its file bytes (header included). A template
 without a placeholder of the item's texts (an empty file, or one without any ``{{...}}``)
 is refused before anything is sent (:func:`check_template`): every item would get the same
@@ -159,13 +169,23 @@ def template_text(path: Path) -> tuple[str, str]:
     return text, "released"
 
 
-def read_template(path: Path) -> Prompt:
+def read_template(path: Path, placeholders: Mapping[str, str] | None = None) -> Prompt:
     """Read a template file: drop the toolkit header line, attach verified frozen steps.
 
     A template with ``{{Evaluation Steps}}`` needs its ``.steps.json``; a steps file beside
     a template is always verified, so a tampered one stops the run either way.
+    ``placeholders``: a released file's own placeholders -> the ``{{Name}}`` each stands for
+    (a prompt variant's); a file that lacks one of them raises, naming it.
     """
     text, origin = template_text(path)
+    for own, name in (placeholders or {}).items():
+        if own not in text:
+            raise ValueError(
+                f"prompt {path} lacks its placeholder {own!r} (for {{{{{name}}}}}): not the "
+                "released file the benchmark's prompt variant names. Fix: restore the file "
+                "(it is fetched and verified by SHA-256), or give your own with --prompt"
+            )
+        text = text.replace(own, "{{" + name + "}}")
     stored = steps_path(path)
     steps = load_steps(stored) if stored.is_file() else None
     if STEPS_PLACEHOLDER in _PLACEHOLDER.findall(text) and steps is None:
@@ -194,6 +214,23 @@ def benchmark_prompt_path(
     if prompts.folder is None or not path.is_file():
         raise ValueError(f"no prompt for {benchmark}/{dimension}: expected {path}")
     return path
+
+
+def variant_prompt_path(
+    benchmark: str, variant: str, raw_dir: Path, mirror: Path | None = None
+) -> tuple[Path, Mapping[str, str]]:
+    """The released file of a benchmark's prompt variant (fetched and verified, from
+    ``mirror`` or ``$GEVAL_REPRO_MIRROR`` when set) and its placeholders; raise for a name
+    the benchmark does not register."""
+    registered = get_benchmark(benchmark).prompt_variant(variant)
+    if registered is None:
+        raise ValueError(f"{variant!r} is {benchmark}'s G-Eval form: use benchmark_prompt_path")
+    from geval_repro.files.fetch import fetch_source, resolve_mirror
+
+    path = fetch_source(
+        registered.source, raw_dir, mirror=resolve_mirror(mirror), progressbar=False
+    )
+    return path, registered.placeholders
 
 
 def steps_request_text(template: str) -> str:

@@ -45,7 +45,7 @@ from typing import Any
 
 from geval_repro.files.atomic import write_text
 from geval_repro.files.checkout import git_state
-from geval_repro.registry.benchmarks import Benchmark, get_benchmark
+from geval_repro.registry.benchmarks import GEVAL_PROMPT, Benchmark, get_benchmark
 from geval_repro.runner.cache import (
     CACHE_FILE,
     NO_SPACE,
@@ -75,7 +75,13 @@ from geval_repro.runner.probe import (
     probe,
     rating_token_ids,
 )
-from geval_repro.runner.prompts import Prompt, benchmark_prompt_path, check_template, read_template
+from geval_repro.runner.prompts import (
+    Prompt,
+    benchmark_prompt_path,
+    check_template,
+    read_template,
+    variant_prompt_path,
+)
 from geval_repro.runner.requests import (
     RequestParams,
     derived_seed,
@@ -143,6 +149,7 @@ class RunOptions:
     progress_seconds: float = 10.0
     se_target: float | None = None
     batch: int = 4
+    prompt_variant: str = GEVAL_PROMPT
 
     def __post_init__(self) -> None:
         numbers = {
@@ -156,6 +163,19 @@ class RunOptions:
                 raise ValueError(f"{flag} {value} is not a finite number")
         if self.api_key_env is not None:
             check_key_variable(self.api_key_env)  # before anything is read or written
+        if get_benchmark(self.benchmark).prompt_variant(self.prompt_variant) is not None:
+            if self.prompt_path is not None:
+                raise ValueError(
+                    f"--prompt-variant {self.prompt_variant} sends the benchmark's released "
+                    "prompt of that name: leave out --prompt (your own template), or the "
+                    "variant"
+                )
+            if self.first_position is not None:
+                raise ValueError(
+                    f"--first-position biases the first token towards the digits of a "
+                    f"rating; the {self.prompt_variant} prompt's answers are words: leave it "
+                    "out (its P(Yes) is read from the top log-probabilities at the answer)"
+                )
         if self.se_target is not None:
             if self.params.mode == "logprobs":
                 raise ValueError(
@@ -248,6 +268,14 @@ class Plan:
     rule: ChainRule | None = None  # how each item's replies are obtained (None: default)
     reader: Callable[[list[str]], list[float]] | None = None  # adaptive: replies -> ratings
     se_target: float | None = None
+    answers: Mapping[str, int] | None = None  # a Yes/No prompt variant's answer words
+
+    @property
+    def parsers(self) -> tuple[str, ...]:
+        """The parsers the pipeline's tables read the replies with (the manifest's
+        ``reply_parsers``): ``yes-no`` for a Yes/No prompt, ``final`` too for a reasoning
+        model's (:func:`geval_repro.scoring.parse.reply_parsers`)."""
+        return reply_parsers(self.fields.reasoning, self.answers is not None)
 
     @property
     def groups(self) -> list[list[Item]]:
@@ -389,17 +417,24 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
     :attr:`Plan.questions` instead, and the bodies lack it."""
     benchmark = get_benchmark(options.benchmark)
     dimension = benchmark.dimension(options.dimension)
-    path = options.prompt_path or benchmark_prompt_path(
-        benchmark.name, dimension.name, options.raw_dir, options.mirror
-    )
-    prompt = read_template(Path(path))
+    variant = benchmark.prompt_variant(options.prompt_variant)
+    placeholders = None
+    if variant is not None:
+        path, placeholders = variant_prompt_path(
+            benchmark.name, variant.name, options.raw_dir, options.mirror
+        )
+    else:
+        path = options.prompt_path or benchmark_prompt_path(
+            benchmark.name, dimension.name, options.raw_dir, options.mirror
+        )
+    prompt = read_template(Path(path), placeholders)
     check_template(prompt, benchmark.texts)
     table = load_items_table(benchmark, options.raw_dir, options.processed, options.mirror)
     if options.sample is not None:
         table = sample_inputs(table, benchmark, options.sample, options.seed)
     if options.limit is not None:
         table = table.iloc[: options.limit]
-    logit_bias, questions = _rating_bias(options, dimension.ratings, ask)
+    logit_bias, questions = _rating_bias(options, dimension.ratings, ask)  # None: a variant
     fields = _stored_fields(options.cache_folder, fields_key(options))
     keys = list(benchmark.item_keys)
     columns = list(benchmark.texts.values())
@@ -412,14 +447,19 @@ def build_plan(options: RunOptions, ask: bool = True) -> Plan:
         group = hashlib.sha256(str(values[shared]).encode("utf-8")).hexdigest()
         prompt_text = prompt.fill(texts, str(item_keys))
         items.append(_item(options, item_keys, prompt_text, group, logit_bias, fields))
-    plan = Plan(benchmark, prompt, items, options.server, dimension.ratings, logit_bias, questions)
+    ratings = dimension.ratings if variant is None else variant.ratings
+    plan = Plan(benchmark, prompt, items, options.server, ratings, logit_bias, questions)
+    plan.answers = None if variant is None else dict(variant.answers)
     _adapt(plan, options, fields)
     return plan
 
 
-def adaptive_parser(fields: ServerFields) -> str:
-    """The parser adaptive sampling reads ratings with: ``final`` for a reasoning model's
-    long replies, else ``tolerant`` (an unread reply is left out)."""
+def adaptive_parser(fields: ServerFields, answers: bool = False) -> str:
+    """The parser adaptive sampling reads ratings with: ``yes-no`` for a Yes/No prompt's
+    answers, ``final`` for a reasoning model's long replies, else ``tolerant`` (an unread
+    reply is left out)."""
+    if answers:
+        return "yes-no"
     return "final" if fields.reasoning else "tolerant"
 
 
@@ -436,7 +476,7 @@ def _adapt(plan: Plan, options: RunOptions, fields: ServerFields) -> None:
     from geval_repro.scoring.parse import read
 
     parser, target, batch, most = (
-        adaptive_parser(fields),
+        adaptive_parser(fields, plan.answers is not None),
         options.se_target,
         options.batch,
         options.params.n,
@@ -477,6 +517,7 @@ def with_fields(options: RunOptions, plan: Plan, fields: ServerFields) -> Plan:
         plan.benchmark, plan.prompt, items, plan.server, plan.ratings, plan.logit_bias,
         plan.questions,
     )  # fmt: skip
+    rebuilt.answers = plan.answers
     _adapt(rebuilt, options, fields)
     return rebuilt
 
@@ -648,7 +689,7 @@ def adaptive_record(
         "se_target": options.se_target,
         "batch": options.batch,
         "max_n": options.params.n,
-        "parser": adaptive_parser(plan.fields),
+        "parser": adaptive_parser(plan.fields, plan.answers is not None),
         "items": len(done),
         "replies_per_item": {str(k): v for k, v in sorted(used.items())},
         "mean_replies": round(sum(a["n"] for a in done) / len(done), 4) if done else None,
@@ -800,11 +841,28 @@ def item_record(
             "stopped": "target" if sure else "maximum",
         }
     if logprobs:
-        reading = rating_reading(choices, plan.ratings)
+        reading = rating_reading(choices, plan.ratings, plan.answers)
         record["level_probs"] = None if reading is None else reading.rating_probs
         record["weighted_score"] = None if reading is None else reading.weighted_score
         record["off_scale_mass"] = None if reading is None else reading.off_scale_mass
     return record
+
+
+def p_yes_record(plan: Plan, logprobs: bool) -> str | None:
+    """What the manifest says of a Yes/No prompt's P(Yes) (None for a rating prompt): read
+    from the log-probabilities, or none, and why."""
+    if plan.answers is None:
+        return None
+    if not logprobs:
+        return (
+            "none: mode sample asks for no log-probabilities, so no item has a P(Yes) (run "
+            "--mode both or logprobs on a server that returns top_logprobs)"
+        )
+    return (
+        "each item's weighted_score: p(Yes) / (p(Yes) + p(No)) over the top log-probabilities "
+        "at its first answer token, every spelling of each word summed; null where no answer "
+        "token was generated (see coverage)"
+    )
 
 
 def _checkout() -> dict[str, Any]:
@@ -1083,7 +1141,13 @@ def run_judge(
             "request_parameters": options.params.as_dict(),
             "request_fields": request_fields(options, plan),
             # the parsers the pipeline's tables read the replies with (final: a reasoning model)
-            "reply_parsers": list(reply_parsers(plan.fields.reasoning)),
+            "reply_parsers": list(plan.parsers),
+            # the prompt's form: the benchmark's G-Eval prompt, or a registered variant whose
+            # reply is a Yes/No answer (judge_scale 0-1: No 0, Yes 1; its log-probabilities
+            # give P(Yes), the weighted score; none without log-probabilities)
+            "prompt_variant": options.prompt_variant,
+            "answers": plan.answers,
+            "p_yes": p_yes_record(plan, options.params.wants_logprobs),
             "seed": options.seed,
             "n_obtained": _n_obtained(chains, options.params.n, options.topup_logprobs),
             "adaptive": adaptive_record(options, plan, records),

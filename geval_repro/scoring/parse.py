@@ -1,6 +1,6 @@
 """Parse a judge's raw replies into numeric scores.
 
-Two parsers, both vectorized over a pandas Series of replies:
+The parsers (:data:`ALL_PARSERS`), each vectorized over a pandas Series of replies:
 
 ``original``
     Exactly the released ``meta_eval_summeval.py`` of nlpyang/geval::
@@ -43,7 +43,19 @@ Two parsers, both vectorized over a pandas Series of replies:
     and left out of the item's mean, as for ``tolerant``. A one-token reply (``"4"``) is read
     as ``tolerant`` reads it.
 
-All read numbers with Python's ``float()``, as the released script does (``\\d`` is
+``yes-no``
+    For a prompt that asks for a Yes/No answer (SummEdits' zero-shot prompt, a benchmark's
+    ``prompt_variants``): the answer the reply opens with, as that prompt asks ("Start your
+    answer explicitly with Yes or No"), read as a binary score, Yes 1.0 and No 0.0. Text up
+    to a closing ``</think>`` is dropped; then leading whitespace and markdown or quote marks
+    (``*``, ``_``, ``#``, ``>``, ``"``, ``'``, `````, ``-``) and an optional label
+    ``Answer:``; then the word ``yes`` or ``no`` in any case, not followed by a letter or
+    digit (``"Yes."``, ``"**No**, the second sentence..."``, ``"answer: yes"``). A reply that
+    opens otherwise is unparsed (NaN) and left out of the item's mean, never guessed: a ``no``
+    inside a sentence ("there is no evidence ...") is not an answer. The judge scale is not
+    read (the answer is binary).
+
+The rating parsers read numbers with Python's ``float()``, as the released script does (``\\d`` is
 Python's Unicode digit class, which ``float()`` also accepts).
 """
 
@@ -57,19 +69,27 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import judge_scale
 
-Parser = Literal["original", "tolerant", "final"]
+Parser = Literal["original", "tolerant", "final", "yes-no"]
 
 #: The parsers every run's tables read its replies with, side by side.
 PARSERS: tuple[Parser, ...] = ("original", "tolerant")
-#: Every parser: ``final`` reads long replies (a reasoning model's) for their last rating.
-ALL_PARSERS: tuple[Parser, ...] = (*PARSERS, "final")
+#: The parser of a prompt whose reply is a Yes/No answer (a benchmark's prompt variant).
+ANSWER_PARSERS: tuple[Parser, ...] = ("yes-no",)
+#: The parsers of a rating: ``final`` reads long replies (a reasoning model's) for their last
+#: rating.
+RATING_PARSERS: tuple[Parser, ...] = (*PARSERS, "final")
+#: Every parser: the rating parsers, then ``yes-no`` (a Yes/No answer).
+ALL_PARSERS: tuple[Parser, ...] = (*RATING_PARSERS, *ANSWER_PARSERS)
 
 
-def reply_parsers(reasoning: bool) -> tuple[Parser, ...]:
-    """The parsers a run's tables read its replies with: :data:`PARSERS`, and ``final``
-    beside them for a reasoning model's long replies (the released parser reads their first
-    number, rarely the rating)."""
-    return ALL_PARSERS if reasoning else PARSERS
+def reply_parsers(reasoning: bool, answers: bool = False) -> tuple[Parser, ...]:
+    """The parsers a run's tables read its replies with: :data:`ANSWER_PARSERS` for a prompt
+    whose reply is a Yes/No answer (``answers``); else :data:`PARSERS`, and ``final`` beside
+    them for a reasoning model's long replies (the released parser reads their first number,
+    rarely the rating)."""
+    if answers:
+        return ANSWER_PARSERS
+    return RATING_PARSERS if reasoning else PARSERS
 
 
 def parsers_in(items: pd.DataFrame) -> tuple[Parser, ...]:
@@ -149,6 +169,18 @@ def _final_read(replies: pd.Series, dimension: str, benchmark: str) -> pd.Series
     return pd.Series([last(text) for text in replies.astype(str)], index=replies.index)
 
 
+_YES_NO = re.compile(
+    r"""^[\s*_#>"'`-]*(?:answer\s*:\s*[\s*_"'`]*)?(yes|no)(?![^\W_])""", re.IGNORECASE
+)
+
+
+def _yes_no_read(replies: pd.Series) -> pd.Series:
+    """1.0 for a reply opening with Yes, 0.0 with No, NaN otherwise (module docstring)."""
+    texts = replies.astype(str).str.rsplit("</think>", n=1).str[-1]
+    answers = texts.str.extract(_YES_NO, expand=False).str.lower()
+    return answers.map({"yes": 1.0, "no": 0.0}).astype("float64")
+
+
 def read(
     replies: pd.Series, dimension: str, parser: Parser, benchmark: str
 ) -> tuple[pd.Series, pd.Series]:
@@ -156,8 +188,8 @@ def read(
 
     ``benchmark`` and ``dimension`` select the judge scale (an unknown pair raises).
     ``unread`` is True where the parser did not read a reply: for ``original`` the replies
-    its regex or ``float()`` failed on, which score 0.0 and still count; for ``tolerant`` the
-    replies it leaves out, which score NaN.
+    its regex or ``float()`` failed on, which score 0.0 and still count; for the others the
+    replies they leave out, which score NaN.
     """
     check_replies(replies)
     judge_scale(benchmark, dimension)
@@ -170,6 +202,8 @@ def read(
         number = _original_read(distinct)
     elif parser == "final":
         number = _final_read(distinct, dimension, benchmark)
+    elif parser == "yes-no":
+        number = _yes_no_read(distinct)
     else:
         number = _tolerant_read(distinct, dimension, benchmark)
     number = pd.Series(number.to_numpy(dtype=float)[codes], index=replies.index, name=replies.name)

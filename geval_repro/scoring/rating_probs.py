@@ -70,12 +70,19 @@ def rating_scores(rating_probs: pd.DataFrame) -> pd.DataFrame:
     return out.loc[:, columns]
 
 
-def rating_results(scores: pd.DataFrame, threshold: float) -> pd.DataFrame:
+def rating_results(
+    scores: pd.DataFrame, threshold: float, scale: tuple[int, int] | None = None
+) -> pd.DataFrame:
     """Per-item results in the shape G-Eval libraries report: the rating distribution
     (``p_<rating>``), the expected rating (``probs``, Eq. 1), the most likely rating, the score
-    normalized to 0-1 on the judge scale, and ``passed`` (normalized score >= ``threshold``;
-    empty where the item has no score)."""
-    normalized = rollups.normalized(scores["probs"], scores).to_numpy(dtype=float)
+    normalized to 0-1 on the judge scale (``scale`` when the ratings are not the dimension's
+    judge scale: a Yes/No prompt's 0-1, whose expected rating is P(Yes)), and ``passed``
+    (normalized score >= ``threshold``; empty where the item has no score)."""
+    if scale is None:
+        normalized = rollups.normalized(scores["probs"], scores).to_numpy(dtype=float)
+    else:
+        low, high = scale
+        normalized = ((scores["probs"] - low) / (high - low)).to_numpy(dtype=float)
     passed = pd.array(
         np.where(np.isnan(normalized), pd.NA, normalized >= threshold), dtype="boolean"
     )

@@ -47,7 +47,7 @@ from geval_repro.registry.benchmarks import AVERAGES, average_of, get_benchmark
 from geval_repro.registry.judges import JudgeSpec, Scale
 from geval_repro.scoring.diagnostics import reply_diagnostics
 from geval_repro.scoring.pairing import paired_items, paired_matrices
-from geval_repro.scoring.parse import ALL_PARSERS, PARSERS, parsers_in
+from geval_repro.scoring.parse import ALL_PARSERS, ANSWER_PARSERS, PARSERS, parsers_in
 from geval_repro.scoring.rating_probs import RATING_SCORES, rating_results, rating_scores
 from geval_repro.scoring.rollups import rollup
 from geval_repro.stats.invariance import order_only
@@ -63,6 +63,16 @@ ONE_REPLY_SCORES = ("first", "mode")
 RATING_VARIANTS = {
     "probs": "probability-weighted rating (Eq. 1)",
     "top_rating": "most likely rating",
+}
+#: The score variants of a run whose prompt asks for a Yes/No answer (a benchmark's prompt
+#: variant; Yes 1, No 0): its replies' answers (the ``yes-no`` parser) and its
+#: log-probabilities' P(Yes) = p(Yes) / (p(Yes) + p(No)) at the answer token.
+ANSWER_VARIANTS = {
+    "mean": "yes/no answer, mean of {n} replies",
+    "first": "yes/no answer, first reply",
+    "mode": "yes/no answer, most frequent (ties: No)",
+    "probs": "P(Yes)",
+    "top_rating": "more likely answer (Yes where P(Yes) > 0.5)",
 }
 #: The coefficients of the mean-vs-one-reply tests: the rank coefficients (the paper's
 #: SummEval coefficients), which read a single reply's many tied integer ratings as ties.
@@ -410,10 +420,12 @@ def tables_without_human_scores(
     probabilities. ``processed``: the run's processed tables by name."""
     tables = {}
     if "replies" in spec.contents:
-        tables["diagnostics"] = reply_diagnostics(processed["replies"])
+        parsers = ANSWER_PARSERS if spec.answers else PARSERS
+        tables["diagnostics"] = reply_diagnostics(processed["replies"], parsers)
     if "rating_probs" in spec.contents:
         scores = rating_scores(processed["rating_probs"])
-        tables["rating_items"] = rating_results(scores, pass_threshold)
+        scale = (0, 1) if spec.answers else None  # a Yes/No prompt's P(Yes)
+        tables["rating_items"] = rating_results(scores, pass_threshold, scale)
     return tables
 
 
@@ -536,6 +548,9 @@ def score_variants(
     its correlation rows. ``processed``: the run's processed tables by name
     (``item_scores`` for a run with replies, ``rating_probs``, ``scores``)."""
     contents = spec.contents
+    if spec.answers:
+        yield from _answer_variants(spec, processed)
+        return
     if "replies" in contents:
         items = processed["item_scores"]
         mean_name, _ = mean_label(items)
@@ -549,6 +564,32 @@ def score_variants(
             yield variant, scores, score
     if "item_scores" in contents:
         yield SCORES_VARIANTS[spec.scale], processed["scores"], "score"
+
+
+def _answer_variants(
+    spec: JudgeSpec, processed: Mapping[str, pd.DataFrame]
+) -> Iterator[tuple[str, pd.DataFrame, str]]:
+    """:func:`score_variants` of a run whose prompt asks for a Yes/No answer
+    (:data:`ANSWER_VARIANTS`): the ``yes-no`` parser's mean, first and modal answer (the
+    mean's n the most replies an item has, "available" when items have fewer), P(Yes) and
+    the more likely answer."""
+    if "replies" in spec.contents:
+        items = processed["item_scores"]
+        items = items[items["parser"].isin(ANSWER_PARSERS)]
+        if items.empty:
+            raise ValueError(
+                f"{spec.name}: its prompt variant {spec.prompt_variant!r} asks for a Yes/No "
+                "answer, but its item scores hold no yes-no parser's rows: rebuild them "
+                "(rule judge_item_scores)"
+            )
+        counts = items["n_replies"]
+        n = str(int(counts.max())) if counts.min() == counts.max() else "the available"
+        for score in ("mean", *ONE_REPLY_SCORES):
+            yield ANSWER_VARIANTS[score].format(n=n), items, score
+    if "rating_probs" in spec.contents:
+        scores = rating_scores(processed["rating_probs"])
+        for score in RATING_VARIANTS:
+            yield ANSWER_VARIANTS[score], scores, score
 
 
 def subset_average_rows(

@@ -12,6 +12,7 @@ rule judge_item_scores:
         judge=one_of(TARGETS.with_replies),
     params:
         judges=lambda wildcards: [wildcards.judge],
+        answers=lambda wildcards: SPECS[wildcards.judge].answers,
     log:
         LAYOUT.log("judges", "{judge}_item_scores"),
     run:
@@ -24,6 +25,7 @@ rule judge_item_scores:
             replies_path=input[0],
             out=output[0],
             manifests=list(input.manifests),
+            answers=params.answers,
         )
 
 
