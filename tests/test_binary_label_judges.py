@@ -98,6 +98,10 @@ def test_judged_domain_against_scipy_and_hand_values(rows: pd.DataFrame) -> None
     assert (bacc["n_items"], bacc["n_positive"], bacc["n_documents"]) == (6, 3, 3)
     assert bacc["n_threshold_items"] == 4
     assert "partial run: a score for 19 of 30 items" in bacc["note"]
+    # 3 documents: no interval, as a correlation row on fewer than 10 bootstrap units
+    for row in (auc, bacc):
+        assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+        assert "no CI: the value rests on 3 documents, fewer than the 10" in row["note"]
     assert len(_table()) == 4 + 7 + 5 + 4 + 2 * len(OTHERS) == 30
     assert set(rows["status"]) == {"fixture"}
     assert set(rows["metric"]) == {"fixture-judge"}

@@ -16,6 +16,7 @@ uniform draw, seeded by the config): both have expected ROC AUC and balanced acc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -25,7 +26,7 @@ import pandas as pd
 from geval_repro.registry.benchmarks import Benchmark, BinaryLabels
 from geval_repro.stats.binary import document_weights, fit_threshold
 from geval_repro.stats.registry import BINARY_STATISTICS
-from geval_repro.tables.rows import join_notes
+from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS, few_units_note, join_notes
 
 #: The columns of the binary-label table, one row per (benchmark, dimension, metric,
 #: variant, domain, statistic).
@@ -75,6 +76,15 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     tail = (1 - CONFIDENCE) / 2 * 100
     low, high = np.percentile(defined, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def _few_documents(n_documents: int) -> str:
+    """The note of a value without an interval: its test split's documents are fewer than
+    the bootstrap needs (:data:`~geval_repro.tables.rows.MIN_BOOTSTRAP_UNITS`, as for the
+    correlation rows); "" when they are enough."""
+    if n_documents >= MIN_BOOTSTRAP_UNITS:
+        return ""
+    return few_units_note(n_documents, "inputs")
 
 
 def _partial_note(n_scored: int, n_items: int) -> str:
@@ -221,9 +231,10 @@ def binary_label_rows(
             "n_documents": int(table.loc[tested, labels.resampling_key].nunique()),
             "status": status,
         }
+        few = _few_documents(base["n_documents"])
         for name, entry in BINARY_STATISTICS.items():
             result = statistics[name]
-            low, high = _interval(result.distribution)
+            low, high = _interval(result.distribution) if not few else (math.nan, math.nan)
             values[name].append(result.value)
             resampled[name].append(result.distribution)
             records.append(
@@ -235,20 +246,25 @@ def binary_label_rows(
                     "ci_high": high,
                     "threshold": float("nan") if result.threshold is None else result.threshold,
                     "n_threshold_items": int(fit.sum()) if entry.thresholded else 0,
-                    "note": join_notes(note, partial, result.why),
+                    "note": join_notes(note, partial, result.why or few),
                 }
             )
     n_domains = len(labels.domains)
     tested_all = scored & (table[labels.split_key] == labels.tested_split).to_numpy()
+    documents_all = int(table.loc[tested_all, labels.resampling_key].nunique())
+    few_all = _few_documents(documents_all)
     for name, entry in BINARY_STATISTICS.items():
         n_valued = int(np.isfinite(values[name]).sum())
         if n_valued == n_domains:
             value = float(np.mean(values[name]))
-            low, high = _interval(np.mean(resampled[name], axis=0))
-            why = (
+            low, high = (
+                _interval(np.mean(resampled[name], axis=0)) if not few_all else (math.nan,) * 2
+            )
+            why = join_notes(
                 f"mean of the {n_domains} domains' values (each domain's own threshold)"
                 if entry.thresholded
-                else f"mean of the {n_domains} domains' values"
+                else f"mean of the {n_domains} domains' values",
+                few_all,
             )
         else:
             value, low, high = float("nan"), float("nan"), float("nan")
@@ -267,7 +283,7 @@ def binary_label_rows(
                 "threshold": float("nan"),
                 "n_items": int(tested_all.sum()),
                 "n_positive": int(truth[tested_all].sum()),
-                "n_documents": int(table.loc[tested_all, labels.resampling_key].nunique()),
+                "n_documents": documents_all,
                 "n_threshold_items": int((scored & ~tested_all).sum()) if entry.thresholded else 0,
                 "status": status,
                 "note": join_notes(note, partial, why),
