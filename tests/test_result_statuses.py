@@ -28,7 +28,7 @@ def _run_statuses() -> dict[str, str]:
 
 def test_the_mirrored_run_has_toolkit_runs_to_check() -> None:
     statuses = _run_statuses()
-    assert sum(s == "toolkit-run" for s in statuses.values()) == 9, statuses
+    assert sum(s == "toolkit-run" for s in statuses.values()) == 10, statuses
 
 
 def test_every_row_resting_on_a_judge_run_carries_its_status() -> None:

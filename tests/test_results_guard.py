@@ -50,6 +50,7 @@ def test_the_newcomers_follow_up_command_is_refused_naming_what_they_meant(tmp_p
             "sfhot",
             "sfres",
             "summedits",
+            "summedits-yes-no",
             "summeval",
             "topical-chat",
             "writer-vs-llm",
