@@ -56,7 +56,11 @@ def test_the_local_model_config_is_valid_and_sized_for_two_cores():
             assert spec.run.limit is None
             assert targets.threads(name) == 2
         else:  # labelled subsets, two one-thread servers side by side
-            assert spec.run.mode == "both" and spec.run.n == 20
+            # G-Eval's forms with 20 replies, SummEdits' Yes/No prompt with 5 (its answer is
+            # read from the reply's first word, P(Yes) from one distribution:
+            # docs/local-model.md)
+            replies = 5 if spec.prompt_variant == "yes-no" else 20
+            assert spec.run.mode == "both" and spec.run.n == replies
             assert (spec.run.limit is None) is (spec.run.sample is not None)  # one subset
             assert targets.threads(name) == 1
             if spec.run.sample is not None:  # a seeded subset: its seed is the run's
