@@ -145,7 +145,8 @@ def binary_card_figure(
     """Per dimension, its two statistics (balanced accuracy, ROC AUC; means over domains) on
     one line each: the judge with its interval, the best baseline (on all test items; the
     interval of its balanced accuracy); chance (0.5, what the constant and random reference
-    rows score) as a line; a statistic without a value says why on its line."""
+    rows score) as a line; a statistic without a value says why on its line, the baseline
+    still drawn."""
     lines: list[tuple[str, pd.Series, str]] = []
     for _, row in rows.iterrows():
         lines.append((f"{row['dimension']}: balanced accuracy", row, "value"))
@@ -161,19 +162,19 @@ def binary_card_figure(
         n = with_n("", row["n_items"], row["full_n"]).strip()
         ticks.append(wrap_lines(f"{label} {n}".strip(), 30))
         if value is None:
-            ax.text(0.02, i, wrap_lines(str(row[column]), 70), va="center", fontsize=8)
-            continue
-        low, high = (as_float(row[c]) for c in judge_cells[column])
-        ax.plot(
-            [value],
-            [i - 0.15],
-            "o",
-            color="#1f4e9c",
-            label=None if drawn["judge"] else "judge",
-        )
-        drawn["judge"] = True
-        if low is not None and high is not None:
-            ax.plot([low, high], [i - 0.15, i - 0.15], color="#1f4e9c", linewidth=1.4)
+            ax.text(0.02, i - 0.15, wrap_lines(str(row[column]), 70), va="center", fontsize=8)
+        else:
+            low, high = (as_float(row[c]) for c in judge_cells[column])
+            ax.plot(
+                [value],
+                [i - 0.15],
+                "o",
+                color="#1f4e9c",
+                label=None if drawn["judge"] else "judge",
+            )
+            drawn["judge"] = True
+            if low is not None and high is not None:
+                ax.plot([low, high], [i - 0.15, i - 0.15], color="#1f4e9c", linewidth=1.4)
         base = as_float(row[baseline_cells[column]])
         if base is not None:
             ax.plot(
