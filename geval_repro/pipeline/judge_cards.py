@@ -23,7 +23,7 @@ from geval_repro.report.judge_card import card_figure, card_markdown, card_title
 from geval_repro.report.table_files import write_pair
 from geval_repro.scoring.sweep import SWEEP_COLUMNS
 from geval_repro.tables import alt_test, biases, power, soft_pairwise
-from geval_repro.tables.judge_cards import card_rows
+from geval_repro.tables.judge_cards import card_rows, labelled_rows
 from geval_repro.tables.llm_preference import run_model
 from geval_repro.tables.paired_tests import Scored, baseline_metrics, judge_metrics
 
@@ -157,7 +157,9 @@ CARDS_LEGEND = (
     "correlation at the benchmark's level with its interval, the best baseline and the "
     "difference, the human ceiling (its range over the annotators), the alternative annotator "
     "test beside its reference rows, soft pairwise accuracy; a statistic that does not apply "
-    "says why in its cell; n beside every number below the benchmark's full n."
+    "says why in its cell; n beside every number below the benchmark's full n. A run on binary "
+    "labels (SummEdits): coefficient balanced_accuracy, its mean over domains in value (ROC AUC "
+    "beside it), the best baseline's and the references' means (binary_labels.csv)."
 )
 
 
@@ -170,6 +172,8 @@ def judge_cards(
     preference_manifests: Mapping[str, PathLike],
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
+    labelled: Mapping[str, JudgeSpec] | None = None,
+    binary_labels: PathLike | None = None,
 ) -> None:
     """The judge cards' table (``<stem>.csv|.md``) and each judge's card and figure
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
@@ -182,11 +186,18 @@ def judge_cards(
     model, :mod:`geval_repro.tables.llm_preference`). ``specs``,
     ``processed``: the judges on benchmarks with human scores; their headline variant is
     the first of their compared score variants
-    (:func:`~geval_repro.tables.paired_tests.judge_metrics`)."""
-    headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in specs.items()}
+    (:func:`~geval_repro.tables.paired_tests.judge_metrics`). ``labelled``: the judges on
+    benchmarks of binary human labels (their processed tables in ``processed`` too), their
+    rows from the binary-label table ``binary_labels``
+    (:func:`~geval_repro.tables.judge_cards.labelled_rows`)."""
+    labelled = labelled or {}
+    every = {**specs, **labelled}
+    headline = {judge: _headline(spec, processed[judge]).variant for judge, spec in every.items()}
     preference_runs = {
         judge: run_model(_read_json(path)) for judge, path in preference_manifests.items()
     }
+    preference_tables = {name: pd.read_csv(path) for name, path in preferences.items()}
+    parsed = {judge: _read_json(path) for judge, path in manifests.items()}
     table = card_rows(
         specs,
         headline,
@@ -194,19 +205,31 @@ def judge_cards(
         pd.read_csv(tables["reruns"])
         if "reruns" in tables
         else pd.DataFrame(columns=RERUN_COLUMNS),
-        {judge: _read_json(path) for judge, path in manifests.items()},
+        parsed,
         pd.read_csv(tables["sweep"])
         if "sweep" in tables
         else pd.DataFrame(columns=list(SWEEP_COLUMNS)),
         preference_runs=preference_runs,
-        preferences={name: pd.read_csv(path) for name, path in preferences.items()},
+        preferences=preference_tables,
     )
+    if labelled:
+        if binary_labels is None:
+            raise ValueError("judge cards: runs on binary labels but no binary-label table")
+        binary = labelled_rows(
+            labelled,
+            headline,
+            pd.read_csv(binary_labels),
+            parsed,
+            preference_runs=preference_runs,
+            preferences=preference_tables,
+        )
+        table = pd.concat([table, binary], ignore_index=True)
     write_pair(table, stem, legend=CARDS_LEGEND)
     for judge, (markdown, png, svg) in cards.items():
         rows = table[table["judge"] == judge]
         log.info("card %s: %d dimensions, variant %s", judge, len(rows), headline[judge])
-        card_figure(rows, card_title(specs[judge].label, rows), png, svg)
-        write_text(markdown, card_markdown(judge, specs[judge].label, rows, judge))
+        card_figure(rows, card_title(every[judge].label, rows), png, svg)
+        write_text(markdown, card_markdown(judge, every[judge].label, rows, judge))
 
 
 def _metrics(

@@ -244,7 +244,7 @@ def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
         )
         for table in spec.result_tables
     }
-    if spec.benchmark.has_human_scores:
+    if spec.benchmark.has_human_scores or spec.benchmark.labels is not None:
         pages[layout.report / "figures" / "judges" / judge / "card.png"] = Page(
             "figure",
             layout.judge_card(judge)[1],

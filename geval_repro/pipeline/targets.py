@@ -178,6 +178,12 @@ class Targets:
         return [n for n, spec in self.judges.items() if spec.benchmark.labels is not None]
 
     @property
+    def carded(self) -> list[str]:
+        """The runs that get a judge card: those of :attr:`correlated`, then of
+        :attr:`labelled`."""
+        return [*self.correlated, *self.labelled]
+
+    @property
     def scored(self) -> list[str]:
         """The runs of per-item scores (format ``scores``)."""
         return [name for name, spec in self.judges.items() if "item_scores" in spec.contents]

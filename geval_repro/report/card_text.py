@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.tables.judge_cards import BINARY_COEFFICIENT
 
 
 def as_float(value: object) -> float | None:
@@ -81,6 +82,34 @@ def verdict(row: pd.Series) -> str:
     return text
 
 
+def binary_board(rows: pd.DataFrame) -> list[str]:
+    """The leaderboard lines of a benchmark of binary labels: every run by dimension, its
+    balanced accuracy (mean over domains, with n below the full n, and its interval), ROC
+    AUC, the best baseline's balanced accuracy and chance; best first."""
+    lines = [
+        "| judge | dimension | balanced accuracy, mean over domains [95 % CI] | ROC AUC | "
+        "best baseline | chance |",
+        "|---|---|---|---|---|---|",
+    ]
+    order = rows.assign(_v=[as_float(v) for v in rows["value"]]).sort_values(
+        ["dimension", "_v"], ascending=[True, False], kind="stable"
+    )
+    for _, row in order.iterrows():
+        value = with_n(number(row["value"]), row["n_items"], row["full_n"])
+        if as_float(row["ci_low"]) is not None:
+            value += f" [{number(row['ci_low'])}, {number(row['ci_high'])}]"
+        baseline = (
+            f"{row['baseline']}: {number(row['baseline_value_full'])}"
+            if isinstance(row["baseline"], str)
+            else "–"
+        )
+        lines.append(
+            f"| {row['judge']} | {row['dimension']} | {value} | {number(row['roc_auc'])} | "
+            f"{baseline} | 0.5 |"
+        )
+    return lines
+
+
 CONSTANT_MARK = (
     "\\* the constant at the median rating passes too on that dimension: the test cannot tell "
     "judges apart there."
@@ -91,10 +120,14 @@ def leaderboard(cards: pd.DataFrame) -> str:
     """Per benchmark, every judge by dimension: its Spearman correlation (with n below the
     full n), the alt-test verdict and advantage probability rho, and SPA (with its systems and
     documents where they are fewer than the humans' ranking has); best correlation first. A
-    verdict where the constant passes too is starred, the star explained."""
+    verdict where the constant passes too is starred, the star explained. A benchmark of
+    binary labels lists its runs by balanced accuracy (:func:`binary_board`)."""
     lines: list[str] = []
     for name, rows in cards.groupby("benchmark", sort=False):
         title = get_benchmark(str(name)).title
+        if (rows["coefficient"] == BINARY_COEFFICIENT).all():
+            lines += [f"#### {title}", "", *binary_board(rows), ""]
+            continue
         lines += [
             f"#### {title}",
             "",

@@ -4,7 +4,8 @@
 
 The card leads, per dimension, with the judge's alternative-annotator-test rho against the
 constant judge's (a constant at the median rating), then its verdict, the figure, and every
-number with its n and source. Cells below the benchmark's full n show their n. The
+number with its n and source (a run on binary labels: :mod:`.binary_card`). Cells below
+the benchmark's full n show their n. The
 leaderboard of every judge per benchmark is :func:`geval_repro.report.card_text.leaderboard`.
 """
 
@@ -16,10 +17,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from geval_repro.registry.benchmarks import get_benchmark, title_of
+from geval_repro.report.binary_card import binary_card_figure, binary_card_markdown
 from geval_repro.report.card_text import as_float, replies_text, usd_text, verdict
 from geval_repro.report.card_text import number as _number
 from geval_repro.report.card_text import with_n as _with_n
 from geval_repro.report.figures import save_figure, wrap_lines
+from geval_repro.tables.judge_cards import BINARY_COEFFICIENT
 
 INDEPENDENCE = (
     "The alternative annotator test and the correlations' tests treat the items as "
@@ -98,6 +101,11 @@ def preference_lines(rows: pd.DataFrame) -> list[str]:
     return lines
 
 
+def is_binary(rows: pd.DataFrame) -> bool:
+    """Whether ``rows`` are a run's on a benchmark of binary labels (balanced accuracy)."""
+    return bool((rows["coefficient"] == BINARY_COEFFICIENT).all())
+
+
 def card_title(label: str, rows: pd.DataFrame) -> str:
     """A card figure's title: the benchmarks of ``rows`` (their titles, in order), then the
     judge's ``label``."""
@@ -110,7 +118,10 @@ def card_figure(
 ) -> None:
     """Per dimension (one line each): the judge's correlation with its interval, the best
     baseline's, the human ceiling (range over the annotators), and the alt-test verdict
-    written beside them."""
+    written beside them (a run on binary labels: :func:`binary_card_figure`)."""
+    if is_binary(rows):
+        binary_card_figure(rows, title, png, svg)
+        return
     dims = list(rows["dimension"])
     fig = Figure(figsize=(10, 1.4 + 0.9 * len(dims)), layout="constrained")
     ax = fig.add_subplot()
@@ -189,7 +200,10 @@ def card_figure(
 
 
 def card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name: str) -> str:
-    """The card of ``judge`` (its rows of the judge cards' table)."""
+    """The card of ``judge`` (its rows of the judge cards' table; a run on binary labels:
+    :func:`binary_card_markdown`)."""
+    if is_binary(rows):
+        return binary_card_markdown(judge, label, rows, figure_name)
     benchmark = get_benchmark(str(rows["benchmark"].iloc[0]))
     first = rows.iloc[0]
     lines = [

@@ -411,7 +411,10 @@ def _judge_cards(results_dir: Path, link: str) -> list[str]:
         f"[`{outputs.SOFT_PAIRWISE_ACCURACY}.md`]({link}/tables/"
         f"{outputs.SOFT_PAIRWISE_ACCURACY}.md)). Cards: "
         + ", ".join(f"[{j}]({link}/{outputs.CARDS}/{j}.md)" for j in judges)
-        + ". The tests treat items as independent, although items share documents.",
+        + ". The tests treat items as independent, although items share documents. A run on "
+        "binary labels (SummEdits) has no per-item human scores: its card and row lead with "
+        "the benchmark's own balanced accuracy (mean over domains) against the best baseline "
+        "and chance, and say why the other statistics do not apply.",
         "",
         leaderboard(cards),
     ]

@@ -36,6 +36,20 @@ result table that computed it (nothing is recomputed here):
 A statistic that does not apply to a benchmark or judge has its reason in its value cell
 (``n/a: ...``), the rest of its columns empty. ``full_n``: the benchmark's items; every
 count below it is the n a number rests on.
+
+A run on a benchmark of binary human labels (SummEdits; :func:`labelled_rows`) has no
+per-item human scores to correlate with: its row's ``coefficient`` is ``balanced_accuracy``
+(never ``spearman``), ``level`` is ``mean over domains``, and ``value``, ``ci_low``,
+``ci_high``, ``n_items`` are the mean over domains of its balanced accuracy with that row's
+interval and n (``tables/binary_labels.csv``: its test-split items; ``n_documents`` their
+documents); ``roc_auc``, ``roc_auc_low``, ``roc_auc_high`` the same row set's mean ROC AUC.
+``baseline`` is the baseline with the best mean balanced accuracy on its full items
+(``baseline_value_full`` with its interval; ``baseline_roc_auc`` that baseline's mean ROC
+AUC), ``constant_value`` and ``random_value`` the reference rows' mean balanced accuracy
+(chance: 0.5). Every column the run's benchmark does not support (the alternative annotator
+test, the human ceiling, SPA, the paired bootstrap, the biases, the sweep) says why in its
+first cell. So ``value`` is a Spearman correlation only where ``coefficient`` says so; read
+the two apart by ``coefficient``.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from geval_repro.registry.judges import JudgeSpec
+from geval_repro.tables.binary_labels import AVERAGE as BINARY_LEVEL
 from geval_repro.tables.costs import cost_fields
 from geval_repro.tables.llm_preference import preference_fields, run_model
 
@@ -53,6 +68,13 @@ NO_ANNOTATORS = "n/a: no table of individual annotators (3 or more per item) for
 NO_CEILING = "n/a: no individual raters' ratings for this benchmark"
 NO_SYSTEMS = "n/a: its systems do not share documents (no system-level ranking)"
 NOT_SCORED = "n/a: the judge scores no item of this dimension"
+NO_SYSTEM_LEVEL = "n/a: binary labels of edited summaries, no systems to rank (no system level)"
+NOT_CORRELATED = "n/a: binary human labels, no per-item human scores to correlate with"
+NO_SWEEP = "n/a: no replies-per-item sweep on binary labels"
+#: A labelled benchmark's card statistic (``coefficient``; its level is the binary-label
+#: table's mean over domains, ``BINARY_LEVEL``) and its second statistic.
+BINARY_COEFFICIENT = "balanced_accuracy"
+BINARY_SECOND = "roc_auc"
 COLUMNS = [
     "judge",
     "benchmark",
@@ -66,12 +88,19 @@ COLUMNS = [
     "ci_high",
     "n_items",
     "full_n",
+    "n_documents",
+    "roc_auc",
+    "roc_auc_low",
+    "roc_auc_high",
     "baseline",
     "baseline_variant",
     "baseline_value",
     "baseline_value_full",
     "baseline_ci_low",
     "baseline_ci_high",
+    "baseline_roc_auc",
+    "constant_value",
+    "random_value",
     "difference",
     "difference_pvalue",
     "difference_ci_low",
@@ -241,9 +270,133 @@ def card_rows(
             row.update(_spa(spa, where, judge, variant))
             records.append(row)
     table = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
+    return _typed(table)
+
+
+def labelled_rows(
+    specs: Mapping[str, JudgeSpec],
+    headline: Mapping[str, str],
+    binary_labels: pd.DataFrame,
+    manifests: Mapping[str, Mapping[str, object] | None],
+    *,
+    preference_runs: Mapping[str, str | None],
+    preferences: Mapping[str, pd.DataFrame],
+) -> pd.DataFrame:
+    """The card rows of every judge of ``specs`` on a benchmark of binary human labels (the
+    module docstring's last paragraph), from ``binary_labels`` (``tables/binary_labels.csv``):
+    the mean over domains of the judge's headline variant (``headline``) and of the baselines
+    and reference rows; the cost and writer-vs-LLM cells as :func:`card_rows` makes them; every
+    statistic of human scores says why it does not apply."""
+    means = binary_labels[binary_labels["domain"] == BINARY_LEVEL]
+    records = []
+    for judge, spec in specs.items():
+        benchmark = spec.benchmark
+        variant = headline[judge]
+        for dimension in benchmark.dimension_names:
+            row: dict[str, object] = {
+                "judge": judge,
+                "benchmark": benchmark.name,
+                "dimension": dimension,
+                "variant": variant,
+                "status": spec.status,
+                "coefficient": BINARY_COEFFICIENT,
+                "level": BINARY_LEVEL,
+                "full_n": benchmark.item_count,
+                **_not_applicable(),
+            }
+            here = means[(means["benchmark"] == benchmark.name) & (means["dimension"] == dimension)]
+            mine = here[(here["metric"] == judge) & (here["variant"] == variant)]
+            first = _one(mine, statistic=BINARY_COEFFICIENT)
+            if first is None or first["n_items"] == 0:
+                records.append({**row, "value": NOT_SCORED})
+                continue
+            row.update(
+                n_items=int(first["n_items"]),
+                n_documents=int(first["n_documents"]),
+                note=first["note"] if isinstance(first["note"], str) else None,
+            )
+            row.update(_binary_value(first, "value", "ci_low", "ci_high"))
+            second = _one(mine, statistic=BINARY_SECOND)
+            if second is not None:
+                row.update(_binary_value(second, "roc_auc", "roc_auc_low", "roc_auc_high"))
+            row.update(_binary_references(here, set(specs)))
+            row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
+            row.update(
+                preference_fields(
+                    run_model(manifests.get(judge)),
+                    benchmark,
+                    dimension,
+                    variant,
+                    preference_runs,
+                    preferences,
+                )
+            )
+            records.append(row)
+    return _typed(pd.DataFrame.from_records(records, columns=COLUMNS).reindex(columns=COLUMNS))
+
+
+def _not_applicable() -> dict[str, object]:
+    """The first cell of every statistic a benchmark of binary labels does not support,
+    with the reason."""
+    return {
+        "ceiling": NO_CEILING,
+        "alt_omega": NO_ANNOTATORS,
+        "spa": NO_SYSTEM_LEVEL,
+        "difference_ci_low": NOT_CORRELATED,
+        "ceiling_difference": NOT_CORRELATED,
+        "share_unread": NOT_CORRELATED,
+        "length_judge": NOT_CORRELATED,
+        "partial_length": NOT_CORRELATED,
+        "split_half": NOT_CORRELATED,
+        "rerun_spearman": NOT_CORRELATED,
+        "fewest_replies": NO_SWEEP,
+        "adaptive_replies": NO_SWEEP,
+    }
+
+
+def _binary_value(mean: pd.Series, value: str, low: str, high: str) -> dict[str, object]:
+    """A mean-over-domains row's value and interval as the card's ``value``/``low``/``high``
+    cells; where it has no value, the reason of its note (how many domains have one)."""
+    if pd.isna(mean["value"]):
+        note = str(mean["note"]) if isinstance(mean["note"], str) else ""
+        why = [part for part in note.split("; ") if part.startswith("no mean")]
+        return {value: f"n/a: {(why or [note or 'no mean over domains'])[0]}"}
+    return {value: mean["value"], low: mean["ci_low"], high: mean["ci_high"]}
+
+
+def _binary_references(means: pd.DataFrame, judges: set[str]) -> dict[str, object]:
+    """The best baseline by mean balanced accuracy on its full items (its interval and its
+    mean ROC AUC) and the reference rows' (constant, random) mean balanced accuracy, from one
+    benchmark and dimension's mean-over-domains rows of the binary-label table."""
+    first = means[means["statistic"] == BINARY_COEFFICIENT]
+    out: dict[str, object] = {}
+    baselines = first[(first["status"] == "recomputed") & ~first["metric"].isin(judges)]
+    baselines = baselines.dropna(subset=["value"]).sort_values("value", ascending=False)
+    if not baselines.empty:
+        best = baselines.iloc[0]
+        auc = _one(means, metric=best["metric"], variant=best["variant"], statistic=BINARY_SECOND)
+        out.update(
+            baseline=best["metric"],
+            baseline_variant=best["variant"],
+            baseline_value_full=best["value"],
+            baseline_ci_low=best["ci_low"],
+            baseline_ci_high=best["ci_high"],
+            baseline_roc_auc=None if auc is None else auc["value"],
+        )
+    references = first[first["status"] == "reference"]
+    for name, column in (("constant", "constant_value"), ("random", "random_value")):
+        chosen = references[references["metric"].str.startswith(name)]
+        if not chosen.empty:
+            out[column] = chosen["value"].iloc[0]
+    return out
+
+
+def _typed(table: pd.DataFrame) -> pd.DataFrame:
+    """The cards' count columns as nullable integers."""
     counts = [
         "n_items",
         "full_n",
+        "n_documents",
         "alt_n_items",
         "spa_position",
         "spa_cluster",

@@ -230,7 +230,8 @@ rule judge_cards:
         biases=LAYOUT.pair(LAYOUT.judge_biases)[0],
         reruns=LAYOUT.pair(LAYOUT.rerun_agreement)[:1] if TARGETS.rerun_pairs else [],
         sweep=[LAYOUT.sweeps] if TARGETS.swept else [],
-        manifests=[p for j in TARGETS.correlated for p in LAYOUT.judge_manifest(SPECS[j])],
+        binary_labels=LAYOUT.pair(LAYOUT.binary_labels)[:1] if TARGETS.labelled else [],
+        manifests=[p for j in TARGETS.carded for p in LAYOUT.judge_manifest(SPECS[j])],
         preferences=[LAYOUT.writer_vs_llm_preferences(b) for b in TARGETS.preference_benchmarks],
         preference_manifests=[
             p
@@ -239,15 +240,16 @@ rule judge_cards:
             for p in LAYOUT.judge_manifest(SPECS[j])
         ],
         processed=[
-            path for tables in TARGETS.processed_of(TARGETS.correlated).values() for path in tables.values()
+            path for tables in TARGETS.processed_of(TARGETS.carded).values() for path in tables.values()
         ],
     output:
         LAYOUT.pair(LAYOUT.judge_cards),
-        [path for judge in TARGETS.correlated for path in LAYOUT.judge_card(judge)],
+        [path for judge in TARGETS.carded for path in LAYOUT.judge_card(judge)],
     params:
         specs=TARGETS.specs(TARGETS.correlated),
-        processed=TARGETS.processed_of(TARGETS.correlated),
-        cards={judge: LAYOUT.judge_card(judge) for judge in TARGETS.correlated},
+        labelled=TARGETS.specs(TARGETS.labelled),
+        processed=TARGETS.processed_of(TARGETS.carded),
+        cards={judge: LAYOUT.judge_card(judge) for judge in TARGETS.carded},
         tables={
             "correlations": LAYOUT.pair(LAYOUT.correlations)[0],
             "vs_baseline": LAYOUT.pair(LAYOUT.significance_vs_baseline)[0],
@@ -261,7 +263,7 @@ rule judge_cards:
         },
         manifests={
             j: LAYOUT.judge_manifest(SPECS[j])[0]
-            for j in TARGETS.correlated
+            for j in TARGETS.carded
             if LAYOUT.judge_manifest(SPECS[j])
         },
         preferences={b: LAYOUT.writer_vs_llm_preferences(b) for b in TARGETS.preference_benchmarks},
@@ -271,7 +273,8 @@ rule judge_cards:
             for j in TARGETS.on_benchmark(b)
             if LAYOUT.judge_manifest(SPECS[j])
         },
-        judges=TARGETS.correlated,
+        judges=TARGETS.carded,
+        binary_labels=LAYOUT.pair(LAYOUT.binary_labels)[0] if TARGETS.labelled else None,
     log:
         LAYOUT.log("judge_cards"),
     run:
@@ -289,6 +292,8 @@ rule judge_cards:
             preference_manifests=params.preference_manifests,
             stem=LAYOUT.judge_cards,
             cards=params.cards,
+            labelled=params.labelled,
+            binary_labels=params.binary_labels,
         )
 
 
