@@ -199,16 +199,7 @@ def card_rows(
         variant = headline[judge]
         level = benchmark.level.value
         for dimension in benchmark.human_dimensions:
-            row: dict[str, object] = {
-                "judge": judge,
-                "benchmark": benchmark.name,
-                "dimension": dimension,
-                "variant": variant,
-                "status": spec.status,
-                "coefficient": COEFFICIENT,
-                "level": level,
-                "full_n": benchmark.item_count,
-            }
+            row = _row_key(judge, spec, dimension, variant, COEFFICIENT, level)
             where = {"benchmark": benchmark.name, "dimension": dimension}
             corr = _one(
                 correlations,
@@ -255,15 +246,9 @@ def card_rows(
             row.update(_rerun(reruns, judge, dimension))
             row["fewest_replies"] = fewest_replies(sweep, judge, variant, dimension, row)
             row.update(adaptive_replies(sweep, judge, variant, dimension, row))
-            row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
             row.update(
-                preference_fields(
-                    run_model(manifests.get(judge)),
-                    benchmark,
-                    dimension,
-                    variant,
-                    preference_runs,
-                    preferences,
+                _run_fields(
+                    spec, manifests.get(judge), dimension, variant, preference_runs, preferences
                 )
             )
             row.update(_alt_test(alt_test, where, judge, variant))
@@ -271,6 +256,46 @@ def card_rows(
             records.append(row)
     table = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
     return _typed(table)
+
+
+def _row_key(
+    judge: str, spec: JudgeSpec, dimension: str, variant: str, coefficient: str, level: str
+) -> dict[str, object]:
+    """The cells that name a card row: the judge, its benchmark and dimension, its card
+    variant and status, the statistic and level of its value, the benchmark's full n."""
+    return {
+        "judge": judge,
+        "benchmark": spec.benchmark.name,
+        "dimension": dimension,
+        "variant": variant,
+        "status": spec.status,
+        "coefficient": coefficient,
+        "level": level,
+        "full_n": spec.benchmark.item_count,
+    }
+
+
+def _run_fields(
+    spec: JudgeSpec,
+    manifest: Mapping[str, object] | None,
+    dimension: str,
+    variant: str,
+    preference_runs: Mapping[str, str | None],
+    preferences: Mapping[str, pd.DataFrame],
+) -> dict[str, object]:
+    """What a row reads from the run itself, whatever its benchmark's labels: the cost cells
+    (:func:`cost_fields`) and the writer-vs-LLM preference of a run of its model."""
+    return {
+        **cost_fields(manifest, dimension, spec.prices),
+        **preference_fields(
+            run_model(manifest),
+            spec.benchmark,
+            dimension,
+            variant,
+            preference_runs,
+            preferences,
+        ),
+    }
 
 
 def labelled_rows(
@@ -293,15 +318,8 @@ def labelled_rows(
         benchmark = spec.benchmark
         variant = headline[judge]
         for dimension in benchmark.dimension_names:
-            row: dict[str, object] = {
-                "judge": judge,
-                "benchmark": benchmark.name,
-                "dimension": dimension,
-                "variant": variant,
-                "status": spec.status,
-                "coefficient": BINARY_COEFFICIENT,
-                "level": BINARY_LEVEL,
-                "full_n": benchmark.item_count,
+            row = {
+                **_row_key(judge, spec, dimension, variant, BINARY_COEFFICIENT, BINARY_LEVEL),
                 **_not_applicable(),
             }
             here = means[(means["benchmark"] == benchmark.name) & (means["dimension"] == dimension)]
@@ -320,15 +338,9 @@ def labelled_rows(
             if second is not None:
                 row.update(_binary_value(second, "roc_auc", "roc_auc_low", "roc_auc_high"))
             row.update(_binary_references(here, set(specs)))
-            row.update(cost_fields(manifests.get(judge), dimension, spec.prices))
             row.update(
-                preference_fields(
-                    run_model(manifests.get(judge)),
-                    benchmark,
-                    dimension,
-                    variant,
-                    preference_runs,
-                    preferences,
+                _run_fields(
+                    spec, manifests.get(judge), dimension, variant, preference_runs, preferences
                 )
             )
             records.append(row)
