@@ -65,9 +65,9 @@ SCORES = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def rows(tmp_path: Path) -> pd.DataFrame:
-    spec = judge_spec(
+def _fixture_spec(tmp_path: Path):
+    """The fixture run: per-item scores of some SummEdits items (:data:`SCORES`)."""
+    return judge_spec(
         "fixture-judge",
         {
             "benchmark": "summedits",
@@ -78,6 +78,11 @@ def rows(tmp_path: Path) -> pd.DataFrame:
             "columns": {"item_id": "item_id", "consistency": "score"},
         },
     )
+
+
+@pytest.fixture
+def rows(tmp_path: Path) -> pd.DataFrame:
+    spec = _fixture_spec(tmp_path)
     scores = pd.DataFrame(
         {"item_id": list(SCORES), "dimension": "consistency", "score": list(SCORES.values())}
     )
@@ -146,17 +151,7 @@ def test_the_table_holds_the_baselines_then_the_judge_runs(tmp_path: Path) -> No
     pd.DataFrame(
         {"item_id": list(SCORES), "dimension": "consistency", "score": list(SCORES.values())}
     ).to_parquet(tmp_path / "scores.parquet")
-    spec = judge_spec(
-        "fixture-judge",
-        {
-            "benchmark": "summedits",
-            "format": "scores",
-            "label": "a fixture judge",
-            "fixture": True,
-            "file": {"path": str(tmp_path / "scores.csv")},
-            "columns": {"item_id": "item_id", "consistency": "score"},
-        },
-    )
+    spec = _fixture_spec(tmp_path)
     binary_label_table(
         {"summedits": get_benchmark("summedits")},
         {"summedits": tmp_path / "summedits.parquet"},
