@@ -112,12 +112,17 @@ class SpaTables(NamedTuple):
     pairs: pd.DataFrame
 
 
+def _complete_part(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The systems with any ``present`` cell, and the documents where every one of them has
+    one (boolean masks)."""
+    systems = present.any(axis=1)
+    return systems, present[systems].all(axis=0)
+
+
 def _complete(metric: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The systems with any metric score, on the documents where every one of them has a
     metric and a human score."""
-    present = ~np.isnan(metric) & ~np.isnan(human)
-    systems = present.any(axis=1)
-    documents = present[systems].all(axis=0)
+    systems, documents = _complete_part(~np.isnan(metric) & ~np.isnan(human))
     return metric[systems][:, documents], human[systems][:, documents]
 
 
@@ -252,9 +257,7 @@ def _clustered(
     """Fill ``table``'s intervals, clusters and ``n_bootstrap`` for the ``ranked`` rows (in
     rank order; ``matrices[i]``: row ``i``'s metric matrix, row 1 the constant) and return
     the pair tests and the ranked rows' note (module docstring)."""
-    present = ~np.isnan(human)
-    systems = present.any(axis=1)
-    documents = present[systems].all(axis=0)
+    systems, documents = _complete_part(~np.isnan(human))  # the humans' row's part
     human = human[systems][:, documents]
     if len(ranked) == 0 or human.shape[0] < MIN_SYSTEMS or human.shape[1] < MIN_INPUTS:
         return pd.DataFrame(columns=PAIR_COLUMNS), "ranked by SPA; no metric to resample"
