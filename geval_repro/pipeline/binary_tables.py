@@ -6,7 +6,7 @@ threshold fitted on the evaluation split), per domain and averaged over domains
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -102,21 +102,29 @@ def judge_label_rows(
 ) -> list[pd.DataFrame]:
     """The binary-label rows of one judge run (:func:`judge_scores`) on a benchmark of
     binary labels, one row set per score variant: every row rests on the items the variant
-    scored (:func:`~geval_repro.tables.binary_labels.binary_label_rows`)."""
-    (dimension,) = spec.benchmark.dimension_names
+    scored (:func:`labelled_rows`)."""
+    return labelled_rows(table, spec.benchmark, judge_scores(spec, processed, table), settings)
+
+
+def labelled_rows(
+    table: pd.DataFrame, benchmark: Benchmark, metrics: Sequence[Labelled], settings: Settings
+) -> list[pd.DataFrame]:
+    """The rows of :func:`~geval_repro.tables.binary_labels.binary_label_rows` of each of
+    ``metrics`` (its scores aligned with ``table``, its status and note) on ``benchmark``."""
+    (dimension,) = benchmark.dimension_names
     return [
         binary_label_rows(
             table,
-            benchmark=spec.benchmark,
+            benchmark=benchmark,
             dimension=dimension,
-            metric=run.metric,
-            variant=run.variant,
-            scores=run.scores,
-            status=run.status,
-            note=run.note,
+            metric=m.metric,
+            variant=m.variant,
+            scores=m.scores,
+            status=m.status,
+            note=m.note,
             **_resampling(settings),
         )
-        for run in judge_scores(spec, processed, table)
+        for m in metrics
     ]
 
 
@@ -163,24 +171,15 @@ def binary_label_table(
                 missing = aligned.loc[aligned["score"].isna(), keys].head(3).to_dict("records")
                 raise ValueError(f"{scores[name]}: {metric} has no score for items {missing}")
             log.info("%s: %s (%s)", name, metric, variant)
-            ranked.append(Labelled(metric, variant, "recomputed", aligned["score"].to_numpy()))
-            parts.append(
-                binary_label_rows(
-                    table,
-                    metric=metric,
-                    variant=variant,
-                    scores=aligned["score"].to_numpy(),
-                    note=notes.get(metric, ""),
-                    **common,
-                )
-            )
+            score = aligned["score"].to_numpy()
+            ranked.append(Labelled(metric, variant, "recomputed", score, notes.get(metric, "")))
         for judge, spec in (specs or {}).items():
             if spec.benchmark.name != name:
                 continue
             files = (processed or {})[judge]
             run_tables = {key: pd.read_parquet(path) for key, path in files.items()}
             ranked.extend(judge_scores(spec, run_tables, table))
-            parts.extend(judge_label_rows(spec, run_tables, table, settings))
+        parts.extend(labelled_rows(table, benchmark, ranked, settings))
         rankings = binary_rankings(table, benchmark, dimension, ranked, **_resampling(settings))
         ranking_parts.append(rankings.rankings)
         pair_parts.append(rankings.pairs)
