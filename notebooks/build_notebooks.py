@@ -565,6 +565,39 @@ for judge in swept:
                              values=["value", "replies_used"]).round(3))
 """),
     md("""
+## On binary labels: SummEdits
+
+A run on SummEdits' consistent / inconsistent labels is swept the same way, with ROC AUC and
+balanced accuracy in place of correlations (docs/protocol.md, "Binary labels"): for each n,
+the items' means of their first n replies (or of random n-subsets), each statistic computed
+per domain as in `binary_labels.csv` (balanced accuracy's threshold re-fitted on the
+`evaluation` split for every n and draw) and averaged over the 8 domains. A point is missing
+where some domain has too few scored test pairs or one class among them. The dotted line is
+chance (0.5: a constant or random score). The last panel is the share of (consistent,
+inconsistent) test pairs whose two scores tie: ROC AUC counts each as one half. These runs
+rest on the labelled subset they scored (n test pairs in `binary_labels.csv`).
+"""),
+    code("""
+labelled = [
+    path.parent.name for path in sorted((TABLES / "judges").glob("*/sweep.csv"))
+    if "roc_auc" in set(pd.read_csv(path, usecols=["coefficient"])["coefficient"])
+]
+binary = read_table("binary_labels")
+if not labelled:
+    say("No run on binary labels with replies is in this results folder.")
+for judge in labelled:
+    status = set(binary.loc[binary["metric"] == judge, "status"])
+    say(f"### `{judge}`")
+    if status == {FIXTURE}:
+        fixture_banner(judge)
+    show_figure(f"judges/{judge}/sweep_binary_labels")
+    sweep = read_table(f"judges/{judge}/sweep")
+    top = int(sweep["n"].max())
+    picked = sweep[sweep["n"].isin(sorted({1, 2, 5, 10, top} & set(sweep["n"])))]
+    display(picked.pivot_table(index=["coefficient", "parser", "mode"], columns="n",
+                               values="value", dropna=False).round(3))
+"""),
+    md("""
 ## Probs and -Probs from one run: this toolkit's own runs
 
 A run in mode `both` (status `toolkit-run`: this toolkit's judge runner, e.g. SmolLM2-135M

@@ -252,10 +252,12 @@ def _sweep_set(judge: str) -> dict[str, Figure]:
     """A judge run's sweep figures, made once for the tests of all of them (checking one
     leaves the others as they were)."""
     from geval_repro.report.figures import sweep_figure_set
+    from geval_repro.report.label_sweep_figure import label_sweep_figure_set
 
     config = load_config(DEFAULT_CONFIG_PATH, MIRRORED_CONFIG_PATH)
     spec = judge_spec(judge, config["judges"][judge])
-    return sweep_figure_set(TABLES / "judges" / judge / "sweep.csv", spec=spec)
+    draw = label_sweep_figure_set if spec.has_label_sweep else sweep_figure_set
+    return draw(TABLES / "judges" / judge / "sweep.csv", spec=spec)
 
 
 def _sweep(judge: str, name: str) -> Callable[[], Figure]:

@@ -16,9 +16,9 @@ from geval_repro.registry.benchmarks import get_benchmark
 from geval_repro.report.card_text import leaderboard
 from geval_repro.report.judge_card import card_figure, card_markdown
 from geval_repro.tables.judge_cards import (
+    NO_ADAPTIVE,
     NO_ANNOTATORS,
     NO_CEILING,
-    NO_SWEEP,
     NO_SYSTEM_LEVEL,
     NOT_CORRELATED,
     NOT_SCORED,
@@ -113,12 +113,29 @@ MANIFEST = {
 }
 
 
+def _sweep() -> pd.DataFrame:
+    """j's sweep: its first n replies' balanced accuracy enters the card's interval
+    [0.55, 0.7] at n = 3; the rows of another statistic, parser or mode never count."""
+    rows = [
+        ("original", "first", n, "balanced_accuracy", v)
+        for n, v in zip(range(1, 5), (0.50, 0.54, 0.56, 0.61), strict=True)
+    ]
+    rows += [
+        ("original", "first", 1, "roc_auc", 0.6),
+        ("tolerant", "first", 1, "balanced_accuracy", 0.6),
+        ("original", "random", 1, "balanced_accuracy", 0.6),
+    ]
+    frame = pd.DataFrame(rows, columns=["parser", "mode", "n", "coefficient", "value"])
+    return frame.assign(judge="j", dimension="consistency")
+
+
 def _rows() -> pd.DataFrame:
     return labelled_rows(
         {"j": _spec("J run"), "k": _spec("K run"), "m": _spec("M run")},
         {"j": "mean-of-20/original", "k": "v", "m": "w"},
         _table(),
         {"j": MANIFEST},
+        _sweep(),
         preference_runs={},
         preferences={},
     )
@@ -153,7 +170,9 @@ def test_a_labelled_run_gets_a_card_row() -> None:
     assert j["alt_omega"] == NO_ANNOTATORS and j["ceiling"] == NO_CEILING
     assert j["spa"] == NO_SYSTEM_LEVEL
     assert j["difference_ci_low"] == NOT_CORRELATED and j["length_judge"] == NOT_CORRELATED
-    assert j["fewest_replies"] == NO_SWEEP
+    # the first n = 3 replies' balanced accuracy (0.56) lies within [0.55, 0.7]
+    assert j["fewest_replies"] == 3
+    assert j["adaptive_replies"] == NO_ADAPTIVE
     # costs as on other cards: 1,920 requests, 9,600 prompt tokens, 96 s for 96 items
     assert j["requests_per_1000"] == pytest.approx(20000)
     assert j["prompt_tokens_per_1000"] == pytest.approx(100000)
@@ -167,6 +186,7 @@ def test_a_missing_mean_or_run_says_why() -> None:
     assert rows.loc["k", "roc_auc"] == "n/a: no mean: 1 of the 8 domains"
     assert rows.loc["k", "n_items"] == 8
     assert rows.loc["m", "value"] == NOT_SCORED
+    assert rows.loc["k", "fewest_replies"] == "n/a: not a mean of replies"
 
 
 def test_the_card_page_and_the_leaderboard_lead_with_balanced_accuracy() -> None:
@@ -181,6 +201,10 @@ def test_the_card_page_and_the_leaderboard_lead_with_balanced_accuracy() -> None
     assert "The run judged 96 of the 4,681 pairs (a sample)" in lead
     assert "a run of this toolkit" in lead
     assert f"alternative annotator test: {NO_ANNOTATORS}" in page
+    replies = page.split("## How many replies per item")[1].split("##")[0]
+    assert "- **consistency**: the first 3 replies' balanced accuracy" in replies
+    assert "`figures/judges/j/sweep_binary_labels.png`" in replies
+    assert f"adaptive sampling's replay: {NO_ADAPTIVE}" in page
     page_k = card_markdown("k", "K run", rows[rows["judge"] == "k"], "k")
     assert "balanced accuracy n/a: no mean: 0 of the 8 domains have a value" in page_k
     board = leaderboard(rows)

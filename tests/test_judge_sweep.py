@@ -204,7 +204,7 @@ def test_random_draws_equal_a_scipy_recomputation_of_each_draw(coefficient: str)
     """The batched sweep (all draws of one n at once, the human matrix ranked once) equals a
     per-draw, per-document scipy recomputation of the same draws."""
     from geval_repro.scoring.item_scores import round_mean
-    from geval_repro.scoring.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.sweep import random_permutations, run_seed
 
     replies, human = _synthetic(7)
     draws = 6
@@ -212,7 +212,7 @@ def test_random_draws_equal_a_scipy_recomputation_of_each_draw(coefficient: str)
     ordered = replies.sort_values(["doc_id", "system_id", "reply_index"])
     items = ordered.loc[ordered["reply_index"] == 0, ["doc_id", "system_id"]].reset_index(drop=True)
     items = items.merge(human, on=["doc_id", "system_id"])
-    seq = _run_seed(5, "j", "summeval", "coherence")
+    seq = run_seed(5, "j", "summeval", "coherence")
     permutations = random_permutations(len(items), 20, draws, seq)
     func = {"spearman": sps.spearmanr, "kendall": sps.kendalltau}[coefficient]
     for parser, parse in (("original", _released_parse), ("tolerant", _tolerant_parse)):
@@ -243,7 +243,7 @@ def test_prefix_means_equal_direct_means(kind: str) -> None:
     """Running means (integer sums looked up in a table, or divided and rounded) are
     bit-identical to each prefix's mean computed directly."""
     from geval_repro.scoring.item_scores import round_mean
-    from geval_repro.scoring.sweep import _prefix_means, mean_table
+    from geval_repro.scoring.sweep import mean_table, prefix_means
 
     rng = np.random.default_rng(4)
     values = rng.integers(-2, 8, (20, 3, 50)).astype(float)
@@ -256,7 +256,7 @@ def test_prefix_means_equal_direct_means(kind: str) -> None:
     values[rng.random(values.shape) < 0.3] = np.nan
     table = mean_table(np.moveaxis(values, 0, -1))
     assert (table is None) == (kind in ("halves", "negative zero", "large"))
-    got = _prefix_means(values, table)
+    got = prefix_means(values, table)
     counted = ~np.isnan(values)
     total = np.where(counted[0], values[0], 0.0)  # 0.0 for a reply not counted
     count = counted[0].astype(float)
@@ -278,7 +278,7 @@ def test_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     draw, ``correlate`` and ``tie_rate`` on it (the batched sweep codes the means and takes
     the tie counts from its pair signs; this reference does neither)."""
     from geval_repro.scoring.item_scores import round_mean
-    from geval_repro.scoring.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.sweep import random_permutations, run_seed
     from geval_repro.stats import correlate
     from geval_repro.stats.ties import tie_rate
 
@@ -292,7 +292,7 @@ def test_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
         index="system_id", columns="doc_id", values="coherence"
     )
     permutations = random_permutations(
-        len(items), 20, draws, _run_seed(9, "j", "summeval", "coherence")
+        len(items), 20, draws, run_seed(9, "j", "summeval", "coherence")
     )
 
     def matrix(scores: np.ndarray) -> np.ndarray:

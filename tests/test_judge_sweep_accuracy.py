@@ -15,8 +15,8 @@ from geval_repro.scoring import sweep as sweep_module
 from geval_repro.scoring.item_scores import round_mean
 from geval_repro.scoring.sweep import (
     SWEEP_COEFFICIENTS,
-    _run_seed,
     random_permutations,
+    run_seed,
     sweep,
 )
 from geval_repro.stats.accuracy import pairwise_accuracy, tie_calibrated_accuracy
@@ -87,7 +87,7 @@ def test_sweep_accuracy_equals_a_draw_by_draw_recomputation(case) -> None:
     got = sweep(replies, human, seed=4, draws=draws, coefficients=SWEEP_COEFFICIENTS)
     n_replies = next(iter(parsed.values())).shape[1]
     permutations = random_permutations(
-        gold.size, n_replies, draws, _run_seed(4, "j", benchmark, dimension)
+        gold.size, n_replies, draws, run_seed(4, "j", benchmark, dimension)
     )
 
     def reference(scores: np.ndarray) -> dict[str, tuple[float, float]]:

@@ -80,7 +80,7 @@ def test_global_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     import warnings
 
     from geval_repro.scoring.item_scores import round_mean
-    from geval_repro.scoring.sweep import _run_seed, random_permutations
+    from geval_repro.scoring.sweep import random_permutations, run_seed
     from geval_repro.stats import correlate
     from geval_repro.stats.ties import tie_rate
 
@@ -94,7 +94,7 @@ def test_global_sweep_equals_a_draw_by_draw_recomputation_bit_for_bit() -> None:
     replies = _naturalness_replies(text)
     coefficients = ("pearson", "spearman", "kendall")
     got = sweep(replies, human, seed=2, draws=draws, coefficients=coefficients)
-    seq = _run_seed(2, "j", "topical_chat", "naturalness")
+    seq = run_seed(2, "j", "topical_chat", "naturalness")
     permutations = random_permutations(n_items, n_replies, draws, seq)
 
     def mean(taken: np.ndarray) -> np.ndarray:

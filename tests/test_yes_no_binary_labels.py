@@ -77,15 +77,15 @@ def test_every_score_variant_reaches_the_binary_label_table(tmp_path: Path) -> N
     parts = judge_label_rows(spec, processed, table, SETTINGS)  # type: ignore[arg-type]
     rows = pd.concat(parts).set_index(["variant", "domain", "statistic"])
     assert list(dict.fromkeys(rows.index.get_level_values("variant"))) == [
-        "yes/no answer, mean of 3 replies",
-        "yes/no answer, first reply",
-        "yes/no answer, most frequent (ties: No)",
+        "yes-no answer, mean of 3 replies",
+        "yes-no answer, first reply",
+        "yes-no answer, most frequent (ties: No)",
         "P(Yes)",
         "more likely answer (Yes where P(Yes) > 0.5)",
     ]
     # the answers' means by hand (unread replies left out; a-t5 has none: unscored)
     positive, negative = [1.0, 1 / 3, 2 / 3], [0.0, 1 / 3]
-    mean = rows.loc[("yes/no answer, mean of 3 replies", FIRST, "roc_auc")]
+    mean = rows.loc[("yes-no answer, mean of 3 replies", FIRST, "roc_auc")]
     u = stats.mannwhitneyu(positive, negative).statistic
     assert mean["value"] == pytest.approx(u / 6) and u / 6 == pytest.approx(5.5 / 6)
     assert mean["n_items"] == 5  # a-t5 unscored, a-t6 not judged
@@ -97,7 +97,7 @@ def test_every_score_variant_reaches_the_binary_label_table(tmp_path: Path) -> N
     # its threshold is fitted on the evaluation split's P(Yes): 0.25, 0.5, 0.75, 0.8889
     bacc = rows.loc[("P(Yes)", FIRST, "balanced_accuracy")]
     assert bacc["threshold"] == pytest.approx(0.75)  # the first with BAcc 1 there
-    first = rows.loc[("yes/no answer, first reply", FIRST, "roc_auc")]
+    first = rows.loc[("yes-no answer, first reply", FIRST, "roc_auc")]
     u = stats.mannwhitneyu([1.0, 1.0, 1.0], [0.0, 1.0]).statistic  # a-t5's first: unread
     assert first["value"] == pytest.approx(u / 6)
     assert set(rows["metric"]) == {"yes-no-judge"} and set(rows["status"]) == {"fixture"}
@@ -141,3 +141,61 @@ def test_the_config_refuses_a_variant_for_per_item_scores(tmp_path: Path) -> Non
     }
     with pytest.raises(ConfigError, match="prompt_variant applies to a geval-jsonl run"):
         check_config(config)
+
+
+def test_answer_variants_are_told_apart_from_parsers_and_the_mean_is_compared_first() -> None:
+    """A Yes/No variant's name holds no "/" (which names a rating variant's parser), so the
+    mean of the answers is read as the yes-no parser's mean, and the comparisons (and the
+    card, their first) take the mean, first answer, P(Yes) and the more likely answer, not
+    the most frequent answer (a robustness check, as the modal rating is)."""
+    from geval_repro.tables.judge_rows import ANSWER_VARIANTS, mean_parser
+    from geval_repro.tables.paired_tests import compared_variant
+
+    names = [name.format(n=5) for name in ANSWER_VARIANTS.values()]
+    assert not any("/" in name for name in names)
+    assert mean_parser("yes-no answer, mean of 5 replies") == "yes-no"
+    assert mean_parser("mean-of-20/tolerant") == "tolerant"
+    assert mean_parser("first-reply/original") is None
+    assert mean_parser("yes-no answer, first reply") is None and mean_parser("P(Yes)") is None
+    assert [n for n in names if compared_variant(n)] == [
+        "yes-no answer, mean of 5 replies",
+        "yes-no answer, first reply",
+        "P(Yes)",
+        "more likely answer (Yes where P(Yes) > 0.5)",
+    ]
+
+
+def test_the_rankings_hold_the_compared_answers_not_the_most_frequent(tmp_path: Path) -> None:
+    from geval_repro.pipeline.binary_tables import binary_label_table
+    from geval_repro.registry.benchmarks import get_benchmark
+
+    spec, processed, table = _processed(tmp_path)
+    table.to_parquet(tmp_path / "summedits.parquet")
+    processed["rating_probs"].to_parquet(tmp_path / "probs.parquet")
+    baseline = table[["item_id"]].assign(metric="ROUGE-2", variant="vs source document")
+    baseline.assign(score=range(len(table))).to_parquet(tmp_path / "baseline.parquet")
+    stems = tuple(tmp_path / name for name in ("rows", "rankings", "pairs"))
+    binary_label_table(
+        {"summedits": get_benchmark("summedits")},
+        {"summedits": tmp_path / "summedits.parquet"},
+        {"summedits": tmp_path / "baseline.parquet"},
+        SETTINGS,  # type: ignore[arg-type]
+        stems,  # type: ignore[arg-type]
+        specs={"yes-no-judge": spec},
+        processed={
+            "yes-no-judge": {
+                "item_scores": tmp_path / "items.parquet",
+                "rating_probs": tmp_path / "probs.parquet",
+            }
+        },
+    )
+    rows = pd.read_csv(tmp_path / "rows.csv")
+    assert "yes-no answer, most frequent (ties: No)" in set(rows["variant"])  # in the rows
+    rankings = pd.read_csv(tmp_path / "rankings.csv")
+    ranked = set(rankings.loc[rankings["metric"] == "yes-no-judge", "variant"])
+    assert ranked == {
+        "yes-no answer, mean of 3 replies",
+        "yes-no answer, first reply",
+        "P(Yes)",
+        "more likely answer (Yes where P(Yes) > 0.5)",
+    }

@@ -29,6 +29,7 @@ from geval_repro.tables.judge_rows import (
     unread_note,
     unread_share,
 )
+from geval_repro.tables.paired_tests import compared_variant
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +46,14 @@ LEGEND = (
 )
 #: The legend under the rankings' Markdown table.
 RANKINGS_LEGEND = (
-    "The baselines and judge runs ranked by each statistic's mean over domains (the values of "
-    "binary_labels.csv), on every item (`full`) or on the items a partial run scores (the full "
-    "metrics restricted to them). A new cluster starts at a metric significantly worse than one "
-    "of the current cluster: two-sided paired bootstrap over the test split's documents (the "
-    "same draws for every metric on those items, the difference's distribution shifted to 0), "
-    "Holm over the ranking's pairs, p <= 0.05. Pairs in binary_label_pairs.csv."
+    "The baselines and the judge runs' compared variants (as in the correlation rankings: not "
+    "the modal reply or answer, nor the tolerant parser, robustness checks of one run) ranked "
+    "by each statistic's mean over domains (the values of binary_labels.csv), on every item "
+    "(`full`) or on the items a partial run scores (the full metrics restricted to them). A "
+    "new cluster starts at a metric significantly worse than one of the current cluster: "
+    "two-sided paired bootstrap over the test split's documents (the same draws for every "
+    "metric on those items, the difference's distribution shifted to 0), Holm over the "
+    "ranking's pairs, p <= 0.05. Pairs in binary_label_pairs.csv."
 )
 #: The legend under the pair tests' Markdown table.
 PAIRS_LEGEND = (
@@ -180,7 +183,8 @@ def binary_label_table(
             run_tables = {key: pd.read_parquet(path) for key, path in files.items()}
             ranked.extend(judge_scores(spec, run_tables, table))
         parts.extend(labelled_rows(table, benchmark, ranked, settings))
-        rankings = binary_rankings(table, benchmark, dimension, ranked, **_resampling(settings))
+        compared = [m for m in ranked if compared_variant(m.variant)]
+        rankings = binary_rankings(table, benchmark, dimension, compared, **_resampling(settings))
         ranking_parts.append(rankings.rankings)
         pair_parts.append(rankings.pairs)
     write_pair(pd.concat(parts, ignore_index=True), stem, LEGEND)

@@ -198,6 +198,11 @@ def judge_cards(
     }
     preference_tables = {name: pd.read_csv(path) for name, path in preferences.items()}
     parsed = {judge: _read_json(path) for judge, path in manifests.items()}
+    sweep = (
+        pd.read_csv(tables["sweep"])
+        if "sweep" in tables
+        else pd.DataFrame(columns=list(SWEEP_COLUMNS))
+    )
     table = card_rows(
         specs,
         headline,
@@ -206,9 +211,7 @@ def judge_cards(
         if "reruns" in tables
         else pd.DataFrame(columns=RERUN_COLUMNS),
         parsed,
-        pd.read_csv(tables["sweep"])
-        if "sweep" in tables
-        else pd.DataFrame(columns=list(SWEEP_COLUMNS)),
+        sweep,
         preference_runs=preference_runs,
         preferences=preference_tables,
     )
@@ -220,6 +223,7 @@ def judge_cards(
             headline,
             pd.read_csv(binary_labels),
             parsed,
+            sweep,
             preference_runs=preference_runs,
             preferences=preference_tables,
         )

@@ -16,9 +16,11 @@ from geval_repro.files.paths import PathLike
 from geval_repro.load.jsonl import rating_coverage, reasoning_run
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.report import figures
+from geval_repro.report.label_sweep_figure import label_sweep_figures
 from geval_repro.report.table_files import concat_csv, write_pair, write_rows
 from geval_repro.scoring.item_scores import item_scores
-from geval_repro.scoring.parse import reply_parsers
+from geval_repro.scoring.label_sweep import label_sweep
+from geval_repro.scoring.parse import ANSWER_PARSERS, PARSERS, reply_parsers
 from geval_repro.scoring.sweep import SWEEP_COEFFICIENTS, sweep
 from geval_repro.tables.judge_rows import (
     rating_tables,
@@ -130,10 +132,17 @@ def subset_averages(
 
 
 def sweep_table(
-    replies_path: PathLike, benchmark_table: PathLike, settings: Settings, out: PathLike
+    spec: JudgeSpec,
+    replies_path: PathLike,
+    benchmark_table: PathLike,
+    settings: Settings,
+    out: PathLike,
 ) -> None:
-    """The replies-per-item sweep (first-n and random n-subsets, n = 1..max_n) of every
-    coefficient of :data:`~geval_repro.scoring.sweep.SWEEP_COEFFICIENTS` -> CSV."""
+    """The replies-per-item sweep (first-n and random n-subsets, n = 1..max_n) of the judge
+    ``spec`` -> CSV: on a benchmark of binary labels, of every binary-label statistic
+    (:mod:`geval_repro.scoring.label_sweep`; the yes-no parser for a Yes/No prompt, else
+    both rating parsers); else of every coefficient of
+    :data:`~geval_repro.scoring.sweep.SWEEP_COEFFICIENTS`."""
     replies = pd.read_parquet(replies_path)
     log.info(
         "sweep over %d replies: n = 1..%d, %d draws each",
@@ -141,6 +150,17 @@ def sweep_table(
         settings.sweep_max_n,
         settings.sweep_draws,
     )
+    if spec.has_label_sweep:
+        table = label_sweep(
+            replies,
+            pd.read_parquet(benchmark_table),
+            seed=settings.seed,
+            parsers=ANSWER_PARSERS if spec.answers else PARSERS,
+            draws=settings.sweep_draws,
+            n_max=settings.sweep_max_n,
+        )
+        write_text(out, table.to_csv(index=False, lineterminator="\n"))
+        return
     table = sweep(
         replies,
         pd.read_parquet(benchmark_table),
@@ -158,6 +178,12 @@ def draw_sweep_figures(sweep_path: PathLike, spec: JudgeSpec, out_dir: PathLike)
     """The figures of the sweep of the judge ``spec``
     (:data:`~geval_repro.registry.formats.SWEEP_FIGURES`) in ``out_dir``."""
     figures.sweep_figures(sweep_path, spec=spec, out_dir=out_dir)
+
+
+def draw_label_sweep_figures(sweep_path: PathLike, spec: JudgeSpec, out_dir: PathLike) -> None:
+    """The figure of the sweep on binary labels of the judge ``spec``
+    (:data:`~geval_repro.registry.formats.LABEL_SWEEP_FIGURES`) in ``out_dir``."""
+    label_sweep_figures(sweep_path, spec=spec, out_dir=out_dir)
 
 
 def combine_sweeps(parts: Sequence[PathLike], out: PathLike) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from geval_repro.config import judge_files, rule_identifier
 from geval_repro.registry import outputs
 from geval_repro.registry.benchmarks import PAPER_TABLES, Benchmark
-from geval_repro.registry.formats import SWEEP_FIGURES
+from geval_repro.registry.formats import LABEL_SWEEP_FIGURES, SWEEP_FIGURES
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import get_source
 
@@ -202,12 +202,20 @@ class Layout:
     def sweep_figures(self, judge: str) -> list[Path]:
         return [p for name in SWEEP_FIGURES for p in self.figure(self.judge_figures(judge) / name)]
 
+    def label_sweep_figures(self, judge: str) -> list[Path]:
+        """The figures of a judge's sweep on binary labels (PNG, SVG; ``judge`` may be a
+        wildcard)."""
+        folder = self.judge_figures(judge)
+        return [p for name in LABEL_SWEEP_FIGURES for p in self.figure(folder / name)]
+
     def judge_outputs(self, spec: JudgeSpec) -> list[Path]:
-        """Every result file of one judge (its tables; with a sweep, the sweep)."""
+        """Every result file of one judge (its tables; with a sweep, the sweep and its
+        figures)."""
         files = self.judge_result_files(spec)
         if spec.has_sweep:
-            judge = spec.name
-            files += [self.sweep(judge), *self.sweep_figures(judge)]
+            files += [self.sweep(spec.name), *self.sweep_figures(spec.name)]
+        if spec.has_label_sweep:
+            files += [self.sweep(spec.name), *self.label_sweep_figures(spec.name)]
         return files
 
     def judge_significance(self, judge: str) -> Path:

@@ -26,7 +26,7 @@ from geval_repro.registry.benchmarks import (
     SCORED_BENCHMARKS,
     released_benchmark,
 )
-from geval_repro.registry.formats import SWEEP_FIGURES
+from geval_repro.registry.formats import LABEL_SWEEP_FIGURES, SWEEP_FIGURES
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.registry.sources import REPO_ROOT
 
@@ -85,6 +85,7 @@ class Page:
 def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str, list]:
     """What each notebook reads (its job waits for these). ``judges``: the runs by name."""
     swept = [j for j, spec in judges.items() if spec.has_sweep]
+    label_swept = [j for j, spec in judges.items() if spec.has_label_sweep]
     return {
         "01_data_tour": [layout.table(name) for name in DATA_TOUR_TABLES],
         "02_summeval_recount": [
@@ -98,6 +99,9 @@ def notebook_inputs(layout: Layout, judges: Mapping[str, JudgeSpec]) -> dict[str
             # it finds the runs through their correlations.csv (report.readme.judges_in)
             *(layout.judge_tables(j) / "correlations.csv" for j in swept),
             *(layout.judge_figures(j) / f"{f}.png" for j in swept for f in SWEEP_FIGURES),
+            *(layout.judge_tables(j) / "sweep.csv" for j in label_swept),
+            *(layout.label_sweep_figures(j)[0] for j in label_swept),
+            *(layout.pair(layout.binary_labels)[:1] if label_swept else []),
         ],
         "04_topical_chat_qags": [
             layout.tables / f"{outputs.CORRELATIONS}.csv",
@@ -253,7 +257,9 @@ def _judge_pages(layout: Layout, spec: JudgeSpec) -> dict[Path, Page]:
             "Figures",
             wildcards={"judge": judge},
         )
-    for figure in SWEEP_FIGURES if spec.has_sweep else ():
+    figures = SWEEP_FIGURES if spec.has_sweep else ()
+    figures += LABEL_SWEEP_FIGURES if spec.has_label_sweep else ()
+    for figure in figures:
         pages[layout.report / "figures" / "judges" / judge / f"{figure}.png"] = Page(
             "figure",
             layout.judge_figures(judge) / f"{figure}.png",

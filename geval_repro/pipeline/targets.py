@@ -166,6 +166,18 @@ class Targets:
         return [name for name, spec in self.judges.items() if spec.has_sweep]
 
     @property
+    def label_swept(self) -> list[str]:
+        """The runs whose replies-per-item sweep on binary labels is made (replies, on a
+        benchmark of binary human labels)."""
+        return [name for name, spec in self.judges.items() if spec.has_label_sweep]
+
+    @property
+    def every_swept(self) -> list[str]:
+        """The runs of :attr:`swept`, then of :attr:`label_swept` (a sweep table each, all
+        combined in one)."""
+        return [*self.swept, *self.label_swept]
+
+    @property
     def correlated(self) -> list[str]:
         """The runs on a benchmark with per-item human scores: correlation rows, tests
         against the baselines (a run on a benchmark of pairwise preferences gets neither)."""

@@ -81,6 +81,9 @@ SWEEP_FIGURES: tuple[str, ...] = (
     "tie_rate",
     "sweep_accuracy",
 )
+#: The figure of the sweep on binary labels, made for every run with replies on a benchmark
+#: of binary human labels: each statistic and the tie rate vs replies per item.
+LABEL_SWEEP_FIGURES: tuple[str, ...] = ("sweep_binary_labels",)
 
 
 @dataclass(frozen=True)

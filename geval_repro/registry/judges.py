@@ -308,8 +308,19 @@ class JudgeSpec:
         """Whether the run gets the replies-per-item sweep and its figures: replies, on a
         benchmark with per-item human scores (the sweep correlates with them), the same
         number per item (not an adaptive run's, whose items stop at their own n)."""
-        adaptive = self.run is not None and self.run.se_target is not None
-        return self.has_replies and self.benchmark.has_human_scores and not adaptive
+        return self.has_replies and self.benchmark.has_human_scores and not self._adaptive
+
+    @property
+    def has_label_sweep(self) -> bool:
+        """Whether the run gets the replies-per-item sweep on binary labels
+        (:mod:`geval_repro.scoring.label_sweep`) and its figure: replies, on a benchmark of
+        binary human labels, the same number per item."""
+        return self.has_replies and self.benchmark.labels is not None and not self._adaptive
+
+    @property
+    def _adaptive(self) -> bool:
+        """Whether its items stop at their own number of replies (an adaptive run)."""
+        return self.run is not None and self.run.se_target is not None
 
     @property
     def processed_tables(self) -> tuple[str, ...]:

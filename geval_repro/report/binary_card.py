@@ -35,7 +35,7 @@ NOT_APPLICABLE = (
     ("soft pairwise accuracy", "spa"),
     ("Spearman correlation, paired bootstrap and power", "difference_ci_low"),
     ("length biases, split-half and re-run agreement", "length_judge"),
-    ("replies per item", "fewest_replies"),
+    ("adaptive sampling's replay", "adaptive_replies"),
 )
 
 
@@ -133,6 +133,17 @@ def binary_card_markdown(judge: str, label: str, rows: pd.DataFrame, figure_name
                 f"{int(row['cost_items'])} items); {usd_text(row['usd_per_1000'])}"
             )
         lines.append(f"- **{row['dimension']}**: {cost}")
+    lines += ["", "## How many replies per item", ""]
+    for _, row in rows.iterrows():
+        fewest = row["fewest_replies"]
+        if as_float(fewest) is not None:
+            fewest = (
+                f"the first {number(fewest, 0)} replies' balanced accuracy (the fewest n with a "
+                "value) lies within the interval of the mean of all of them (the sweep on "
+                f"binary labels: `figures/judges/{judge}/sweep_binary_labels.png`, "
+                f"`tables/judges/{judge}/sweep.csv`)"
+            )
+        lines.append(f"- **{row['dimension']}**: {fewest}")
     lines += ["", "## What does not apply here", ""]
     lines += [f"- {name}: {first[column]}" for name, column in NOT_APPLICABLE]
     lines += ["", SOURCES, ""]

@@ -92,14 +92,14 @@ UNDEFINED_DRAW = {
 }
 
 
-def _replies_axis(ax: Any, label: str = "replies averaged per item (n)") -> None:
+def replies_axis(ax: Any, label: str = "replies averaged per item (n)") -> None:
     """Label ``ax``'s x axis as a count of replies, ticked at whole numbers only (multiples
     of 1, 2, 5 or 10: 5, 10, 15, 20 for the usual 20 replies)."""
     ax.set_xlabel(label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
-def _spans(ns: Iterable[int]) -> str:
+def spans(ns: Iterable[int]) -> str:
     """``1, 2, 3, 7`` -> ``"1-3, 7"``: runs of consecutive counts."""
     runs: list[list[int]] = []
     for n in sorted(set(ns)):
@@ -117,14 +117,14 @@ def _undefined_note(ax: Any, random: pd.DataFrame, level: str) -> None:
         ax.text(
             0.03,
             0.03,
-            f"random n-subsets: no value at n = {_spans(missing)}:\n{UNDEFINED_DRAW[level]}",
+            f"random n-subsets: no value at n = {spans(missing)}:\n{UNDEFINED_DRAW[level]}",
             transform=ax.transAxes,
             fontsize=7,
             va="bottom",
         )
 
 
-def _below(fig: Figure, axes: Any, ncols: int | None = None) -> None:
+def legend_below(fig: Figure, axes: Any, ncols: int | None = None) -> None:
     """One legend for ``fig``, under its panels (where it hides no line or band), of the
     entries of ``axes`` (one Axes or several; repeated labels once)."""
     entries: dict[str, Any] = {}
@@ -192,10 +192,10 @@ def sweep_figure(
             ax.axhline(paper[dimension], color="black", ls="--", lw=1, label="paper (printed)")
         _undefined_note(ax, random, level)
         ax.set_title(dimension)
-        _replies_axis(ax, "replies per item (n; adaptive: mean used)")
+        replies_axis(ax, "replies per item (n; adaptive: mean used)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(f"{level_name}-level {statistic(coefficient).label}")
-    _below(fig, axes, ncols=None if width >= 10 else 3)  # a narrow figure: 2 rows
+    legend_below(fig, axes, ncols=None if width >= 10 else 3)  # a narrow figure: 2 rows
     fig.suptitle(wrap_lines(title, int(13 * width)), fontsize=10)
     return fig
 
@@ -238,11 +238,11 @@ def tie_rate_figure(
     for dimension, dim_rows in rows.groupby("dimension", sort=False):
         dim_rows = dim_rows.sort_values("n")
         ax.plot(dim_rows["n"], 100 * dim_rows["tie_rate"], marker="o", ms=3, label=dimension)
-    _replies_axis(ax, "replies averaged per item (n, first n)")
+    replies_axis(ax, "replies averaged per item (n, first n)")
     ax.set_ylabel(f"tied {TIED_PAIRS[level]} (%)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    _below(fig, ax, ncols=min(4, len(ax.get_lines())))
+    legend_below(fig, ax, ncols=min(4, len(ax.get_lines())))
     ax.set_title(wrap_lines(title, int(11 * SWEEP_MIN_WIDTH)), fontsize=10)
     return fig
 
@@ -312,11 +312,11 @@ def sweep_accuracy_figure(
         top.set_title(dimension)
         top.grid(alpha=0.3)
         bottom.grid(alpha=0.3)
-        _replies_axis(bottom)
+        replies_axis(bottom)
     axes[1][0].set_ylim(bottom=0)  # shared by the row: once every panel is drawn
     axes[0][0].set_ylabel("pairwise accuracy")
     axes[1][0].set_ylabel(wrap_lines(f"tied {TIED_PAIRS[level]} (%)", 22))  # a short panel
-    _below(fig, axes, ncols=3 if len(dimensions) > 1 else 2)
+    legend_below(fig, axes, ncols=3 if len(dimensions) > 1 else 2)
     fig.suptitle(wrap_lines(title, int(13 * fig_width)), fontsize=10)
     return fig
 

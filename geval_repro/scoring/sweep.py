@@ -185,7 +185,7 @@ class ReplyGrid:
         return out.reshape(shape)
 
 
-def _fixed_reply_count(run: pd.DataFrame) -> int:
+def fixed_reply_count(run: pd.DataFrame) -> int:
     """The run's replies per item; raise when items differ or indices are not 0..R-1."""
     keys = list(get_benchmark(str(run["benchmark"].iloc[0])).item_keys)
     per_item = run.groupby(keys, sort=True).agg(
@@ -236,7 +236,7 @@ def reply_grids(
     dimension = str(distinct["dimension"].iloc[0])
     if dimension not in human.columns:
         raise ValueError(f"human table has no {dimension!r} column")
-    count = _fixed_reply_count(run)
+    count = fixed_reply_count(run)
     benchmark = get_benchmark(str(distinct["benchmark"].iloc[0]))
     keys = list(benchmark.item_keys)
 
@@ -339,7 +339,7 @@ def _prefix_codes(encoded: np.ndarray, means: MeanCodes) -> np.ndarray:
     return means.codes[cells]
 
 
-def _prefix_means(values: np.ndarray, means: MeanCodes | None) -> np.ndarray:
+def prefix_means(values: np.ndarray, means: MeanCodes | None) -> np.ndarray:
     """Means of the first n counted values along the first axis, for every n (NaN if none).
 
     ``values`` ``(R, ...)`` (replies first, so the running sums are vectorized over the rest)
@@ -387,7 +387,7 @@ def mean_table(values: np.ndarray) -> MeanCodes | None:
     return MeanCodes(coded.ravel(), np.append(means, np.nan), table.shape[1], low)
 
 
-def _run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
+def run_seed(seed: int, judge: str, benchmark: str, dimension: str) -> np.random.SeedSequence:
     names = [zlib.crc32(str(name).encode("utf-8")) for name in (judge, benchmark, dimension)]
     return np.random.SeedSequence([seed, *names])
 
@@ -554,7 +554,7 @@ def _sweep_grid(
 
     def prefix(values: np.ndarray) -> np.ndarray:  # (R, ...) -> codes or means (n_max, ...)
         if coding is None:
-            return _prefix_means(values, None)[:n_max]
+            return prefix_means(values, None)[:n_max]
         return _prefix_codes(values, coding)[:n_max]
 
     encoded = grid.values if coding is None else coding.encode(grid.values)
@@ -659,15 +659,16 @@ def _adaptive_rows(
     return rows
 
 
-def _gain_share(frame: pd.DataFrame) -> pd.Series:
+def gain_share(frame: pd.DataFrame) -> pd.Series:
     """``(value_n - value_1) / (value_nmax - value_1)`` within each sweep curve of fixed n
-    (NaN for the adaptive rows)."""
+    (NaN for the adaptive rows, and for the whole curve when its value at n = 1 or at n_max
+    is undefined: the share has no start or no end; 0 is written 0.0, never -0.0)."""
     curve = ["judge", "dimension", "parser", "mode", "coefficient"]
     fixed = ~frame["mode"].isin(ADAPTIVE_MODES)
     grouped = frame[fixed].sort_values("n").groupby(curve, sort=False)["value"]
-    start = grouped.transform("first")  # value at n = 1
-    span = grouped.transform("last") - start  # value at n = n_max minus value at n = 1
-    return ((frame["value"] - start) / span).where(span != 0)
+    start = grouped.transform(lambda values: values.iloc[0])  # value at n = 1, NaN kept
+    span = grouped.transform(lambda values: values.iloc[-1]) - start  # at n_max minus at 1
+    return ((frame["value"] - start) / span).where(span != 0) + 0.0
 
 
 def sweep(
@@ -726,7 +727,7 @@ def sweep(
         for parser, grid in grids.items():
             grid, order = grid.in_cell_order()  # the same order for every parser
             if "random" in modes and taken is None:  # shared by both parsers
-                seq = _run_seed(seed, str(judge), str(benchmark), str(dimension))
+                seq = run_seed(seed, str(judge), str(benchmark), str(dimension))
                 permutations = random_permutations(len(grid.rows), count, draws, seq)
                 # each item's draws (generated in reply_grids' item order), in cell order: the
                 # first n_max replies taken as flat positions in grid.values, replies first
@@ -740,7 +741,7 @@ def sweep(
             )
             frames.append(part.assign(judge=judge, dimension=dimension, parser=parser))
     out = pd.concat(frames, ignore_index=True)
-    out["gain_share"] = _gain_share(out)
+    out["gain_share"] = gain_share(out)
     if "se_target" not in out:
         out["se_target"] = np.nan
     out["se_target"] = out["se_target"].astype(float)

@@ -258,17 +258,26 @@ class BinaryStatistic:
     weights, threshold) -> one value per resample`` (``weights``: ``(resamples, n)`` item
     weights, a bootstrap over documents); ``thresholded``: it reads a threshold, which the
     tables fit on the benchmark's ``threshold_split`` and apply to its ``tested_split``
-    (False: the threshold is None and the value is computed on the tested split alone)."""
+    (False: the threshold is None and the value is computed on the tested split alone).
+    ``rows_function``: its name there over many score vectors of the same items (the
+    replies-per-item sweep), ``(scores, labels, fit_scores, fit_labels) -> one value per row
+    of scores``, a thresholded one fitting each row's threshold on the same row of
+    ``fit_scores``."""
 
     name: str
     symbol: str
     label: str
     function: str
+    rows_function: str
     thresholded: bool
 
     def compute(self) -> Callable[..., Any]:
         """Its function, imported on first use."""
         return getattr(importlib.import_module("geval_repro.stats.binary"), self.function)
+
+    def compute_rows(self) -> Callable[..., Any]:
+        """Its function over rows of scores, imported on first use."""
+        return getattr(importlib.import_module("geval_repro.stats.binary"), self.rows_function)
 
 
 #: The statistics against binary labels, in the order the tables list them.
@@ -276,13 +285,19 @@ BINARY_STATISTICS: dict[str, BinaryStatistic] = {
     s.name: s
     for s in (
         BinaryStatistic(
-            name="roc_auc", symbol="AUC", label="ROC AUC", function="roc_auc", thresholded=False
+            name="roc_auc",
+            symbol="AUC",
+            label="ROC AUC",
+            function="roc_auc",
+            rows_function="roc_auc_rows",
+            thresholded=False,
         ),
         BinaryStatistic(
             name="balanced_accuracy",
             symbol="BAcc",
             label="balanced accuracy (threshold fitted on the evaluation split)",
             function="balanced_accuracy",
+            rows_function="balanced_accuracy_rows",
             thresholded=True,
         ),
     )

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark, BinaryLabels
-from geval_repro.stats.binary import document_weights, fit_threshold
+from geval_repro.stats.binary import MIN_ITEMS, document_weights, fit_threshold
 from geval_repro.stats.registry import BINARY_STATISTICS
 from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS, few_units_note, join_notes
 
@@ -55,8 +55,6 @@ CONSTANT = "constant (reference)"
 RANDOM = "random (reference)"
 REFERENCE_VARIANT = "expected AUC and balanced accuracy 0.5"
 CONFIDENCE = 0.95
-#: The fewest scored test items a domain's value rests on (fewer: no value, a note).
-MIN_ITEMS = 3
 
 
 def reference_scores(table: pd.DataFrame, seed: int) -> dict[str, np.ndarray]:

@@ -46,10 +46,12 @@ documents); ``roc_auc``, ``roc_auc_low``, ``roc_auc_high`` the same row set's me
 ``baseline`` is the baseline with the best mean balanced accuracy on its full items
 (``baseline_value_full`` with its interval; ``baseline_roc_auc`` that baseline's mean ROC
 AUC), ``constant_value`` and ``random_value`` the reference rows' mean balanced accuracy
-(chance: 0.5). Every column the run's benchmark does not support (the alternative annotator
-test, the human ceiling, SPA, the paired bootstrap, the biases, the sweep) says why in its
-first cell. So ``value`` is a Spearman correlation only where ``coefficient`` says so; read
-the two apart by ``coefficient``.
+(chance: 0.5); ``fewest_replies`` the fewest replies per item (first n) whose balanced
+accuracy lies within the interval of the mean of all of them (the sweep on binary labels,
+:mod:`geval_repro.scoring.label_sweep`). Every column the run's benchmark does not support
+(the alternative annotator test, the human ceiling, SPA, the paired bootstrap, the biases,
+the adaptive rule's replay) says why in its first cell. So ``value`` is a Spearman
+correlation only where ``coefficient`` says so; read the two apart by ``coefficient``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ import pandas as pd
 from geval_repro.registry.judges import JudgeSpec
 from geval_repro.tables.binary_labels import AVERAGE as BINARY_LEVEL
 from geval_repro.tables.costs import cost_fields
+from geval_repro.tables.judge_rows import mean_parser
 from geval_repro.tables.llm_preference import preference_fields, run_model
 
 COEFFICIENT = "spearman"
@@ -70,7 +73,7 @@ NO_SYSTEMS = "n/a: its systems do not share documents (no system-level ranking)"
 NOT_SCORED = "n/a: the judge scores no item of this dimension"
 NO_SYSTEM_LEVEL = "n/a: binary labels of edited summaries, no systems to rank (no system level)"
 NOT_CORRELATED = "n/a: binary human labels, no per-item human scores to correlate with"
-NO_SWEEP = "n/a: no replies-per-item sweep on binary labels"
+NO_ADAPTIVE = "n/a: the adaptive rule is replayed on correlations only, not on binary labels"
 #: A labelled benchmark's card statistic (``coefficient``; its level is the binary-label
 #: table's mean over domains, ``BINARY_LEVEL``) and its second statistic.
 BINARY_COEFFICIENT = "balanced_accuracy"
@@ -303,12 +306,15 @@ def labelled_rows(
     headline: Mapping[str, str],
     binary_labels: pd.DataFrame,
     manifests: Mapping[str, Mapping[str, object] | None],
+    sweep: pd.DataFrame,
     *,
     preference_runs: Mapping[str, str | None],
     preferences: Mapping[str, pd.DataFrame],
 ) -> pd.DataFrame:
     """The card rows of every judge of ``specs`` on a benchmark of binary human labels (the
-    module docstring's last paragraph), from ``binary_labels`` (``tables/binary_labels.csv``):
+    module docstring's last paragraph), from ``binary_labels`` (``tables/binary_labels.csv``)
+    and the replies-per-item ``sweep`` (``tables/sweep.csv``, which holds the sweeps on
+    binary labels too):
     the mean over domains of the judge's headline variant (``headline``) and of the baselines
     and reference rows; the cost and writer-vs-LLM cells as :func:`card_rows` makes them; every
     statistic of human scores says why it does not apply."""
@@ -338,6 +344,9 @@ def labelled_rows(
             if second is not None:
                 row.update(_binary_value(second, "roc_auc", "roc_auc_low", "roc_auc_high"))
             row.update(_binary_references(here, set(specs)))
+            row["fewest_replies"] = fewest_replies(
+                sweep, judge, variant, dimension, row, BINARY_COEFFICIENT
+            )
             row.update(
                 _run_fields(
                     spec, manifests.get(judge), dimension, variant, preference_runs, preferences
@@ -361,8 +370,7 @@ def _not_applicable() -> dict[str, object]:
         "partial_length": NOT_CORRELATED,
         "split_half": NOT_CORRELATED,
         "rerun_spearman": NOT_CORRELATED,
-        "fewest_replies": NO_SWEEP,
-        "adaptive_replies": NO_SWEEP,
+        "adaptive_replies": NO_ADAPTIVE,
     }
 
 
@@ -562,24 +570,28 @@ def _sweep_curve(
     dimension: str,
     row: Mapping[str, object],
     mode: str,
+    coefficient: str = COEFFICIENT,
 ) -> pd.DataFrame | str:
-    """The sweep's Spearman rows of the card's run, dimension and parser in ``mode``, else
-    why the card has none (not a mean of replies, no interval, no sweep of this run)."""
-    if not variant.startswith("mean-of-"):
+    """The sweep's rows of ``coefficient`` for the card's run, dimension and parser in
+    ``mode``, else why the card has none (not a mean of replies, no interval, no sweep of
+    this run)."""
+    parser = mean_parser(variant)
+    if parser is None:
         return "n/a: not a mean of replies"
     if pd.isna(row.get("ci_low")) or pd.isna(row.get("ci_high")):
-        return "n/a: the full run's correlation has no interval"
+        measure = "correlation" if coefficient == COEFFICIENT else coefficient.replace("_", " ")
+        return f"n/a: the full run's {measure} has no interval"
     mine = sweep[
         (sweep["judge"] == judge)
         & (sweep["dimension"] == dimension)
-        & (sweep["coefficient"] == COEFFICIENT)
+        & (sweep["coefficient"] == coefficient)
     ]
     if mine.empty:
         return (
             "n/a: no replies-per-item sweep of this run (one reply per item, or its items "
             "stop at their own n)"
         )
-    return mine[(mine["parser"] == variant.rpartition("/")[2]) & (mine["mode"] == mode)]
+    return mine[(mine["parser"] == parser) & (mine["mode"] == mode)]
 
 
 def _inside(curve: pd.DataFrame, row: Mapping[str, object]) -> pd.DataFrame:
@@ -588,12 +600,18 @@ def _inside(curve: pd.DataFrame, row: Mapping[str, object]) -> pd.DataFrame:
 
 
 def fewest_replies(
-    sweep: pd.DataFrame, judge: str, variant: str, dimension: str, row: Mapping[str, object]
+    sweep: pd.DataFrame,
+    judge: str,
+    variant: str,
+    dimension: str,
+    row: Mapping[str, object],
+    coefficient: str = COEFFICIENT,
 ) -> object:
-    """The fewest replies per item (the first n, the released parser) whose Spearman
-    correlation lies within the interval of the card's mean of all the run's replies, from
-    the replies-per-item sweep; else why there is none."""
-    curve = _sweep_curve(sweep, judge, variant, dimension, row, "first")
+    """The fewest replies per item (the first n, the parser of the card's variant) whose
+    ``coefficient`` (Spearman; on binary labels, balanced accuracy) lies within the interval
+    of the card's mean of all the run's replies, from the replies-per-item sweep; else why
+    there is none."""
+    curve = _sweep_curve(sweep, judge, variant, dimension, row, "first", coefficient)
     if isinstance(curve, str):
         return curve
     if curve.empty:

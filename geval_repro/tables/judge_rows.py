@@ -66,11 +66,12 @@ RATING_VARIANTS = {
 }
 #: The score variants of a run whose prompt asks for a Yes/No answer (a benchmark's prompt
 #: variant; Yes 1, No 0): its replies' answers (the ``yes-no`` parser) and its
-#: log-probabilities' P(Yes) = p(Yes) / (p(Yes) + p(No)) at the answer token.
+#: log-probabilities' P(Yes) = p(Yes) / (p(Yes) + p(No)) at the answer token. The names hold
+#: no "/", which separates a rating variant from its parser ("mean-of-20/original").
 ANSWER_VARIANTS = {
-    "mean": "yes/no answer, mean of {n} replies",
-    "first": "yes/no answer, first reply",
-    "mode": "yes/no answer, most frequent (ties: No)",
+    "mean": "yes-no answer, mean of {n} replies",
+    "first": "yes-no answer, first reply",
+    "mode": "yes-no answer, most frequent (ties: No)",
     "probs": "P(Yes)",
     "top_rating": "more likely answer (Yes where P(Yes) > 0.5)",
 }
@@ -158,6 +159,17 @@ def mean_label(items: pd.DataFrame) -> tuple[str, str]:
 def _variant(score: str, parser: str, mean_name: str) -> str:
     name = mean_name if score == "mean" else f"{score}-reply"
     return f"{name}/{parser}"
+
+
+def mean_parser(variant: str) -> str | None:
+    """The parser whose mean of each item's replies the score variant ``variant`` is: a
+    rating run's ``mean-of-N/<parser>``, or ``yes-no`` for a Yes/No prompt's mean of answers
+    (:data:`ANSWER_VARIANTS`); None for any other variant."""
+    if variant.startswith("mean-of-"):
+        return variant.rpartition("/")[2]
+    if variant.startswith(ANSWER_VARIANTS["mean"].partition("{n}")[0]):
+        return ANSWER_PARSERS[0]
+    return None
 
 
 def beyond_the_paper(variant: str) -> bool:

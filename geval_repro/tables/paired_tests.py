@@ -56,7 +56,12 @@ from geval_repro.stats.permutation import (
     paired_permutation_test,
     swaps_documents,
 )
-from geval_repro.tables.judge_rows import ONE_REPLY_SCORES, UNSCORABLE, score_variants
+from geval_repro.tables.judge_rows import (
+    ANSWER_VARIANTS,
+    ONE_REPLY_SCORES,
+    UNSCORABLE,
+    score_variants,
+)
 from geval_repro.tables.rows import MIN_VALUE_UNITS, too_few_note, value_units
 
 log = logging.getLogger(__name__)
@@ -163,8 +168,11 @@ def compared_variant(variant: str) -> bool:
     """Whether a judge run's score variant enters the comparisons between metrics: the
     released parser's mean of the replies and first reply (the paper's G-Eval score and its
     one-reply "-Probs" face); every variant of a run without replies (their names have no
-    ``/parser``). The modal reply and the tolerant parser are robustness checks of one run,
-    tested against the mean in the run's own ``significance`` table."""
+    ``/parser``); a Yes/No prompt's answers but the most frequent one. The modal reply and
+    the tolerant parser are robustness checks of one run, tested against the mean in the
+    run's own ``significance`` table."""
+    if variant == ANSWER_VARIANTS["mode"]:
+        return False
     score, slash, parser = variant.rpartition("/")
     return not slash or (parser == PARSERS[0] and score != f"{ONE_REPLY_SCORES[1]}-reply")
 

@@ -229,7 +229,7 @@ rule judge_cards:
         power=LAYOUT.pair(LAYOUT.judge_power)[0],
         biases=LAYOUT.pair(LAYOUT.judge_biases)[0],
         reruns=LAYOUT.pair(LAYOUT.rerun_agreement)[:1] if TARGETS.rerun_pairs else [],
-        sweep=[LAYOUT.sweeps] if TARGETS.swept else [],
+        sweep=[LAYOUT.sweeps] if TARGETS.every_swept else [],
         binary_labels=LAYOUT.pair(LAYOUT.binary_labels)[:1] if TARGETS.labelled else [],
         manifests=[p for j in TARGETS.carded for p in LAYOUT.judge_manifest(SPECS[j])],
         preferences=[LAYOUT.writer_vs_llm_preferences(b) for b in TARGETS.preference_benchmarks],
@@ -259,7 +259,7 @@ rule judge_cards:
             "power": LAYOUT.pair(LAYOUT.judge_power)[0],
             "biases": LAYOUT.pair(LAYOUT.judge_biases)[0],
             **({"reruns": LAYOUT.pair(LAYOUT.rerun_agreement)[0]} if TARGETS.rerun_pairs else {}),
-            **({"sweep": LAYOUT.sweeps} if TARGETS.swept else {}),
+            **({"sweep": LAYOUT.sweeps} if TARGETS.every_swept else {}),
         },
         manifests={
             j: LAYOUT.judge_manifest(SPECS[j])[0]

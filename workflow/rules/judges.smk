@@ -112,9 +112,10 @@ rule judge_sweep:
     output:
         LAYOUT.sweep("{judge}"),
     wildcard_constraints:
-        judge=one_of(TARGETS.swept),
+        judge=one_of(TARGETS.every_swept),
     params:
         judges=lambda wildcards: [wildcards.judge],
+        spec=lambda wildcards: SPECS[wildcards.judge],
     log:
         LAYOUT.log("judges", "{judge}_sweep"),
     threads: 1
@@ -125,6 +126,7 @@ rule judge_sweep:
             input,
             output,
             judges=params.judges,
+            spec=params.spec,
             replies_path=input.replies,
             benchmark_table=input.benchmark_table,
             settings=SETTINGS,
@@ -150,6 +152,34 @@ rule judge_sweep_figures:
     run:
         JOBS.run(
             "judge_tables:draw_sweep_figures",
+            log,
+            input,
+            output,
+            judges=params.judges,
+            sweep_path=input[0],
+            spec=params.spec,
+            out_dir=params.out,
+        )
+
+
+rule judge_label_sweep_figures:
+    input:
+        LAYOUT.sweep("{judge}"),
+    output:
+        LAYOUT.label_sweep_figures("{judge}"),
+    wildcard_constraints:
+        judge=one_of(TARGETS.label_swept),
+    params:
+        entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
+        spec=lambda wildcards: SPECS[wildcards.judge],
+        out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
+        judges=lambda wildcards: [wildcards.judge],
+    log:
+        LAYOUT.log("judges", "{judge}_label_sweep_figures"),
+    localrule: True
+    run:
+        JOBS.run(
+            "judge_tables:draw_label_sweep_figures",
             log,
             input,
             output,
@@ -191,7 +221,7 @@ rule rerun_agreement:
 
 rule sweep_all:
     input:
-        [LAYOUT.sweep(judge) for judge in TARGETS.swept],
+        [LAYOUT.sweep(judge) for judge in TARGETS.every_swept],
     output:
         LAYOUT.sweeps,
     log:
@@ -205,4 +235,4 @@ rule judges:
     input:
         [LAYOUT.judge_outputs(spec) for spec in SPECS.values()],
         [rules.rerun_agreement.output] if TARGETS.rerun_pairs else [],
-        [rules.sweep_all.output] if TARGETS.swept else [],
+        [rules.sweep_all.output] if TARGETS.every_swept else [],
