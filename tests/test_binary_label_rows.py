@@ -51,6 +51,7 @@ def test_values_against_scipy_and_brute_force(table: pd.DataFrame) -> None:
     rows = _rows(table, scores).set_index(["domain", "statistic"])
     assert list(_rows(table, scores).columns) == COLUMNS
     aucs, accuracies = [], []
+    tied_all = pairs_all = 0
     for domain in BENCHMARK.labels.domains:
         mine = table["domain"] == domain
         fit = (mine & (table["split"] == "evaluation")).to_numpy()
@@ -69,6 +70,11 @@ def test_values_against_scipy_and_brute_force(table: pd.DataFrame) -> None:
             accuracy, abs=1e-12
         )
         assert rows.loc[(domain, "roc_auc"), "n_items"] == test.sum()
+        # tied (consistent, inconsistent) pairs, counted over the outer product
+        tied = np.equal.outer(s[test & (y == 1)], s[test & (y == 0)])
+        assert rows.loc[(domain, "balanced_accuracy"), "tie_rate"] == tied.mean()
+        assert 0 < tied.mean() < 1  # lengths in words tie often, not always
+        tied_all, pairs_all = tied_all + tied.sum(), pairs_all + tied.size
         aucs.append(auc)
         accuracies.append(accuracy)
         low, high = rows.loc[(domain, "roc_auc"), ["ci_low", "ci_high"]]
@@ -76,6 +82,7 @@ def test_values_against_scipy_and_brute_force(table: pd.DataFrame) -> None:
     assert rows.loc[(AVERAGE, "roc_auc"), "value"] == pytest.approx(np.mean(aucs))
     assert rows.loc[(AVERAGE, "balanced_accuracy"), "value"] == pytest.approx(np.mean(accuracies))
     assert rows.loc[(AVERAGE, "roc_auc"), "n_items"] == 3695
+    assert rows.loc[(AVERAGE, "roc_auc"), "tie_rate"] == pytest.approx(tied_all / pairs_all)
     assert rows.loc[("qmsumm", "roc_auc"), "n_documents"] == 12
 
 
@@ -104,6 +111,7 @@ def test_reference_rows_are_at_chance(table: pd.DataFrame) -> None:
     references = reference_scores(table, seed=20231206)
     constant = _rows(table, references["constant (reference)"]).set_index(["domain", "statistic"])
     assert (constant["value"] == 0.5).all()
+    assert (constant["tie_rate"] == 1.0).all()  # a constant ties every pair: AUC one half
     random = _rows(table, references["random (reference)"]).set_index(["domain", "statistic"])
     for statistic in ("roc_auc", "balanced_accuracy"):
         low, high = random.loc[(AVERAGE, statistic), ["ci_low", "ci_high"]]

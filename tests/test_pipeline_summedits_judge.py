@@ -59,9 +59,9 @@ def _fixture_scores(table: pd.DataFrame) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def judged(
     mirror_dir: Path, pipeline_run: PipelineRun, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The binary-label table of a run with the fixture judge, the fixture's scores and
-    SummEdits' tidy table."""
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, Path]:
+    """The binary-label table of a run with the fixture judge, the fixture's scores,
+    SummEdits' tidy table and the run's results folder (with the judge's card)."""
     root = tmp_path_factory.mktemp("summedits-judge")
     table = pd.read_parquet(pipeline_run.data / "processed" / "summedits.parquet")
     scores = _fixture_scores(table)
@@ -81,14 +81,15 @@ def judged(
     path.write_text(yaml.safe_dump(config))
     results = root / "results"
     target = results / "tables" / "binary_labels.csv"
-    done = snakemake_process(pipeline_run.data, results, path, str(target))
+    card = results / "cards" / f"{JUDGE}.md"
+    done = snakemake_process(pipeline_run.data, results, path, str(target), str(card))
     assert done.returncode == 0, done.stderr[-6000:]
-    return pd.read_csv(target), scores, table
+    return pd.read_csv(target), scores, table, results
 
 
 @pytest.mark.pipeline
 def test_the_judges_rows_match_scipy_and_the_hand_values(judged) -> None:
-    rows, scores, table = judged
+    rows, scores, table, _ = judged
     mine = rows[rows["metric"] == JUDGE].set_index(["domain", "statistic"])
     assert set(mine["status"]) == {"fixture"} and set(mine["variant"]) == {"per-item scores"}
     assert len(mine) == 2 * (len(SUMMEDITS_DOMAINS) + 1)
@@ -120,7 +121,26 @@ def test_the_judges_rows_match_scipy_and_the_hand_values(judged) -> None:
 
 @pytest.mark.pipeline
 def test_the_judges_rows_follow_the_reference_rows_and_the_baselines(judged) -> None:
-    rows, _, _ = judged
+    rows, *_ = judged
     metrics = list(dict.fromkeys(rows["metric"]))
     assert metrics[:2] == ["constant (reference)", "random (reference)"]
     assert metrics[-1] == JUDGE and "ROUGE-2" in metrics
+
+
+@pytest.mark.pipeline
+def test_the_judge_gets_a_card_from_the_workflow(judged) -> None:
+    """The card the workflow writes for the fixture judge (``Targets.carded``): its row in
+    the cards' table holds the mean balanced accuracy over domains of the hand values
+    above, on its 48 test items, and its page leads with it; a per-item score is no mean of
+    replies, so the card has no replies-per-item answer and says why."""
+    _, _, _, results = judged
+    cards = pd.read_csv(results / "tables" / "judge_cards.csv").set_index("judge")
+    row = cards.loc[JUDGE]
+    expected = sum(HAND[_pattern(domain)][1] for domain in SUMMEDITS_DOMAINS) / 8
+    assert (row["coefficient"], row["level"]) == ("balanced_accuracy", "mean over domains")
+    assert float(row["value"]) == pytest.approx(expected)
+    assert (int(row["n_items"]), row["status"]) == (48, "fixture")
+    assert row["fewest_replies"] == "n/a: not a mean of replies"
+    page = (results / "cards" / f"{JUDGE}.md").read_text(encoding="utf-8")
+    assert f"balanced accuracy {expected:.3f}" in page.split("## Every number")[0]
+    assert (results / "cards" / f"{JUDGE}.png").is_file()

@@ -41,8 +41,10 @@ LEGEND = (
     "95 % percentile bootstrap over the test split's documents, 12-21 per domain (n_documents), "
     "the threshold's own uncertainty left out. The mean over domains weighs every domain "
     "equally. Reference rows: a constant and a uniform random score (expected 0.5 both); "
-    "a value inside their intervals is not told apart from chance. A judge run's rows rest on "
-    "the items it scored (n_items, n_documents; a partial run says so in its note)."
+    "a value inside their intervals is not told apart from chance. ROC AUC counts a tied "
+    "(consistent, inconsistent) pair as one half: tie_rate is the share of those pairs tied "
+    "(pooled over domains in the mean rows); the constant ties all of them. A judge run's rows "
+    "rest on the items it scored (n_items, n_documents; a partial run says so in its note)."
 )
 #: The legend under the rankings' Markdown table.
 RANKINGS_LEGEND = (

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark, BinaryLabels
-from geval_repro.stats.binary import MIN_ITEMS, document_weights, fit_threshold
+from geval_repro.stats.binary import MIN_ITEMS, document_weights, fit_threshold, pair_counts
 from geval_repro.stats.registry import BINARY_STATISTICS
 from geval_repro.tables.rows import MIN_BOOTSTRAP_UNITS, few_units_note, join_notes
 
@@ -41,6 +41,7 @@ COLUMNS = [
     "ci_low",
     "ci_high",
     "threshold",
+    "tie_rate",
     "n_items",
     "n_positive",
     "n_documents",
@@ -198,6 +199,9 @@ def binary_label_rows(
 ) -> pd.DataFrame:
     """One row per domain and statistic, then the rows averaged over domains, of the metric
     whose per-item ``scores`` are aligned with ``table`` (the benchmark's tidy table).
+    ``tie_rate``: the share of (positive, negative) pairs of scored test items whose two
+    scores are equal (ROC AUC counts each one half; a domain's pairs, pooled over the
+    domains in the average rows).
 
     A NaN score marks an item the metric did not score (a judge's partial run): every row
     rests on the scored items alone (``n_items``, ``n_documents`` count them) and its note
@@ -215,6 +219,7 @@ def binary_label_rows(
     partial = _partial_note(int(scored.sum()), len(table))
     truth = table[labels.column].to_numpy()
     records = []
+    tied_all = pairs_all = 0
     resampled: dict[str, list[np.ndarray]] = {name: [] for name in BINARY_STATISTICS}
     values: dict[str, list[float]] = {name: [] for name in BINARY_STATISTICS}
     for domain, fit, tested, statistics in _domain_values(table, labels, scores, n_resamples, seed):
@@ -230,6 +235,9 @@ def binary_label_rows(
             "status": status,
         }
         few = _few_documents(base["n_documents"])
+        _, tied, pairs = pair_counts(scores[tested][None, :], truth[tested])
+        tied_all, pairs_all = tied_all + int(tied[0]), pairs_all + int(pairs[0])
+        base["tie_rate"] = tied[0] / pairs[0] if pairs[0] else float("nan")
         for name, entry in BINARY_STATISTICS.items():
             result = statistics[name]
             low, high = _interval(result.distribution) if not few else (math.nan, math.nan)
@@ -279,6 +287,7 @@ def binary_label_rows(
                 "ci_low": low,
                 "ci_high": high,
                 "threshold": float("nan"),
+                "tie_rate": tied_all / pairs_all if pairs_all else float("nan"),
                 "n_items": int(tested_all.sum()),
                 "n_positive": int(truth[tested_all].sum()),
                 "n_documents": documents_all,
