@@ -737,10 +737,17 @@ ds = correlations[(correlations["benchmark"] == "dialsummeval")
                   & (correlations["dimension"] != "AVG")]
 ds = ds.assign(row=ds["metric"] + " (" + ds["variant"] + ")")
 table = ds.pivot_table(index="row", columns="dimension", values="value")
-say(f"Kendall τ at the summary level, {int(ds['n_items'].max())} summaries in "
-    f"{int(ds['n_groups'].max())} dialogues; rows sorted by their mean over the dimensions "
-    "(ppl, perplexity, is lower-is-better).")
-table.assign(mean=table.mean(axis=1)).sort_values("mean", ascending=False).round(3)
+full_items, full_groups = int(ds["n_items"].max()), int(ds["n_groups"].max())
+say(f"Kendall τ at the summary level, on {full_items} summaries in {full_groups} dialogues "
+    "unless the row's n says fewer (a partial judge run: its n summaries and dialogues, the "
+    "fewest over its dimensions); rows sorted by their mean over the dimensions (ppl, "
+    "perplexity, is lower-is-better).")
+counts = ds.groupby("row")[["n_items", "n_groups"]].min().astype("Int64")
+partial = (counts["n_items"] < full_items) | (counts["n_groups"] < full_groups)
+shown = ("n = " + counts["n_items"].astype(str) + " in " + counts["n_groups"].astype(str)
+         + " dialogues").where(partial, "")
+table = table.assign(mean=table.mean(axis=1)).sort_values("mean", ascending=False).round(3)
+table.assign(n=shown.reindex(table.index))
 """),
     md("""
 ## Beyond the paper: SummEdits (binary labels, by domain)
