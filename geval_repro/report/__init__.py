@@ -7,8 +7,9 @@ that a table does not hold):
 - :mod:`.figures`: the reproduction figures, the sweep, the human score distributions;
   :mod:`.cluster_figure`: each benchmark's significance clusters;
   :mod:`.writer_vs_llm_figure`: writer vs GPT-3.5 scores by the human preference;
-  :mod:`.judge_card`: a judge's card page and figure; :mod:`.card_text`: the cards' words
-  and the leaderboard;
+  :mod:`.label_sweep_figure`: the sweep on binary labels;
+  :mod:`.judge_card`: a judge's card page and figure; :mod:`.binary_card`: the card of a run
+  on binary labels; :mod:`.card_text`: the cards' words and the leaderboard;
 - :mod:`.readme`: the results page (results/README.md); :mod:`.pages`: the Snakemake report's pages;
   :mod:`.notebooks`: executed notebooks and their pages; :mod:`.html_page`: the pages'
   frame; :mod:`.export_hf`: the Hugging Face export;
