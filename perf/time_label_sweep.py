@@ -83,7 +83,7 @@ def main() -> None:
 
     benchmark = get_benchmark("summedits")
     ordered = table.sort_values("item_id", kind="stable")
-    domains = domain_items(ordered, benchmark)
+    domains = domain_items(ordered, benchmark.labels)
     values = (
         replies.sort_values(["item_id", "reply_index"])["reply"]
         .str.rsplit(" ", n=1)

@@ -35,11 +35,12 @@ naming the statistic.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import Benchmark, get_benchmark
+from geval_repro.registry.benchmarks import Benchmark, BinaryLabels, get_benchmark
 from geval_repro.scoring.item_scores import check_replies_table
 from geval_repro.scoring.parse import Parser, check_replies, parse
 from geval_repro.scoring.sweep import (
@@ -58,32 +59,27 @@ from geval_repro.stats.binary import MIN_ITEMS, pair_counts
 from geval_repro.stats.registry import BINARY_STATISTICS
 
 
-class DomainItems:
+class DomainItems(NamedTuple):
     """The items of one run in one domain: the positions (in the run's item order) and labels
     of its threshold split's items and of its tested split's items."""
 
-    def __init__(self, fit: np.ndarray, tested: np.ndarray, truth: np.ndarray) -> None:
-        self.fit, self.tested = fit, tested
-        self.fit_labels, self.tested_labels = truth[fit], truth[tested]
+    fit: np.ndarray
+    tested: np.ndarray
+    fit_labels: np.ndarray
+    tested_labels: np.ndarray
 
 
-def domain_items(items: pd.DataFrame, benchmark: Benchmark) -> list[DomainItems]:
+def domain_items(items: pd.DataFrame, labels: BinaryLabels) -> list[DomainItems]:
     """Each domain's :class:`DomainItems` of the run's ``items`` (rows of the benchmark's
-    tidy table, in the run's item order)."""
-    labels = benchmark.labels
-    assert labels is not None  # the caller checked
+    tidy table, in the run's item order) under the benchmark's ``labels``."""
     truth = items[labels.column].to_numpy().astype(int)
+    split = items[labels.split_key].to_numpy()
     out = []
     for domain in labels.domains:
         in_domain = (items[labels.domain_key] == domain).to_numpy()
-        split = items[labels.split_key].to_numpy()
-        out.append(
-            DomainItems(
-                np.flatnonzero(in_domain & (split == labels.threshold_split)),
-                np.flatnonzero(in_domain & (split == labels.tested_split)),
-                truth,
-            )
-        )
+        fit = np.flatnonzero(in_domain & (split == labels.threshold_split))
+        tested = np.flatnonzero(in_domain & (split == labels.tested_split))
+        out.append(DomainItems(fit, tested, truth[fit], truth[tested]))
     return out
 
 
@@ -125,7 +121,7 @@ def _run_items(run: pd.DataFrame, table: pd.DataFrame, benchmark: Benchmark) -> 
     return found.drop(columns="_merge")
 
 
-def _curve_rows(
+def _curve_point(
     values: np.ndarray, tied: np.ndarray, pairs: np.ndarray, mode: str
 ) -> dict[str, float]:
     """One sweep row's value, band and tie rate from the row values of one n (``first``:
@@ -193,7 +189,7 @@ def label_sweep(
         top = count if n_max is None else min(n_max, count)
         keys = list(benchmark.item_keys)
         ordered = run.sort_values([*keys, "reply_index"], kind="stable")
-        domains = domain_items(_run_items(run, table, benchmark), benchmark)
+        domains = domain_items(_run_items(run, table, benchmark), benchmark.labels)
         check_replies(ordered["reply"])
         codes, texts = pd.factorize(ordered["reply"].astype(str))
         n_items = len(codes) // count
@@ -212,7 +208,7 @@ def label_sweep(
                             "mode": mode,
                             "n": n,
                             "coefficient": coefficient,
-                            **_curve_rows(row_values, tied, pairs, mode),
+                            **_curve_point(row_values, tied, pairs, mode),
                         }
                     )
         frames.append(pd.DataFrame.from_records(records).assign(judge=judge, dimension=dimension))
