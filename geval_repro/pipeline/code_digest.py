@@ -1,0 +1,190 @@
+"""The digest of the code a job runs, for its rule's ``params:`` (:meth:`CodeDigests.digest`).
+
+Snakemake reruns a job whose ``params:`` changed (its default ``params`` rerun trigger),
+but not one whose called Python code changed: every rule's ``run:`` block is the same one
+call into :mod:`geval_repro.pipeline`. So each rule's ``params:`` carries a job string,
+``"<module>:<function>@sha256:<digest>"`` (:meth:`geval_repro.pipeline.jobs.Jobs.job`),
+and the digest changes exactly when the code the job runs changes.
+
+What the digest covers, found statically (:mod:`ast`, nothing is imported): SHA-256 over
+the sorted list of the path (relative to the package's parent folder) and the SHA-256 of
+the bytes of every file of
+
+- the job's module ``<package>.pipeline.<module>`` and every module of the package it
+  imports, transitively: ``import a.b``, ``from a import b`` (``b`` counted too when it is a
+  submodule), relative imports, imports inside functions; the packages above an imported
+  module (their ``__init__.py``, which Python runs first); a string constant that is the
+  full name of a module of the package (``importlib.import_module("geval_repro.stats.binary")``);
+  in a package's ``__init__.py``, a string constant that names one of its submodules (the
+  submodules a PEP 562 ``__getattr__`` imports on first use, as ``geval_repro.stats``'s);
+- the same for :data:`EVERY_JOB`, the modules every job runs besides its own: the fork
+  server it is forked from (its pandas string storage) and the provenance sidecars it
+  writes (:mod:`geval_repro.report.provenance`);
+- the package data files these modules read: a file ``<package>/data/<name>`` joined as
+  ``PACKAGE_DATA / "<name>"`` (how every module that reads one names it:
+  :data:`geval_repro.registry.sources.PACKAGE_DATA`). The prompt files are not covered:
+  they are the judge runs' inputs (``Layout.judge_run_prompts``), so Snakemake sees them.
+
+Not covered: code outside the package (installed libraries, a METEOR jar), an import the
+source spells in no string (``import_module(f"{a}.{b}")`` outside a package's own
+submodules), files a module reads by another name, and what a notebook's kernel imports
+(its cells; the notebook file is the job's input). After such a change, ``--forceall``
+(docs/configuration.md).
+
+A :class:`CodeDigests` reads and parses each file once (the DAG of a full run asks for the
+digest of ~60 rules' jobs over ~150 modules); make a new one to see files edited since.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["EVERY_JOB", "CodeDigests"]
+
+#: The modules every job runs besides its own (below the package name): the fork server
+#: the job's process is forked from, and the writer of its provenance sidecars.
+EVERY_JOB = ("pipeline.fork_server", "report.provenance")
+#: The name a module joins a package data file's name to (``PACKAGE_DATA / "<name>"``).
+DATA_FOLDER_NAME = "PACKAGE_DATA"
+
+
+@dataclass(frozen=True)
+class _Module:
+    """One module's file, the hex SHA-256 of its bytes, and the package modules and data
+    files it names."""
+
+    path: Path
+    digest: str
+    imports: frozenset[str]
+    data: frozenset[Path]
+
+
+@dataclass
+class CodeDigests:
+    """The code digests of the jobs of the package in the folder ``package`` (the
+    installed ``geval_repro`` by default), each file read and parsed once."""
+
+    package: Path = field(default_factory=lambda: Path(__file__).resolve().parents[1])
+    _modules: dict[str, _Module | None] = field(default_factory=dict, repr=False)
+    _paths: dict[str, Path | None] = field(default_factory=dict, repr=False)
+    _data: dict[Path, str] = field(default_factory=dict, repr=False)
+    _digests: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.package.name
+
+    def digest(self, module: str) -> str:
+        """The hex SHA-256 of the code a job of ``<package>.pipeline.<module>`` runs (the
+        module docstring says what it covers). Raises ``ValueError`` when there is no such
+        module."""
+        job = f"{self.name}.pipeline.{module}"
+        if self._module(job) is None:
+            raise ValueError(f"{job}: no such module in {self.package}")
+        if job not in self._digests:
+            files = self.files(job, *(f"{self.name}.{extra}" for extra in EVERY_JOB))
+            listing = "".join(f"{path}\0{digest}\n" for path, digest in sorted(files.items()))
+            self._digests[job] = hashlib.sha256(listing.encode()).hexdigest()
+        return self._digests[job]
+
+    def files(self, *modules: str) -> dict[str, str]:
+        """Every file the ``modules`` (full names) run or read, transitively: its path
+        relative to the package's parent folder -> the hex SHA-256 of its bytes. Modules
+        that do not exist are left out."""
+        seen: set[str] = set()
+        pending = list(modules)
+        files: dict[str, str] = {}
+        root = self.package.parent
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            found = self._module(name)
+            if found is None:
+                continue
+            files[found.path.relative_to(root).as_posix()] = found.digest
+            for data in found.data:
+                files[data.relative_to(root).as_posix()] = self._data_digest(data)
+            pending.extend(found.imports - seen)
+        return files
+
+    def _data_digest(self, path: Path) -> str:
+        if path not in self._data:
+            self._data[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return self._data[path]
+
+    def _module(self, name: str) -> _Module | None:
+        """The module ``name`` of the package, parsed (``None`` when it is not one)."""
+        if name not in self._modules:
+            self._modules[name] = self._parse(name)
+        return self._modules[name]
+
+    def _path(self, name: str) -> Path | None:
+        """The file of the package's module ``name``: ``a/b.py`` or ``a/b/__init__.py``."""
+        if name not in self._paths:
+            parts = name.split(".")
+            base = self.package.parent.joinpath(*parts)
+            candidates = (base.with_suffix(".py"), base / "__init__.py")
+            found = [path for path in candidates if parts[0] == self.name and path.is_file()]
+            self._paths[name] = found[0] if found else None
+        return self._paths[name]
+
+    def _parse(self, name: str) -> _Module | None:
+        path = self._path(name)
+        if path is None:
+            return None
+        source = path.read_bytes()
+        is_package = path.name == "__init__.py"
+        here = name if is_package else name.rpartition(".")[0]  # the package it is in
+        named: set[str] = set()
+        data: set[Path] = set()
+        for node in ast.walk(ast.parse(source, filename=str(path))):
+            if isinstance(node, ast.Import):
+                named.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node, here)
+                named.add(base)
+                named.update(f"{base}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.startswith(f"{self.name}."):
+                    named.add(node.value)
+                elif is_package and node.value.isidentifier():
+                    named.add(f"{name}.{node.value}")
+            elif (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Div)
+                and isinstance(node.left, ast.Name)
+                and node.left.id == DATA_FOLDER_NAME
+                and isinstance(node.right, ast.Constant)
+                and isinstance(node.right.value, str)
+                and (self.package / "data" / node.right.value).is_file()
+            ):
+                data.add(self.package / "data" / node.right.value)
+        imports = {
+            module
+            for full in named
+            for module in _with_parents(full)
+            if module != name and self._path(module) is not None
+        }
+        imports.update(_with_parents(name)[:-1])  # the packages above it run first
+        digest = hashlib.sha256(source).hexdigest()
+        return _Module(path, digest, frozenset(imports), frozenset(data))
+
+
+def _absolute(node: ast.ImportFrom, here: str) -> str:
+    """The full name of the module a ``from ... import`` imports from, in package ``here``."""
+    if not node.level:
+        return node.module or ""
+    parts = here.split(".")
+    base = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def _with_parents(name: str) -> list[str]:
+    """``a.b.c`` -> ``["a", "a.b", "a.b.c"]``."""
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
