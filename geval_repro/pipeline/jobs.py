@@ -96,11 +96,13 @@ class Jobs:
     @classmethod
     def from_config(cls, config: Mapping[str, Any], layout: Layout) -> Jobs:
         """The jobs of a checked config: the processed tables, the row files and the result
-        tables and figures of ``layout`` are traced."""
+        tables and figures of ``layout`` are traced; the parses of the code digests are
+        kept in ``layout.code_digests``."""
         traced = (layout.processed, layout.rows, layout.tables, layout.figures)
         return cls(
             Provenance.from_config(config, layout.raw),
             tuple(folder.resolve() for folder in traced),
+            CodeDigests(cache=layout.code_digests),
         )
 
     def job(self, call: str) -> str:
