@@ -12,17 +12,18 @@ from pathlib import Path
 import pytest
 
 from geval_repro.pipeline import jobs as jobs_module
-from geval_repro.pipeline.code_digest import CodeDigests
+from geval_repro.pipeline.code_digest import CodeDigests, notebook_imports
 from geval_repro.pipeline.jobs import Jobs
 from tests.conftest import REPO_ROOT
 
 #: The fake package: its job module ``pipeline/job.py`` imports ``a`` (absolute, from a
 #: package-level import), ``a`` imports ``b`` (relative), ``b`` imports ``c`` inside a
 #: function (``from fake import c``: a submodule by from-import), ``c`` imports the job
-#: module back (a cycle) and names ``fake.dyn`` in a string (import_module); ``b`` reads
-#: ``data/table.csv``; ``stats/__init__.py`` imports its submodule ``face`` on first use
-#: (PEP 562), ``a`` imports ``fake.stats.level``. Nothing imports ``unrelated`` or
-#: ``stats/other.py`` or reads ``data/other.csv``.
+#: module back (a cycle), names ``fake.dyn`` in a string (import_module) and reads the
+#: files under ``prompts/`` (``PROMPTS_DIR / folder``); ``b`` reads ``data/table.csv``;
+#: ``stats/__init__.py`` imports its submodule ``face`` on first use (PEP 562), ``a``
+#: imports ``fake.stats.level``. Nothing imports ``unrelated`` or ``stats/other.py`` or
+#: reads ``data/other.csv``.
 FAKE = {
     "__init__.py": '"""A fake package."""\n',
     "pipeline/__init__.py": "",
@@ -53,10 +54,15 @@ FAKE = {
     "c.py": """
         import importlib
 
+        from pathlib import Path
+
         import fake.pipeline.job
 
-        def h():
-            return importlib.import_module("fake.dyn").VALUE
+        PROMPTS_DIR = Path(__file__).parent / "prompts"
+
+        def h(folder="x"):
+            prompt = (PROMPTS_DIR / folder / "p.txt").read_text()
+            return importlib.import_module("fake.dyn").VALUE + len(prompt)
     """,
     "dyn.py": "VALUE = 1\n",
     "unrelated.py": "import fake.a\n",
@@ -73,6 +79,8 @@ FAKE = {
     "stats/other.py": "OTHER = 4\n",
     "data/table.csv": "a,b\n1,2\n",
     "data/other.csv": "c\n3\n",
+    "prompts/x/p.txt": "Rate it.\n",
+    "prompts/y/q.txt": "Rate it again.\n",
 }
 #: Every file the job runs or reads (by hand, from the imports above).
 COVERED = {
@@ -87,6 +95,8 @@ COVERED = {
     "stats/level.py",
     "stats/face.py",
     "data/table.csv",
+    "prompts/x/p.txt",
+    "prompts/y/q.txt",
 }
 
 
@@ -200,9 +210,30 @@ def test_every_rule_but_the_fetch_names_its_job_through_params() -> None:
                 continue
             run = re.search(r"JOBS\.run\(\s*([^,]+),", block).group(1)
             if run == "params.job":
-                assert re.search(r'\n\s+params:\n\s+job=JOBS\.job\("\w+:\w+"\),', block), block
+                job = r'\n\s+params:\n\s+job=(lambda wildcards: )?JOBS\.job\(\s*"\w+:\w+"'
+                assert re.search(job, block), block
                 named += 1
             else:
                 bare.append(run)
     assert bare == ['"downloads:fetch_file"']
     assert named > 30
+
+
+def test_a_notebooks_job_covers_what_its_code_cells_import(fake: Path, tmp_path: Path) -> None:
+    import json
+
+    notebook = tmp_path / "n.ipynb"
+    cells = [
+        {"cell_type": "markdown", "source": ["import fake.stats.other\n"]},
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "from fake import unrelated\n"]},
+        {"cell_type": "code", "source": ["def f():\n", "    import os\n", "!ls\n"]},
+    ]
+    notebook.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    assert notebook_imports(notebook) == ("fake", "fake.unrelated", "os")
+    jobs = Jobs(provenance=None, traced=(), code=CodeDigests(fake))  # type: ignore[arg-type]
+    before = jobs.job("job:run", notebook=notebook)
+    assert before != jobs.job("job:run")
+    _edit(fake / "stats" / "other.py")  # in a markdown cell only
+    assert Jobs(None, (), CodeDigests(fake)).job("job:run", notebook=notebook) == before  # type: ignore[arg-type]
+    _edit(fake / "unrelated.py")
+    assert Jobs(None, (), CodeDigests(fake)).job("job:run", notebook=notebook) != before  # type: ignore[arg-type]

@@ -17,25 +17,29 @@ the bytes of every file of
   full name of a module of the package (``importlib.import_module("geval_repro.stats.binary")``);
   in a package's ``__init__.py``, a string constant that names one of its submodules (the
   submodules a PEP 562 ``__getattr__`` imports on first use, as ``geval_repro.stats``'s);
+- for a notebook's job, the same for the modules of the package its code cells import
+  (:func:`notebook_imports`: its kernel runs them);
 - the same for :data:`EVERY_JOB`, the modules every job runs besides its own: the fork
   server it is forked from (its pandas string storage) and the provenance sidecars it
   writes (:mod:`geval_repro.report.provenance`);
-- the package data files these modules read: a file ``<package>/data/<name>`` joined as
-  ``PACKAGE_DATA / "<name>"`` (how every module that reads one names it:
-  :data:`geval_repro.registry.sources.PACKAGE_DATA`). The prompt files are not covered:
-  they are the judge runs' inputs (``Layout.judge_run_prompts``), so Snakemake sees them.
+- the package data files these modules read, named through the constants of
+  :data:`DATA_FOLDERS` (how every module that reads one names it): a file joined as
+  ``PACKAGE_DATA / "<name>"`` (:data:`geval_repro.registry.sources.PACKAGE_DATA`) is
+  ``<package>/data/<name>``; a module that uses such a constant otherwise (``PROMPTS_DIR /
+  folder / ...``, :data:`geval_repro.runner.prompts.PROMPTS_DIR`) reads every file under
+  its folder (``<package>/prompts/``).
 
 Not covered: code outside the package (installed libraries, a METEOR jar), an import the
 source spells in no string (``import_module(f"{a}.{b}")`` outside a package's own
-submodules), files a module reads by another name, and what a notebook's kernel imports
-(its cells; the notebook file is the job's input). After such a change, ``--forceall``
-(docs/configuration.md).
+submodules), files a module reads through another name. After such a change,
+``--forceall`` (docs/configuration.md).
 
 A :class:`CodeDigests` reads each file once and parses it once: parsing the ~160 modules a
 full run's jobs run takes ~0.3 s of CPU, so what a parse finds (the names, not the verdict
 on them) is kept in ``cache`` (``data/cache/code_digests.json`` of a run), keyed by the
-SHA-256 of the module's name and bytes: a DAG build parses only the modules edited since the
-last one. Make a new :class:`CodeDigests` to see files edited since it read them.
+SHA-256 of this module's bytes and the module's name and bytes: a DAG build parses only the
+modules edited since the last one. Make a new :class:`CodeDigests` to see files edited
+since it read them.
 """
 
 from __future__ import annotations
@@ -44,25 +48,29 @@ import ast
 import contextlib
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from geval_repro.files.atomic import write_text
 
-__all__ = ["EVERY_JOB", "CodeDigests"]
+__all__ = ["EVERY_JOB", "CodeDigests", "notebook_imports"]
 
 #: The modules every job runs besides its own (below the package name): the fork server
 #: the job's process is forked from, and the writer of its provenance sidecars.
 EVERY_JOB = ("pipeline.fork_server", "report.provenance")
-#: The name a module joins a package data file's name to (``PACKAGE_DATA / "<name>"``).
-DATA_FOLDER_NAME = "PACKAGE_DATA"
+#: The SHA-256 of this module: part of the key of each parse kept, so that parses made by
+#: other rules than these are never used.
+PARSER = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+#: The constants modules name the package's data folders by -> the folder in the package.
+DATA_FOLDERS = {"PACKAGE_DATA": "data", "PROMPTS_DIR": "prompts"}
 
 
 @dataclass(frozen=True)
 class _Names:
     """What a module's source names: the module names it imports or spells (before they
-    are checked against the package's files) and the data file names it joins to
-    :data:`DATA_FOLDER_NAME`."""
+    are checked against the package's files) and the paths in the package of the data
+    files or folders it reads (:data:`DATA_FOLDERS`)."""
 
     modules: tuple[str, ...]
     data: tuple[str, ...]
@@ -71,7 +79,8 @@ class _Names:
 @dataclass(frozen=True)
 class _Module:
     """One module's file, the hex SHA-256 of its bytes, the package modules and data files
-    it names, and its key in the cache (the SHA-256 of its name and bytes)."""
+    it names, and its key in the cache (the SHA-256 of :data:`PARSER`, its name and
+    bytes)."""
 
     path: Path
     digest: str
@@ -99,19 +108,22 @@ class CodeDigests:
     def name(self) -> str:
         return self.package.name
 
-    def digest(self, module: str) -> str:
+    def digest(self, module: str, imports: Sequence[str] = ()) -> str:
         """The hex SHA-256 of the code a job of ``<package>.pipeline.<module>`` runs (the
-        module docstring says what it covers). Raises ``ValueError`` when there is no such
-        module."""
+        module docstring says what it covers), with the modules ``imports`` (full names;
+        a notebook's, :func:`notebook_imports`) and what they import. Raises
+        ``ValueError`` when there is no such module."""
         job = f"{self.name}.pipeline.{module}"
         if self._module(job) is None:
             raise ValueError(f"{job}: no such module in {self.package}")
-        if job not in self._digests:
-            files = self.files(job, *(f"{self.name}.{extra}" for extra in EVERY_JOB))
+        key = "\0".join((job, *sorted(imports)))
+        if key not in self._digests:
+            every = (f"{self.name}.{extra}" for extra in EVERY_JOB)
+            files = self.files(job, *imports, *every)
             listing = "".join(f"{path}\0{digest}\n" for path, digest in sorted(files.items()))
-            self._digests[job] = hashlib.sha256(listing.encode()).hexdigest()
+            self._digests[key] = hashlib.sha256(listing.encode()).hexdigest()
             self._save()
-        return self._digests[job]
+        return self._digests[key]
 
     def files(self, *modules: str) -> dict[str, str]:
         """Every file the ``modules`` (full names) run or read, transitively: its path
@@ -161,13 +173,21 @@ class CodeDigests:
         if path is None:
             return None
         source = path.read_bytes()
-        key = hashlib.sha256(name.encode() + b"\0" + source).hexdigest()
+        key = hashlib.sha256(f"{PARSER}\0{name}\0".encode() + source).hexdigest()
         cached = self._cached()
         if key not in cached:
             cached[key] = _names(name, path, source, self.name)
             self._parsed = True
         found = cached[key]
-        data = (self.package / "data" / file for file in found.data)
+        data = (
+            path
+            for entry in found.data
+            for path in (
+                sorted(p for p in (self.package / entry).rglob("*") if p.is_file())
+                if (self.package / entry).is_dir()
+                else [self.package / entry]
+            )
+        )
         imports = {
             module
             for full in found.modules
@@ -208,18 +228,40 @@ class CodeDigests:
         self._parsed = False
 
 
+def notebook_imports(notebook: str | Path) -> tuple[str, ...]:
+    """The modules the code cells of the Jupyter notebook ``notebook`` import (``import``
+    and ``from ... import`` with each imported name as a possible submodule; its IPython
+    magics and shell lines, ``%...`` and ``!...``, left out), sorted."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    modules: set[str] = set()
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+        for node in ast.walk(ast.parse("\n".join(lines), filename=str(notebook))):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                modules.add(node.module)
+                modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return tuple(sorted(modules))
+
+
 def _names(name: str, path: Path, source: bytes, package: str) -> _Names:
     """What the module ``name`` of ``package`` (file ``path``, bytes ``source``) names:
     its imports (``import``, ``from ... import`` with each imported name as a possible
     submodule, relative ones made absolute, anywhere in the file), the string constants
     that start with the package's name, in a package's ``__init__.py`` the string
-    constants that could name a submodule, and the names joined as
-    ``DATA_FOLDER_NAME / "<name>"``."""
+    constants that could name a submodule, and the data files (a literal joined to a
+    constant of :data:`DATA_FOLDERS`) and data folders (such a constant used otherwise)
+    it reads."""
     is_package = path.name == "__init__.py"
     here = name if is_package else name.rpartition(".")[0]  # the package it is in
     modules: set[str] = set()
     data: set[str] = set()
-    for node in ast.walk(ast.parse(source, filename=str(path))):
+    joined: set[int] = set()  # the constants of DATA_FOLDERS with a literal file name
+    for node in ast.walk(ast.parse(source, filename=str(path))):  # parents before children
         if isinstance(node, ast.Import):
             modules.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -235,11 +277,19 @@ def _names(name: str, path: Path, source: bytes, package: str) -> _Names:
             isinstance(node, ast.BinOp)
             and isinstance(node.op, ast.Div)
             and isinstance(node.left, ast.Name)
-            and node.left.id == DATA_FOLDER_NAME
+            and node.left.id in DATA_FOLDERS
             and isinstance(node.right, ast.Constant)
             and isinstance(node.right.value, str)
         ):
-            data.add(node.right.value)
+            data.add(f"{DATA_FOLDERS[node.left.id]}/{node.right.value}")
+            joined.add(id(node.left))
+        elif (
+            isinstance(node, ast.Name)
+            and node.id in DATA_FOLDERS
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in joined
+        ):
+            data.add(DATA_FOLDERS[node.id])
     return _Names(tuple(sorted(modules)), tuple(sorted(data)))
 
 

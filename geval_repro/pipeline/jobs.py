@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geval_repro.pipeline.code_digest import CodeDigests
+from geval_repro.pipeline.code_digest import CodeDigests, notebook_imports
 from geval_repro.pipeline.layout import Layout
 from geval_repro.pipeline.processes import (
     PACKAGE,
@@ -105,19 +105,21 @@ class Jobs:
             CodeDigests(cache=layout.code_digests),
         )
 
-    def job(self, call: str) -> str:
+    def job(self, call: str, notebook: str | os.PathLike[str] | None = None) -> str:
         """A rule's ``params.job`` for ``call`` (``"<module>:<function>"``):
         ``"<call>@sha256:<hex>"``, the hex SHA-256 of the code the job runs: the module
         ``geval_repro.pipeline.<module>``, every module of the package it imports
         (transitively, function-local and relative imports too), the fork server and
-        provenance sidecar writer every job runs, and the package data files these read
-        (:meth:`geval_repro.pipeline.code_digest.CodeDigests.digest` says exactly what).
-        A param of the rule, it makes Snakemake rerun the rule's jobs when that code
-        changes, and only then. Raises ``ValueError`` when there is no such module."""
+        provenance sidecar writer every job runs, and the package data files these read;
+        with ``notebook`` (a job that executes it), the modules its code cells import too
+        (:mod:`geval_repro.pipeline.code_digest` says exactly what). A param of the rule,
+        it makes Snakemake rerun the rule's jobs when that code changes, and only then.
+        Raises ``ValueError`` when there is no such module."""
         module, _, function = call.partition(":")
         if not function:
             raise ValueError(f"{call!r}: a job is '<module>:<function>'")
-        return f"{call}{CODE}{self.code.digest(module)}"
+        imports = notebook_imports(notebook) if notebook is not None else ()
+        return f"{call}{CODE}{self.code.digest(module, imports)}"
 
     def run(
         self,

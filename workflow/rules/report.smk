@@ -44,7 +44,9 @@ rule notebook:
     output:
         LAYOUT.notebook("{notebook}"),
     params:
-        job=JOBS.job("report_jobs:notebook"),
+        job=lambda wildcards: JOBS.job(
+            "report_jobs:notebook", notebook=notebook_source(wildcards.notebook)
+        ),
     log:
         LAYOUT.log("notebooks", "{notebook}"),
     wildcard_constraints:
