@@ -103,6 +103,7 @@ class CodeDigests:
     _paths: dict[str, Path | None] = field(default_factory=dict, repr=False)
     _data: dict[Path, str] = field(default_factory=dict, repr=False)
     _digests: dict[str, str] = field(default_factory=dict, repr=False)
+    _notebooks: set[str] = field(default_factory=set, repr=False)
 
     @property
     def name(self) -> str:
@@ -124,6 +125,18 @@ class CodeDigests:
             self._digests[key] = hashlib.sha256(listing.encode()).hexdigest()
             self._save()
         return self._digests[key]
+
+    def notebook_imports(self, notebook: str | Path) -> tuple[str, ...]:
+        """:func:`notebook_imports` of ``notebook``, kept in :attr:`cache` as the parses of
+        modules are (a notebook with its outputs is megabytes of JSON)."""
+        source = Path(notebook).read_bytes()
+        key = hashlib.sha256(f"{PARSER}\0notebook\0".encode() + source).hexdigest()
+        cached = self._cached()
+        if key not in cached:
+            cached[key] = _Names(_notebook_imports(source, str(notebook)), ())
+            self._parsed = True
+        self._notebooks.add(key)
+        return cached[key].modules
 
     def files(self, *modules: str) -> dict[str, str]:
         """Every file the ``modules`` (full names) run or read, transitively: its path
@@ -218,6 +231,7 @@ class CodeDigests:
         if self.cache is None or not self._parsed:
             return
         used = {module.key for module in self._modules.values() if module is not None}
+        used |= self._notebooks
         kept = {
             key: {"modules": list(names.modules), "data": list(names.data)}
             for key, names in self._cached().items()
@@ -232,14 +246,18 @@ def notebook_imports(notebook: str | Path) -> tuple[str, ...]:
     """The modules the code cells of the Jupyter notebook ``notebook`` import (``import``
     and ``from ... import`` with each imported name as a possible submodule; its IPython
     magics and shell lines, ``%...`` and ``!...``, left out), sorted."""
-    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    return _notebook_imports(Path(notebook).read_bytes(), str(notebook))
+
+
+def _notebook_imports(content: bytes, notebook: str) -> tuple[str, ...]:
+    cells = json.loads(content)["cells"]
     modules: set[str] = set()
     for cell in cells:
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"])
         lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        for node in ast.walk(ast.parse("\n".join(lines), filename=str(notebook))):
+        for node in ast.walk(ast.parse("\n".join(lines), filename=notebook)):
             if isinstance(node, ast.Import):
                 modules.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

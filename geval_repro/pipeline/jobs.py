@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geval_repro.pipeline.code_digest import CodeDigests, notebook_imports
+from geval_repro.pipeline.code_digest import CodeDigests
 from geval_repro.pipeline.layout import Layout
 from geval_repro.pipeline.processes import (
     PACKAGE,
@@ -118,7 +118,7 @@ class Jobs:
         module, _, function = call.partition(":")
         if not function:
             raise ValueError(f"{call!r}: a job is '<module>:<function>'")
-        imports = notebook_imports(notebook) if notebook is not None else ()
+        imports = self.code.notebook_imports(notebook) if notebook is not None else ()
         return f"{call}{CODE}{self.code.digest(module, imports)}"
 
     def run(
