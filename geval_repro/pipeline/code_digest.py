@@ -100,10 +100,10 @@ class CodeDigests:
     _names: dict[str, _Names] | None = field(default=None, repr=False)
     _parsed: bool = field(default=False, repr=False)
     _modules: dict[str, _Module | None] = field(default_factory=dict, repr=False)
-    _paths: dict[str, Path | None] = field(default_factory=dict, repr=False)
+    _paths: dict[str, Path] | None = field(default=None, repr=False)
     _data: dict[Path, str] = field(default_factory=dict, repr=False)
     _digests: dict[str, str] = field(default_factory=dict, repr=False)
-    _notebooks: set[str] = field(default_factory=set, repr=False)
+    _notebooks: dict[Path, str] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -128,15 +128,18 @@ class CodeDigests:
 
     def notebook_imports(self, notebook: str | Path) -> tuple[str, ...]:
         """:func:`notebook_imports` of ``notebook``, kept in :attr:`cache` as the parses of
-        modules are (a notebook with its outputs is megabytes of JSON)."""
-        source = Path(notebook).read_bytes()
-        key = hashlib.sha256(f"{PARSER}\0notebook\0".encode() + source).hexdigest()
-        cached = self._cached()
-        if key not in cached:
-            cached[key] = _Names(_notebook_imports(source, str(notebook)), ())
-            self._parsed = True
-        self._notebooks.add(key)
-        return cached[key].modules
+        modules are (a notebook with its outputs is megabytes of JSON); read once."""
+        path = Path(notebook).resolve()
+        if path not in self._notebooks:
+            source = path.read_bytes()
+            key = hashlib.sha256(f"{PARSER}\0notebook\0".encode() + source).hexdigest()
+            cached = self._cached()
+            if key not in cached:
+                cached[key] = _Names(_notebook_imports(source, str(notebook)), ())
+                self._parsed = True
+            self._notebooks[path] = key
+            self._save()
+        return self._cached()[self._notebooks[path]].modules
 
     def files(self, *modules: str) -> dict[str, str]:
         """Every file the ``modules`` (full names) run or read, transitively: its path
@@ -172,14 +175,16 @@ class CodeDigests:
         return self._modules[name]
 
     def _path(self, name: str) -> Path | None:
-        """The file of the package's module ``name``: ``a/b.py`` or ``a/b/__init__.py``."""
-        if name not in self._paths:
-            parts = name.split(".")
-            base = self.package.parent.joinpath(*parts)
-            candidates = (base.with_suffix(".py"), base / "__init__.py")
-            found = [path for path in candidates if parts[0] == self.name and path.is_file()]
-            self._paths[name] = found[0] if found else None
-        return self._paths[name]
+        """The file of the package's module ``name``: ``a/b/__init__.py`` or ``a/b.py``."""
+        if self._paths is None:  # one walk of the package: every module's name -> its file
+            root = self.package.parent
+            self._paths = {}
+            for path in sorted(self.package.rglob("*.py"), key=lambda p: p.name == "__init__.py"):
+                parts = path.relative_to(root).with_suffix("").parts
+                if "__pycache__" not in parts and all(part.isidentifier() for part in parts[:-1]):
+                    module = parts[:-1] if path.name == "__init__.py" else parts
+                    self._paths[".".join(module)] = path  # a package's __init__ wins
+        return self._paths.get(name)
 
     def _parse(self, name: str) -> _Module | None:
         path = self._path(name)
@@ -231,7 +236,7 @@ class CodeDigests:
         if self.cache is None or not self._parsed:
             return
         used = {module.key for module in self._modules.values() if module is not None}
-        used |= self._notebooks
+        used |= set(self._notebooks.values())
         kept = {
             key: {"modules": list(names.modules), "data": list(names.data)}
             for key, names in self._cached().items()
