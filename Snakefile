@@ -5,8 +5,10 @@ geval_repro/data/config.schema.yaml, reference in docs/configuration.md); offlin
 --config mirror=PATH or GEVAL_REPRO_MIRROR=PATH. The workflow imports geval_repro.config and
 geval_repro.pipeline only: every path comes from LAYOUT (geval_repro.pipeline.layout), every
 list and wildcard constraint from TARGETS (geval_repro.pipeline.targets), and every rule's
-run: block is one call, JOBS.run(...), of a function of geval_repro.pipeline, which runs in a
-process of its own and writes the rule's log: file (geval_repro.pipeline.jobs).
+run: block is one call, JOBS.run(params.job, ...), of a function of geval_repro.pipeline, which
+runs in a process of its own and writes the rule's log: file (geval_repro.pipeline.jobs); the
+rule's params.job, JOBS.job("<module>:<function>"), carries the digest of the code it runs, so
+a change of that code reruns the job (geval_repro.pipeline.code_digest).
 """
 
 from snakemake.utils import min_version

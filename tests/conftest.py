@@ -23,6 +23,7 @@ import contextlib
 import io
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -171,9 +172,10 @@ class PipelineRun:
 
 
 def snakemake_process(
-    data: Path, results: Path, configfile: Path, *extra: str
+    data: Path, results: Path, configfile: Path, *extra: str, checkout: Path = REPO_ROOT
 ) -> subprocess.CompletedProcess[str]:
-    """Run the workflow from the repository into ``data``/``results``; return the process."""
+    """Run the workflow from the repository (or from ``checkout``, a copy of it, with its
+    own package first on ``PYTHONPATH``) into ``data``/``results``; return the process."""
     command = [
         sys.executable,
         "-m",
@@ -188,7 +190,24 @@ def snakemake_process(
         f"data_dir={data}",
         f"results_dir={results}",
     ]
-    return subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    environment = {**os.environ, "PYTHONPATH": str(checkout)} if checkout != REPO_ROOT else None
+    return subprocess.run(
+        command, cwd=checkout, env=environment, capture_output=True, text=True, check=False
+    )
+
+
+def copy_of_the_checkout(root: Path) -> Path:
+    """A copy of the checkout in ``root/checkout``, without its data, results, caches and
+    environment (a test edits its package or registry there)."""
+    copy = root / "checkout"
+    top = {".git", ".venv", "data", "results", ".snakemake", ".pytest_cache"}
+
+    def ignored(folder: str, names: list[str]) -> list[str]:
+        at_top = Path(folder) == REPO_ROOT
+        return [n for n in names if n == "__pycache__" or (at_top and n in top)]
+
+    shutil.copytree(REPO_ROOT, copy, ignore=ignored)
+    return copy
 
 
 def run_in_folder(

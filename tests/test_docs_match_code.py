@@ -121,6 +121,14 @@ def test_the_figure_recipe_names_what_a_figure_needs() -> None:
     text = " ".join((DOCS / "extending.md").read_text(encoding="utf-8").split())
     recipe = text.split("**A new figure.**", 1)[1].split("**", 1)[0]
     assert "`Layout` method" in recipe and "there is no list to edit" in recipe
+    # the rule names its function once, in its params (tests/test_code_digest.py checks
+    # every rule of the workflow does), and its run: block passes params.job
+    assert '`job=JOBS.job("<module>:<function>")`' in recipe
+    assert "`JOBS.run(params.job, ...)`" in recipe
+    every_rule = text.split("Every rule's `run:` block is one call,", 1)[1]
+    every_rule = every_rule.split("Nothing to add", 1)[0]
+    assert "`JOBS.run(params.job, log, input, output, judges=..., **arguments)`" in every_rule
+    assert '`job=JOBS.job("<module>:<function>")`' in every_rule
     report = REPO_ROOT / "geval_repro" / "report"
     savers = {
         path.name

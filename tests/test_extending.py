@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import copy_of_the_checkout
 
 N_ITEMS = 40
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -83,19 +82,6 @@ def _insert(path: Path, anchor: str, text: str, before: bool = True) -> None:
     )
 
 
-def _copy_of_the_checkout(root: Path) -> Path:
-    """The checkout without its data, results, caches and environment."""
-    copy = root / "checkout"
-    top = {".git", ".venv", "data", "results", ".snakemake", ".pytest_cache"}
-
-    def ignored(folder: str, names: list[str]) -> list[str]:
-        at_top = Path(folder) == REPO_ROOT
-        return [n for n in names if n == "__pycache__" or (at_top and n in top)]
-
-    shutil.copytree(REPO_ROOT, copy, ignore=ignored)
-    return copy
-
-
 def _toy_data(rng: np.random.Generator) -> tuple[list[dict], list[dict]]:
     """Items with a human score, and a FIXTURE judge run's JSON Lines records of them."""
     quality = rng.integers(1, 6, N_ITEMS).astype(float)
@@ -118,7 +104,7 @@ def _toy_data(rng: np.random.Generator) -> tuple[list[dict], list[dict]]:
 def test_a_fourth_benchmark_through_its_registry_entry_a_loader_and_its_prompt(
     tmp_path: Path, mirror_dir: Path
 ) -> None:
-    copy = _copy_of_the_checkout(tmp_path)
+    copy = copy_of_the_checkout(tmp_path)
     package = copy / "geval_repro"
     items, records = _toy_data(np.random.default_rng(7))
     data = json.dumps(items).encode("utf-8")

@@ -5,9 +5,11 @@ and paths.
 - :mod:`.layout`: where every file of a run goes; :mod:`.targets`: what a run makes (its
   judges by what they yield, every list and wildcard constraint of the rules);
   :mod:`.report_layout`: the report's pages and the notebooks' inputs;
-- :mod:`.jobs`: what a rule's ``run:`` block calls (``JOBS.run``) and the Snakefile's
-  ``onstart``; :mod:`.processes`: every job in a process of its own, which writes its log
-  and the provenance sidecars of its outputs, forked from the run's :mod:`.fork_server`;
+- :mod:`.jobs`: what a rule's ``run:`` block calls (``JOBS.run``, with the rule's
+  ``params.job`` from ``JOBS.job``: its function and the digest of its code,
+  :mod:`.code_digest`) and the Snakefile's ``onstart``; :mod:`.processes`: every job in a
+  process of its own, which writes its log and the provenance sidecars of its outputs,
+  forked from the run's :mod:`.fork_server`;
   :mod:`.string_storage`: the jobs' pandas strings in Python objects;
 - :mod:`.summary`: the closing summary of a run that could not make everything;
 - the rule functions: :mod:`.downloads`, :mod:`.tidy`, :mod:`.baseline_tables`,

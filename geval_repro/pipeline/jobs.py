@@ -1,7 +1,10 @@
 """What every rule's ``run:`` block calls, and what the Snakefile's ``onstart`` does.
 
-A rule's ``run:`` block is one call, ``JOBS.run("<module>:<function>", log, input, output,
-...)``: :meth:`Jobs.run` runs that function of :mod:`geval_repro.pipeline` with the keyword
+A rule's ``run:`` block is one call, ``JOBS.run(params.job, log, input, output, ...)``,
+where the rule's ``params:`` hold ``job=JOBS.job("<module>:<function>")`` (:meth:`Jobs.job`:
+the function and the digest of the code it runs, so that Snakemake reruns the rule's jobs
+when that code changes, :mod:`geval_repro.pipeline.code_digest`). :meth:`Jobs.run` runs that
+function of :mod:`geval_repro.pipeline` with the keyword
 arguments given (typed specs and settings as they are, paths, strings, numbers, mappings)
 in a process of its own (:mod:`geval_repro.pipeline.processes`), which writes the job's
 ``log:`` file itself: a first line naming the job, its log records (INFO of the package,
@@ -21,10 +24,11 @@ import os
 import signal
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from geval_repro.pipeline.code_digest import CodeDigests
 from geval_repro.pipeline.layout import Layout
 from geval_repro.pipeline.processes import (
     PACKAGE,
@@ -35,7 +39,10 @@ from geval_repro.pipeline.processes import (
 )
 from geval_repro.report.provenance import Provenance
 
-__all__ = ["Jobs", "ProcessJobError", "Trace", "forward_stop_signals", "start_workflow"]
+__all__ = ["CODE", "Jobs", "ProcessJobError", "Trace", "forward_stop_signals", "start_workflow"]
+
+#: Between a job's ``"<module>:<function>"`` and the digest of its code (:meth:`Jobs.job`).
+CODE = "@sha256:"
 
 
 @dataclass(frozen=True)
@@ -79,25 +86,44 @@ def _plain(value: Any) -> Any:
 @dataclass(frozen=True)
 class Jobs:
     """How the workflow runs its jobs (built once in the Snakefile, :meth:`from_config`):
-    the run's :class:`~geval_repro.report.provenance.Provenance` and the folders whose files
-    get a sidecar (``traced``)."""
+    the run's :class:`~geval_repro.report.provenance.Provenance`, the folders whose files
+    get a sidecar (``traced``) and the digests of the code the jobs run (``code``)."""
 
     provenance: Provenance
     traced: tuple[Path, ...]
+    code: CodeDigests = field(default_factory=CodeDigests)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], layout: Layout) -> Jobs:
         """The jobs of a checked config: the processed tables, the row files and the result
-        tables and figures of ``layout`` are traced."""
+        tables and figures of ``layout`` are traced; the parses of the code digests are
+        kept in ``layout.code_digests``."""
         traced = (layout.processed, layout.rows, layout.tables, layout.figures)
         return cls(
             Provenance.from_config(config, layout.raw),
             tuple(folder.resolve() for folder in traced),
+            CodeDigests(cache=layout.code_digests),
         )
+
+    def job(self, call: str, notebook: str | os.PathLike[str] | None = None) -> str:
+        """A rule's ``params.job`` for ``call`` (``"<module>:<function>"``):
+        ``"<call>@sha256:<hex>"``, the hex SHA-256 of the code the job runs: the module
+        ``geval_repro.pipeline.<module>``, every module of the package it imports
+        (transitively, function-local and relative imports too), the fork server and
+        provenance sidecar writer every job runs, and the package data files these read;
+        with ``notebook`` (a job that executes it), the modules its code cells import too
+        (:mod:`geval_repro.pipeline.code_digest` says exactly what). A param of the rule,
+        it makes Snakemake rerun the rule's jobs when that code changes, and only then.
+        Raises ``ValueError`` when there is no such module."""
+        module, _, function = call.partition(":")
+        if not function:
+            raise ValueError(f"{call!r}: a job is '<module>:<function>'")
+        imports = self.code.notebook_imports(notebook) if notebook is not None else ()
+        return f"{call}{CODE}{self.code.digest(module, imports)}"
 
     def run(
         self,
-        call: str,
+        job: str,
         log: Sequence[str | os.PathLike[str]],
         input: Iterable[str | os.PathLike[str]] = (),
         output: Iterable[str | os.PathLike[str]] = (),
@@ -106,10 +132,13 @@ class Jobs:
         judges: Iterable[str] = (),
         **kwargs: Any,
     ) -> None:
-        """Run ``geval_repro.pipeline.<call>`` (``"<module>:<function>"``) with ``kwargs``
-        in a process of its own, logged to ``log[0]`` (the module docstring); the outputs
-        under :attr:`traced` get their sidecars. Raises :class:`ProcessJobError` when the
-        job fails or is stopped."""
+        """Run the function ``job`` names (``params.job``, from :meth:`job`; or a bare
+        ``"<module>:<function>"`` in a rule whose jobs must not rerun when their code
+        changes: the fetch, whose outputs are upstream files verified by their SHA-256) with
+        ``kwargs`` in a process of its own, logged to ``log[0]`` (the module docstring); the
+        outputs under :attr:`traced` get their sidecars. Raises :class:`ProcessJobError`
+        when the job fails or is stopped."""
+        call = job.partition(CODE)[0]
         traced = tuple(str(path) for path in output if self._traced(Path(path)))
         trace = None
         if traced:

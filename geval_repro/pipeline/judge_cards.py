@@ -173,12 +173,12 @@ def judge_cards(
     stem: PathLike,
     cards: Mapping[str, Sequence[PathLike]],
     labelled: Mapping[str, JudgeSpec] | None = None,
-    binary_labels: PathLike | None = None,
 ) -> None:
     """The judge cards' table (``<stem>.csv|.md``) and each judge's card and figure
     (``cards``: judge -> its ``.md``, ``.png``, ``.svg``). ``tables``: the CSVs the cards
     read by name (:data:`CARD_TABLES`; ``reruns`` missing when no re-run pair is
-    configured, ``sweep``, the replies-per-item sweep, when no run has replies);
+    configured, ``sweep``, the replies-per-item sweep, when no run has replies,
+    ``binary_labels``, the binary-label table, when no run is on binary labels);
     ``manifests``: the run manifest of each judge that has one (its cost lines and its
     model); ``preferences``: the preference table of each benchmark of pairwise preferences
     (the writer-vs-LLM analysis), ``preference_manifests``: the run manifest of each judge on
@@ -188,7 +188,7 @@ def judge_cards(
     the first of their compared score variants
     (:func:`~geval_repro.tables.paired_tests.judge_metrics`). ``labelled``: the judges on
     benchmarks of binary human labels (their processed tables in ``processed`` too), their
-    rows from the binary-label table ``binary_labels``
+    rows from the binary-label table (``tables["binary_labels"]``)
     (:func:`~geval_repro.tables.judge_cards.labelled_rows`)."""
     labelled = labelled or {}
     every = {**specs, **labelled}
@@ -216,12 +216,12 @@ def judge_cards(
         preferences=preference_tables,
     )
     if labelled:
-        if binary_labels is None:
+        if "binary_labels" not in tables:
             raise ValueError("judge cards: runs on binary labels but no binary-label table")
         binary = labelled_rows(
             labelled,
             headline,
-            pd.read_csv(binary_labels),
+            pd.read_csv(tables["binary_labels"]),
             parsed,
             sweep,
             preference_runs=preference_runs,

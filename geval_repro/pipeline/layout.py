@@ -9,7 +9,8 @@ the registries (:mod:`geval_repro.registry.outputs` for the run's tables and fig
 - ``data/processed/<benchmark>.parquet`` and the other tidy tables;
   ``data/processed/judges/<judge>/<table>.parquet``: a judge's tables;
   ``data/processed/baselines/<benchmark>.parquet``: per-item baseline scores;
-- ``data/cache/``: caches (WordNet for nltk, a configured judge's answers);
+- ``data/cache/``: caches (WordNet for nltk, a configured judge's answers, the parsed
+  imports of the code digests);
 - ``results/tables``, ``results/figures``: what a reader reads (``judges/<judge>/`` per run);
 - ``results/work/rows``: the row files the combined tables are made of;
 - ``results/logs``: one log per job; ``results/notebooks``, ``results/report``: executed
@@ -162,6 +163,12 @@ class Layout:
         if spec.has_replies:
             tables["item_scores"] = self.judge_table(spec.name, "item_scores")
         return tables
+
+    @property
+    def code_digests(self) -> Path:
+        """What the code digests of the jobs' params found in each module
+        (:mod:`geval_repro.pipeline.code_digest`), kept between DAG builds."""
+        return self.cache / "code_digests.json"
 
     def judge_cache(self, judge: str) -> Path:
         """The judge runner's cache of a judge's answers."""

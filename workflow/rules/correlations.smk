@@ -13,6 +13,7 @@ rule judge_averages:
     output:
         LAYOUT.row_file("judge_averages"),
     params:
+        job=JOBS.job("judge_tables:subset_averages"),
         correlations={j: LAYOUT.judge_correlations(j) for j in TARGETS.averaged},
         specs=TARGETS.specs(TARGETS.averaged),
         entries=TARGETS.entries_of(TARGETS.averaged),
@@ -21,7 +22,7 @@ rule judge_averages:
     localrule: True
     run:
         JOBS.run(
-            "judge_tables:subset_averages",
+            params.job,
             log,
             input,
             output,
@@ -45,13 +46,14 @@ for _number in TARGETS.paper_tables:
         output:
             LAYOUT.paper_rows(_number),
         params:
+            job=JOBS.job("correlations:paper_table_rows"),
             number=_number,
         log:
             LAYOUT.log("rows", f"table{_number}"),
         localrule: True
         run:
             JOBS.run(
-                "correlations:paper_table_rows",
+                params.job,
                 log,
                 input,
                 output,
@@ -71,6 +73,7 @@ for _number in TARGETS.paper_tables:
         output:
             LAYOUT.pair(LAYOUT.paper_layout_stem(_number)),
         params:
+            job=JOBS.job("correlations:write_paper_layout"),
             number=_number,
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
@@ -80,7 +83,7 @@ for _number in TARGETS.paper_tables:
         localrule: True
         run:
             JOBS.run(
-                "correlations:write_paper_layout",
+                params.job,
                 log,
                 input,
                 output,
@@ -101,13 +104,14 @@ for _number in TARGETS.paper_tables:
         output:
             LAYOUT.reproduction_figure(_number),
         params:
+            job=JOBS.job("correlations:reproduction_figure"),
             number=_number,
         log:
             LAYOUT.log(f"reproduction_figure_table{_number}"),
         localrule: True
         run:
             JOBS.run(
-                "correlations:reproduction_figure",
+                params.job,
                 log,
                 input,
                 output,
@@ -125,11 +129,13 @@ rule beyond_paper_rows:
         [LAYOUT.judge_correlations(j) for j in TARGETS.beyond_paper],
     output:
         LAYOUT.beyond_paper_rows(),
+    params:
+        job=JOBS.job("correlations:beyond_paper_rows"),
     log:
         LAYOUT.log("rows", "beyond_paper"),
     localrule: True
     run:
-        JOBS.run("correlations:beyond_paper_rows", log, input, output, parts=input, out=output[0])
+        JOBS.run(params.job, log, input, output, parts=input, out=output[0])
 
 
 for _benchmark, _entry in TARGETS.beyond_paper_benchmarks.items():
@@ -146,6 +152,7 @@ for _benchmark, _entry in TARGETS.beyond_paper_benchmarks.items():
         output:
             LAYOUT.pair(LAYOUT.benchmark_layout(_benchmark)),
         params:
+            job=JOBS.job("correlations:write_benchmark_layout"),
             benchmark=_entry,
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
@@ -155,7 +162,7 @@ for _benchmark, _entry in TARGETS.beyond_paper_benchmarks.items():
         localrule: True
         run:
             JOBS.run(
-                "correlations:write_benchmark_layout",
+                params.job,
                 log,
                 input,
                 output,
@@ -173,12 +180,14 @@ rule correlations:
         LAYOUT.beyond_paper_rows(),
     output:
         LAYOUT.pair(LAYOUT.correlations),
+    params:
+        job=JOBS.job("correlations:combine"),
     log:
         LAYOUT.log("correlations"),
     localrule: True
     run:
         JOBS.run(
-            "correlations:combine", log, input, output, parts=input, stem=LAYOUT.correlations
+            params.job, log, input, output, parts=input, stem=LAYOUT.correlations
         )
 
 
@@ -188,12 +197,14 @@ rule significance_vs_baseline:
         [LAYOUT.judge_significance(j) for j in TARGETS.correlated],
     output:
         LAYOUT.pair(LAYOUT.significance_vs_baseline),
+    params:
+        job=JOBS.job("significance:combine_significance"),
     log:
         LAYOUT.log("significance_vs_baseline"),
     localrule: True
     run:
         JOBS.run(
-            "significance:combine_significance",
+            params.job,
             log,
             input,
             output,
@@ -218,6 +229,7 @@ for _benchmark, _judges in TARGETS.scored_benchmarks.items():
         output:
             LAYOUT.accuracy_blocks(_benchmark),
         params:
+            job=JOBS.job("correlations:benchmark_accuracy_blocks"),
             benchmark=TARGETS.benchmarks[_benchmark],
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
@@ -228,7 +240,7 @@ for _benchmark, _judges in TARGETS.scored_benchmarks.items():
         localrule: True
         run:
             JOBS.run(
-                "correlations:benchmark_accuracy_blocks",
+                params.job,
                 log,
                 input,
                 output,
@@ -250,12 +262,14 @@ rule pairwise_accuracy:
         blocks=[LAYOUT.accuracy_blocks(b) for b in TARGETS.scored_benchmarks],
     output:
         LAYOUT.pair(LAYOUT.pairwise_accuracy),
+    params:
+        job=JOBS.job("correlations:write_pairwise_accuracy"),
     log:
         LAYOUT.log("pairwise_accuracy"),
     localrule: True
     run:
         JOBS.run(
-            "correlations:write_pairwise_accuracy",
+            params.job,
             log,
             input,
             output,

@@ -10,6 +10,7 @@ rule export_hf:
     output:
         directory(LAYOUT.export),
     params:
+        job=JOBS.job("exports:export_hf"),
         specs=SPECS,
         entries=TARGETS.entries,
     log:
@@ -17,7 +18,7 @@ rule export_hf:
     localrule: True
     run:
         JOBS.run(
-            "exports:export_hf",
+            params.job,
             log,
             processed=LAYOUT.processed,
             out=output[0],

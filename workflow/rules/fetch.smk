@@ -1,4 +1,9 @@
-"""Acquisition: every upstream file, downloaded or copied from the mirror, then verified."""
+"""Acquisition: every upstream file, downloaded or copied from the mirror, then verified.
+
+The fetch's JOBS.run names its function alone, without the digest of its code (no
+params.job, as every other rule has): its outputs are the upstream files themselves,
+verified against their SHA-256 in the sources registry, so a change of the fetch code cannot
+change them and does not download them again (a changed source changes params.remote)."""
 
 
 rule fetch:

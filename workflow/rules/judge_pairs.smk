@@ -21,6 +21,7 @@ for _benchmark, _judges in TARGETS.scored_benchmarks.items():
             pairs=LAYOUT.judge_pairs(_benchmark),
             clusters=LAYOUT.significance_clusters(_benchmark),
         params:
+            job=JOBS.job("judge_pairs:benchmark_pairs"),
             benchmark=TARGETS.benchmarks[_benchmark],
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
@@ -30,7 +31,7 @@ for _benchmark, _judges in TARGETS.scored_benchmarks.items():
             LAYOUT.log("judge_pairs", _benchmark),
         run:
             JOBS.run(
-                "judge_pairs:benchmark_pairs",
+                params.job,
                 log,
                 input,
                 output,
@@ -55,13 +56,14 @@ rule significance_clusters_figure:
     wildcard_constraints:
         benchmark=one_of(TARGETS.scored_benchmarks),
     params:
+        job=JOBS.job("judge_pairs:draw_cluster_figure"),
         judges=lambda wildcards: TARGETS.scored_benchmarks[wildcards.benchmark],
     log:
         LAYOUT.log("judge_pairs", "{benchmark}_figure"),
     localrule: True
     run:
         JOBS.run(
-            "judge_pairs:draw_cluster_figure",
+            params.job,
             log,
             input,
             output,
@@ -82,13 +84,14 @@ rule pairwise_significance:
         LAYOUT.pair(LAYOUT.pairwise_significance),
         LAYOUT.pair(LAYOUT.clusters),
     params:
+        job=JOBS.job("judge_pairs:combine_pairs"),
         judges=list(SPECS),
     log:
         LAYOUT.log("pairwise_significance"),
     localrule: True
     run:
         JOBS.run(
-            "judge_pairs:combine_pairs",
+            params.job,
             log,
             input,
             output,
@@ -132,6 +135,7 @@ rule alt_test:
     output:
         LAYOUT.pair(LAYOUT.alt_test),
     params:
+        job=JOBS.job("judge_cards:alt_test_table"),
         benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.annotated_benchmarks},
         benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.annotated_benchmarks},
         annotator_tables={
@@ -151,7 +155,7 @@ rule alt_test:
         LAYOUT.log("alt_test"),
     run:
         JOBS.run(
-            "judge_cards:alt_test_table",
+            params.job,
             log,
             input,
             output,
@@ -187,6 +191,7 @@ rule soft_pairwise_accuracy:
         LAYOUT.pair(LAYOUT.soft_pairwise_accuracy),
         LAYOUT.pair(LAYOUT.soft_pairwise_pairs),
     params:
+        job=JOBS.job("judge_cards:spa_table"),
         benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.system_benchmarks},
         benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.system_benchmarks},
         baseline_scores={
@@ -202,7 +207,7 @@ rule soft_pairwise_accuracy:
         LAYOUT.log("soft_pairwise_accuracy"),
     run:
         JOBS.run(
-            "judge_cards:spa_table",
+            params.job,
             log,
             input,
             output,
@@ -246,6 +251,7 @@ rule judge_cards:
         LAYOUT.pair(LAYOUT.judge_cards),
         [path for judge in TARGETS.carded for path in LAYOUT.judge_card(judge)],
     params:
+        job=JOBS.job("judge_cards:judge_cards"),
         specs=TARGETS.specs(TARGETS.correlated),
         labelled=TARGETS.specs(TARGETS.labelled),
         processed=TARGETS.processed_of(TARGETS.carded),
@@ -260,6 +266,7 @@ rule judge_cards:
             "biases": LAYOUT.pair(LAYOUT.judge_biases)[0],
             **({"reruns": LAYOUT.pair(LAYOUT.rerun_agreement)[0]} if TARGETS.rerun_pairs else {}),
             **({"sweep": LAYOUT.sweeps} if TARGETS.every_swept else {}),
+            **({"binary_labels": LAYOUT.pair(LAYOUT.binary_labels)[0]} if TARGETS.labelled else {}),
         },
         manifests={
             j: LAYOUT.judge_manifest(SPECS[j])[0]
@@ -274,12 +281,11 @@ rule judge_cards:
             if LAYOUT.judge_manifest(SPECS[j])
         },
         judges=TARGETS.carded,
-        binary_labels=LAYOUT.pair(LAYOUT.binary_labels)[0] if TARGETS.labelled else None,
     log:
         LAYOUT.log("judge_cards"),
     run:
         JOBS.run(
-            "judge_cards:judge_cards",
+            params.job,
             log,
             input,
             output,
@@ -293,7 +299,6 @@ rule judge_cards:
             stem=LAYOUT.judge_cards,
             cards=params.cards,
             labelled=params.labelled,
-            binary_labels=params.binary_labels,
         )
 
 
@@ -318,6 +323,7 @@ rule judge_power:
     output:
         LAYOUT.pair(LAYOUT.judge_power),
     params:
+        job=JOBS.job("judge_cards:power_table"),
         benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.correlated_benchmarks},
         benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.correlated_benchmarks},
         annotator_tables={
@@ -336,7 +342,7 @@ rule judge_power:
         LAYOUT.log("judge_power"),
     run:
         JOBS.run(
-            "judge_cards:power_table",
+            params.job,
             log,
             input,
             output,
@@ -363,6 +369,7 @@ rule judge_biases:
     output:
         LAYOUT.pair(LAYOUT.judge_biases),
     params:
+        job=JOBS.job("judge_cards:bias_table"),
         benchmarks={b: TARGETS.benchmarks[b] for b in TARGETS.correlated_benchmarks},
         benchmark_tables={b: LAYOUT.table(b) for b in TARGETS.correlated_benchmarks},
         specs={b: TARGETS.specs(j) for b, j in TARGETS.correlated_benchmarks.items()},
@@ -372,7 +379,7 @@ rule judge_biases:
         LAYOUT.log("judge_biases"),
     run:
         JOBS.run(
-            "judge_cards:bias_table",
+            params.job,
             log,
             input,
             output,

@@ -11,13 +11,14 @@ rule judge_item_scores:
     wildcard_constraints:
         judge=one_of(TARGETS.with_replies),
     params:
+        job=JOBS.job("judge_tables:build_item_scores"),
         judges=lambda wildcards: [wildcards.judge],
         answers=lambda wildcards: SPECS[wildcards.judge].answers,
     log:
         LAYOUT.log("judges", "{judge}_item_scores"),
     run:
         JOBS.run(
-            "judge_tables:build_item_scores",
+            params.job,
             log,
             input,
             output,
@@ -42,6 +43,7 @@ for _judge, _spec in SPECS.items():
         output:
             LAYOUT.judge_result_files(_spec),
         params:
+            job=JOBS.job("judge_tables:write_result_tables"),
             spec=_spec,
             entries=TARGETS.entries_of([_judge]),
             processed=LAYOUT.judge_processed(_spec),
@@ -52,7 +54,7 @@ for _judge, _spec in SPECS.items():
             LAYOUT.log("judges", f"{_judge}_tables"),
         run:
             JOBS.run(
-                "judge_tables:write_result_tables",
+                params.job,
                 log,
                 input,
                 output,
@@ -82,6 +84,7 @@ for _judge in TARGETS.correlated:
         output:
             LAYOUT.judge_significance(_judge),
         params:
+            job=JOBS.job("significance:judge_significance"),
             spec=_spec,
             entries=TARGETS.entries_of([_judge]),
             processed=LAYOUT.judge_processed(_spec),
@@ -90,7 +93,7 @@ for _judge in TARGETS.correlated:
             LAYOUT.log("judges", f"{_judge}_significance"),
         run:
             JOBS.run(
-                "significance:judge_significance",
+                params.job,
                 log,
                 input,
                 output,
@@ -114,6 +117,7 @@ rule judge_sweep:
     wildcard_constraints:
         judge=one_of(TARGETS.every_swept),
     params:
+        job=JOBS.job("judge_tables:sweep_table"),
         judges=lambda wildcards: [wildcards.judge],
         spec=lambda wildcards: SPECS[wildcards.judge],
     log:
@@ -121,7 +125,7 @@ rule judge_sweep:
     threads: 1
     run:
         JOBS.run(
-            "judge_tables:sweep_table",
+            params.job,
             log,
             input,
             output,
@@ -142,6 +146,7 @@ rule judge_sweep_figures:
     wildcard_constraints:
         judge=one_of(TARGETS.swept),
     params:
+        job=JOBS.job("judge_tables:draw_sweep_figures"),
         entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
         spec=lambda wildcards: SPECS[wildcards.judge],
         out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
@@ -151,7 +156,7 @@ rule judge_sweep_figures:
     localrule: True
     run:
         JOBS.run(
-            "judge_tables:draw_sweep_figures",
+            params.job,
             log,
             input,
             output,
@@ -170,6 +175,7 @@ rule judge_label_sweep_figures:
     wildcard_constraints:
         judge=one_of(TARGETS.label_swept),
     params:
+        job=JOBS.job("judge_tables:draw_label_sweep_figures"),
         entries=lambda wildcards: TARGETS.entries_of([wildcards.judge]),
         spec=lambda wildcards: SPECS[wildcards.judge],
         out=lambda wildcards: LAYOUT.judge_figures(wildcards.judge),
@@ -179,7 +185,7 @@ rule judge_label_sweep_figures:
     localrule: True
     run:
         JOBS.run(
-            "judge_tables:draw_label_sweep_figures",
+            params.job,
             log,
             input,
             output,
@@ -197,6 +203,7 @@ rule rerun_agreement:
     output:
         LAYOUT.pair(LAYOUT.rerun_agreement),
     params:
+        job=JOBS.job("rerun_agreement:rerun_agreement"),
         pairs=TARGETS.rerun_pairs,
         specs=TARGETS.specs(TARGETS.scored),
         entries=TARGETS.entries_of(TARGETS.scored),
@@ -206,7 +213,7 @@ rule rerun_agreement:
         LAYOUT.log("rerun_agreement"),
     run:
         JOBS.run(
-            "rerun_agreement:rerun_agreement",
+            params.job,
             log,
             input,
             output,
@@ -224,11 +231,13 @@ rule sweep_all:
         [LAYOUT.sweep(judge) for judge in TARGETS.every_swept],
     output:
         LAYOUT.sweeps,
+    params:
+        job=JOBS.job("judge_tables:combine_sweeps"),
     log:
         LAYOUT.log("sweep_all"),
     localrule: True
     run:
-        JOBS.run("judge_tables:combine_sweeps", log, input, output, parts=input, out=output[0])
+        JOBS.run(params.job, log, input, output, parts=input, out=output[0])
 
 
 rule judges:

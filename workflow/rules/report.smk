@@ -43,6 +43,10 @@ rule notebook:
         results=lambda wildcards: NOTEBOOK_INPUTS[wildcards.notebook],
     output:
         LAYOUT.notebook("{notebook}"),
+    params:
+        job=lambda wildcards: JOBS.job(
+            "report_jobs:notebook", notebook=notebook_source(wildcards.notebook)
+        ),
     log:
         LAYOUT.log("notebooks", "{notebook}"),
     wildcard_constraints:
@@ -50,7 +54,7 @@ rule notebook:
     localrule: True
     run:
         JOBS.run(
-            "report_jobs:notebook",
+            params.job,
             log,
             source=input.notebook,
             target=output[0],
@@ -68,11 +72,12 @@ rule readme:
     log:
         LAYOUT.log("readme"),
     params:
+        job=JOBS.job("readme:write_page"),
         labels={name: spec.label for name, spec in SPECS.items()},
     localrule: True
     run:
         JOBS.run(
-            "readme:write_page", log, results=LAYOUT.results, out=output[0], labels=params.labels
+            params.job, log, results=LAYOUT.results, out=output[0], labels=params.labels
         )
 
 
@@ -100,6 +105,7 @@ for _group, _pages in REPORT_PAGE_GROUPS.items():
             ],
             list(_captions.values()),
         params:
+            job=JOBS.job("report_jobs:report_pages"),
             pages={
                 str(path): page.job_spec(CAPTION_TEMPLATES, _captions[path])
                 for path, page in _pages.items()
@@ -108,7 +114,7 @@ for _group, _pages in REPORT_PAGE_GROUPS.items():
             LAYOUT.log("report", f"pages_{_group}"),
         localrule: True
         run:
-            JOBS.run("report_jobs:report_pages", log, pages=params.pages, config=config)
+            JOBS.run(params.job, log, pages=params.pages, config=config)
 
 
 rule report_assets:

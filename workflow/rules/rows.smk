@@ -11,11 +11,13 @@ rule unieval_rows:
         **TARGETS.unieval_benchmarks,
     output:
         LAYOUT.row_file("unieval"),
+    params:
+        job=JOBS.job("unieval_rows:unieval_rows"),
     log:
         LAYOUT.log("rows", "unieval"),
     run:
         JOBS.run(
-            "unieval_rows:unieval_rows",
+            params.job,
             log,
             input,
             output,
@@ -36,6 +38,7 @@ rule baseline_scores:
     wildcard_constraints:
         benchmark=one_of(TARGETS.with_baselines),
     params:
+        job=JOBS.job("baseline_tables:baseline_scores"),
         benchmark=lambda wildcards: TARGETS.benchmarks[wildcards.benchmark],
     log:
         LAYOUT.log("baselines", "{benchmark}"),
@@ -47,7 +50,7 @@ rule baseline_scores:
         cpus_per_task=2,
     run:
         JOBS.run(
-            "baseline_tables:baseline_scores",
+            params.job,
             log,
             input,
             output,
@@ -66,6 +69,7 @@ rule baseline_rows:
     output:
         LAYOUT.row_file("baselines"),
     params:
+        job=JOBS.job("baseline_tables:baseline_rows"),
         benchmarks=TARGETS.correlated_baselines,
         tables={name: LAYOUT.table(name) for name in TARGETS.correlated_baselines},
         scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.correlated_baselines},
@@ -73,7 +77,7 @@ rule baseline_rows:
         LAYOUT.log("rows", "baselines"),
     run:
         JOBS.run(
-            "baseline_tables:baseline_rows",
+            params.job,
             log,
             input,
             output,
@@ -102,6 +106,7 @@ rule binary_label_table:
         LAYOUT.pair(LAYOUT.binary_rankings),
         LAYOUT.pair(LAYOUT.binary_pairs),
     params:
+        job=JOBS.job("binary_tables:binary_label_table"),
         benchmarks=TARGETS.labelled_benchmarks,
         tables={name: LAYOUT.table(name) for name in TARGETS.labelled_benchmarks},
         scores={name: LAYOUT.baseline_scores(name) for name in TARGETS.labelled_benchmarks},
@@ -114,7 +119,7 @@ rule binary_label_table:
         LAYOUT.log("rows", "binary_labels"),
     run:
         JOBS.run(
-            "binary_tables:binary_label_table",
+            params.job,
             log,
             input,
             output,
@@ -142,6 +147,7 @@ for _benchmark, _entry in TARGETS.labelled_benchmarks.items():
         output:
             LAYOUT.pair(LAYOUT.benchmark_layout(_benchmark)),
         params:
+            job=JOBS.job("binary_tables:write_binary_layout"),
             benchmark=_entry,
             specs=TARGETS.specs(_judges),
             entries=TARGETS.entries_of(_judges),
@@ -151,7 +157,7 @@ for _benchmark, _entry in TARGETS.labelled_benchmarks.items():
         localrule: True
         run:
             JOBS.run(
-                "binary_tables:write_binary_layout",
+                params.job,
                 log,
                 input,
                 output,
@@ -169,11 +175,13 @@ rule human_tables:
         LAYOUT.human_tables(),
         LAYOUT.figure(LAYOUT.human_figure),
         rows=LAYOUT.row_file("human_ceiling"),
+    params:
+        job=JOBS.job("human_tables:human_tables"),
     log:
         LAYOUT.log("rows", "human"),
     run:
         JOBS.run(
-            "human_tables:human_tables",
+            params.job,
             log,
             input,
             output,

@@ -13,11 +13,13 @@ rule tidy_benchmark:
         LAYOUT.table("{benchmark}"),
     wildcard_constraints:
         benchmark=one_of(TARGETS.benchmarks),
+    params:
+        job=JOBS.job("tidy:benchmark"),
     log:
         LAYOUT.log("tables", "{benchmark}"),
     run:
         JOBS.run(
-            "tidy:benchmark", log, input, output, name=wildcards.benchmark, sources=input, out=output[0]
+            params.job, log, input, output, name=wildcards.benchmark, sources=input, out=output[0]
         )
 
 
@@ -31,11 +33,13 @@ rule tidy_other_table:
         LAYOUT.table("{table}"),
     wildcard_constraints:
         table=one_of(TARGETS.other_tables),
+    params:
+        job=JOBS.job("tidy:other_table"),
     log:
         LAYOUT.log("tables", "{table}"),
     run:
         JOBS.run(
-            "tidy:other_table", log, input, output, name=wildcards.table, raw=input[0], out=output[0]
+            params.job, log, input, output, name=wildcards.table, raw=input[0], out=output[0]
         )
 
 
@@ -52,6 +56,7 @@ for _judge, _spec in SPECS.items():
         output:
             list(LAYOUT.judge_tables_of_files(_spec).values()),
         params:
+            job=JOBS.job("tidy:judge_files"),
             spec=_spec,
             entries=TARGETS.entries_of([_judge]),
             files=LAYOUT.judge_files(_spec),
@@ -61,7 +66,7 @@ for _judge, _spec in SPECS.items():
             LAYOUT.log("tables", f"judge_{_judge}"),
         run:
             JOBS.run(
-                "tidy:judge_files",
+                params.job,
                 log,
                 input,
                 output,

@@ -22,6 +22,7 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
             output:
                 list(LAYOUT.writer_vs_llm_rows(_benchmark, _judge).values()),
             params:
+                job=JOBS.job("writer_vs_llm:judge_rows"),
                 spec=_spec,
                 entries=TARGETS.entries_of([_judge]),
                 processed=LAYOUT.judge_processed(_spec),
@@ -31,7 +32,7 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
                 LAYOUT.log(_benchmark, f"{_judge}_rows"),
             run:
                 JOBS.run(
-                    "writer_vs_llm:judge_rows",
+                    params.job,
                     log,
                     input,
                     output,
@@ -54,13 +55,14 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
         output:
             list(LAYOUT.writer_vs_llm_rows(_benchmark).values()),
         params:
+            job=JOBS.job("writer_vs_llm:surface_rows"),
             benchmark=_entry,
             outs=LAYOUT.writer_vs_llm_rows(_benchmark),
         log:
             LAYOUT.log(_benchmark, "reference_free_rows"),
         run:
             JOBS.run(
-                "writer_vs_llm:surface_rows",
+                params.job,
                 log,
                 input,
                 output,
@@ -83,6 +85,7 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
         output:
             LAYOUT.writer_vs_llm_tables(_benchmark),
         params:
+            job=JOBS.job("writer_vs_llm:combine"),
             parts={name: [rows[name] for rows in _metrics] for name in _metrics[-1]},
             out=LAYOUT.writer_vs_llm_folder(_benchmark),
             judges=_judges,
@@ -91,7 +94,7 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
         localrule: True
         run:
             JOBS.run(
-                "writer_vs_llm:combine",
+                params.job,
                 log,
                 input,
                 output,
@@ -109,13 +112,14 @@ for _benchmark, _entry in TARGETS.preference_benchmarks.items():
         output:
             LAYOUT.writer_vs_llm_figure(_benchmark),
         params:
+            job=JOBS.job("writer_vs_llm:figure"),
             judges=_judges,
         log:
             LAYOUT.log(_benchmark, "figure"),
         localrule: True
         run:
             JOBS.run(
-                "writer_vs_llm:figure",
+                params.job,
                 log,
                 input,
                 output,
