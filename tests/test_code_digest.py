@@ -1,7 +1,7 @@
 """The code digest a rule's params carry (geval_repro.pipeline.code_digest, Jobs.job): on a
 small package written here, which files a job's digest covers and that an edit of one of
 them, and only of one of them, changes it; on the workflow, that every rule but the fetch
-names its job through params.job."""
+and the judge runner names its job through params.job."""
 
 from __future__ import annotations
 
@@ -199,10 +199,11 @@ def test_the_packages_jobs_cover_their_modules_and_the_sidecar_writer() -> None:
     assert {"geval_repro/report/provenance.py", "geval_repro/data/sources.yaml"} <= set(every)
 
 
-def test_every_rule_but_the_fetch_names_its_job_through_params() -> None:
+def test_every_rule_but_the_fetch_and_the_judge_runner_names_its_job_through_params() -> None:
     """Each rule with a run: block has ``job=JOBS.job("<module>:<function>")`` in its
-    params and passes ``params.job`` to JOBS.run; the fetch alone names its function
-    (its outputs are verified upstream files: no rerun when its code changes)."""
+    params and passes ``params.job`` to JOBS.run; the fetch (its outputs are verified
+    upstream files) and the judge runner (a rerun may send paid requests) alone name their
+    function: no rerun when their code changes."""
     bare, named = [], 0
     for smk in sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk")):
         for block in re.split(r"\n(?=    rule|rule)", smk.read_text(encoding="utf-8")):
@@ -215,7 +216,7 @@ def test_every_rule_but_the_fetch_names_its_job_through_params() -> None:
                 named += 1
             else:
                 bare.append(run)
-    assert bare == ['"downloads:fetch_file"']
+    assert sorted(bare) == ['"downloads:fetch_file"', '"judge_runner:ask_judge"']
     assert named > 30
 
 

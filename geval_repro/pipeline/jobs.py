@@ -134,7 +134,8 @@ class Jobs:
     ) -> None:
         """Run the function ``job`` names (``params.job``, from :meth:`job`; or a bare
         ``"<module>:<function>"`` in a rule whose jobs must not rerun when their code
-        changes: the fetch, whose outputs are upstream files verified by their SHA-256) with
+        changes: the fetch, whose outputs are upstream files verified by their SHA-256, and
+        the judge runner, whose rerun could send paid requests) with
         ``kwargs`` in a process of its own, logged to ``log[0]`` (the module docstring); the
         outputs under :attr:`traced` get their sidecars. Raises :class:`ProcessJobError`
         when the job fails or is stopped."""
