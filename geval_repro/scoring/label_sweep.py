@@ -42,7 +42,7 @@ import pandas as pd
 
 from geval_repro.registry.benchmarks import Benchmark, BinaryLabels, get_benchmark
 from geval_repro.scoring.item_scores import check_replies_table
-from geval_repro.scoring.parse import Parser, check_replies, parse
+from geval_repro.scoring.parse import Parser
 from geval_repro.scoring.sweep import (
     BAND_PERCENTILES,
     DEFAULT_DRAWS,
@@ -53,6 +53,7 @@ from geval_repro.scoring.sweep import (
     mean_table,
     prefix_means,
     random_permutations,
+    reply_values,
     run_seed,
 )
 from geval_repro.stats.binary import MIN_ITEMS, pair_counts
@@ -190,15 +191,12 @@ def label_sweep(
         keys = list(benchmark.item_keys)
         ordered = run.sort_values([*keys, "reply_index"], kind="stable")
         domains = domain_items(_run_items(run, table, benchmark), benchmark.labels)
-        check_replies(ordered["reply"])
-        codes, texts = pd.factorize(ordered["reply"].astype(str))
-        n_items = len(codes) // count
+        n_items = len(ordered) // count
         sequence = run_seed(seed, str(judge), str(name), str(dimension))
         taken = random_permutations(n_items, count, draws, sequence)[..., :top]
         records = []
-        for parser in parsers:
-            parsed = parse(pd.Series(texts, dtype=object), str(dimension), parser, benchmark.name)
-            values = parsed.to_numpy(dtype=float)[codes].reshape(n_items, count)
+        parsed = reply_values(ordered, str(dimension), benchmark, parsers, count)
+        for parser, values in parsed.items():
             for mode, n, scores in _steps(values, top, taken):
                 means, tied, pairs = domain_means(scores, domains)
                 for coefficient, row_values in means.items():

@@ -83,7 +83,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from geval_repro.registry.benchmarks import get_benchmark
+from geval_repro.registry.benchmarks import Benchmark, get_benchmark
 from geval_repro.scoring.item_scores import check_replies_table, round_mean
 from geval_repro.scoring.pairing import matrix_axes, pooled
 from geval_repro.scoring.parse import PARSERS, Parser, check_replies, parse
@@ -263,15 +263,9 @@ def reply_grids(
     )
     rows = pd.Index(systems).get_indexer(gold[system_column])
     cols = pd.Index(docs).get_indexer(gold[doc_column])
-    # each distinct reply text is parsed once per parser, then mapped back to its replies
-    check_replies(ordered["reply"])
-    codes, texts = pd.factorize(ordered["reply"].astype(str))
-    distinct = pd.Series(texts, dtype=object)
     return {
         parser: ReplyGrid(
-            parse(distinct, dimension, parser, benchmark.name)
-            .to_numpy(dtype=float)[codes]
-            .reshape(-1, count),
+            values,
             rows,
             cols,
             systems,
@@ -279,6 +273,28 @@ def reply_grids(
             human_matrix,
             benchmark.level,
         )
+        for parser, values in reply_values(ordered, dimension, benchmark, parsers, count).items()
+    }
+
+
+def reply_values(
+    ordered: pd.DataFrame,
+    dimension: str,
+    benchmark: Benchmark,
+    parsers: Iterable[Parser],
+    count: int,
+) -> dict[Parser, np.ndarray]:
+    """Per parser, the counted value of each reply of ``ordered`` (one run's replies sorted
+    by item, then ``reply_index``; ``count`` per item) as an ``(items, count)`` array, NaN
+    where the parser leaves a reply out. Each distinct reply text is parsed once per
+    parser, then mapped back to its replies."""
+    check_replies(ordered["reply"])
+    codes, texts = pd.factorize(ordered["reply"].astype(str))
+    distinct = pd.Series(texts, dtype=object)
+    return {
+        parser: parse(distinct, dimension, parser, benchmark.name)
+        .to_numpy(dtype=float)[codes]
+        .reshape(-1, count)
         for parser in parsers
     }
 
